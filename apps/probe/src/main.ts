@@ -1,0 +1,43 @@
+import { UsageError } from '@duplex-bench/launcher';
+import { EXIT, runCommand } from './run/run-command';
+import { parseRunOptions } from './run/run-options';
+
+const USAGE = 'usage: probe run --url ws://HOST:PORT/v1/realtime --concurrency N --duration S --output DIR [flags]';
+
+/** Runs one subcommand; returns the exit status. Bad input is one line on stderr and status 2. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'run':
+        return await runCommand(parseRunOptions(rest), {
+          stdout: process.stdout,
+          stderr: process.stderr,
+          signals: process,
+          exitNow: (code) => process.exit(code),
+          argv: rest,
+        });
+      case 'record':
+      case 'merge':
+        throw new UsageError(`probe ${command} is not available in this version`);
+      default:
+        throw new UsageError(command ? `unknown command "${command}"; ${USAGE}` : USAGE);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    if (process.env.DUPLEX_BENCH_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+    return EXIT.failed;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+    // Everything is closed by now; a handle left open must not keep the process alive.
+    setTimeout(() => process.exit(code), 5000).unref();
+  });
+}

@@ -1,0 +1,35 @@
+import type { RunSummary } from './run/summary';
+
+const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : `${v.toFixed(2)} ms`);
+
+/** The short human summary printed at the end of `probe run`. The last line says qualified or not. */
+export function renderRunSummary(s: RunSummary, output: string): string {
+  const d = s.pacing_deviation_ms;
+  const reasons = Object.entries(s.sessions.incomplete_reasons)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  const lines = [
+    `sessions: ${s.sessions.started} started, ${s.sessions.completed} completed, ${s.sessions.incomplete} incomplete${reasons ? ` (${reasons})` : ''}, ${s.sessions.with_violation} with a late packet`,
+    `packets: ${s.packets.sent} sent, ${s.packets.late} late (|deviation| > ${s.packet_ms} ms)`,
+    `pacing |deviation| (client send start vs origin + N x ${s.packet_ms} ms): p50 ${ms(d.p50)}  p90 ${ms(d.p90)}  p99 ${ms(d.p99)}  p99.9 ${ms(d.p99_9)}  max ${ms(d.max)}`,
+  ];
+  if (s.pacing_deviation_steady_ms) {
+    const st = s.pacing_deviation_steady_ms;
+    lines.push(`  after ${s.warmup_s} s warm-up: p50 ${ms(st.p50)}  p99 ${ms(st.p99)}  max ${ms(st.max)}`);
+  }
+  lines.push(
+    `ws.send() call (client): p99 ${ms(s.websocket_send_ms.p99)}  max ${ms(s.websocket_send_ms.max)}; append span (due to sent): p99 ${ms(s.append_span_ms.p99)}`,
+    `client event loop lag (10 ms timer): p99 ${ms(s.event_loop_lag_ms.p99)}  max ${ms(s.event_loop_lag_ms.max)}  over 80 ms: ${s.event_loop_lag_ms.over_80ms}; GC pauses ${s.gc_pause_ms.count}, max ${ms(s.gc_pause_ms.max)}`,
+    `client CPU: ${s.cpu_cores.total.toFixed(2)} cores (user ${s.cpu_cores.user.toFixed(2)}, system ${s.cpu_cores.system.toFixed(2)}); peak RSS ${(s.peak_rss_bytes / 2 ** 20).toFixed(0)} MiB; peak overlapping streams ${s.peak_overlapping_streams}`,
+    `written to ${output}`,
+  );
+  const unqualifiedWhy = s.packets.sent === 0 ? 'no packet was sent' : `${s.packets.late} late packet(s) in ${s.sessions.with_violation} session(s)`;
+  lines.push(
+    s.interrupted
+      ? `INTERRUPTED: partial run, ${s.qualified ? 'no late packet so far' : unqualifiedWhy}`
+      : s.qualified
+        ? 'QUALIFIED: every packet within one packet interval of its schedule; this run measures the server'
+        : `UNQUALIFIED: ${unqualifiedWhy}; the client missed its cadence, so this run is not a server measurement`,
+  );
+  return lines.join('\n');
+}

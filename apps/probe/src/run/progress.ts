@@ -1,0 +1,41 @@
+import type { Clock } from '@duplex-bench/pacer';
+
+export interface ProgressFigures {
+  active: number;
+  sent: number;
+  late: number;
+  loop_max_ms: number | null;
+}
+
+/** A one-line live status on stderr, redrawn each second; only on a terminal, and never with --quiet. */
+export class Progress {
+  private timer: NodeJS.Timeout | null = null;
+  private drawn = false;
+
+  constructor(
+    private readonly out: { write(s: string): unknown; isTTY?: boolean },
+    private readonly quiet: boolean,
+    private readonly clock: Clock,
+  ) {}
+
+  start(read: () => ProgressFigures): void {
+    if (this.quiet || !this.out.isTTY) return;
+    const start_s = this.clock.now_s();
+    this.timer = setInterval(() => {
+      const f = read();
+      const lag = f.loop_max_ms === null ? '-' : `${f.loop_max_ms.toFixed(1)} ms`;
+      this.out.write(
+        `\r\x1b[K${(this.clock.now_s() - start_s).toFixed(0)} s | ${f.active} sessions streaming | ${f.sent} packets sent | ${f.late} late | client loop lag max ${lag}`,
+      );
+      this.drawn = true;
+    }, 1000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    if (this.drawn) this.out.write('\r\x1b[K');
+    this.drawn = false;
+  }
+}

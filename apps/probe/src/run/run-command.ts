@@ -1,0 +1,229 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ReplaySubject } from 'rxjs';
+import { AudioFormatError, pcmPackets, readWavPcm16, silencePackets, type PacketSource } from '@duplex-bench/audio';
+import { describeHost, projectRevision } from '@duplex-bench/launcher';
+import {
+  CpuMeter,
+  encodeSamples,
+  GcMonitor,
+  LoopLagMonitor,
+  OverlapCounter,
+  PacingRecorder,
+  peakRssBytes,
+  percentilesMs,
+  SampleStore,
+} from '@duplex-bench/metrics';
+import { DeadlineScheduler, monotonicClock, spreadStarts, type Clock } from '@duplex-bench/pacer';
+import { ReceiptsOnlyWriter } from '@duplex-bench/tracer';
+import { UsageError } from '@duplex-bench/launcher';
+import { renderRunSummary } from '../render';
+import { Progress } from './progress';
+import type { RunOptions } from './run-options';
+import { NativeSession, reasonOf, type SessionContext, type SessionResult } from './session';
+import { buildSummary } from './summary';
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, unqualified: 3, interrupted: 130 } as const;
+
+/** What the command talks to: streams and the process's signals, so tests can drive it. */
+export interface RunIo {
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown; isTTY?: boolean };
+  signals: { on(signal: 'SIGINT' | 'SIGTERM', fn: () => void): unknown; off(signal: 'SIGINT' | 'SIGTERM', fn: () => void): unknown };
+  /** Leaves at once on a second interrupt. */
+  exitNow(code: number): void;
+  argv: string[];
+}
+
+/** Gate margin: time between the start decision and the first packet, so no session starts late. */
+const GATE_MARGIN_S = 0.1;
+
+async function loadPackets(opts: RunOptions): Promise<PacketSource> {
+  if (!opts.audio) return silencePackets(opts.duration_s, opts.packet_ms, opts.sample_rate);
+  const pcm = await readWavPcm16(opts.audio, opts.sample_rate);
+  const bytes = Math.min(pcm.length, Math.round(opts.duration_s * opts.sample_rate) * 2);
+  return pcmPackets(pcm.subarray(0, bytes), opts.packet_ms, opts.sample_rate);
+}
+
+/** Opens sessions `parallel` at a time; returns those that opened and the results of those that did not. */
+async function openAll(sessions: NativeSession[], parallel: number, stopped: () => boolean) {
+  const opened: NativeSession[] = [];
+  const failed: Array<Promise<SessionResult>> = [];
+  let next = 0;
+  async function worker() {
+    while (next < sessions.length) {
+      const session = sessions[next++];
+      if (stopped()) {
+        failed.push(session.abandon(new Error('interrupted before the start')).then((r) => ({ ...r, reason: 'interrupted' })));
+        continue;
+      }
+      try {
+        await session.open();
+        opened.push(session);
+      } catch (err) {
+        failed.push(session.abandon(err));
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(parallel, sessions.length) }, worker));
+  return { opened, failed };
+}
+
+function busyWait(ms: number, clock: Clock): void {
+  const until = clock.now_s() + ms / 1000;
+  while (clock.now_s() < until) {
+    // Deliberately blocks the loop: --inject-stall-ms proves the pacing check can fail.
+  }
+}
+
+/** `probe run`: streams the packets on every session, then writes and prints the summary. Returns the exit status. */
+export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = monotonicClock): Promise<number> {
+  let packets: PacketSource;
+  try {
+    packets = await loadPackets(opts);
+  } catch (err) {
+    if (err instanceof AudioFormatError) throw new UsageError(err.message);
+    throw new UsageError(`--audio: ${(err as Error).message}`);
+  }
+  try {
+    await mkdir(opts.output, { recursive: true });
+  } catch (err) {
+    io.stderr.write(`error: cannot create output directory ${opts.output}: ${(err as Error).message}\n`);
+    return EXIT.failed;
+  }
+
+  const epoch_ms = Date.now(); // only to map the monotonic clock to wall time in run.json
+  const started_s = clock.now_s();
+  const loop = new LoopLagMonitor(10, clock).start();
+  const gc = new GcMonitor().start();
+  const cpu = new CpuMeter(clock);
+  const scheduler = new DeadlineScheduler();
+  const stop$ = new ReplaySubject<void>(1);
+  let interrupted = false;
+  const overlap = new OverlapCounter();
+  let packetsSent = 0;
+  const pacing = new PacingRecorder(opts.packet_ms, Infinity);
+  const samples = new SampleStore(opts.packet_ms);
+  const ctx: SessionContext = {
+    url: opts.url,
+    clock,
+    scheduler,
+    packets,
+    pacing,
+    samples,
+    connect_timeout_ms: opts.connect_timeout_ms,
+    drain_timeout_ms: opts.drain_timeout_ms,
+    stop$,
+    unknownEvents: new Map(),
+    onStreamStart: () => overlap.open(),
+    onStreamEnd: () => overlap.close(),
+    onPacket: () => packetsSent++,
+  };
+  const runJson = {
+    command: ['probe', 'run', ...io.argv],
+    protocol: opts.protocol,
+    layout: { processes: 1, concurrency: opts.concurrency, packet_ms: opts.packet_ms, duration_s: opts.duration_s, trace: opts.trace },
+    host: await describeHost(),
+    project: await projectRevision(process.cwd()),
+    clock: { monotonic_s: started_s, epoch_ms, source: 'process.hrtime.bigint (CLOCK_MONOTONIC)' },
+    started_s,
+    ended_s: null as number | null,
+    gate_s: null as number | null,
+    load: { client_loop: { max_lag_ms: null as number | null, lags_over_80ms: 0 } },
+  };
+  const checkpoint = writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1)).catch(() => undefined);
+
+  const onSignal = () => {
+    if (interrupted) {
+      io.stderr.write('\nsecond interrupt: leaving now\n');
+      io.exitNow(EXIT.interrupted);
+      return;
+    }
+    interrupted = true;
+    io.stderr.write('\ninterrupted: stopping sends, draining sessions, writing the summary (interrupt again to leave at once)\n');
+    stop$.next();
+  };
+  io.signals.on('SIGINT', onSignal);
+  io.signals.on('SIGTERM', onSignal);
+
+  const writer = new ReceiptsOnlyWriter(opts.output);
+  const width = String(opts.concurrency - 1).length;
+  const sessions = Array.from({ length: opts.concurrency }, (_, i) => {
+    const id = `s${String(i).padStart(width, '0')}`;
+    return new NativeSession(id, ctx, writer.openSession(id));
+  });
+
+  const progress = new Progress(io.stderr, opts.quiet, clock);
+  try {
+    // The first session alone: an unreachable server fails the run in one line, before the rest try.
+    try {
+      await sessions[0].open();
+    } catch (err) {
+      const { reason, message } = reasonOf(err);
+      await sessions[0].abandon(err);
+      if (reason === 'connect_failed' || reason === 'connect_timeout') {
+        io.stderr.write(`error: ${message}\n`);
+        return EXIT.failed;
+      }
+      throw err;
+    }
+    const { opened, failed } = await openAll(sessions.slice(1), opts.open_parallel, () => interrupted);
+    opened.unshift(sessions[0]);
+
+    const gate_s = clock.now_s() + GATE_MARGIN_S;
+    runJson.gate_s = gate_s;
+    pacing.setSteadyFrom(gate_s + opts.warmup_s);
+    const starts = spreadStarts(gate_s, opened.length, opts.start_spread_ms);
+    let stallTimer: NodeJS.Timeout | undefined;
+    if (opts.inject_stall_ms > 0) {
+      const at_ms = (gate_s + opts.duration_s / 2 - clock.now_s()) * 1000;
+      stallTimer = setTimeout(() => busyWait(opts.inject_stall_ms, clock), at_ms);
+    }
+    progress.start(() => ({ active: overlap.active, sent: packetsSent, late: pacing.late, loop_max_ms: loop.figures().max }));
+    const results = await Promise.all([...opened.map((s, i) => s.stream(starts[i])), ...failed]);
+    clearTimeout(stallTimer);
+    progress.stop();
+    loop.stop();
+    gc.stop();
+
+    const summary = buildSummary({
+      results,
+      pacing: pacing.figures(),
+      steady: percentilesMs(pacing.steadyDeviation),
+      warmup_s: opts.warmup_s,
+      loop: loop.figures(),
+      gc: gc.figures(),
+      cpu: cpu.figures(),
+      peak_rss_bytes: peakRssBytes(),
+      peak_overlapping_streams: overlap.peak,
+      scheduler: scheduler.stats(),
+      unknown: ctx.unknownEvents,
+      interrupted,
+      packet_ms: opts.packet_ms,
+      duration_s: opts.duration_s,
+    });
+    const loopFigures = loop.figures();
+    runJson.ended_s = clock.now_s();
+    runJson.load.client_loop = { max_lag_ms: loopFigures.max, lags_over_80ms: loopFigures.over_80ms };
+    await checkpoint;
+    await Promise.all([
+      writeFile(join(opts.output, 'summary.json'), JSON.stringify(summary, null, 1)),
+      writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1)),
+      writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(samples.toFile())),
+    ]);
+    io.stdout.write(`${renderRunSummary(summary, opts.output)}\n`);
+    if (interrupted) return EXIT.interrupted;
+    if (summary.sessions.completed === 0) {
+      io.stderr.write(`error: no session completed (${Object.keys(summary.sessions.incomplete_reasons).join(', ')})\n`);
+      return EXIT.failed;
+    }
+    if (!summary.qualified && !opts.allow_unqualified) return EXIT.unqualified;
+    return EXIT.ok;
+  } finally {
+    progress.stop();
+    loop.stop();
+    gc.stop();
+    io.signals.off('SIGINT', onSignal);
+    io.signals.off('SIGTERM', onSignal);
+  }
+}

@@ -1,0 +1,203 @@
+import { map, Subscription, takeUntil, tap, type Observable } from 'rxjs';
+import type { PacketSource } from '@duplex-bench/audio';
+import { ticks, type Clock, type DeadlineScheduler } from '@duplex-bench/pacer';
+import { isKnownNativeType, nativeAppend, NativeEvent, ProtocolError } from '@duplex-bench/protocol';
+import {
+  failOnFatalServerError,
+  nativeEndSession,
+  nativeHandshake,
+  sendOn,
+  TransportError,
+  WsConnection,
+  type IncompleteReason,
+  type NativeDrainReport,
+} from '@duplex-bench/transport';
+import { traceReceipts, traceReceived, TraceWriteError, type SessionTraceSink } from '@duplex-bench/tracer';
+import type { PacingRecorder, SampleStore } from '@duplex-bench/metrics';
+
+/** Everything sessions of one process share. */
+export interface SessionContext {
+  url: string;
+  clock: Clock;
+  scheduler: DeadlineScheduler;
+  packets: PacketSource;
+  pacing: PacingRecorder;
+  samples: SampleStore;
+  connect_timeout_ms: number;
+  drain_timeout_ms: number;
+  /** Emits once to stop sending on every session (SIGINT); replays to sessions that start later. */
+  stop$: Observable<void>;
+  /** Received event types that the dialect does not define, counted by type. */
+  unknownEvents: Map<string, number>;
+  onStreamStart(): void;
+  onStreamEnd(): void;
+  onPacket(): void;
+}
+
+export interface SessionResult {
+  id: string;
+  completed: boolean;
+  reason?: IncompleteReason;
+  message?: string;
+  violation: boolean;
+  packets_sent: number;
+  late: number;
+  server_errors: number;
+  drain?: NativeDrainReport;
+}
+
+/** Maps any error a session can end with to its incomplete reason. */
+export function reasonOf(err: unknown): { reason: IncompleteReason; message: string } {
+  if (err instanceof TransportError) return { reason: err.reason, message: err.message };
+  if (err instanceof ProtocolError) {
+    return { reason: err.code === 'MALFORMED_FRAME' ? 'malformed_frame' : 'server_error', message: err.message };
+  }
+  if (err instanceof TraceWriteError) return { reason: 'trace_write_failed', message: err.message };
+  return { reason: 'server_closed', message: err instanceof Error ? err.message : String(err) };
+}
+
+/**
+ * One native session: open and handshake (`open`), then stream packets from `start_s` and end
+ * the flow (`stream`). Received frames are traced from the first one.
+ */
+export class NativeSession {
+  private connection: WsConnection | null = null;
+  private receiving: Subscription | null = null;
+  private watching: Subscription | null = null;
+  private server_errors = 0;
+  private broken: Error | null = null;
+
+  constructor(
+    readonly id: string,
+    private readonly ctx: SessionContext,
+    private readonly sink: SessionTraceSink,
+  ) {}
+
+  /** The session's connection; exists once `open()` was called. */
+  get conn(): WsConnection {
+    if (!this.connection) throw new Error(`session ${this.id} was never opened`);
+    return this.connection;
+  }
+
+  /** Connects and completes the handshake. Frames are traced from the first one. */
+  async open(): Promise<void> {
+    const { ctx, sink } = this;
+    const conn = WsConnection.open(ctx.url, { clock: ctx.clock, connect_timeout_ms: ctx.connect_timeout_ms, session_id: this.id });
+    this.connection = conn;
+    this.receiving = conn.events$.pipe(traceReceived(sink)).subscribe({
+      next: (e) => {
+        const type = e.frame.type;
+        if (type === NativeEvent.error) this.server_errors++;
+        else if (!isKnownNativeType(type)) ctx.unknownEvents.set(type, (ctx.unknownEvents.get(type) ?? 0) + 1);
+      },
+      error: (err: Error) => {
+        this.broken = err;
+      },
+    });
+    this.watching = failOnFatalServerError(conn);
+    await nativeHandshake(conn, `${this.id}_update`, { input_sample_rate: ctx.packets.sample_rate }, this.flowOptions());
+  }
+
+  private flowOptions() {
+    return {
+      clock: this.ctx.clock,
+      onSend: (frame: string, sent_s: number) => this.sink.sent(frame, sent_s),
+      handshake_timeout_ms: this.ctx.connect_timeout_ms,
+      drain_timeout_ms: this.ctx.drain_timeout_ms,
+    };
+  }
+
+  /** Streams every packet from `start_s`, ends the flow, and closes the trace. Never rejects. */
+  async stream(start_s: number): Promise<SessionResult> {
+    const result: SessionResult = { id: this.id, completed: false, violation: false, packets_sent: 0, late: 0, server_errors: 0 };
+    try {
+      await this.sendAll(start_s, result);
+      if (this.broken) throw this.broken;
+      result.drain = await nativeEndSession(this.conn, { end: `${this.id}_end`, close: `${this.id}_close` }, this.flowOptions());
+      result.completed = true;
+    } catch (err) {
+      Object.assign(result, reasonOf(err));
+      this.conn.fail(err as Error);
+    }
+    return this.finish(result);
+  }
+
+  /** Ends a session that never got to stream (its open failed). */
+  async abandon(err: unknown): Promise<SessionResult> {
+    this.connection?.fail(err instanceof Error ? err : new Error(String(err)));
+    return this.finish({ id: this.id, completed: false, violation: false, packets_sent: 0, late: 0, server_errors: 0, ...reasonOf(err) });
+  }
+
+  private async finish(result: SessionResult): Promise<SessionResult> {
+    this.receiving?.unsubscribe();
+    this.watching?.unsubscribe();
+    result.server_errors = this.server_errors;
+    try {
+      await this.sink.close();
+    } catch (err) {
+      if (result.completed) {
+        result.completed = false;
+        Object.assign(result, reasonOf(err));
+      }
+    }
+    return result;
+  }
+
+  private sendAll(start_s: number, result: SessionResult): Promise<void> {
+    const { packets, scheduler, pacing, stop$ } = this.ctx;
+    const prefix = `${this.id}_a`;
+    const packet_ms = packets.packet_ms;
+    let origin_s = 0;
+    const samples = this.ctx.samples.open(this.id);
+    return new Promise<void>((resolve, reject) => {
+      let streaming = false;
+      let ended = false;
+      const end = (err?: unknown) => {
+        if (ended) return;
+        ended = true;
+        if (streaming) this.ctx.onStreamEnd();
+        broken.unsubscribe();
+        sub.unsubscribe();
+        if (err) reject(err);
+        else resolve();
+      };
+      // A session that breaks while streaming stops its ticks at once.
+      const broken = this.conn.events$.subscribe({ error: (err) => end(err) });
+      // A Subscription up front: end() may run before subscribe() returns (a stop that came first).
+      const sub = new Subscription();
+      sub.add(
+        ticks(scheduler, { start_s, period_ms: packet_ms, count: packets.packet_count })
+        .pipe(
+          takeUntil(stop$),
+          map((tick) => {
+            if (tick.seq === 0) {
+              origin_s = tick.origin_s;
+              streaming = true;
+              this.ctx.onStreamStart();
+            }
+            const event_id = prefix + tick.seq;
+            return {
+              seq: tick.seq,
+              event_id,
+              frame: nativeAppend(event_id, tick.seq, tick.seq * packet_ms, packets.packetBase64(tick.seq)),
+              scheduled_s: tick.due_s,
+              start_s: tick.fired_s,
+            };
+          }),
+          sendOn(this.conn, this.ctx.clock),
+          traceReceipts(this.sink),
+          tap((receipt) => {
+            samples.push(receipt);
+            result.packets_sent++;
+            this.ctx.onPacket();
+            if (pacing.record(receipt, origin_s)) {
+              result.late++;
+              result.violation = true;
+            }
+          }),
+        )
+        .subscribe({ complete: () => end(), error: (err) => end(err) }),
+      );
+    });
+  }
+}

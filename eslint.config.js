@@ -1,0 +1,58 @@
+// Lint is where the architecture is enforced: project edges by Nx tags, and which code may
+// touch sockets, threads and child processes.
+const nx = require('@nx/eslint-plugin');
+
+const lib = (name) => `lib:${name}`;
+
+/** Imports only a few projects may make; everyone else gets a lint error. */
+const restricted = (patterns) => ['error', { paths: patterns.map(([name, message]) => ({ name, message })) }];
+const WS = ['ws', 'Only transport and mock-servers open sockets.'];
+const WORKER = ['worker_threads', 'Only tracer and launcher start threads.'];
+const NODE_WORKER = ['node:worker_threads', 'Only tracer and launcher start threads.'];
+const CHILD = ['child_process', 'Only tracer and launcher start processes.'];
+const NODE_CHILD = ['node:child_process', 'Only tracer and launcher start processes.'];
+
+module.exports = [
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/out/**', '**/tmp/**', '.nx/**', 'jest.preset.js', 'eslint.config.js', '**/jest.config.ts'] },
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: [
+            { sourceTag: 'scope:app', onlyDependOnLibsWithTags: ['scope:lib'] },
+            { sourceTag: 'scope:lib', onlyDependOnLibsWithTags: ['scope:lib'] },
+            { sourceTag: lib('pacer'), onlyDependOnLibsWithTags: [] },
+            { sourceTag: lib('protocol'), onlyDependOnLibsWithTags: [] },
+            { sourceTag: lib('audio'), onlyDependOnLibsWithTags: [] },
+            { sourceTag: lib('metrics'), onlyDependOnLibsWithTags: [lib('pacer')] },
+            { sourceTag: lib('transport'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
+            { sourceTag: lib('tracer'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
+            { sourceTag: lib('mock-servers'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('metrics')] },
+            { sourceTag: lib('launcher'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics')] },
+          ],
+        },
+      ],
+      'no-restricted-imports': restricted([WS, WORKER, NODE_WORKER, CHILD, NODE_CHILD]),
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['libs/transport/**/*.ts', 'libs/mock-servers/**/*.ts'],
+    rules: { 'no-restricted-imports': restricted([WORKER, NODE_WORKER, CHILD, NODE_CHILD]) },
+  },
+  {
+    files: ['libs/tracer/**/*.ts', 'libs/launcher/**/*.ts'],
+    rules: { 'no-restricted-imports': restricted([WS]) },
+  },
+  {
+    // End-to-end and fault tests drive real processes and servers.
+    files: ['**/*.spec.ts', 'tools/**/*.ts'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+];

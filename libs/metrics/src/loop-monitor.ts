@@ -1,0 +1,124 @@
+import { PerformanceObserver } from 'node:perf_hooks';
+import { monotonicClock, type Clock } from '@duplex-bench/pacer';
+import { createUsHistogram, percentilesMs, recordMs } from './histogram';
+
+export interface LoopLagFigures {
+  p50: number | null;
+  p99: number | null;
+  max: number | null;
+  over_80ms: number;
+  samples: number;
+}
+
+/**
+ * Event-loop lag from a 10 ms timer: each wake records how much later than 10 ms after the
+ * previous one it came. A lag over 80 ms is a stall long enough to make a packet late.
+ */
+export class LoopLagMonitor {
+  readonly histogram = createUsHistogram();
+  over80 = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private last_s = 0;
+
+  constructor(
+    private readonly interval_ms = 10,
+    private readonly clock: Clock = monotonicClock,
+  ) {}
+
+  start(): this {
+    this.last_s = this.clock.now_s();
+    const tick = () => {
+      const now_s = this.clock.now_s();
+      const lag_ms = Math.max(0, (now_s - this.last_s) * 1000 - this.interval_ms);
+      recordMs(this.histogram, lag_ms);
+      if (lag_ms > 80) this.over80++;
+      this.last_s = now_s;
+      this.timer = setTimeout(tick, this.interval_ms);
+      this.timer.unref();
+    };
+    this.timer = setTimeout(tick, this.interval_ms);
+    this.timer.unref();
+    return this;
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  figures(): LoopLagFigures {
+    const p = percentilesMs(this.histogram);
+    return { p50: p.p50, p99: p.p99, max: p.max, over_80ms: this.over80, samples: p.count };
+  }
+}
+
+export interface GcFigures {
+  count: number;
+  total: number;
+  max: number;
+}
+
+/** GC pauses from perf_hooks `gc` entries, in ms. */
+export class GcMonitor {
+  count = 0;
+  total_ms = 0;
+  max_ms = 0;
+  private observer: PerformanceObserver | null = null;
+
+  start(): this {
+    this.observer = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        this.count++;
+        this.total_ms += entry.duration;
+        if (entry.duration > this.max_ms) this.max_ms = entry.duration;
+      }
+    });
+    this.observer.observe({ entryTypes: ['gc'] });
+    return this;
+  }
+
+  stop(): void {
+    this.observer?.disconnect();
+    this.observer = null;
+  }
+
+  figures(): GcFigures {
+    const r = (v: number) => Math.round(v * 1000) / 1000;
+    return { count: this.count, total: r(this.total_ms), max: r(this.max_ms) };
+  }
+}
+
+export interface CpuFigures {
+  user: number;
+  system: number;
+  total: number;
+}
+
+/** CPU used by this process between start and now, in cores (CPU seconds per wall second). */
+export class CpuMeter {
+  private startUsage = process.cpuUsage();
+  private start_s: number;
+
+  constructor(private readonly clock: Clock = monotonicClock) {
+    this.start_s = clock.now_s();
+  }
+
+  restart(): void {
+    this.startUsage = process.cpuUsage();
+    this.start_s = this.clock.now_s();
+  }
+
+  figures(): CpuFigures {
+    const used = process.cpuUsage(this.startUsage);
+    const wall_s = Math.max(1e-9, this.clock.now_s() - this.start_s);
+    const r = (v: number) => Math.round(v * 1000) / 1000;
+    const user = used.user / 1e6 / wall_s;
+    const system = used.system / 1e6 / wall_s;
+    return { user: r(user), system: r(system), total: r(user + system) };
+  }
+}
+
+/** Peak resident set size of this process so far, in bytes (kernel's maxrss). */
+export function peakRssBytes(): number {
+  return process.resourceUsage().maxRSS * 1024;
+}

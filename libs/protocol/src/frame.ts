@@ -1,0 +1,59 @@
+import { ProtocolError } from './errors';
+
+/** A received frame: its text as it arrived, its type read without decoding any payload. */
+export interface DecodedFrame {
+  type: string;
+  text: string;
+  /** The parsed event. Large frames are parsed only when this is called. */
+  event(): Record<string, unknown>;
+}
+
+/** Frames at or above this size have their type read from the text; smaller ones are parsed at once. */
+const PEEK_FROM_CHARS = 512;
+const LEADING_TYPE = /^\{\s*"type"\s*:\s*"([^"\\]+)"/;
+
+function excerpt(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}
+
+function parseObject(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new ProtocolError('MALFORMED_FRAME', `frame is not JSON (${(err as Error).message})`, { excerpt: excerpt(text) });
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ProtocolError('MALFORMED_FRAME', 'frame is not a JSON object', { excerpt: excerpt(text) });
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Reads a text frame's `type`. An audio delta is kilobytes of base64; when `type` leads the object
+ * (as every server we know writes it) it is read with one anchored match, and the payload is
+ * neither parsed nor decoded unless someone asks for `event()`.
+ */
+export function decodeFrame(text: string): DecodedFrame {
+  if (text.length >= PEEK_FROM_CHARS && text.charCodeAt(text.length - 1) === 0x7d /* } */) {
+    const match = LEADING_TYPE.exec(text);
+    if (match) {
+      let parsed: Record<string, unknown> | undefined;
+      return { type: match[1], text, event: () => (parsed ??= parseObject(text)) };
+    }
+  }
+  const parsed = parseObject(text);
+  const type = parsed.type;
+  if (typeof type !== 'string' || type.length === 0) {
+    throw new ProtocolError('MALFORMED_FRAME', 'frame has no string "type"', { excerpt: excerpt(text) });
+  }
+  return { type, text, event: () => parsed };
+}
+
+/** Bytes carried by a base64 string, without decoding it. */
+export function base64ByteLength(b64: string): number {
+  const n = b64.length;
+  if (n === 0) return 0;
+  const padding = b64.charCodeAt(n - 1) === 0x3d ? (b64.charCodeAt(n - 2) === 0x3d ? 2 : 1) : 0;
+  return Math.floor((n * 3) / 4) - padding;
+}

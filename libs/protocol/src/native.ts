@@ -1,0 +1,108 @@
+import { ProtocolError } from './errors';
+import type { DecodedFrame } from './frame';
+
+/** Event types of the native realtime dialect (sglang-omni duplex, `ws://HOST/v1/realtime`). */
+export const NativeEvent = {
+  sessionCreated: 'session.created',
+  sessionUpdate: 'session.update',
+  sessionUpdated: 'session.updated',
+  append: 'input_audio_buffer.append',
+  accepted: 'sglang.input_audio.accepted',
+  responseCreated: 'response.created',
+  audioDelta: 'response.output_audio.delta',
+  textDelta: 'response.output_text.delta',
+  transcriptDelta: 'response.output_audio_transcript.delta',
+  unitDone: 'sglang.unit.done',
+  inputEnd: 'sglang.input_audio.end',
+  inputEnded: 'sglang.input_audio.ended',
+  audioDone: 'response.output_audio.done',
+  responseDone: 'response.done',
+  drained: 'sglang.input_audio.drained',
+  sessionClose: 'session.close',
+  sessionClosed: 'session.closed',
+  error: 'error',
+} as const;
+
+const KNOWN_TYPES: ReadonlySet<string> = new Set(Object.values(NativeEvent));
+
+/** Whether a received type is one this dialect defines (others are counted, not refused). */
+export function isKnownNativeType(type: string): boolean {
+  return KNOWN_TYPES.has(type);
+}
+
+const SAFE_ID = /^[A-Za-z0-9_.:-]+$/;
+
+/** Ids are spliced into frames without escaping, so they are held to a safe alphabet. */
+export function assertSafeId(id: string): string {
+  if (!SAFE_ID.test(id)) throw new RangeError(`id ${JSON.stringify(id)} must match ${SAFE_ID}`);
+  return id;
+}
+
+export interface NativeAudioFormat {
+  type: 'pcm16';
+  sample_rate: number;
+  channels: 1;
+}
+
+/** What the client asks for in `session.update`. */
+export interface NativeSessionRequest {
+  input_sample_rate: number;
+  output_modalities?: string[];
+}
+
+// ---- client events: each built once, as the string that goes to the socket ----
+
+export function nativeSessionUpdate(event_id: string, request: NativeSessionRequest): string {
+  return JSON.stringify({
+    type: NativeEvent.sessionUpdate,
+    event_id,
+    session: {
+      output_modalities: request.output_modalities ?? ['audio', 'text'],
+      input_audio_format: { type: 'pcm16', sample_rate: request.input_sample_rate, channels: 1 },
+    },
+  });
+}
+
+/**
+ * One append frame by concatenation: no object is built and the base64 payload (often one shared
+ * string) is copied once, into the frame. `event_id` must pass `assertSafeId`.
+ */
+export function nativeAppend(event_id: string, seq: number, t_start_ms: number, audio_b64: string): string {
+  return (
+    '{"type":"input_audio_buffer.append","event_id":"' +
+    event_id +
+    '","audio":"' +
+    audio_b64 +
+    '","sglang":{"seq":' +
+    seq +
+    ',"t_start_ms":' +
+    t_start_ms +
+    '}}'
+  );
+}
+
+export function nativeInputEnd(event_id: string): string {
+  return `{"type":"${NativeEvent.inputEnd}","event_id":"${event_id}"}`;
+}
+
+export function nativeSessionClose(event_id: string): string {
+  return `{"type":"${NativeEvent.sessionClose}","event_id":"${event_id}"}`;
+}
+
+// ---- reading server events ----
+
+/** Turns a server `error` event into a typed error; `fatal` comes from `sglang.fatal`. */
+export function serverError(frame: DecodedFrame): ProtocolError {
+  const event = frame.event();
+  const error = (event.error ?? {}) as Record<string, unknown>;
+  const sglang = (event.sglang ?? {}) as Record<string, unknown>;
+  const code = typeof error.code === 'string' ? error.code : undefined;
+  const type = typeof error.type === 'string' ? error.type : undefined;
+  const message = typeof error.message === 'string' ? error.message : 'no message';
+  return new ProtocolError('SERVER_ERROR', `server error ${code ?? type ?? ''}: ${message}`.replace('  ', ' '), {
+    event_type: NativeEvent.error,
+    server_code: code,
+    server_type: type,
+    fatal: sglang.fatal === true,
+  });
+}

@@ -1,0 +1,17 @@
+import { tap, type MonoTypeOperatorFunction } from 'rxjs';
+import type { ReceiptTimes, SessionTraceSink } from './session-trace';
+
+/** Hands every send receipt to the session's sink as it passes. */
+export function traceReceipts<T extends ReceiptTimes & { frame: string }>(sink: SessionTraceSink): MonoTypeOperatorFunction<T> {
+  return tap((r) => {
+    sink.sent(r.frame, r.start_s);
+    sink.receipt(r);
+  });
+}
+
+/** Hands every received frame to the sink, as it arrived. */
+export function traceReceived<T extends { frame: { text: string }; received_s: number }>(
+  sink: SessionTraceSink,
+): MonoTypeOperatorFunction<T> {
+  return tap((e) => sink.received(e.frame.text, e.received_s));
+}

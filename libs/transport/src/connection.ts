@@ -1,0 +1,219 @@
+import { Observable, Subject } from 'rxjs';
+import WebSocket from 'ws';
+import { monotonicClock, type Clock } from '@duplex-bench/pacer';
+import { decodeFrame, ProtocolError, type DecodedFrame } from '@duplex-bench/protocol';
+import { TransportError } from './errors';
+
+/** A frame as it arrived, stamped with the clock reading taken in the socket's message handler. */
+export interface ReceivedEvent {
+  frame: DecodedFrame;
+  received_s: number;
+}
+
+export interface ConnectOptions {
+  clock?: Clock;
+  /** Bound on one upgrade attempt (TCP connect + HTTP upgrade). */
+  connect_timeout_ms?: number;
+  /** Retries after HTTP 503 (the server is full), `retry_delay_ms` apart. */
+  retries_on_503?: number;
+  retry_delay_ms?: number;
+  headers?: Record<string, string>;
+  session_id?: string;
+}
+
+const DEFAULTS = { connect_timeout_ms: 10_000, retries_on_503: 3, retry_delay_ms: 250 };
+const UNEXPECTED_STATUS = /Unexpected server response: (\d+)/;
+
+/**
+ * One WebSocket session to a server. Frames come out of `events$` from the first one (subscribe
+ * before awaiting `opened`); the stream errors with a TransportError or ProtocolError when the
+ * session breaks, and completes when it closes after `close()` was asked for.
+ */
+export class WsConnection {
+  readonly events$: Observable<ReceivedEvent>;
+  /** Resolves when the upgrade succeeded; rejects with a TransportError. */
+  readonly opened: Promise<void>;
+  /** Attempts made to open, including 503 retries. */
+  attempts = 0;
+  private readonly subject = new Subject<ReceivedEvent>();
+  private readonly clock: Clock;
+  private ws: WebSocket | null = null;
+  private closing = false;
+  private ended = false;
+  private readonly onSent = (err?: Error | null): void => {
+    if (err) this.fail(new TransportError('send_failed', `send failed: ${err.message}`, this.context()));
+  };
+
+  private constructor(
+    readonly url: string,
+    private readonly options: ConnectOptions,
+  ) {
+    this.clock = options.clock ?? monotonicClock;
+    this.events$ = this.subject.asObservable();
+    this.opened = this.openWithRetries();
+    // The failure is also delivered through events$; this keeps an unawaited promise from being unhandled.
+    this.opened.catch(() => undefined);
+  }
+
+  static open(url: string, options: ConnectOptions = {}): WsConnection {
+    return new WsConnection(url, options);
+  }
+
+  /** Bytes queued in the socket and not yet handed to the kernel. */
+  get bufferedAmount(): number {
+    return this.ws?.bufferedAmount ?? 0;
+  }
+
+  get isOpen(): boolean {
+    return this.ws?.readyState === WebSocket.OPEN;
+  }
+
+  /** Hands a text frame to the socket; a failure arrives later through events$. */
+  send(frame: string): void {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) {
+      this.fail(new TransportError('send_failed', 'send on a socket that is not open', this.context()));
+      return;
+    }
+    ws.send(frame, this.onSent);
+  }
+
+  /** Closes normally; waits at most `timeout_ms`, then drops the socket. events$ completes. */
+  close(timeout_ms = 2000): Promise<void> {
+    this.closing = true;
+    const ws = this.ws;
+    if (!ws || ws.readyState === WebSocket.CLOSED) {
+      this.finish();
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        ws.terminate();
+        resolve();
+      }, timeout_ms);
+      ws.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(1000, 'done');
+    });
+  }
+
+  /** Ends the session with `error` (it arrives through events$) and drops the socket. */
+  fail(error: Error): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.closing = true;
+    this.ws?.terminate();
+    this.subject.error(error);
+  }
+
+  private finish(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.subject.complete();
+  }
+
+  private context() {
+    return { url: this.url, session_id: this.options.session_id, attempts: this.attempts };
+  }
+
+  private async openWithRetries(): Promise<void> {
+    const retries = this.options.retries_on_503 ?? DEFAULTS.retries_on_503;
+    const delay_ms = this.options.retry_delay_ms ?? DEFAULTS.retry_delay_ms;
+    for (;;) {
+      this.attempts++;
+      try {
+        await this.attempt();
+        return;
+      } catch (err) {
+        const error = err as TransportError;
+        if (error.info?.status === 503 && this.attempts <= retries && !this.ended) {
+          await new Promise((r) => setTimeout(r, delay_ms));
+          continue;
+        }
+        if (error.info?.status === 503) {
+          const refused = new TransportError(
+            'admission_refused',
+            `server refused the session with HTTP 503 ${this.attempts} times`,
+            { ...this.context(), status: 503 },
+          );
+          this.fail(refused);
+          throw refused;
+        }
+        this.fail(error);
+        throw error;
+      }
+    }
+  }
+
+  private attempt(): Promise<void> {
+    const timeout_ms = this.options.connect_timeout_ms ?? DEFAULTS.connect_timeout_ms;
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(this.url, {
+        perMessageDeflate: false,
+        handshakeTimeout: timeout_ms,
+        headers: this.options.headers,
+      });
+      this.ws = ws;
+      let open = false;
+      const timer = setTimeout(() => {
+        ws.terminate();
+        reject(new TransportError('connect_timeout', `no WebSocket upgrade within ${timeout_ms} ms`, this.context()));
+      }, timeout_ms);
+      ws.on('open', () => {
+        open = true;
+        clearTimeout(timer);
+        resolve();
+      });
+      ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
+      ws.on('error', (err: Error & { code?: string }) => {
+        clearTimeout(timer);
+        if (open) {
+          this.fail(new TransportError('server_closed', `socket error: ${err.message}`, { ...this.context(), errno: err.code }));
+          return;
+        }
+        const status = UNEXPECTED_STATUS.exec(err.message);
+        if (status) {
+          reject(new TransportError('connect_failed', `upgrade refused with HTTP ${status[1]}`, { ...this.context(), status: Number(status[1]) }));
+        } else if (/timed out/i.test(err.message)) {
+          reject(new TransportError('connect_timeout', `no WebSocket upgrade within ${timeout_ms} ms`, this.context()));
+        } else {
+          reject(new TransportError('connect_failed', `cannot connect to ${this.url}: ${err.code ?? err.message}`, { ...this.context(), errno: err.code }));
+        }
+      });
+      ws.on('close', (code: number, reason: Buffer) => {
+        clearTimeout(timer);
+        if (!open) return;
+        if (this.closing) this.finish();
+        else {
+          const text = reason.toString();
+          this.fail(
+            new TransportError('server_closed', `server closed the session (code ${code}${text ? `, ${text}` : ''})`, {
+              ...this.context(),
+              close_code: code,
+              close_reason: text,
+            }),
+          );
+        }
+      });
+    });
+  }
+
+  private onMessage(data: Buffer, isBinary: boolean): void {
+    const received_s = this.clock.now_s();
+    if (this.ended) return;
+    if (isBinary) {
+      this.fail(new ProtocolError('MALFORMED_FRAME', `binary frame of ${data.length} bytes on a text-only dialect`));
+      return;
+    }
+    let frame: DecodedFrame;
+    try {
+      frame = decodeFrame(data.toString('utf8'));
+    } catch (err) {
+      this.fail(err as Error);
+      return;
+    }
+    this.subject.next({ frame, received_s });
+  }
+}

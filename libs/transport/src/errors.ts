@@ -1,0 +1,44 @@
+/**
+ * Why a session ended early. These strings are the keys of `sessions.incomplete_reasons` in a summary.
+ */
+export type IncompleteReason =
+  | 'admission_refused'
+  | 'connect_failed'
+  | 'connect_timeout'
+  | 'handshake_timeout'
+  | 'server_closed'
+  | 'malformed_frame'
+  | 'server_error'
+  | 'drain_timeout'
+  | 'close_timeout'
+  | 'send_failed'
+  | 'trace_write_failed'
+  | 'interrupted';
+
+export interface TransportErrorInfo {
+  url?: string;
+  session_id?: string;
+  /** HTTP status of a refused upgrade. */
+  status?: number;
+  /** WebSocket close code and reason, when the server closed. */
+  close_code?: number;
+  close_reason?: string;
+  /** errno-style code of a socket error (ECONNREFUSED, …). */
+  errno?: string;
+  attempts?: number;
+}
+
+/** A session-level transport fault; `reason` says how the session ends. */
+export class TransportError extends Error {
+  override readonly name = 'TransportError';
+  constructor(
+    readonly reason: IncompleteReason,
+    message: string,
+    readonly info: TransportErrorInfo = {},
+  ) {
+    super(message);
+  }
+  get code(): string {
+    return `TRANSPORT_${this.reason.toUpperCase()}`;
+  }
+}
