@@ -1,4 +1,4 @@
-import { pack, unpack } from 'msgpackr';
+import { Packr } from 'msgpackr';
 import { deviationMs } from '@duplex-bench/pacer';
 import type { PacketTimes } from './pacing-recorder';
 
@@ -86,12 +86,47 @@ export class SampleStore {
   }
 }
 
+const packr = new Packr();
+const FLOAT_COLUMNS = ['scheduled_s', 'start_s', 'completed_s', 'send_ms', 'deviation_ms'] as const;
+
+// Columns travel as raw little-endian bytes (msgpack bin) and are rebuilt as typed arrays on read:
+// msgpackr's own typed-array support depends on which realm built the array, and failed under jest.
+const bytesOf = (a: Int32Array | Float64Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+function floats(bytes: Uint8Array): Float64Array {
+  const copy = new Uint8Array(bytes); // aligned copy
+  return new Float64Array(copy.buffer, 0, copy.byteLength / 8);
+}
+
+function ints(bytes: Uint8Array): Int32Array {
+  const copy = new Uint8Array(bytes);
+  return new Int32Array(copy.buffer, 0, copy.byteLength / 4);
+}
+
 export function encodeSamples(file: SamplesFile): Buffer {
-  return pack(file);
+  return packr.pack({
+    ...file,
+    sessions: file.sessions.map((s) => ({
+      id: s.id,
+      seq: bytesOf(s.seq),
+      ...Object.fromEntries(FLOAT_COLUMNS.map((k) => [k, bytesOf(s[k])])),
+    })),
+  });
 }
 
 export function decodeSamples(bytes: Buffer): SamplesFile {
-  const file = unpack(bytes) as SamplesFile;
-  if (file?.format !== 'duplex-bench.samples') throw new Error('not a duplex-bench samples file');
-  return file;
+  const raw = packr.unpack(bytes) as Omit<SamplesFile, 'sessions'> & { sessions: Array<Record<string, Uint8Array> & { id: string }> };
+  if (raw?.format !== 'duplex-bench.samples') throw new Error('not a duplex-bench samples file');
+  return {
+    ...raw,
+    sessions: raw.sessions.map((s) => ({
+      id: s.id,
+      seq: ints(s.seq),
+      scheduled_s: floats(s.scheduled_s),
+      start_s: floats(s.start_s),
+      completed_s: floats(s.completed_s),
+      send_ms: floats(s.send_ms),
+      deviation_ms: floats(s.deviation_ms),
+    })),
+  };
 }

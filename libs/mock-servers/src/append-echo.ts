@@ -43,6 +43,8 @@ export interface AppendEchoOptions {
 export interface MockFault {
   after_appends: number;
   action: 'close' | 'malformed_frame' | 'fatal_error' | 'stop_answering';
+  /** Only sessions whose index (in order of connection) is a multiple of this misbehave; default 1, all. */
+  every_nth_session?: number;
 }
 
 export interface MockStats {
@@ -68,6 +70,7 @@ const PATH = '/v1/realtime';
 
 interface SessionState {
   id: string;
+  faulty: boolean;
   accepted_bytes: number;
   /** Bytes received beyond the last whole unit. */
   pending_bytes: number;
@@ -156,7 +159,7 @@ export async function startAppendEchoMock(options: AppendEchoOptions = {}, fault
     const bytes = typeof event.audio === 'string' ? base64ByteLength(event.audio) : 0;
     s.accepted_bytes += bytes;
     s.pending_bytes += bytes;
-    if (fault && s.appends >= fault.after_appends && applyFault(ws, s, fault)) return;
+    if (fault && s.faulty && s.appends >= fault.after_appends && applyFault(ws, s, fault)) return;
     send(ws, nativeAccepted(seq, s.accepted_bytes / in_bytes_per_ms, String(event.event_id ?? '')));
     if (!s.response_started) {
       s.response_started = true;
@@ -207,8 +210,10 @@ export async function startAppendEchoMock(options: AppendEchoOptions = {}, fault
   function onSession(ws: WebSocket): void {
     counts.opened++;
     counts.active++;
+    const index = nextId++;
     const s: SessionState = {
-      id: `mock_${nextId++}`,
+      id: `mock_${index}`,
+      faulty: fault !== undefined && index % (fault.every_nth_session ?? 1) === 0,
       accepted_bytes: 0,
       pending_bytes: 0,
       units: 0,

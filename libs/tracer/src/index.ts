@@ -1,6 +1,8 @@
-export { ReceiptsOnlyWriter, RECEIPTS_FILE } from './session-trace';
-export type { ReceiptTimes, SessionTraceSink, TraceWriter } from './session-trace';
+export { TraceWriter } from './trace-writer';
+export type { ReceiptTimes, SessionTraceSink, TraceWriterOptions, TraceWriterStats } from './trace-writer';
+export type { TraceMode } from './messages';
+export { traceLine, withoutAudio } from './trace-lines';
 export { traceReceipts, traceReceived } from './operators';
 
 /* Error types */
-export { TraceWriteError } from './session-trace';
+export { TraceWriteError } from './trace-writer';

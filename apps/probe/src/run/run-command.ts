@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ReplaySubject } from 'rxjs';
 import { AudioFormatError, pcmPackets, readWavPcm16, silencePackets, type PacketSource } from '@duplex-bench/audio';
@@ -15,7 +15,7 @@ import {
   SampleStore,
 } from '@duplex-bench/metrics';
 import { DeadlineScheduler, monotonicClock, spreadStarts, type Clock } from '@duplex-bench/pacer';
-import { ReceiptsOnlyWriter } from '@duplex-bench/tracer';
+import { TraceWriter } from '@duplex-bench/tracer';
 import { UsageError } from '@duplex-bench/launcher';
 import { renderRunSummary } from '../render';
 import { Progress } from './progress';
@@ -146,7 +146,13 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
   io.signals.on('SIGINT', onSignal);
   io.signals.on('SIGTERM', onSignal);
 
-  const writer = new ReceiptsOnlyWriter(opts.output);
+  const writer = new TraceWriter({ root: opts.output, mode: opts.trace });
+  try {
+    await writer.started();
+  } catch (err) {
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    return EXIT.failed;
+  }
   const width = String(opts.concurrency - 1).length;
   const sessions = Array.from({ length: opts.concurrency }, (_, i) => {
     const id = `s${String(i).padStart(width, '0')}`;
@@ -174,17 +180,18 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
     runJson.gate_s = gate_s;
     pacing.setSteadyFrom(gate_s + opts.warmup_s);
     const starts = spreadStarts(gate_s, opened.length, opts.start_spread_ms);
-    let stallTimer: NodeJS.Timeout | undefined;
     if (opts.inject_stall_ms > 0) {
-      const at_ms = (gate_s + opts.duration_s / 2 - clock.now_s()) * 1000;
-      stallTimer = setTimeout(() => busyWait(opts.inject_stall_ms, clock), at_ms);
+      // Half a millisecond before the packet slot nearest mid-run, so every session whose tick
+      // falls inside the stall is held by all of it (with --start-spread-ms 0, all of them are).
+      const slot = Math.round((opts.duration_s * 1000) / 2 / opts.packet_ms);
+      scheduler.schedule(gate_s + (slot * opts.packet_ms - 0.5) / 1000, () => busyWait(opts.inject_stall_ms, clock));
     }
     progress.start(() => ({ active: overlap.active, sent: packetsSent, late: pacing.late, loop_max_ms: loop.figures().max }));
     const results = await Promise.all([...opened.map((s, i) => s.stream(starts[i])), ...failed]);
-    clearTimeout(stallTimer);
     progress.stop();
     loop.stop();
     gc.stop();
+    await writer.close();
 
     const summary = buildSummary({
       results,
@@ -199,6 +206,7 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
       scheduler: scheduler.stats(),
       unknown: ctx.unknownEvents,
       interrupted,
+      trace: writer.stats(),
       packet_ms: opts.packet_ms,
       duration_s: opts.duration_s,
     });
@@ -211,7 +219,14 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
       writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1)),
       writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(samples.toFile())),
     ]);
+    if (opts.trace !== 'off' && !opts.keep_traces) {
+      await Promise.all(results.map((r) => rm(join(opts.output, 'sessions', r.id, 'trace.jsonl'), { force: true })));
+    }
     io.stdout.write(`${renderRunSummary(summary, opts.output)}\n`);
+    if (writer.failure) {
+      io.stderr.write(`error: ${writer.failure.message}; the sessions it held are incomplete\n`);
+      return EXIT.failed;
+    }
     if (interrupted) return EXIT.interrupted;
     if (summary.sessions.completed === 0) {
       io.stderr.write(`error: no session completed (${Object.keys(summary.sessions.incomplete_reasons).join(', ')})\n`);
@@ -225,5 +240,6 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
     gc.stop();
     io.signals.off('SIGINT', onSignal);
     io.signals.off('SIGTERM', onSignal);
+    await writer.close();
   }
 }

@@ -32,7 +32,7 @@ export interface RunOptions {
   sample_rate: number;
   audio?: string;
   inject_stall_ms: number;
-  trace: 'off';
+  trace: 'full' | 'events' | 'off';
   keep_traces: boolean;
   start_spread_ms: number;
   warmup_s: number;
@@ -58,7 +58,6 @@ export function parseRunOptions(argv: string[]): RunOptions {
   }
   if (f.protocol !== 'native') throw new UsageError(`--protocol ${f.protocol} is not available in this version; use native`);
   if (f.processes !== 1) throw new UsageError('--processes above 1 is not available in this version');
-  if (f.trace !== 'off') throw new UsageError(`--trace ${f.trace} is not available in this version; use off (receipts only)`);
   const packet_bytes = (f['sample-rate'] * 2 * f['packet-ms']) / 1000;
   if (!Number.isInteger(packet_bytes / 2)) {
     throw new UsageError(`--packet-ms ${f['packet-ms']} is not a whole number of samples at ${f['sample-rate']} Hz`);
@@ -74,7 +73,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     sample_rate: f['sample-rate'],
     audio: f.audio,
     inject_stall_ms: f['inject-stall-ms'],
-    trace: 'off',
+    trace: f.trace as RunOptions['trace'],
     keep_traces: f['keep-traces'],
     start_spread_ms: f['start-spread-ms'] ?? f['packet-ms'],
     warmup_s: f['warmup-s'],

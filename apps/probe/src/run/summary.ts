@@ -1,5 +1,6 @@
 import type { CpuFigures, GcFigures, LoopLagFigures, PacingFigures, PercentilesMs } from '@duplex-bench/metrics';
 import type { DeadlineSchedulerStats } from '@duplex-bench/pacer';
+import type { TraceWriterStats } from '@duplex-bench/tracer';
 import type { SessionResult } from './session';
 
 export interface RunSummary extends PacingFigures {
@@ -20,6 +21,7 @@ export interface RunSummary extends PacingFigures {
   peak_rss_bytes: number;
   peak_overlapping_streams: number;
   trace_backlog_peak_bytes: number;
+  trace: TraceWriterStats;
   scheduler: DeadlineSchedulerStats;
   events: { server_errors: number; unknown: Record<string, number> };
   packet_ms: number;
@@ -40,6 +42,7 @@ export interface SummaryInputs {
   scheduler: DeadlineSchedulerStats;
   unknown: Map<string, number>;
   interrupted: boolean;
+  trace: TraceWriterStats;
   packet_ms: number;
   duration_s: number;
 }
@@ -57,6 +60,8 @@ export const MEASUREMENT_ORIGIN: Record<string, string> = {
   peak_rss_bytes: 'client process: kernel maxrss',
   peak_overlapping_streams: 'client: most sessions between their first and last append at one instant',
   scheduler: 'client: shared deadline timer; max_lateness_ms is timer fire minus deadline',
+  trace_backlog_peak_bytes: 'client: largest amount of trace and receipt data handed to the writer thread and not yet written',
+  trace: 'client writer thread: batches, bytes written, longest batch write (ms)',
 };
 
 /** The summary of one run, with DESIGN.md's field names. Pure: same inputs, same summary. */
@@ -88,7 +93,8 @@ export function buildSummary(i: SummaryInputs): RunSummary {
     cpu_cores: i.cpu,
     peak_rss_bytes: i.peak_rss_bytes,
     peak_overlapping_streams: i.peak_overlapping_streams,
-    trace_backlog_peak_bytes: 0,
+    trace_backlog_peak_bytes: i.trace.backlog_peak_bytes,
+    trace: i.trace,
     scheduler: i.scheduler,
     events: { server_errors, unknown: Object.fromEntries(i.unknown) },
     packet_ms: i.packet_ms,

@@ -1,0 +1,153 @@
+import { EventEmitter } from 'node:events';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startAppendEchoMock, type MockServer } from '@duplex-bench/mock-servers';
+import { startFaultyMock, type MockFault } from '@duplex-bench/mock-servers/testing';
+import { decodeSamples } from '@duplex-bench/metrics';
+import { runCommand, type RunIo } from './run-command';
+import { parseRunOptions } from './run-options';
+import type { RunSummary } from './summary';
+
+jest.setTimeout(60_000);
+
+interface ProbeOutcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+  summary: RunSummary;
+  dir: string;
+}
+
+async function probe(url: string, flags: string[]): Promise<ProbeOutcome> {
+  const dir = await mkdtemp(join(tmpdir(), 'probe-run-'));
+  let stdout = '';
+  let stderr = '';
+  const io: RunIo = {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s), isTTY: false },
+    signals: new EventEmitter(),
+    exitNow: (code) => {
+      throw new Error(`exitNow(${code}) in a test`);
+    },
+    argv: flags,
+  };
+  const code = await runCommand(parseRunOptions(['--url', url, '--output', dir, '--quiet', ...flags]), io);
+  const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as RunSummary;
+  return { code, stdout, stderr, summary, dir };
+}
+
+describe('probe run against the append-echo mock', () => {
+  let mock: MockServer;
+  beforeAll(async () => {
+    mock = await startAppendEchoMock({ port: 0 });
+  });
+  afterAll(() => mock.close());
+
+  it('streams every packet, qualifies, and its receipts and samples agree with the summary', async () => {
+    const { code, stdout, summary, dir } = await probe(mock.url, ['--concurrency', '4', '--duration', '1.2', '--trace', 'full', '--keep-traces']);
+    expect(code).toBe(0);
+    expect(summary.qualified).toBe(true);
+    expect(summary.sessions).toMatchObject({ started: 4, completed: 4, incomplete: 0, with_violation: 0 });
+    expect(summary.packets).toEqual({ sent: 4 * 15, late: 0 });
+    expect(stdout.trim().split('\n').pop()).toMatch(/^QUALIFIED/);
+
+    const sessions = await readdir(join(dir, 'sessions'));
+    expect(sessions).toHaveLength(4);
+    let maxDeviation_ms = 0;
+    for (const id of sessions) {
+      const receipts = JSON.parse(await readFile(join(dir, 'sessions', id, 'input-send-receipts.json'), 'utf8'));
+      const appends = receipts.appends as Array<{ event_id: string; seq: number; scheduled_s: number; start_s: number; completed_s: number }>;
+      expect(appends.map((a) => a.seq)).toEqual(Array.from({ length: 15 }, (_, i) => i));
+      for (const a of appends) {
+        expect(a.event_id).toBe(`${id}_a${a.seq}`);
+        expect(a.completed_s).toBeGreaterThanOrEqual(a.start_s);
+        maxDeviation_ms = Math.max(maxDeviation_ms, Math.abs((a.start_s - appends[0].start_s) * 1000 - a.seq * 80));
+      }
+      const lines = (await readFile(join(dir, 'sessions', id, 'trace.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+      expect(lines.filter((l) => l.direction === 'send' && l.event.type === 'input_audio_buffer.append')).toHaveLength(15);
+      expect(lines[0].event.type).toBe('session.created');
+      expect(lines.at(-1).event.type).toBe('session.closed');
+    }
+    // HDR keeps 3 significant digits: the summary's max is the receipts' max within 0.1%.
+    expect(summary.pacing_deviation_ms.max).toBeCloseTo(maxDeviation_ms, 0);
+
+    const samples = decodeSamples(await readFile(join(dir, 'samples.msgpack')));
+    expect(samples.sessions.reduce((n, s) => n + s.seq.length, 0)).toBe(summary.packets.sent);
+    const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
+    expect(run.load.client_loop.lags_over_80ms).toBe(summary.event_loop_lag_ms.over_80ms);
+    expect(run.host.logical_cores).toBeGreaterThan(0);
+  });
+
+  it('deletes traces after summarising unless --keep-traces', async () => {
+    const { dir } = await probe(mock.url, ['--concurrency', '1', '--duration', '0.4', '--trace', 'full']);
+    expect(await readdir(join(dir, 'sessions', 's0'))).toEqual(['input-send-receipts.json']);
+  });
+
+  it.each([
+    [150, 8],
+    [60, 0],
+  ])('a %i ms stall of the client loop makes %i of 8 sessions late', async (stall_ms, violations) => {
+    // Starts together: with starts spread over one packet, a 150 ms stall holds only the ticks due
+    // in its first 70 ms, 7 of 8 sessions.
+    const flags = ['--concurrency', '8', '--duration', '2', '--start-spread-ms', '0', '--inject-stall-ms', String(stall_ms)];
+    const { code, summary, stdout } = await probe(mock.url, flags);
+    expect(summary.sessions.with_violation).toBe(violations);
+    expect(summary.qualified).toBe(violations === 0);
+    expect(code).toBe(violations === 0 ? 0 : 3);
+    expect(stdout.trim().split('\n').pop()).toMatch(violations === 0 ? /^QUALIFIED/ : /^UNQUALIFIED/);
+  });
+
+  it('with --allow-unqualified, an unqualified run exits 0 and still says so', async () => {
+    const { code, summary } = await probe(mock.url, ['--concurrency', '2', '--duration', '1', '--inject-stall-ms', '150', '--allow-unqualified']);
+    expect(summary.qualified).toBe(false);
+    expect(code).toBe(0);
+  });
+});
+
+describe('probe run against a misbehaving server', () => {
+  const cases: Array<[string, MockFault['action'], string[]]> = [
+    ['server_closed', 'close', []],
+    ['malformed_frame', 'malformed_frame', []],
+    ['server_error', 'fatal_error', []],
+    ['drain_timeout', 'stop_answering', ['--drain-timeout-s', '0.5']],
+  ];
+  it.each(cases)('ends only the faulty sessions, as %s', async (reason, action, extra) => {
+    const server = await startFaultyMock({ after_appends: 3, action, every_nth_session: 2 });
+    try {
+      const { code, summary } = await probe(server.url, ['--concurrency', '4', '--duration', '0.8', '--open-parallel', '1', ...extra]);
+      expect(summary.sessions).toMatchObject({ started: 4, completed: 2, incomplete: 2, incomplete_reasons: { [reason]: 2 } });
+      expect(code).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('counts sessions refused with HTTP 503 as admission_refused after retrying', async () => {
+    const server = await startAppendEchoMock({ port: 0, max_sessions: 2 });
+    try {
+      const { summary } = await probe(server.url, ['--concurrency', '4', '--duration', '0.5', '--open-parallel', '1']);
+      expect(summary.sessions).toMatchObject({ completed: 2, incomplete_reasons: { admission_refused: 2 } });
+      expect(server.stats().sessions.refused_503).toBe(2 * 4);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('fails in one line with status 1 when nothing listens', async () => {
+    const server = await startAppendEchoMock({ port: 0 });
+    const url = server.url;
+    await server.close();
+    const dir = await mkdtemp(join(tmpdir(), 'probe-run-'));
+    let stderr = '';
+    const code = await runCommand(parseRunOptions(['--url', url, '--output', dir, '--concurrency', '2', '--duration', '1', '--quiet']), {
+      stdout: { write: () => true },
+      stderr: { write: (s: string) => (stderr += s) },
+      signals: new EventEmitter(),
+      exitNow: () => undefined,
+      argv: [],
+    });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^error: cannot connect to ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime: ECONNREFUSED\n$/);
+  });
+});

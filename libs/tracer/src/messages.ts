@@ -1,0 +1,52 @@
+/** Messages between the TraceWriter and its worker thread: a tagged union, switched on exhaustively. */
+
+export type TraceMode = 'full' | 'events' | 'off';
+
+/** A session's receipts in columns; the typed arrays are transferred, not copied. */
+export interface ReceiptBlock {
+  size: number;
+  event_ids: string[];
+  seq: Int32Array;
+  /** scheduled_s, start_s, completed_s for each receipt, interleaved. */
+  times: Float64Array;
+}
+
+export interface SessionLines {
+  session: string;
+  /** Whole trace lines, each ending in "\n". */
+  text: string;
+}
+
+export interface SessionEnd {
+  session: string;
+  receipts: ReceiptBlock;
+}
+
+export type ToWorker =
+  | { kind: 'batch'; batch: number; lines: SessionLines[]; ends: SessionEnd[] }
+  | { kind: 'stop' };
+
+export interface WriteFailure {
+  path: string;
+  errno?: string;
+  message: string;
+}
+
+export type FromWorker =
+  | { kind: 'ready' }
+  | {
+      kind: 'batch_done';
+      batch: number;
+      bytes: number;
+      write_ms: number;
+      /** Sessions whose files are complete on disk, with the first failure of each, if any. */
+      closed: Array<{ session: string; failure?: WriteFailure }>;
+    }
+  | { kind: 'stopped' };
+
+export interface WorkerOptions {
+  root: string;
+  mode: TraceMode;
+  /** Test hook: the worker waits this long per batch, as a slow disk would make it. */
+  delay_ms_per_batch: number;
+}

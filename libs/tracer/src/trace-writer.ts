@@ -1,0 +1,306 @@
+import { EventEmitter } from 'node:events';
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import type { FromWorker, SessionEnd, SessionLines, ToWorker, TraceMode, WorkerOptions } from './messages';
+import { ReceiptColumns } from './receipts-json';
+import { startWorker } from './start-worker';
+import { traceLine } from './trace-lines';
+
+/** What the receipts file keeps of one append. */
+export interface ReceiptTimes {
+  event_id: string;
+  seq: number;
+  scheduled_s: number;
+  start_s: number;
+  completed_s: number;
+}
+
+/**
+ * Where one session's records go. The session hands over what it sent and received and its
+ * receipts, never waits on a write, and is done only when `close()` resolves: its files complete.
+ * `sent` and `received` return false while the writer is backed up (a `drain` event follows).
+ */
+export interface SessionTraceSink {
+  sent(frame: string, time_s: number): boolean;
+  received(text: string, time_s: number): boolean;
+  receipt(r: ReceiptTimes): void;
+  /** Resolves when all of this session's records are on disk; rejects with TraceWriteError. */
+  close(): Promise<void>;
+}
+
+/** A failed write, with the path and errno; it fails only the session it belonged to. */
+export class TraceWriteError extends Error {
+  override readonly name = 'TraceWriteError';
+  readonly code = 'TRACE_WRITE_FAILED';
+  constructor(
+    readonly path: string,
+    readonly errno: string | undefined,
+    message: string,
+  ) {
+    super(`cannot write ${path}: ${message}`);
+  }
+}
+
+export interface TraceWriterOptions {
+  /** Run directory; files go to `<root>/sessions/<id>/`. */
+  root: string;
+  mode: TraceMode;
+  /** A session's lines are handed over at most this often. */
+  flush_interval_ms?: number;
+  /** Session ends arriving within this window go to disk in one batch. */
+  end_gather_ms?: number;
+  /** Backlog (bytes handed over, not yet written) above which `sent`/`received` return false. */
+  high_water_bytes?: number;
+  /** Test hook: the worker waits this long per batch. */
+  delay_ms_per_batch?: number;
+  /** Bound on the worker's start. */
+  start_timeout_ms?: number;
+}
+
+export interface TraceWriterStats {
+  batches: number;
+  bytes_written: number;
+  backlog_peak_bytes: number;
+  max_batch_write_ms: number;
+}
+
+/** Flush slots per interval: sessions are spread over them so no single hand-over is large. */
+const FLUSH_SLOTS = 10;
+
+interface OpenSession {
+  id: string;
+  slot: number;
+  lines: string[];
+  bytes: number;
+  receipts: ReceiptColumns;
+  closing: boolean;
+  resolve?: () => void;
+  reject?: (err: Error) => void;
+}
+
+/**
+ * One per process: a worker thread does every write, in batches. The event loop only formats
+ * lines (a splice of the frame string) and posts them, each session at most every 0.5 s, with
+ * session ends gathered 50 ms into one batch.
+ */
+export class TraceWriter extends EventEmitter {
+  private readonly worker: Worker;
+  private readonly sessions = new Map<string, OpenSession>();
+  private readonly ends: SessionEnd[] = [];
+  private endTimer: NodeJS.Timeout | null = null;
+  private flushTimer: NodeJS.Timeout | null = null;
+  private slotCursor = 0;
+  private nextSlot = 0;
+  private batch = 0;
+  private backlog = 0;
+  private readonly inFlight = new Map<number, number>();
+  private dead: Error | null = null;
+  private readonly counters: TraceWriterStats = { batches: 0, bytes_written: 0, backlog_peak_bytes: 0, max_batch_write_ms: 0 };
+  private readonly ready: Promise<void>;
+  private stopped: (() => void) | null = null;
+  private readonly highWater: number;
+  private backedUp = false;
+
+  constructor(private readonly options: TraceWriterOptions) {
+    super();
+    this.highWater = options.high_water_bytes ?? 64 * 2 ** 20;
+    const workerData: WorkerOptions = { root: options.root, mode: options.mode, delay_ms_per_batch: options.delay_ms_per_batch ?? 0 };
+    const file = join(__dirname, `writer-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
+    this.worker = startWorker(file, workerData);
+    this.ready = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('trace writer worker did not start in time')), options.start_timeout_ms ?? 15_000);
+      this.worker.once('message', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.worker.once('exit', () => clearTimeout(timer));
+    });
+    this.ready.catch((err: Error) => this.die(err));
+    this.worker.on('message', (m: FromWorker) => this.onMessage(m));
+    this.worker.on('error', (err) => this.die(new Error(`trace writer worker failed: ${err.message}`)));
+    this.worker.on('exit', (code) => {
+      if (this.stopped) this.stopped();
+      else this.die(new Error(`trace writer worker exited with code ${code}`));
+    });
+    if (options.mode !== 'off') {
+      const interval = (options.flush_interval_ms ?? 500) / FLUSH_SLOTS;
+      this.flushTimer = setInterval(() => this.flushSlot(), interval);
+      this.flushTimer.unref();
+    }
+  }
+
+  /** Resolves once the worker runs; rejects if it cannot start. */
+  started(): Promise<void> {
+    return this.ready;
+  }
+
+  /** The error the worker died of, if it did. */
+  get failure(): Error | null {
+    return this.dead;
+  }
+
+  stats(): TraceWriterStats {
+    return { ...this.counters };
+  }
+
+  openSession(id: string): SessionTraceSink {
+    const s: OpenSession = { id, slot: this.nextSlot++ % FLUSH_SLOTS, lines: [], bytes: 0, receipts: new ReceiptColumns(), closing: false };
+    this.sessions.set(id, s);
+    const tracing = this.options.mode !== 'off';
+    const add = (line: string): boolean => {
+      s.lines.push(line);
+      s.bytes += line.length;
+      return !this.backedUp;
+    };
+    return {
+      sent: (frame, time_s) => (tracing ? add(traceLine('send', time_s, frame)) : true),
+      received: (text, time_s) => (tracing ? add(traceLine('receive', time_s, text)) : true),
+      receipt: (r) => s.receipts.push(r.event_id, r.seq, r.scheduled_s, r.start_s, r.completed_s),
+      close: () => this.closeSession(s),
+    };
+  }
+
+  private closing: Promise<void> | null = null;
+
+  /** Writes what is pending, then stops the worker. Bounded by `timeout_ms`; later calls share the first. */
+  close(timeout_ms = 10_000): Promise<void> {
+    this.closing ??= this.stop(timeout_ms);
+    return this.closing;
+  }
+
+  private async stop(timeout_ms: number): Promise<void> {
+    if (this.flushTimer) clearInterval(this.flushTimer);
+    this.flushNow();
+    if (this.dead) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        void this.worker.terminate();
+        resolve();
+      }, timeout_ms);
+      this.stopped = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.post({ kind: 'stop' });
+    });
+  }
+
+  /** Test hook: ends the worker as a crash would. */
+  killWorker(): Promise<number> {
+    return this.worker.terminate();
+  }
+
+  private closeSession(s: OpenSession): Promise<void> {
+    if (this.dead) return Promise.reject(this.dead);
+    if (s.closing) return Promise.reject(new Error(`session ${s.id} closed twice`));
+    s.closing = true;
+    return new Promise<void>((resolve, reject) => {
+      s.resolve = resolve;
+      s.reject = reject;
+      this.ends.push({ session: s.id, receipts: s.receipts.take() });
+      this.endTimer ??= setTimeout(() => this.flushEnds(), this.options.end_gather_ms ?? 50);
+    });
+  }
+
+  private takeLines(s: OpenSession): SessionLines | null {
+    if (s.lines.length === 0) return null;
+    const text = s.lines.join('');
+    s.lines = [];
+    s.bytes = 0;
+    return { session: s.id, text };
+  }
+
+  private flushSlot(): void {
+    const slot = this.slotCursor++ % FLUSH_SLOTS;
+    const lines: SessionLines[] = [];
+    for (const s of this.sessions.values()) {
+      if (s.slot !== slot || s.closing) continue;
+      const l = this.takeLines(s);
+      if (l) lines.push(l);
+    }
+    if (lines.length > 0) this.sendBatch(lines, []);
+  }
+
+  private flushEnds(): void {
+    this.endTimer = null;
+    const ends = this.ends.splice(0);
+    const lines: SessionLines[] = [];
+    for (const end of ends) {
+      const s = this.sessions.get(end.session);
+      const l = s && this.takeLines(s);
+      if (l) lines.push(l);
+    }
+    this.sendBatch(lines, ends);
+  }
+
+  private flushNow(): void {
+    if (this.endTimer) clearTimeout(this.endTimer);
+    const lines: SessionLines[] = [];
+    for (const s of this.sessions.values()) {
+      const l = this.takeLines(s);
+      if (l) lines.push(l);
+    }
+    const ends = this.ends.splice(0);
+    if (lines.length > 0 || ends.length > 0) this.sendBatch(lines, ends);
+  }
+
+  private sendBatch(lines: SessionLines[], ends: SessionEnd[]): void {
+    if (this.dead) return;
+    const batch = ++this.batch;
+    let bytes = 0;
+    for (const l of lines) bytes += l.text.length;
+    for (const e of ends) bytes += e.receipts.size * 120;
+    this.inFlight.set(batch, bytes);
+    this.backlog += bytes;
+    if (this.backlog > this.counters.backlog_peak_bytes) this.counters.backlog_peak_bytes = this.backlog;
+    if (this.backlog > this.highWater) this.backedUp = true;
+    const transfer = ends.flatMap((e) => [e.receipts.seq.buffer, e.receipts.times.buffer]) as ArrayBuffer[];
+    this.post({ kind: 'batch', batch, lines, ends }, transfer);
+  }
+
+  private post(message: ToWorker, transfer: ArrayBuffer[] = []): void {
+    this.worker.postMessage(message, transfer);
+  }
+
+  private onMessage(m: FromWorker): void {
+    switch (m.kind) {
+      case 'ready':
+      case 'stopped':
+        break;
+      case 'batch_done': {
+        this.counters.batches++;
+        this.counters.bytes_written += m.bytes;
+        if (m.write_ms > this.counters.max_batch_write_ms) this.counters.max_batch_write_ms = m.write_ms;
+        this.backlog -= this.inFlight.get(m.batch) ?? 0;
+        this.inFlight.delete(m.batch);
+        if (this.backedUp && this.backlog <= this.highWater / 2) {
+          this.backedUp = false;
+          this.emit('drain');
+        }
+        for (const { session, failure } of m.closed) {
+          const s = this.sessions.get(session);
+          if (!s) continue;
+          this.sessions.delete(session);
+          if (failure) s.reject?.(new TraceWriteError(failure.path, failure.errno, failure.message));
+          else s.resolve?.();
+        }
+        break;
+      }
+      default: {
+        const never: never = m;
+        throw new Error(`trace writer: unknown message ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /** The worker is gone: every session still open fails with the reason. */
+  private die(err: Error): void {
+    if (this.dead) return;
+    this.dead = err;
+    if (this.flushTimer) clearInterval(this.flushTimer);
+    if (this.endTimer) clearTimeout(this.endTimer);
+    for (const s of this.sessions.values()) s.reject?.(err);
+    this.sessions.clear();
+    this.emit('failed', err);
+  }
+}

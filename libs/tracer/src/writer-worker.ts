@@ -1,0 +1,86 @@
+// The trace writer's thread: every file write of a run happens here, in batches, so the event
+// loop that paces packets never waits on the disk (seed 000: page writeback stalled a client's
+// loop for hundreds of ms when it wrote traces itself).
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { FromWorker, ToWorker, WorkerOptions, WriteFailure } from './messages';
+import { receiptsJson } from './receipts-json';
+import { withoutAudio } from './trace-lines';
+
+const options = workerData as WorkerOptions;
+const port = parentPort;
+if (!port) throw new Error('writer-worker must run as a worker thread');
+
+const failures = new Map<string, WriteFailure>();
+const madeDirs = new Set<string>();
+
+function post(message: FromWorker): void {
+  port?.postMessage(message);
+}
+
+function sessionDir(session: string): string {
+  const dir = join(options.root, 'sessions', session);
+  if (!madeDirs.has(dir)) {
+    mkdirSync(dir, { recursive: true });
+    madeDirs.add(dir);
+  }
+  return dir;
+}
+
+/** Runs one write for a session; the first failure is kept and later writes of that session skipped. */
+function guarded(session: string, path: () => string, write: (path: string) => void): number {
+  if (failures.has(session)) return 0;
+  let target = '';
+  try {
+    target = path();
+    write(target);
+    return 1;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    failures.set(session, { path: e.path ?? (target || join(options.root, 'sessions', session)), errno: e.code, message: e.message });
+    return 0;
+  }
+}
+
+function sleepMs(ms: number): void {
+  // Only the test hook blocks, and only this thread.
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function onBatch(message: Extract<ToWorker, { kind: 'batch' }>): void {
+  const started = performance.now();
+  if (options.delay_ms_per_batch > 0) sleepMs(options.delay_ms_per_batch);
+  let bytes = 0;
+  for (const { session, text } of message.lines) {
+    const body = options.mode === 'events' ? text.split('\n').map(withoutAudio).join('\n') : text;
+    guarded(session, () => join(sessionDir(session), 'trace.jsonl'), (p) => appendFileSync(p, body));
+    bytes += body.length;
+  }
+  const closed: Array<{ session: string; failure?: WriteFailure }> = [];
+  for (const { session, receipts } of message.ends) {
+    const json = receiptsJson(receipts);
+    guarded(session, () => join(sessionDir(session), 'input-send-receipts.json'), (p) => writeFileSync(p, json));
+    bytes += json.length;
+    closed.push({ session, failure: failures.get(session) });
+    failures.delete(session);
+  }
+  post({ kind: 'batch_done', batch: message.batch, bytes, write_ms: performance.now() - started, closed });
+}
+
+port.on('message', (message: ToWorker) => {
+  switch (message.kind) {
+    case 'batch':
+      onBatch(message);
+      break;
+    case 'stop':
+      post({ kind: 'stopped' });
+      port.close();
+      break;
+    default: {
+      const never: never = message;
+      throw new Error(`writer-worker: unknown message ${JSON.stringify(never)}`);
+    }
+  }
+});
+post({ kind: 'ready' });
