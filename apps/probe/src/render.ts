@@ -26,7 +26,7 @@ export function renderRunSummary(s: RunSummary, output: string): string {
   const unqualifiedWhy = s.packets.sent === 0 ? 'no packet was sent' : `${s.packets.late} late packet(s) in ${s.sessions.with_violation} session(s)`;
   lines.push(
     s.interrupted
-      ? `INTERRUPTED: partial run, ${s.qualified ? 'no late packet so far' : unqualifiedWhy}`
+      ? `INTERRUPTED: partial run, not a server measurement; ${s.packets.late === 0 ? 'no late packet so far' : unqualifiedWhy}`
       : s.qualified
         ? 'QUALIFIED: every packet within one packet interval of its schedule; this run measures the server'
         : `UNQUALIFIED: ${unqualifiedWhy}; the client missed its cadence, so this run is not a server measurement`,

@@ -28,14 +28,10 @@ const roundUs = (us: number): number => Math.round(us) / 1000;
 export function percentilesMs(histogram: Histogram): PercentilesMs {
   const count = histogram.totalCount;
   if (count === 0) return { count, p50: null, p90: null, p99: null, p99_9: null, max: null };
-  return {
-    count,
-    p50: roundUs(histogram.getValueAtPercentile(50)),
-    p90: roundUs(histogram.getValueAtPercentile(90)),
-    p99: roundUs(histogram.getValueAtPercentile(99)),
-    p99_9: roundUs(histogram.getValueAtPercentile(99.9)),
-    max: roundUs(histogram.maxValue),
-  };
+  // A percentile reads the top of its bucket, which can pass the exact max: clamp to it.
+  const max = histogram.maxValue;
+  const at = (p: number) => roundUs(Math.min(histogram.getValueAtPercentile(p), max));
+  return { count, p50: at(50), p90: at(90), p99: at(99), p99_9: at(99.9), max: roundUs(max) };
 }
 
 /** Compressed base64: the form histograms take across threads, processes and files. */

@@ -57,10 +57,11 @@ export class SampleStore {
     return column;
   }
 
-  /** Stream intervals [first send start, last send start] of every session that sent a packet. */
+  /** Input stream intervals [first send start, last send start + one packet] of every session that sent a packet. */
   streamIntervals(): Array<[number, number]> {
     const out: Array<[number, number]> = [];
-    for (const c of this.sessions.values()) if (c.size > 0) out.push([c.f[1], c.f[4 * (c.size - 1) + 1]]);
+    const packet_s = this.packet_ms / 1000;
+    for (const c of this.sessions.values()) if (c.size > 0) out.push([c.f[1], c.f[4 * (c.size - 1) + 1] + packet_s]);
     return out;
   }
 

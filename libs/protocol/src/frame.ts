@@ -1,11 +1,17 @@
 import { ProtocolError } from './errors';
 
 /** A received frame: its text as it arrived, its type read without decoding any payload. */
-export interface DecodedFrame {
-  type: string;
-  text: string;
+export class DecodedFrame {
+  constructor(
+    readonly type: string,
+    readonly text: string,
+    private parsed?: Record<string, unknown>,
+  ) {}
+
   /** The parsed event. Large frames are parsed only when this is called. */
-  event(): Record<string, unknown>;
+  event(): Record<string, unknown> {
+    return (this.parsed ??= parseObject(this.text));
+  }
 }
 
 /** Frames at or above this size have their type read from the text; smaller ones are parsed at once. */
@@ -37,17 +43,14 @@ function parseObject(text: string): Record<string, unknown> {
 export function decodeFrame(text: string): DecodedFrame {
   if (text.length >= PEEK_FROM_CHARS && text.charCodeAt(text.length - 1) === 0x7d /* } */) {
     const match = LEADING_TYPE.exec(text);
-    if (match) {
-      let parsed: Record<string, unknown> | undefined;
-      return { type: match[1], text, event: () => (parsed ??= parseObject(text)) };
-    }
+    if (match) return new DecodedFrame(match[1], text);
   }
   const parsed = parseObject(text);
   const type = parsed.type;
   if (typeof type !== 'string' || type.length === 0) {
     throw new ProtocolError('MALFORMED_FRAME', 'frame has no string "type"', { excerpt: excerpt(text) });
   }
-  return { type, text, event: () => parsed };
+  return new DecodedFrame(type, text, parsed);
 }
 
 /** Bytes carried by a base64 string, without decoding it. */

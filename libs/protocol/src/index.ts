@@ -1,5 +1,4 @@
-export { decodeFrame, base64ByteLength } from './frame';
-export type { DecodedFrame } from './frame';
+export { decodeFrame, base64ByteLength, DecodedFrame } from './frame';
 export {
   NativeEvent,
   isKnownNativeType,

@@ -13,8 +13,9 @@ export interface ReceiptBlock {
 
 export interface SessionLines {
   session: string;
-  /** Whole trace lines, each ending in "\n". */
-  text: string;
+  /** Whole trace lines, each ending in "\n", as bytes; their buffers are transferred. */
+  chunks: Uint8Array[];
+  bytes: number;
 }
 
 export interface SessionEnd {
@@ -49,4 +50,6 @@ export interface WorkerOptions {
   mode: TraceMode;
   /** Test hook: the worker waits this long per batch, as a slow disk would make it. */
   delay_ms_per_batch: number;
+  /** Nice value of the writer thread (Linux), above the loop's. */
+  nice: number;
 }

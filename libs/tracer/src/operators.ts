@@ -9,9 +9,9 @@ export function traceReceipts<T extends ReceiptTimes & { frame: string }>(sink: 
   });
 }
 
-/** Hands every received frame to the sink, as it arrived. */
-export function traceReceived<T extends { frame: { text: string }; received_s: number }>(
+/** Hands every received frame to the sink, as it arrived: its bytes when the transport kept them. */
+export function traceReceived<T extends { frame: { text: string }; raw?: Uint8Array; received_s: number }>(
   sink: SessionTraceSink,
 ): MonoTypeOperatorFunction<T> {
-  return tap((e) => sink.received(e.frame.text, e.received_s));
+  return tap((e) => sink.received(e.raw ?? e.frame.text, e.received_s));
 }

@@ -4,7 +4,7 @@ import type { Worker } from 'node:worker_threads';
 import type { FromWorker, SessionEnd, SessionLines, ToWorker, TraceMode, WorkerOptions } from './messages';
 import { ReceiptColumns } from './receipts-json';
 import { startWorker } from './start-worker';
-import { traceLine } from './trace-lines';
+import { LineChunks } from './line-chunks';
 
 /** What the receipts file keeps of one append. */
 export interface ReceiptTimes {
@@ -22,7 +22,8 @@ export interface ReceiptTimes {
  */
 export interface SessionTraceSink {
   sent(frame: string, time_s: number): boolean;
-  received(text: string, time_s: number): boolean;
+  /** A received frame, as text or as the bytes that arrived (preferred: no re-encoding). */
+  received(frame: string | Uint8Array, time_s: number): boolean;
   receipt(r: ReceiptTimes): void;
   /** Resolves when all of this session's records are on disk; rejects with TraceWriteError. */
   close(): Promise<void>;
@@ -55,6 +56,8 @@ export interface TraceWriterOptions {
   delay_ms_per_batch?: number;
   /** Bound on the worker's start. */
   start_timeout_ms?: number;
+  /** Nice value of the writer thread on Linux (default 10). */
+  nice?: number;
 }
 
 export interface TraceWriterStats {
@@ -70,8 +73,7 @@ const FLUSH_SLOTS = 10;
 interface OpenSession {
   id: string;
   slot: number;
-  lines: string[];
-  bytes: number;
+  lines: LineChunks;
   receipts: ReceiptColumns;
   closing: boolean;
   resolve?: () => void;
@@ -104,7 +106,12 @@ export class TraceWriter extends EventEmitter {
   constructor(private readonly options: TraceWriterOptions) {
     super();
     this.highWater = options.high_water_bytes ?? 64 * 2 ** 20;
-    const workerData: WorkerOptions = { root: options.root, mode: options.mode, delay_ms_per_batch: options.delay_ms_per_batch ?? 0 };
+    const workerData: WorkerOptions = {
+      root: options.root,
+      mode: options.mode,
+      delay_ms_per_batch: options.delay_ms_per_batch ?? 0,
+      nice: options.nice ?? 10,
+    };
     const file = join(__dirname, `writer-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
     this.worker = startWorker(file, workerData);
     this.ready = new Promise((resolve, reject) => {
@@ -144,17 +151,18 @@ export class TraceWriter extends EventEmitter {
   }
 
   openSession(id: string): SessionTraceSink {
-    const s: OpenSession = { id, slot: this.nextSlot++ % FLUSH_SLOTS, lines: [], bytes: 0, receipts: new ReceiptColumns(), closing: false };
+    const s: OpenSession = { id, slot: this.nextSlot++ % FLUSH_SLOTS, lines: new LineChunks(), receipts: new ReceiptColumns(), closing: false };
     this.sessions.set(id, s);
     const tracing = this.options.mode !== 'off';
-    const add = (line: string): boolean => {
-      s.lines.push(line);
-      s.bytes += line.length;
-      return !this.backedUp;
-    };
     return {
-      sent: (frame, time_s) => (tracing ? add(traceLine('send', time_s, frame)) : true),
-      received: (text, time_s) => (tracing ? add(traceLine('receive', time_s, text)) : true),
+      sent: (frame, time_s) => {
+        if (tracing) s.lines.append('send', time_s, frame);
+        return !this.backedUp;
+      },
+      received: (frame, time_s) => {
+        if (tracing) s.lines.append('receive', time_s, frame);
+        return !this.backedUp;
+      },
       receipt: (r) => s.receipts.push(r.event_id, r.seq, r.scheduled_s, r.start_s, r.completed_s),
       close: () => this.closeSession(s),
     };
@@ -203,11 +211,9 @@ export class TraceWriter extends EventEmitter {
   }
 
   private takeLines(s: OpenSession): SessionLines | null {
-    if (s.lines.length === 0) return null;
-    const text = s.lines.join('');
-    s.lines = [];
-    s.bytes = 0;
-    return { session: s.id, text };
+    const bytes = s.lines.bytes;
+    if (bytes === 0) return null;
+    return { session: s.id, chunks: s.lines.take(), bytes };
   }
 
   private flushSlot(): void {
@@ -248,13 +254,16 @@ export class TraceWriter extends EventEmitter {
     if (this.dead) return;
     const batch = ++this.batch;
     let bytes = 0;
-    for (const l of lines) bytes += l.text.length;
+    for (const l of lines) bytes += l.bytes;
     for (const e of ends) bytes += e.receipts.size * 120;
     this.inFlight.set(batch, bytes);
     this.backlog += bytes;
     if (this.backlog > this.counters.backlog_peak_bytes) this.counters.backlog_peak_bytes = this.backlog;
     if (this.backlog > this.highWater) this.backedUp = true;
-    const transfer = ends.flatMap((e) => [e.receipts.seq.buffer, e.receipts.times.buffer]) as ArrayBuffer[];
+    const transfer = [
+      ...lines.flatMap((l) => l.chunks.map((c) => c.buffer)),
+      ...ends.flatMap((e) => [e.receipts.seq.buffer, e.receipts.times.buffer]),
+    ] as ArrayBuffer[];
     this.post({ kind: 'batch', batch, lines, ends }, transfer);
   }
 

@@ -7,6 +7,8 @@ import { TransportError } from './errors';
 /** A frame as it arrived, stamped with the clock reading taken in the socket's message handler. */
 export interface ReceivedEvent {
   frame: DecodedFrame;
+  /** The frame's bytes as they arrived, for traces written without re-encoding. */
+  raw: Buffer;
   received_s: number;
 }
 
@@ -214,6 +216,6 @@ export class WsConnection {
       this.fail(err as Error);
       return;
     }
-    this.subject.next({ frame, received_s });
+    this.subject.next({ frame, raw: data, received_s });
   }
 }

@@ -20,7 +20,7 @@ import { UsageError } from '@duplex-bench/launcher';
 import { renderRunSummary } from '../render';
 import { Progress } from './progress';
 import type { RunOptions } from './run-options';
-import { NativeSession, reasonOf, type SessionContext, type SessionResult } from './session';
+import { NativeSession, reasonOf, SendBarrier, type SessionContext, type SessionResult } from './session';
 import { buildSummary } from './summary';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, unqualified: 3, interrupted: 130 } as const;
@@ -117,6 +117,7 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
     unknownEvents: new Map(),
     onStreamStart: () => overlap.open(),
     onStreamEnd: () => overlap.close(),
+    allSent: new SendBarrier(),
     onPacket: () => packetsSent++,
   };
   const runJson = {
@@ -176,6 +177,7 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
     const { opened, failed } = await openAll(sessions.slice(1), opts.open_parallel, () => interrupted);
     opened.unshift(sessions[0]);
 
+    ctx.allSent.expect(opened.length);
     const gate_s = clock.now_s() + GATE_MARGIN_S;
     runJson.gate_s = gate_s;
     pacing.setSteadyFrom(gate_s + opts.warmup_s);

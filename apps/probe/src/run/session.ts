@@ -31,6 +31,8 @@ export interface SessionContext {
   unknownEvents: Map<string, number>;
   onStreamStart(): void;
   onStreamEnd(): void;
+  /** Held until every session of the run has sent its last packet. */
+  allSent: SendBarrier;
   onPacket(): void;
 }
 
@@ -44,6 +46,29 @@ export interface SessionResult {
   late: number;
   server_errors: number;
   drain?: NativeDrainReport;
+}
+
+/**
+ * Resolves once `count` sessions have each reported that they are done sending. Sessions send
+ * `sglang.input_audio.end` only then: at 512 sessions the end flows of the first sessions to finish
+ * (frames, socket closes, receipts) took the loop while the others' last packets were due, and made
+ * them up to 80 ms late. Holding the ends moves the input end of an early session by at most the
+ * start spread (one packet by default).
+ */
+export class SendBarrier {
+  private left = Infinity;
+  private release!: () => void;
+  readonly passed = new Promise<void>((resolve) => (this.release = resolve));
+
+  /** Sets how many sessions will report; call once, before streaming. */
+  expect(count: number): void {
+    this.left = count;
+    if (count <= 0) this.release();
+  }
+
+  done(): void {
+    if (--this.left <= 0) this.release();
+  }
 }
 
 /** Maps any error a session can end with to its incomplete reason. */
@@ -111,7 +136,13 @@ export class NativeSession {
   async stream(start_s: number): Promise<SessionResult> {
     const result: SessionResult = { id: this.id, completed: false, violation: false, packets_sent: 0, late: 0, server_errors: 0 };
     try {
-      await this.sendAll(start_s, result);
+      try {
+        await this.sendAll(start_s, result);
+      } finally {
+        this.ctx.allSent.done();
+      }
+      if (this.broken) throw this.broken;
+      await this.ctx.allSent.passed;
       if (this.broken) throw this.broken;
       result.drain = await nativeEndSession(this.conn, { end: `${this.id}_end`, close: `${this.id}_close` }, this.flowOptions());
       result.completed = true;

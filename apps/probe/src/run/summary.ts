@@ -77,7 +77,8 @@ export function buildSummary(i: SummaryInputs): RunSummary {
     server_errors += r.server_errors;
   }
   const summary: RunSummary = {
-    qualified: i.pacing.packets.late === 0 && i.pacing.packets.sent > 0,
+    // An interrupted run is partial: never a qualified measurement, whatever its packets did.
+    qualified: !i.interrupted && i.pacing.packets.late === 0 && i.pacing.packets.sent > 0,
     interrupted: i.interrupted,
     sessions: {
       started: i.results.length,

@@ -1,0 +1,65 @@
+import { pack } from 'msgpackr';
+import { decodeSamples, encodeSamples, SampleStore } from './samples';
+import type { PacketTimes } from './pacing-recorder';
+
+function packet(seq: number, origin_s: number, dev_ms: number): PacketTimes {
+  const start_s = origin_s + (seq * 80 + dev_ms) / 1000;
+  return { seq, scheduled_s: origin_s + seq * 0.08, start_s, completed_s: start_s + 0.0003, send_ms: 0.3, buffered_bytes: 0 };
+}
+
+describe('SampleStore', () => {
+  it('keeps every packet in typed columns, past the initial capacity', () => {
+    const store = new SampleStore(80);
+    const column = store.open('s1');
+    const packets = Array.from({ length: 200 }, (_, seq) => packet(seq, 100, seq % 7));
+    for (const p of packets) column.push(p);
+    store.open('idle');
+
+    const file = store.toFile();
+    expect(file).toMatchObject({ format: 'duplex-bench.samples', version: 1, packet_ms: 80 });
+    const [s1, idle] = file.sessions;
+    expect(s1.id).toBe('s1');
+    expect(s1.seq).toBeInstanceOf(Int32Array);
+    for (const k of ['scheduled_s', 'start_s', 'completed_s', 'send_ms', 'deviation_ms'] as const) {
+      expect(s1[k]).toBeInstanceOf(Float64Array);
+      expect(s1[k]).toHaveLength(200);
+    }
+    expect(Array.from(s1.seq)).toEqual(packets.map((p) => p.seq));
+    expect(Array.from(s1.start_s)).toEqual(packets.map((p) => p.start_s));
+    expect(Array.from(s1.completed_s)).toEqual(packets.map((p) => p.completed_s));
+    // Deviation from packet 0's send start, signed.
+    for (let i = 0; i < 200; i++) expect(s1.deviation_ms[i]).toBeCloseTo(i % 7, 6);
+    expect(idle.id).toBe('idle');
+    expect(idle.seq).toHaveLength(0);
+    // A stream runs from its first send to one packet after its last.
+    expect(store.streamIntervals()).toEqual([[packets[0].start_s, packets[199].start_s + 0.08]]);
+  });
+
+  it('comes back from samples.msgpack with its typed arrays typed', () => {
+    const store = new SampleStore(80);
+    const a = store.open('a');
+    for (let seq = 0; seq < 70; seq++) a.push(packet(seq, 5, -seq / 10));
+    const b = store.open('b');
+    b.push(packet(0, 6, 0));
+    store.open('idle');
+    const file = store.toFile();
+
+    const back = decodeSamples(encodeSamples(file));
+    expect(back).toEqual(file);
+    for (const s of back.sessions) {
+      expect(s.seq).toBeInstanceOf(Int32Array);
+      expect(s.scheduled_s).toBeInstanceOf(Float64Array);
+      expect(s.start_s).toBeInstanceOf(Float64Array);
+      expect(s.completed_s).toBeInstanceOf(Float64Array);
+      expect(s.send_ms).toBeInstanceOf(Float64Array);
+      expect(s.deviation_ms).toBeInstanceOf(Float64Array);
+    }
+    expect(back.sessions.map((s) => s.seq.length)).toEqual([70, 1, 0]);
+    expect(Array.from(back.sessions[0].deviation_ms)).toEqual(Array.from(file.sessions[0].deviation_ms));
+  });
+
+  it('refuses bytes that are not a samples file', () => {
+    expect(() => decodeSamples(pack({ format: 'something.else' }))).toThrow(/not a duplex-bench samples file/);
+    expect(() => decodeSamples(pack(null))).toThrow(/not a duplex-bench samples file/);
+  });
+});

@@ -1,0 +1,144 @@
+import { randomBytes } from 'node:crypto';
+import { ProtocolError } from './errors';
+import { base64ByteLength, decodeFrame } from './frame';
+
+/** A frame of exactly `chars` characters whose `type` leads, padded inside a string field. */
+function frameOfLength(type: string, chars: number): string {
+  const head = `{"type":"${type}","delta":"`;
+  const tail = '"}';
+  return head + 'A'.repeat(chars - head.length - tail.length) + tail;
+}
+
+function decodeError(text: string): ProtocolError {
+  try {
+    decodeFrame(text);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ProtocolError);
+    return err as ProtocolError;
+  }
+  throw new Error(`decodeFrame accepted ${JSON.stringify(text)}`);
+}
+
+describe('decodeFrame', () => {
+  let parse: jest.SpyInstance;
+  beforeEach(() => {
+    parse = jest.spyOn(JSON, 'parse');
+  });
+  afterEach(() => {
+    parse.mockRestore();
+  });
+
+  it('parses a small frame at once and keeps its text as it arrived', () => {
+    const text = '{"type":"session.created","session":{"id":"s1"}}';
+    const frame = decodeFrame(text);
+    expect(parse).toHaveBeenCalledTimes(1);
+    expect(frame.type).toBe('session.created');
+    expect(frame.text).toBe(text);
+    expect(frame.event()).toEqual({ type: 'session.created', session: { id: 's1' } });
+    expect(frame.event()).toBe(frame.event());
+    expect(parse).toHaveBeenCalledTimes(1);
+  });
+
+  it('reads the type of a small frame wherever it stands in the object', () => {
+    expect(decodeFrame('{"seq":3,"type":"sglang.input_audio.accepted"}').type).toBe('sglang.input_audio.accepted');
+  });
+
+  it('reads the type of a frame of 512 chars or more without parsing it, and parses once on demand', () => {
+    const text = frameOfLength('response.output_audio.delta', 512);
+    expect(text).toHaveLength(512);
+    const frame = decodeFrame(text);
+    expect(frame.type).toBe('response.output_audio.delta');
+    expect(parse).not.toHaveBeenCalled();
+    const event = frame.event();
+    expect(event.type).toBe('response.output_audio.delta');
+    expect((event.delta as string).length).toBeGreaterThan(400);
+    expect(frame.event()).toBe(event);
+    expect(parse).toHaveBeenCalledTimes(1);
+  });
+
+  it('parses a frame of 511 chars at once', () => {
+    const text = frameOfLength('response.output_audio.delta', 511);
+    expect(text).toHaveLength(511);
+    expect(decodeFrame(text).type).toBe('response.output_audio.delta');
+    expect(parse).toHaveBeenCalledTimes(1);
+  });
+
+  it('tolerates white space around the leading type of a large frame', () => {
+    const text = '{ "type" : "response.output_audio.delta" ,"delta":"' + 'A'.repeat(600) + '"}';
+    expect(decodeFrame(text).type).toBe('response.output_audio.delta');
+    expect(parse).not.toHaveBeenCalled();
+  });
+
+  it('parses a large frame whose type does not lead', () => {
+    const text = '{"delta":"' + 'A'.repeat(600) + '","type":"response.output_audio.delta"}';
+    expect(decodeFrame(text).type).toBe('response.output_audio.delta');
+    expect(parse).toHaveBeenCalledTimes(1);
+  });
+
+  it('parses a large frame whose leading type has an escape, and unescapes it', () => {
+    const text = '{"type":"odd\\"type","delta":"' + 'A'.repeat(600) + '"}';
+    expect(decodeFrame(text).type).toBe('odd"type');
+    expect(parse).toHaveBeenCalledTimes(1);
+  });
+
+  it('parses a large frame that does not end in "}" (trailing white space)', () => {
+    const text = frameOfLength('response.output_audio.delta', 600) + '\n';
+    expect(decodeFrame(text).type).toBe('response.output_audio.delta');
+    expect(parse).toHaveBeenCalledTimes(1);
+  });
+
+  it('reports a truncated large frame as MALFORMED_FRAME at once', () => {
+    const text = frameOfLength('response.output_audio.delta', 600).slice(0, -2);
+    const error = decodeError(text);
+    expect(error.code).toBe('MALFORMED_FRAME');
+    expect(error.info.excerpt).toBe(`${text.slice(0, 80)}…`);
+  });
+
+  it('reports a peeked large frame that is not JSON when its event is asked for', () => {
+    const text = '{"type":"response.output_audio.delta","delta":"' + 'A'.repeat(600) + '}';
+    const frame = decodeFrame(text);
+    expect(frame.type).toBe('response.output_audio.delta');
+    expect(() => frame.event()).toThrow(ProtocolError);
+  });
+
+  it.each([
+    ['not JSON at all', 'hello'],
+    ['a truncated object', '{"type":"response.output_audio.delta","delta":'],
+    ['an empty text', ''],
+    ['an array', '[{"type":"session.created"}]'],
+    ['null', 'null'],
+    ['a string', '"session.created"'],
+    ['a number', '42'],
+  ])('rejects %s as MALFORMED_FRAME with an excerpt', (_name, text) => {
+    const error = decodeError(text);
+    expect(error.name).toBe('ProtocolError');
+    expect(error.code).toBe('MALFORMED_FRAME');
+    expect(error.info.excerpt).toBe(text);
+  });
+
+  it.each([
+    ['no type', '{"event_id":"e1"}'],
+    ['a numeric type', '{"type":5}'],
+    ['a null type', '{"type":null}'],
+    ['an empty type', '{"type":""}'],
+    ['an object type', '{"type":{"name":"session.created"}}'],
+  ])('rejects a frame with %s as MALFORMED_FRAME', (_name, text) => {
+    const error = decodeError(text);
+    expect(error.code).toBe('MALFORMED_FRAME');
+    expect(error.message).toMatch(/no string "type"/);
+  });
+});
+
+describe('base64ByteLength', () => {
+  it.each(Array.from({ length: 11 }, (_, n) => n))('counts %i bytes as Buffer does, padded and unpadded', (n) => {
+    const padded = randomBytes(n).toString('base64');
+    expect(base64ByteLength(padded)).toBe(Buffer.from(padded, 'base64').length);
+    expect(base64ByteLength(padded)).toBe(n);
+    const unpadded = padded.replace(/=+$/, '');
+    expect(base64ByteLength(unpadded)).toBe(n);
+  });
+
+  it('counts a 2,560-byte packet without decoding it', () => {
+    expect(base64ByteLength(Buffer.alloc(2560).toString('base64'))).toBe(2560);
+  });
+});

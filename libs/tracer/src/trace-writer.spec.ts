@@ -1,0 +1,76 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TraceWriteError, TraceWriter, type ReceiptTimes } from './trace-writer';
+
+const BOUND_MS = 10_000;
+
+const receipt = (seq: number): ReceiptTimes => ({
+  event_id: `s1_append_${seq}`,
+  seq,
+  scheduled_s: 1000 + seq * 0.08,
+  start_s: 1000 + seq * 0.08 + 0.000125,
+  completed_s: 1000 + seq * 0.08 + 0.00025 + seq * 1e-9,
+});
+
+describe('TraceWriter, receipts only (--trace off)', () => {
+  let root: string;
+  let writer: TraceWriter | undefined;
+
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'duplex-bench-tracer-'));
+  });
+
+  afterEach(async () => {
+    await writer?.close(2000);
+    writer = undefined;
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('writes sessions/<id>/input-send-receipts.json as compact JSON with every receipt, past 256 of them', async () => {
+    writer = new TraceWriter({ root, mode: 'off', start_timeout_ms: BOUND_MS });
+    await writer.started();
+    const sink = writer.openSession('s1');
+    const receipts = Array.from({ length: 1000 }, (_, seq) => receipt(seq));
+    for (const r of receipts) {
+      expect(sink.sent(`{"type":"input_audio_buffer.append","event_id":"${r.event_id}"}`, r.start_s)).toBe(true);
+      sink.receipt(r);
+      sink.received('{"type":"sglang.input_audio.accepted"}', r.completed_s);
+    }
+    await sink.close();
+
+    const text = await readFile(join(root, 'sessions', 's1', 'input-send-receipts.json'), 'utf8');
+    expect(text).not.toMatch(/\s/);
+    const file = JSON.parse(text) as { appends: ReceiptTimes[] };
+    expect(Object.keys(file)).toEqual(['appends']);
+    // Times survive exactly: the file is what the pacing check is redone from.
+    expect(file.appends).toEqual(receipts);
+    expect(Object.keys(file.appends[0])).toEqual(['event_id', 'seq', 'scheduled_s', 'start_s', 'completed_s']);
+    // Receipts only: no trace file.
+    await expect(readFile(join(root, 'sessions', 's1', 'trace.jsonl'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('rejects a session close with TraceWriteError carrying the path and errno when its directory cannot be created', async () => {
+    const fileRoot = join(root, 'not-a-directory');
+    await writeFile(fileRoot, 'x');
+    writer = new TraceWriter({ root: fileRoot, mode: 'off', start_timeout_ms: BOUND_MS });
+    await writer.started();
+    const sink = writer.openSession('s1');
+    sink.receipt(receipt(0));
+    const error = await sink.close().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(TraceWriteError);
+    const e = error as TraceWriteError;
+    expect(e.name).toBe('TraceWriteError');
+    expect(e.code).toBe('TRACE_WRITE_FAILED');
+    expect(e.errno).toBe('ENOTDIR');
+    const dir = join(fileRoot, 'sessions', 's1');
+    expect([dir, join(dir, 'input-send-receipts.json')]).toContain(e.path);
+    expect(e.message).toContain(e.path);
+
+    // Only that session fails: the writer goes on for the others.
+    expect(writer.failure).toBeNull();
+  });
+});

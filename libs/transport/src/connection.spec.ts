@@ -1,0 +1,198 @@
+import { firstValueFrom } from 'rxjs';
+import { monotonicClock } from '@duplex-bench/pacer';
+import { ProtocolError } from '@duplex-bench/protocol';
+import { WsConnection } from './connection';
+import { TransportError } from './errors';
+import {
+  closedPortUrl,
+  startSilentTcpServer,
+  startWsTestServer,
+  streamEnd,
+  within,
+  type TestServer,
+} from './test-servers.spec-helpers';
+
+const BOUND_MS = 3000;
+
+async function openError(conn: WsConnection): Promise<TransportError> {
+  const error = await within(
+    conn.opened.then(
+      () => {
+        throw new Error('opened resolved');
+      },
+      (err: unknown) => err,
+    ),
+    BOUND_MS,
+    'opened',
+  );
+  expect(error).toBeInstanceOf(TransportError);
+  return error as TransportError;
+}
+
+describe('WsConnection', () => {
+  let server: TestServer | undefined;
+  let conn: WsConnection | undefined;
+
+  afterEach(async () => {
+    await conn?.close(500);
+    await server?.close();
+    conn = undefined;
+    server = undefined;
+  });
+
+  describe('opening', () => {
+    it('fails as admission_refused after 4 attempts when every upgrade gets HTTP 503 (3 retries by default)', async () => {
+      server = await startWsTestServer(() => 503);
+      conn = WsConnection.open(server.url, { retry_delay_ms: 5, session_id: 's1' });
+      const ended = streamEnd(conn.events$, BOUND_MS);
+      const error = await openError(conn);
+      expect(error.reason).toBe('admission_refused');
+      expect(error.code).toBe('TRANSPORT_ADMISSION_REFUSED');
+      expect(error.info).toMatchObject({ status: 503, attempts: 4, session_id: 's1', url: server.url });
+      expect(conn.attempts).toBe(4);
+      expect(server.upgrades).toBe(4);
+      expect((await ended).error).toBe(error);
+    });
+
+    it('retries on 503 as many times as asked', async () => {
+      server = await startWsTestServer(() => 503);
+      conn = WsConnection.open(server.url, { retries_on_503: 1, retry_delay_ms: 5 });
+      expect((await openError(conn)).reason).toBe('admission_refused');
+      expect(conn.attempts).toBe(2);
+      expect(server.upgrades).toBe(2);
+    });
+
+    it('opens on the third attempt when the first two upgrades get HTTP 503', async () => {
+      server = await startWsTestServer((n) => (n <= 2 ? 503 : () => undefined));
+      conn = WsConnection.open(server.url, { retry_delay_ms: 5 });
+      await within(conn.opened, BOUND_MS, 'opened');
+      expect(conn.attempts).toBe(3);
+      expect(conn.isOpen).toBe(true);
+      expect(server.upgrades).toBe(3);
+    });
+
+    it('does not retry an upgrade refused with another status', async () => {
+      server = await startWsTestServer(() => 404);
+      conn = WsConnection.open(server.url, { retry_delay_ms: 5 });
+      const error = await openError(conn);
+      expect(error.reason).toBe('connect_failed');
+      expect(error.info.status).toBe(404);
+      expect(conn.attempts).toBe(1);
+    });
+
+    it('fails as connect_failed with errno ECONNREFUSED when nothing listens', async () => {
+      conn = WsConnection.open(await closedPortUrl(), { retry_delay_ms: 5 });
+      const ended = streamEnd(conn.events$, BOUND_MS);
+      const error = await openError(conn);
+      expect(error.reason).toBe('connect_failed');
+      expect(error.info.errno).toBe('ECONNREFUSED');
+      expect(conn.attempts).toBe(1);
+      expect((await ended).error).toBe(error);
+    });
+
+    it('fails as connect_timeout within connect_timeout_ms when the server never answers the upgrade', async () => {
+      server = await startSilentTcpServer();
+      const started_s = monotonicClock.now_s();
+      conn = WsConnection.open(server.url, { connect_timeout_ms: 200 });
+      const error = await openError(conn);
+      const elapsed_ms = (monotonicClock.now_s() - started_s) * 1000;
+      expect(error.reason).toBe('connect_timeout');
+      expect(server.upgrades).toBe(1);
+      // Generous: the point is that it ends near 200 ms, far from the 10 s default.
+      expect(elapsed_ms).toBeGreaterThanOrEqual(150);
+      expect(elapsed_ms).toBeLessThan(2000);
+    });
+  });
+
+  describe('a session', () => {
+    it('stamps each frame with the injected clock in the message handler', async () => {
+      server = await startWsTestServer(() => (ws) => ws.send('{"type":"session.created"}'));
+      conn = WsConnection.open(server.url, { clock: { now_s: () => 42.5 } });
+      // Subscribe before awaiting `opened`: frames are not replayed to late subscribers.
+      const ended = streamEnd(conn.events$, BOUND_MS);
+      const first = within(firstValueFrom(conn.events$), BOUND_MS, 'first event');
+      await within(conn.opened, BOUND_MS, 'opened');
+      expect(await first).toMatchObject({ received_s: 42.5, frame: { type: 'session.created', text: '{"type":"session.created"}' } });
+      await conn.close(500);
+      const end = await ended;
+      expect(end.completed).toBe(true);
+      expect(end.values).toHaveLength(1);
+    });
+
+    it('errors events$ with server_closed, code and reason, when the server closes mid-session', async () => {
+      server = await startWsTestServer(() => (ws) => {
+        ws.send('{"type":"session.created"}');
+        ws.once('message', () => ws.close(1011, 'model crashed'));
+      });
+      conn = WsConnection.open(server.url);
+      const ended = streamEnd(conn.events$, BOUND_MS);
+      await within(conn.opened, BOUND_MS, 'opened');
+      conn.send('{"type":"session.update"}');
+      const end = await ended;
+      expect(end.values.map((e) => e.frame.type)).toEqual(['session.created']);
+      expect(end.error).toBeInstanceOf(TransportError);
+      expect(end.error).toMatchObject({ reason: 'server_closed', info: { close_code: 1011, close_reason: 'model crashed' } });
+      expect(conn.isOpen).toBe(false);
+    });
+
+    it('errors events$ with server_closed when the server drops the TCP connection', async () => {
+      server = await startWsTestServer(() => (ws) => ws.terminate());
+      conn = WsConnection.open(server.url);
+      const end = await streamEnd(conn.events$, BOUND_MS);
+      expect(end.error).toMatchObject({ reason: 'server_closed', info: { close_code: 1006 } });
+    });
+
+    it('errors events$ with MALFORMED_FRAME when the server sends a text frame that is not JSON', async () => {
+      server = await startWsTestServer(() => (ws) => {
+        ws.send('{"type":"session.created"}');
+        ws.send('{"type":"response.output_audio.delta","delta":');
+        ws.send('{"type":"never.seen"}');
+      });
+      conn = WsConnection.open(server.url);
+      const end = await streamEnd(conn.events$, BOUND_MS);
+      expect(end.values.map((e) => e.frame.type)).toEqual(['session.created']);
+      expect(end.error).toBeInstanceOf(ProtocolError);
+      expect(end.error).toMatchObject({ code: 'MALFORMED_FRAME' });
+      expect(conn.isOpen).toBe(false);
+    });
+
+    it('errors events$ with MALFORMED_FRAME on a binary frame', async () => {
+      server = await startWsTestServer(() => (ws) => ws.send(Buffer.from([1, 2, 3])));
+      conn = WsConnection.open(server.url);
+      const end = await streamEnd(conn.events$, BOUND_MS);
+      expect(end.error).toBeInstanceOf(ProtocolError);
+      expect(end.error).toMatchObject({ code: 'MALFORMED_FRAME' });
+    });
+
+    it('reports a send on a socket that is not open through events$, never by throwing', async () => {
+      server = await startWsTestServer(() => () => undefined);
+      conn = WsConnection.open(server.url);
+      await within(conn.opened, BOUND_MS, 'opened');
+      const ended = streamEnd(conn.events$, BOUND_MS);
+      await conn.close(500);
+      expect(() => conn?.send('{"type":"late"}')).not.toThrow();
+      // The stream completed on close; the failed send does not reopen or error it.
+      expect((await ended).completed).toBe(true);
+    });
+
+    it('fails the session as send_failed when sending before the socket is open', async () => {
+      server = await startSilentTcpServer();
+      conn = WsConnection.open(server.url, { connect_timeout_ms: 2000 });
+      const ended = streamEnd(conn.events$, BOUND_MS);
+      conn.send('{"type":"too.early"}');
+      expect((await ended).error).toMatchObject({ reason: 'send_failed' });
+      // Sending before open is a misuse; the attempt still ends with a typed error, not a hang.
+      await expect(within(conn.opened, BOUND_MS, 'opened')).rejects.toBeInstanceOf(TransportError);
+    });
+
+    it('completes events$ when the client closes', async () => {
+      server = await startWsTestServer(() => () => undefined);
+      conn = WsConnection.open(server.url);
+      const ended = streamEnd(conn.events$, BOUND_MS);
+      await within(conn.opened, BOUND_MS, 'opened');
+      await conn.close(500);
+      expect(await ended).toEqual({ values: [], completed: true });
+      expect(conn.isOpen).toBe(false);
+    });
+  });
+});
