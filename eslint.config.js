@@ -1,5 +1,6 @@
 // Lint is where the architecture is enforced: project edges by Nx tags, and which code may
-// touch sockets, threads and child processes.
+// touch sockets, threads and child processes. The boundary rule reads Nx's cached project graph and
+// is silently skipped without one: `npm run lint` builds the graph first (`nx show projects`).
 const nx = require('@nx/eslint-plugin');
 
 const lib = (name) => `lib:${name}`;
