@@ -1,12 +1,16 @@
 /**
  * Pacing benchmark: the probe and the Python baseline client, each against a fresh append-echo mock,
- * at several session counts, interleaved in the same sweep so both see the same machine.
+ * at several session counts, interleaved in the same sweep so all clients see the same machine.
  *
  *   node --import tsx tools/bench/pacing.ts [--sessions 64,256,512,1024] [--runs 3] [--duration 30]
- *        [--clients probe,python] [--out out/bench] [--write-doc docs/performance.md]
+ *        [--clients probe,python] [--out out/bench] [--write-doc docs/performance.md] [--doc-section pacing]
  *        [--python PYTHON] [--python-client FILE] [--settle 2]
  *
+ * Clients: probe (receipts only, --trace off), probe-full (the same plus --trace full: every event goes
+ * to per-session trace files through the writer thread, deleted after the summary), python (baseline).
  * Writes <out>/results.json (host, command, one record per client run) and prints markdown tables.
+ * --write-doc replaces the part of the file between <!-- bench:NAME:start --> and <!-- bench:NAME:end -->
+ * (NAME from --doc-section), or appends that section when the markers are missing.
  * Every wait is bounded; only processes started here are signalled, by PID; all traffic is on 127.0.0.1.
  * Exit status: 0 all runs finished (qualified or not), 1 a run failed, 2 bad usage, 130 interrupted.
  */
@@ -26,11 +30,10 @@ const MOCK_START_TIMEOUT_S = 15;
 const MOCK_STOP_TIMEOUT_S = 10;
 const CLIENT_TIMEOUT_MARGIN_S = 120;
 const KILL_WAIT_S = 5;
-const DOC_START = '<!-- bench:pacing:start -->';
-const DOC_END = '<!-- bench:pacing:end -->';
+const DEFAULT_DOC_SECTION = 'pacing';
 
-type ClientName = 'probe' | 'python';
-const CLIENTS: readonly ClientName[] = ['probe', 'python'];
+type ClientName = 'probe' | 'probe-full' | 'python';
+const CLIENTS: readonly ClientName[] = ['probe', 'probe-full', 'python'];
 
 interface Options {
   sessions: number[];
@@ -39,6 +42,7 @@ interface Options {
   clients: ClientName[];
   out_dir: string;
   write_doc?: string;
+  doc_section: string;
   python_bin?: string;
   python_client: string;
   settle_s: number;
@@ -80,6 +84,11 @@ interface RunResult {
   client_cpu_cores: number | null;
   client_peak_rss_bytes: number | null;
   client_loop_lag_max_ms: number | null;
+  /** Probe trace writer (probe-full; zero or null for the others). MB are 10^6 bytes; MB/s is over duration_s. */
+  trace_mb_written: number | null;
+  trace_mb_per_s: number | null;
+  trace_backlog_peak_mb: number | null;
+  trace_max_batch_write_ms: number | null;
   /** From the mock's stats: CPU seconds per wall second since the mock started (includes its idle time). */
   mock_cpu_cores: number | null;
   /** Mock CPU seconds from client start to client exit (/proc), and those seconds ÷ duration_s. */
@@ -98,7 +107,8 @@ class UsageError extends Error {}
 
 const USAGE =
   'usage: node --import tsx tools/bench/pacing.ts [--sessions 64,256,512,1024] [--runs 3] [--duration 30] ' +
-  '[--clients probe,python] [--out out/bench] [--write-doc docs/performance.md] [--python BIN] [--python-client FILE] [--settle 2]';
+  '[--clients probe,probe-full,python] [--out out/bench] [--write-doc docs/performance.md] [--doc-section pacing] ' +
+  '[--python BIN] [--python-client FILE] [--settle 2]';
 
 function positiveInt(name: string, text: string, max: number): number {
   const value = Number(text);
@@ -137,6 +147,7 @@ function parseOptions(argv: string[]): Options {
         clients: { type: 'string', default: 'probe,python' },
         out: { type: 'string', default: 'out/bench' },
         'write-doc': { type: 'string' },
+        'doc-section': { type: 'string' },
         python: { type: 'string' },
         'python-client': { type: 'string', default: DEFAULT_PYTHON_CLIENT },
         settle: { type: 'string', default: '2' },
@@ -148,6 +159,9 @@ function parseOptions(argv: string[]): Options {
   }
   if (values.help) throw new UsageError(USAGE);
   const sessions = values.sessions.split(',').map((s) => positiveInt('sessions', s.trim(), 10_000));
+  const doc_section = values['doc-section'] ?? DEFAULT_DOC_SECTION;
+  if (!/^[A-Za-z0-9][\w-]*$/.test(doc_section)) throw new UsageError(`--doc-section must be letters, digits, "_" or "-", got "${doc_section}"`);
+  if (values['doc-section'] !== undefined && values['write-doc'] === undefined) throw new UsageError('--doc-section needs --write-doc');
   return {
     sessions: [...new Set(sessions)],
     runs: positiveInt('runs', values.runs, 100),
@@ -155,6 +169,7 @@ function parseOptions(argv: string[]): Options {
     clients: parseClients(values.clients),
     out_dir: path.resolve(values.out),
     write_doc: values['write-doc'] === undefined ? undefined : path.resolve(values['write-doc']),
+    doc_section,
     python_bin: values.python,
     python_client: path.resolve(values['python-client']),
     settle_s: positiveNumber('settle', values.settle, 60, true),
@@ -341,7 +356,9 @@ async function stopMock(mock: Mock): Promise<string | undefined> {
 
 function clientCommand(client: ClientName, options: Options, url: string, sessions: number, dir: string): [string, string[]] {
   const common = ['--url', url, '--concurrency', String(sessions), '--duration', String(options.duration_s), '--output', dir];
-  if (client === 'probe') return [process.execPath, ['--import', 'tsx', PROBE_MAIN, 'run', ...common, '--quiet']];
+  const probe = ['--import', 'tsx', PROBE_MAIN, 'run', ...common, '--quiet'];
+  if (client === 'probe') return [process.execPath, probe];
+  if (client === 'probe-full') return [process.execPath, [...probe, '--trace', 'full']];
   return [options.python_bin as string, [options.python_client, ...common]];
 }
 
@@ -391,12 +408,17 @@ function emptyResult(run: number, sessions: number, client: ClientName, position
     qualified: null, sessions_started: null, sessions_incomplete: null, packets_sent: null, late_packets: null,
     p50_deviation_ms: null, p99_deviation_ms: null, max_deviation_ms: null,
     client_cpu_cores: null, client_peak_rss_bytes: null, client_loop_lag_max_ms: null,
+    trace_mb_written: null, trace_mb_per_s: null, trace_backlog_peak_mb: null, trace_max_batch_write_ms: null,
     mock_cpu_cores: null, mock_cpu_s_during_client: null, mock_cpu_cores_load: null, mock_arrival_p99_ms: null, mock_arrival_max_ms: null, mock_loop_lag_max_ms: null,
     notes: [],
   };
 }
 
-function applyClientSummary(result: RunResult, summary: Json): void {
+function megabytes(bytes: number | null): number | null {
+  return bytes === null ? null : round(bytes / 1e6, 3);
+}
+
+function applyClientSummary(result: RunResult, summary: Json, duration_s: number): void {
   result.qualified = typeof summary.qualified === 'boolean' ? summary.qualified : null;
   result.sessions_started = num(summary, 'sessions.started');
   result.sessions_incomplete = num(summary, 'sessions.incomplete');
@@ -408,6 +430,11 @@ function applyClientSummary(result: RunResult, summary: Json): void {
   result.client_cpu_cores = num(summary, 'cpu_cores.total');
   result.client_peak_rss_bytes = num(summary, 'peak_rss_bytes');
   result.client_loop_lag_max_ms = num(summary, 'event_loop_lag_ms.max');
+  result.trace_mb_written = megabytes(num(summary, 'trace.bytes_written'));
+  result.trace_mb_per_s = result.trace_mb_written === null ? null : round(result.trace_mb_written / duration_s, 3);
+  result.trace_backlog_peak_mb = megabytes(num(summary, 'trace_backlog_peak_bytes'));
+  const max_batch_write_ms = num(summary, 'trace.max_batch_write_ms');
+  result.trace_max_batch_write_ms = max_batch_write_ms === null ? null : round(max_batch_write_ms, 3);
 }
 
 function applyMockStats(result: RunResult, stats: Json): void {
@@ -455,7 +482,7 @@ async function benchOne(options: Options, run: number, sessions: number, client:
   result.wall_s = round(exit.wall_s, 3);
 
   const summary = readJson(path.join(dir, 'summary.json'));
-  if (summary) applyClientSummary(result, summary);
+  if (summary) applyClientSummary(result, summary, options.duration_s);
   classify(result, exit, summary !== undefined);
   const stats = readJson(mock.stats_file);
   if (stats) applyMockStats(result, stats);
@@ -464,9 +491,11 @@ async function benchOne(options: Options, run: number, sessions: number, client:
   return result;
 }
 
-/** Run r, session count i: clients in the given order when (r + i) is even, reversed otherwise. */
+/** Run r, session count i: the client list rotated left by (r + i), so each client takes its turn going
+ * first (with two clients this alternates the given order and its reverse). */
 function clientOrder(clients: ClientName[], run: number, count_index: number): ClientName[] {
-  return (run + count_index) % 2 === 0 ? [...clients] : [...clients].reverse();
+  const shift = (run + count_index) % clients.length;
+  return [...clients.slice(shift), ...clients.slice(0, shift)];
 }
 
 function sleep(seconds: number): Promise<void> {
@@ -476,9 +505,10 @@ function sleep(seconds: number): Promise<void> {
 function progressLine(done: number, total: number, r: RunResult): string {
   const what = `run ${r.run + 1}, ${r.sessions} sessions, ${r.client}`;
   if (r.status === 'failed') return `[${done}/${total}] ${what}: FAILED (${r.failure})`;
+  const trace = r.trace_mb_written ? `, trace ${fmtMb(r.trace_mb_per_s)} MB/s` : '';
   return (
     `[${done}/${total}] ${what}: ${r.status}, late ${r.late_packets}, p99 ${fmtMs(r.p99_deviation_ms)} ms, ` +
-    `max ${fmtMs(r.max_deviation_ms)} ms, cpu ${fmtCores(r.client_cpu_cores)}, ${r.wall_s.toFixed(1)} s`
+    `max ${fmtMs(r.max_deviation_ms)} ms, cpu ${fmtCores(r.client_cpu_cores)}${trace}, ${r.wall_s.toFixed(1)} s`
   );
 }
 
@@ -523,6 +553,9 @@ function fmtMs(value: number | null): string {
   return value.toFixed(2);
 }
 
+/** MB get the same precision rule as milliseconds. */
+const fmtMb = fmtMs;
+
 function fmtCores(value: number | null): string {
   return value === null ? '–' : value.toFixed(2);
 }
@@ -546,6 +579,27 @@ function markdownTable(header: string[], rows: string[][]): string {
 // ---------------------------------------------------------------------------------------------
 // Tables
 
+/** Runs of one client at one session count that finished with a summary (qualified or not). */
+function finished(results: RunResult[], sessions: number, client: ClientName): RunResult[] {
+  return results.filter((r) => r.sessions === sessions && r.client === client && r.status !== 'failed');
+}
+
+/** "q of n", plus "(f failed)" when some runs failed. */
+function qualifiedCell(results: RunResult[], sessions: number, client: ClientName): string {
+  const all = results.filter((r) => r.sessions === sessions && r.client === client);
+  const failed = all.filter((r) => r.status === 'failed').length;
+  return `${all.filter((r) => r.status === 'qualified').length} of ${all.length}${failed ? ` (${failed} failed)` : ''}`;
+}
+
+function lateSum(results: RunResult[], sessions: number, client: ClientName): string {
+  const late = present(finished(results, sessions, client).map((r) => r.late_packets));
+  return late.length ? String(late.reduce((a, b) => a + b, 0)) : '–';
+}
+
+function medianOf(runs: RunResult[], pick: (r: RunResult) => number | null): number | null {
+  return median(present(runs.map(pick)));
+}
+
 /** Figures come from runs that finished with a summary (qualified or not); failed runs only count in n. */
 function mainTable(options: Options, results: RunResult[]): string {
   const header = [
@@ -555,17 +609,13 @@ function mainTable(options: Options, results: RunResult[]): string {
   const rows: string[][] = [];
   for (const client of options.clients) {
     for (const sessions of options.sessions) {
-      const all = results.filter((r) => r.client === client && r.sessions === sessions);
-      const ok = all.filter((r) => r.status !== 'failed');
-      const failed = all.length - ok.length;
-      const qualified = `${all.filter((r) => r.status === 'qualified').length} of ${all.length}${failed ? ` (${failed} failed)` : ''}`;
-      const late = present(ok.map((r) => r.late_packets));
-      const rss_mib = median(present(ok.map((r) => r.client_peak_rss_bytes)).map((b) => b / 2 ** 20));
+      const ok = finished(results, sessions, client);
+      const rss_mib = medianOf(ok, (r) => (r.client_peak_rss_bytes === null ? null : r.client_peak_rss_bytes / 2 ** 20));
       rows.push([
-        client, String(sessions), qualified, late.length ? String(late.reduce((a, b) => a + b, 0)) : '–',
+        client, String(sessions), qualifiedCell(results, sessions, client), lateSum(results, sessions, client),
         fmtSpread(present(ok.map((r) => r.p99_deviation_ms)), fmtMs), fmtSpread(present(ok.map((r) => r.max_deviation_ms)), fmtMs),
-        fmtCores(median(present(ok.map((r) => r.client_cpu_cores)))), fmtCores(median(present(ok.map((r) => r.mock_cpu_cores)))),
-        fmtCores(median(present(ok.map((r) => r.mock_cpu_cores_load)))),
+        fmtCores(medianOf(ok, (r) => r.client_cpu_cores)), fmtCores(medianOf(ok, (r) => r.mock_cpu_cores)),
+        fmtCores(medianOf(ok, (r) => r.mock_cpu_cores_load)),
         rss_mib === null ? '–' : rss_mib.toFixed(0),
       ]);
     }
@@ -577,21 +627,43 @@ function find(results: RunResult[], run: number, sessions: number, client: Clien
   return results.find((r) => r.run === run && r.sessions === sessions && r.client === client && r.status !== 'failed');
 }
 
+/** numerator p99 / denominator p99 within each run where both finished (denominator > 0), one ratio per run. */
+function p99Ratios(options: Options, results: RunResult[], sessions: number, numerator: ClientName, denominator: ClientName): number[] {
+  const ratios: number[] = [];
+  for (let run = 0; run < options.runs; run++) {
+    const top = find(results, run, sessions, numerator)?.p99_deviation_ms ?? null;
+    const bottom = find(results, run, sessions, denominator)?.p99_deviation_ms ?? null;
+    if (top !== null && bottom !== null && bottom > 0) ratios.push(top / bottom);
+  }
+  return ratios;
+}
+
 /** probe p99 / python p99, each ratio within one run's pair, then the median over runs. */
 function ratioTable(options: Options, results: RunResult[]): string {
   const header = ['sessions', 'probe p99 / python p99, median [min–max]', 'pairs', 'late packets probe', 'late packets python'];
   const rows = options.sessions.map((sessions) => {
-    const ratios: number[] = [];
-    for (let run = 0; run < options.runs; run++) {
-      const probe = find(results, run, sessions, 'probe')?.p99_deviation_ms ?? null;
-      const python = find(results, run, sessions, 'python')?.p99_deviation_ms ?? null;
-      if (probe !== null && python !== null && python > 0) ratios.push(probe / python);
-    }
-    const lateSum = (client: ClientName) => {
-      const late = present(results.filter((r) => r.sessions === sessions && r.client === client && r.status !== 'failed').map((r) => r.late_packets));
-      return late.length ? String(late.reduce((a, b) => a + b, 0)) : '–';
-    };
-    return [String(sessions), fmtSpread(ratios, fmtRatio), String(ratios.length), lateSum('probe'), lateSum('python')];
+    const ratios = p99Ratios(options, results, sessions, 'probe', 'python');
+    return [String(sessions), fmtSpread(ratios, fmtRatio), String(ratios.length), lateSum(results, sessions, 'probe'), lateSum(results, sessions, 'python')];
+  });
+  return markdownTable(header, rows);
+}
+
+/** probe-full against probe (--trace off) in the same run, plus the trace writer's figures from probe-full. */
+function traceTable(options: Options, results: RunResult[]): string {
+  const header = [
+    'sessions', 'p99 full / p99 off, median [min–max]', 'pairs', 'late packets off', 'late packets full', 'qualified runs off', 'qualified runs full',
+    'trace MB/s (median)', 'backlog peak MB (median)', 'max batch write ms (median)',
+  ];
+  const rows = options.sessions.map((sessions) => {
+    const ratios = p99Ratios(options, results, sessions, 'probe-full', 'probe');
+    const full = finished(results, sessions, 'probe-full');
+    return [
+      String(sessions), fmtSpread(ratios, fmtRatio), String(ratios.length),
+      lateSum(results, sessions, 'probe'), lateSum(results, sessions, 'probe-full'),
+      qualifiedCell(results, sessions, 'probe'), qualifiedCell(results, sessions, 'probe-full'),
+      fmtMb(medianOf(full, (r) => r.trace_mb_per_s)), fmtMb(medianOf(full, (r) => r.trace_backlog_peak_mb)),
+      fmtMs(medianOf(full, (r) => r.trace_max_batch_write_ms)),
+    ];
   });
   return markdownTable(header, rows);
 }
@@ -616,6 +688,16 @@ function report(options: Options, results: RunResult[]): string {
     parts.push('### Probe vs Python baseline, same run, same mock build', ratioTable(options, results));
     parts.push('A ratio below 1× means the probe kept tighter pacing than the Python client in the same run.');
   }
+  if (options.clients.includes('probe') && options.clients.includes('probe-full')) {
+    parts.push('### Full traces vs receipts only (--trace full vs --trace off)', traceTable(options, results));
+    parts.push(
+      [
+        'A ratio above 1× means writing full traces loosened the probe\'s pacing compared with receipts only in the same run.',
+        'Trace MB/s is trace bytes written (10^6 bytes per MB) divided by the run duration; backlog peak is the most trace',
+        'and receipt data handed to the writer thread and not yet written; max batch write is the slowest single batch write.',
+      ].join(' '),
+    );
+  }
   const failures = failureLines(results);
   if (failures.length) parts.push('Failed runs and notes:', failures.join('\n'));
   return parts.join('\n\n');
@@ -629,19 +711,36 @@ function commandLine(argv: string[]): string {
   return ['node', '--import', 'tsx', 'tools/bench/pacing.ts', ...argv].map(quote).join(' ');
 }
 
-function docSection(host_line: string, command: string, date: string, tables: string): string {
-  return [DOC_START, '## Pacing: probe vs Python baseline', '', `Host: ${host_line}`, '', `Command: \`${command}\``, '', `Date: ${date}`, '', tables, DOC_END].join('\n');
+function docMarkers(name: string): { start: string; end: string } {
+  return { start: `<!-- bench:${name}:start -->`, end: `<!-- bench:${name}:end -->` };
 }
 
-/** Replaces the marked section of the doc, creating the file or appending the markers when missing. */
-function writeDoc(file: string, section: string): void {
-  const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : `# Performance\n\n${DOC_START}\n${DOC_END}\n`;
-  const start = existing.indexOf(DOC_START);
-  const end = existing.indexOf(DOC_END, start);
-  const next =
-    start >= 0 && end >= 0
-      ? existing.slice(0, start) + section + existing.slice(end + DOC_END.length)
-      : `${existing.trimEnd()}\n\n${section}\n`;
+function docTitle(clients: ClientName[]): string {
+  const topics: string[] = [];
+  if (clients.includes('python')) topics.push('probe vs Python baseline');
+  if (clients.includes('probe-full')) topics.push('full traces vs receipts only');
+  return topics.length ? `## Pacing: ${topics.join('; ')}` : '## Pacing';
+}
+
+function docSection(name: string, title: string, host_line: string, command: string, date: string, tables: string): string {
+  const { start, end } = docMarkers(name);
+  return [start, title, '', `Host: ${host_line}`, '', `Command: \`${command}\``, '', `Date: ${date}`, '', tables, end].join('\n');
+}
+
+/** Replaces the doc's section between NAME's markers; creates the file, or appends the section at the
+ * end of an existing file that lacks the markers. A start marker without its end marker is an error. */
+function writeDoc(file: string, name: string, section: string): void {
+  const { start: start_marker, end: end_marker } = docMarkers(name);
+  let next: string;
+  if (!fs.existsSync(file)) {
+    next = `# Performance\n\n${section}\n`;
+  } else {
+    const existing = fs.readFileSync(file, 'utf8');
+    const start = existing.indexOf(start_marker);
+    const end = start >= 0 ? existing.indexOf(end_marker, start) : -1;
+    if (start >= 0 && end < 0) throw new Error(`${file} has ${start_marker} but no ${end_marker} after it; not writing`);
+    next = start >= 0 ? existing.slice(0, start) + section + existing.slice(end + end_marker.length) : `${existing.trimEnd()}\n\n${section}\n`;
+  }
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, next);
 }
@@ -702,7 +801,8 @@ async function main(argv: string[]): Promise<number> {
   const tables = report(options, results);
   process.stdout.write(`Host: ${hostLine(host)}\n\n${tables}\n\nresults: ${path.join(options.out_dir, 'results.json')} (${wall_s.toFixed(0)} s)\n`);
   if (options.write_doc && !state.aborted) {
-    writeDoc(options.write_doc, docSection(hostLine(host), command, started_at.slice(0, 10), tables));
+    const section = docSection(options.doc_section, docTitle(options.clients), hostLine(host), command, started_at.slice(0, 10), tables);
+    writeDoc(options.write_doc, options.doc_section, section);
     process.stderr.write(`updated ${options.write_doc}\n`);
   }
   if (state.aborted) return 130;

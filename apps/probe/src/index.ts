@@ -3,7 +3,7 @@ export { main } from './main';
 export { parseRunOptions } from './run/run-options';
 export type { RunOptions } from './run/run-options';
 export { runCommand, EXIT } from './run/run-command';
-export type { RunIo } from './run/run-command';
+export type { RunIo, RunHooks } from './run/run-command';
 export { buildSummary } from './run/summary';
 export type { RunSummary } from './run/summary';
 export { renderRunSummary } from './render';

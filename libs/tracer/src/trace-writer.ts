@@ -115,7 +115,7 @@ export class TraceWriter extends EventEmitter {
     const file = join(__dirname, `writer-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
     this.worker = startWorker(file, workerData);
     this.ready = new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('trace writer worker did not start in time')), options.start_timeout_ms ?? 15_000);
+      const timer = setTimeout(() => reject(this.fault('did not start in time')), options.start_timeout_ms ?? 15_000);
       this.worker.once('message', () => {
         clearTimeout(timer);
         resolve();
@@ -124,16 +124,21 @@ export class TraceWriter extends EventEmitter {
     });
     this.ready.catch((err: Error) => this.die(err));
     this.worker.on('message', (m: FromWorker) => this.onMessage(m));
-    this.worker.on('error', (err) => this.die(new Error(`trace writer worker failed: ${err.message}`)));
+    this.worker.on('error', (err) => this.die(this.fault(`failed: ${err.message}`)));
     this.worker.on('exit', (code) => {
       if (this.stopped) this.stopped();
-      else this.die(new Error(`trace writer worker exited with code ${code}`));
+      else this.die(this.fault(`exited with code ${code}`));
     });
     if (options.mode !== 'off') {
       const interval = (options.flush_interval_ms ?? 500) / FLUSH_SLOTS;
       this.flushTimer = setInterval(() => this.flushSlot(), interval);
       this.flushTimer.unref();
     }
+  }
+
+  /** A failure of the writer thread itself: it fails every session it held. */
+  private fault(what: string): TraceWriteError {
+    return new TraceWriteError(this.options.root, undefined, `the trace writer thread ${what}`);
   }
 
   /** Resolves once the worker runs; rejects if it cannot start. */

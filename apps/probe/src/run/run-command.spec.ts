@@ -1,11 +1,11 @@
 import { EventEmitter } from 'node:events';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAppendEchoMock, type MockServer } from '@duplex-bench/mock-servers';
 import { startFaultyMock, type MockFault } from '@duplex-bench/mock-servers/testing';
 import { decodeSamples } from '@duplex-bench/metrics';
-import { runCommand, type RunIo } from './run-command';
+import { runCommand, type RunHooks, type RunIo } from './run-command';
 import { parseRunOptions } from './run-options';
 import type { RunSummary } from './summary';
 
@@ -149,5 +149,62 @@ describe('probe run against a misbehaving server', () => {
     });
     expect(code).toBe(1);
     expect(stderr).toMatch(/^error: cannot connect to ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime: ECONNREFUSED\n$/);
+  });
+});
+
+describe('probe run and its trace writer', () => {
+  let mock: MockServer;
+  beforeAll(async () => {
+    mock = await startAppendEchoMock({ port: 0 });
+  });
+  afterAll(() => mock.close());
+
+  async function runWith(flags: string[], hooks: RunHooks, prepare?: (dir: string) => Promise<void>) {
+    const dir = await mkdtemp(join(tmpdir(), 'probe-trace-'));
+    await prepare?.(dir);
+    let stderr = '';
+    const io: RunIo = {
+      stdout: { write: () => true },
+      stderr: { write: (s: string) => (stderr += s) },
+      signals: new EventEmitter(),
+      exitNow: () => undefined,
+      argv: flags,
+    };
+    const code = await runCommand(parseRunOptions(['--url', mock.url, '--output', dir, '--quiet', ...flags]), io, undefined, hooks);
+    const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as RunSummary;
+    return { code, stderr, summary, dir };
+  }
+
+  it('fails the sessions the writer held, and the run, when the writer thread dies', async () => {
+    const { code, stderr, summary } = await runWith(['--concurrency', '3', '--duration', '1', '--trace', 'full'], {
+      onStreaming: (writer) => void writer.killWorker(),
+    });
+    expect(code).toBe(1);
+    expect(summary.sessions).toMatchObject({ completed: 0, incomplete_reasons: { trace_write_failed: 3 } });
+    expect(stderr).toMatch(/error: cannot write .*: the trace writer thread exited with code 1; the sessions it held are incomplete/);
+  });
+
+  it('fails only the session whose files cannot be written, with the path and errno', async () => {
+    const { code, summary, dir } = await runWith(['--concurrency', '3', '--duration', '0.5', '--trace', 'full'], {}, async (d) => {
+      await mkdir(join(d, 'sessions'), { recursive: true });
+      await writeFile(join(d, 'sessions', 's1'), 'a file where the session directory should be');
+    });
+    expect(code).toBe(0);
+    expect(summary.sessions).toMatchObject({ completed: 2, incomplete: 1, incomplete_reasons: { trace_write_failed: 1 } });
+    expect(await readdir(join(dir, 'sessions', 's0'))).toContain('input-send-receipts.json');
+  });
+
+  it('keeps the loop responsive and the traces complete when the writer is slow', async () => {
+    const { code, summary, dir } = await runWith(['--concurrency', '4', '--duration', '2', '--trace', 'full', '--keep-traces'], {
+      writer: { delay_ms_per_batch: 150 },
+    });
+    expect(code).toBe(0);
+    expect(summary.event_loop_lag_ms.over_80ms).toBe(0);
+    expect(summary.trace.max_batch_write_ms).toBeGreaterThanOrEqual(150);
+    for (const id of await readdir(join(dir, 'sessions'))) {
+      const lines = (await readFile(join(dir, 'sessions', id, 'trace.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+      expect(lines.filter((l) => l.event.type === 'input_audio_buffer.append')).toHaveLength(25);
+      expect(lines.at(-1).event.type).toBe('session.closed');
+    }
   });
 });

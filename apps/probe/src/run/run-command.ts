@@ -15,7 +15,7 @@ import {
   SampleStore,
 } from '@duplex-bench/metrics';
 import { DeadlineScheduler, monotonicClock, spreadStarts, type Clock } from '@duplex-bench/pacer';
-import { TraceWriter } from '@duplex-bench/tracer';
+import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { UsageError } from '@duplex-bench/launcher';
 import { renderRunSummary } from '../render';
 import { Progress } from './progress';
@@ -69,6 +69,16 @@ async function openAll(sessions: NativeSession[], parallel: number, stopped: () 
   return { opened, failed };
 }
 
+/** Deletes a summarised trace; one that is not there (the session never wrote) is fine, anything else is said. */
+async function removeTrace(path: string, io: RunIo): Promise<void> {
+  try {
+    await rm(path, { force: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOTDIR') io.stderr.write(`warning: cannot delete ${path}: ${(err as Error).message}\n`);
+  }
+}
+
 function busyWait(ms: number, clock: Clock): void {
   const until = clock.now_s() + ms / 1000;
   while (clock.now_s() < until) {
@@ -77,7 +87,13 @@ function busyWait(ms: number, clock: Clock): void {
 }
 
 /** `probe run`: streams the packets on every session, then writes and prints the summary. Returns the exit status. */
-export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = monotonicClock): Promise<number> {
+/** Seams for tests: writer settings (a slow worker) and a look at the writer once streaming starts. */
+export interface RunHooks {
+  writer?: Partial<Pick<TraceWriterOptions, 'delay_ms_per_batch' | 'flush_interval_ms'>>;
+  onStreaming?(writer: TraceWriter): void;
+}
+
+export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = monotonicClock, hooks: RunHooks = {}): Promise<number> {
   let packets: PacketSource;
   try {
     packets = await loadPackets(opts);
@@ -147,13 +163,7 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
   io.signals.on('SIGINT', onSignal);
   io.signals.on('SIGTERM', onSignal);
 
-  const writer = new TraceWriter({ root: opts.output, mode: opts.trace });
-  try {
-    await writer.started();
-  } catch (err) {
-    io.stderr.write(`error: ${(err as Error).message}\n`);
-    return EXIT.failed;
-  }
+  const writer = new TraceWriter({ root: opts.output, mode: opts.trace, ...hooks.writer });
   const width = String(opts.concurrency - 1).length;
   const sessions = Array.from({ length: opts.concurrency }, (_, i) => {
     const id = `s${String(i).padStart(width, '0')}`;
@@ -162,6 +172,12 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
 
   const progress = new Progress(io.stderr, opts.quiet, clock);
   try {
+    try {
+      await writer.started();
+    } catch (err) {
+      io.stderr.write(`error: ${(err as Error).message}\n`);
+      return EXIT.failed;
+    }
     // The first session alone: an unreachable server fails the run in one line, before the rest try.
     try {
       await sessions[0].open();
@@ -188,6 +204,8 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
       const slot = Math.round((opts.duration_s * 1000) / 2 / opts.packet_ms);
       scheduler.schedule(gate_s + (slot * opts.packet_ms - 0.5) / 1000, () => busyWait(opts.inject_stall_ms, clock));
     }
+    io.stderr.write(`streaming: ${opened.length} of ${sessions.length} sessions passed the start gate\n`);
+    hooks.onStreaming?.(writer);
     progress.start(() => ({ active: overlap.active, sent: packetsSent, late: pacing.late, loop_max_ms: loop.figures().max }));
     const results = await Promise.all([...opened.map((s, i) => s.stream(starts[i])), ...failed]);
     progress.stop();
@@ -222,7 +240,7 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
       writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(samples.toFile())),
     ]);
     if (opts.trace !== 'off' && !opts.keep_traces) {
-      await Promise.all(results.map((r) => rm(join(opts.output, 'sessions', r.id, 'trace.jsonl'), { force: true })));
+      await Promise.all(results.map((r) => removeTrace(join(opts.output, 'sessions', r.id, 'trace.jsonl'), io)));
     }
     io.stdout.write(`${renderRunSummary(summary, opts.output)}\n`);
     if (writer.failure) {
