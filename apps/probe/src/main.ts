@@ -1,4 +1,5 @@
 import { UsageError } from '@duplex-bench/launcher';
+import { mergeCommand } from './merge/merge-command';
 import { EXIT, runCommand } from './run/run-command';
 import { parseRunOptions } from './run/run-options';
 
@@ -17,8 +18,9 @@ export async function main(argv: string[]): Promise<number> {
           exitNow: (code) => process.exit(code),
           argv: rest,
         });
-      case 'record':
       case 'merge':
+        return await mergeCommand(rest, { stdout: process.stdout });
+      case 'record':
         throw new UsageError(`probe ${command} is not available in this version`);
       default:
         throw new UsageError(command ? `unknown command "${command}"; ${USAGE}` : USAGE);

@@ -7,3 +7,5 @@ export type { LoopLagFigures, GcFigures, CpuFigures } from './loop-monitor';
 export { OverlapCounter, peakOverlap } from './overlap';
 export { SampleStore, encodeSamples, decodeSamples } from './samples';
 export type { SamplesFile, SessionSampleColumns } from './samples';
+export { mergeSamples } from './merge';
+export type { MergedPacing } from './merge';

@@ -1,6 +1,6 @@
 import { pack } from 'msgpackr';
 import { decodeSamples, encodeSamples, SampleStore } from './samples';
-import type { PacketTimes } from './pacing-recorder';
+import { PacingRecorder, type PacketTimes } from './pacing-recorder';
 
 function packet(seq: number, origin_s: number, dev_ms: number): PacketTimes {
   const start_s = origin_s + (seq * 80 + dev_ms) / 1000;
@@ -15,7 +15,7 @@ describe('SampleStore', () => {
     for (const p of packets) column.push(p);
     store.open('idle');
 
-    const file = store.toFile();
+    const file = store.toFile(new PacingRecorder(80));
     expect(file).toMatchObject({ format: 'duplex-bench.samples', version: 1, packet_ms: 80 });
     const [s1, idle] = file.sessions;
     expect(s1.id).toBe('s1');
@@ -42,7 +42,7 @@ describe('SampleStore', () => {
     const b = store.open('b');
     b.push(packet(0, 6, 0));
     store.open('idle');
-    const file = store.toFile();
+    const file = store.toFile(new PacingRecorder(80));
 
     const back = decodeSamples(encodeSamples(file));
     expect(back).toEqual(file);

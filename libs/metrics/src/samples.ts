@@ -1,6 +1,7 @@
 import { Packr } from 'msgpackr';
 import { deviationMs } from '@duplex-bench/pacer';
-import type { PacketTimes } from './pacing-recorder';
+import { encodeHistogram } from './histogram';
+import type { PacketTimes, PacingRecorder } from './pacing-recorder';
 
 /** One session's packets in columns (seconds on the monotonic clock; send in ms). */
 export interface SessionSampleColumns {
@@ -19,6 +20,8 @@ export interface SamplesFile {
   format: 'duplex-bench.samples';
   version: 1;
   packet_ms: number;
+  /** The process's histograms (µs), HDR compressed base64, so runs merge without re-recording. */
+  histograms: { deviation: string; send: string; append_span: string };
   sessions: SessionSampleColumns[];
 }
 
@@ -65,7 +68,7 @@ export class SampleStore {
     return out;
   }
 
-  toFile(): SamplesFile {
+  toFile(pacing: PacingRecorder): SamplesFile {
     const sessions: SessionSampleColumns[] = [];
     for (const [id, c] of this.sessions) {
       const n = c.size;
@@ -83,7 +86,12 @@ export class SampleStore {
         deviation_ms: Float64Array.from({ length: n }, (_, i) => deviationMs(start_s[i], origin_s, seq[i], this.packet_ms)),
       });
     }
-    return { format: 'duplex-bench.samples', version: 1, packet_ms: this.packet_ms, sessions };
+    const histograms = {
+      deviation: encodeHistogram(pacing.deviation),
+      send: encodeHistogram(pacing.send),
+      append_span: encodeHistogram(pacing.appendSpan),
+    };
+    return { format: 'duplex-bench.samples', version: 1, packet_ms: this.packet_ms, histograms, sessions };
   }
 }
 

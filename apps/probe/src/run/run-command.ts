@@ -237,7 +237,7 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
     await Promise.all([
       writeFile(join(opts.output, 'summary.json'), JSON.stringify(summary, null, 1)),
       writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1)),
-      writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(samples.toFile())),
+      writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(samples.toFile(pacing))),
     ]);
     if (opts.trace !== 'off' && !opts.keep_traces) {
       await Promise.all(results.map((r) => removeTrace(join(opts.output, 'sessions', r.id, 'trace.jsonl'), io)));

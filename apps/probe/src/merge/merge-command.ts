@@ -1,0 +1,104 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseFlags, UsageError } from '@duplex-bench/launcher';
+import { decodeSamples, mergeSamples, type MergedPacing, type SamplesFile } from '@duplex-bench/metrics';
+import type { RunSummary } from '../run/summary';
+import { MEASUREMENT_ORIGIN } from '../run/summary';
+
+export const MERGE_FLAGS = { output: { kind: 'string', required: true }, quiet: { kind: 'bool' } } as const;
+
+export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
+  qualified: boolean;
+  interrupted: boolean;
+  sessions: RunSummary['sessions'];
+  cpu_cores: { total: number; per_process: number[] };
+  peak_rss_bytes: { max: number; per_process: number[] };
+  event_loop_lag_ms: { max: number | null; over_80ms: number };
+  first_late_s: number | null;
+  sources: string[];
+  measurement_origin: Record<string, string>;
+}
+
+async function readRun(dir: string): Promise<{ samples: SamplesFile; summary: RunSummary | null }> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(join(dir, 'samples.msgpack'));
+  } catch (err) {
+    throw new UsageError(`${dir}: no samples.msgpack (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  let samples: SamplesFile;
+  try {
+    samples = decodeSamples(bytes);
+  } catch (err) {
+    throw new UsageError(`${dir}/samples.msgpack: ${(err as Error).message}`);
+  }
+  const summary = await readFile(join(dir, 'summary.json'), 'utf8').then(
+    (text) => JSON.parse(text) as RunSummary,
+    () => null, // a process that died before its summary still has its samples
+  );
+  return { samples, summary };
+}
+
+/** Pools runs of processes that streamed at once on one host into one summary. Pure. */
+export function buildMergedSummary(dirs: string[], runs: Array<{ samples: SamplesFile; summary: RunSummary | null }>): MergedSummary {
+  const { late_times_s, ...pacing } = mergeSamples(runs.map((r) => r.samples));
+  const summaries = runs.map((r) => r.summary);
+  const reasons: Record<string, number> = {};
+  const sessions = { started: 0, completed: 0, incomplete: 0, with_violation: pacing.sessions_with_violation, incomplete_reasons: reasons };
+  for (const s of summaries) {
+    if (!s) continue;
+    sessions.started += s.sessions.started;
+    sessions.completed += s.sessions.completed;
+    sessions.incomplete += s.sessions.incomplete;
+    for (const [k, v] of Object.entries(s.sessions.incomplete_reasons)) reasons[k] = (reasons[k] ?? 0) + v;
+  }
+  const lagMaxes = summaries.map((s) => s?.event_loop_lag_ms.max ?? null).filter((v): v is number => v !== null);
+  const interrupted = summaries.some((s) => s === null || s.interrupted);
+  return {
+    qualified: !interrupted && pacing.packets.late === 0 && pacing.packets.sent > 0,
+    interrupted,
+    ...pacing,
+    sessions,
+    cpu_cores: {
+      total: Math.round(summaries.reduce((a, s) => a + (s?.cpu_cores.total ?? 0), 0) * 1000) / 1000,
+      per_process: summaries.map((s) => s?.cpu_cores.total ?? 0),
+    },
+    peak_rss_bytes: { max: Math.max(0, ...summaries.map((s) => s?.peak_rss_bytes ?? 0)), per_process: summaries.map((s) => s?.peak_rss_bytes ?? 0) },
+    event_loop_lag_ms: {
+      max: lagMaxes.length > 0 ? Math.max(...lagMaxes) : null,
+      over_80ms: summaries.reduce((a, s) => a + (s?.event_loop_lag_ms.over_80ms ?? 0), 0),
+    },
+    first_late_s: late_times_s[0] ?? null,
+    sources: dirs,
+    measurement_origin: {
+      ...MEASUREMENT_ORIGIN,
+      pacing_deviation_ms: `${MEASUREMENT_ORIGIN.pacing_deviation_ms}; pooled over every packet of every process (HDR histograms merged)`,
+      peak_overlapping_streams: 'all processes on the host monotonic clock: most sessions between first append and one packet after the last',
+      first_late_s: 'host monotonic clock: send start of the earliest late packet',
+    },
+  };
+}
+
+export function renderMerged(s: MergedSummary, output: string): string {
+  const d = s.pacing_deviation_ms;
+  const f = (v: number | null) => (v === null ? '-' : `${v.toFixed(2)} ms`);
+  return [
+    `merged ${s.processes} processes: ${s.sessions.started} sessions, ${s.sessions.completed} completed, ${s.sessions_with_violation} with a late packet; peak overlapping streams ${s.peak_overlapping_streams}`,
+    `packets: ${s.packets.sent} sent, ${s.packets.late} late; pooled |deviation| p50 ${f(d.p50)}  p99 ${f(d.p99)}  p99.9 ${f(d.p99_9)}  max ${f(d.max)}`,
+    `client CPU per process (cores): ${s.cpu_cores.per_process.map((c) => c.toFixed(2)).join(', ')}; written to ${output}`,
+    s.qualified ? 'QUALIFIED: every packet of every process within one packet interval' : `UNQUALIFIED: ${s.interrupted ? 'a process was interrupted or left no summary; ' : ''}${s.packets.late} late packet(s)`,
+  ].join('\n');
+}
+
+/** `probe merge DIR… --output OUT`. Returns the exit status. */
+export async function mergeCommand(argv: string[], io: { stdout: { write(s: string): unknown } }): Promise<number> {
+  const flags = parseFlags(argv, MERGE_FLAGS);
+  const dirs = flags._;
+  if (dirs.length === 0) throw new UsageError('probe merge needs at least one run directory');
+  const runs = await Promise.all(dirs.map(readRun));
+  const summary = buildMergedSummary(dirs, runs);
+  await mkdir(flags.output, { recursive: true });
+  await writeFile(join(flags.output, 'summary.json'), JSON.stringify(summary, null, 1));
+  io.stdout.write(`${renderMerged(summary, flags.output)}\n`);
+  return summary.qualified ? 0 : 3;
+}
