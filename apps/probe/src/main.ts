@@ -1,5 +1,7 @@
 import { UsageError } from '@duplex-bench/launcher';
+import { LauncherLink } from '@duplex-bench/launcher';
 import { mergeCommand } from './merge/merge-command';
+import { launchCommand } from './run/launch-command';
 import { EXIT, runCommand } from './run/run-command';
 import { parseRunOptions } from './run/run-options';
 
@@ -10,14 +12,20 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
-      case 'run':
-        return await runCommand(parseRunOptions(rest), {
-          stdout: process.stdout,
-          stderr: process.stderr,
-          signals: process,
-          exitNow: (code) => process.exit(code),
-          argv: rest,
+      case 'run': {
+        const options = parseRunOptions(rest);
+        const io = { stdout: process.stdout, stderr: process.stderr, signals: process, exitNow: (code: number) => process.exit(code), argv: rest };
+        if (options.processes > 1) return await launchCommand(options, io);
+        if (!LauncherLink.inChild()) return await runCommand(options, io);
+        // A child of the launcher: the start time comes from the parent, and the outcome goes back to it.
+        const link = new LauncherLink();
+        const code = await runCommand(options, io, undefined, {
+          startGate: (opened, failed) => link.ready(opened, failed),
+          failedBeforeGate: (message) => link.failed(message),
         });
+        link.done(code);
+        return code;
+      }
       case 'merge':
         return await mergeCommand(rest, { stdout: process.stdout });
       case 'record':

@@ -38,3 +38,21 @@ describe('probe CLI, bad input', () => {
     expect(stdout).toBe('');
   });
 });
+
+describe('probe run --processes', () => {
+  it('fails within the start bound, naming the child and its reason, when children cannot connect', async () => {
+    const t0 = Date.now();
+    const { code, stderr } = await probe(['run', '--url', 'ws://127.0.0.1:9/v1/realtime', '--concurrency', '2', '--processes', '2', '--duration', '5', '--output', '/tmp/duplex-bench-launch-fail', '--start-timeout-s', '20']);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/error: process \d failed before the start gate: cannot connect to ws:\/\/127\.0\.0\.1:9\/v1\/realtime: ECONNREFUSED/);
+    expect(Date.now() - t0).toBeLessThan(25_000);
+  });
+
+  it('refuses --processes 0 and a non-integer in one line, status 2', async () => {
+    for (const value of ['0', '1.5']) {
+      const { code, stderr } = await probe(['run', '--url', 'ws://127.0.0.1:9/v1/realtime', '--concurrency', '2', '--processes', value, '--duration', '1', '--output', '/tmp/x']);
+      expect(code).toBe(2);
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { readPhysicalCores } from './cpu-plan';
 import { cpus, release, totalmem, hostname, availableParallelism } from 'node:os';
 
 export interface HostInfo {
@@ -23,22 +24,9 @@ async function readNumber(path: string): Promise<number | null> {
   }
 }
 
-/** Physical cores from sysfs topology: SMT siblings share (physical_package_id, core_id). */
-export async function physicalCoreCount(sysfs = '/sys/devices/system/cpu'): Promise<number | null> {
-  let entries: string[];
-  try {
-    entries = (await readdir(sysfs)).filter((e) => /^cpu\d+$/.test(e));
-  } catch {
-    return null;
-  }
-  const cores = new Set<string>();
-  for (const cpu of entries) {
-    const pkg = await readNumber(`${sysfs}/${cpu}/topology/physical_package_id`);
-    const core = await readNumber(`${sysfs}/${cpu}/topology/core_id`);
-    if (pkg === null || core === null) continue;
-    cores.add(`${pkg}:${core}`);
-  }
-  return cores.size > 0 ? cores.size : null;
+/** Physical cores (SMT siblings counted once); null where sysfs is not readable. */
+export async function physicalCoreCount(): Promise<number | null> {
+  return (await readPhysicalCores())?.length ?? null;
 }
 
 export async function describeHost(): Promise<HostInfo> {

@@ -91,6 +91,10 @@ function busyWait(ms: number, clock: Clock): void {
 export interface RunHooks {
   writer?: Partial<Pick<TraceWriterOptions, 'delay_ms_per_batch' | 'flush_interval_ms'>>;
   onStreaming?(writer: TraceWriter): void;
+  /** In a launched child: reports readiness and returns the launcher's common start time. */
+  startGate?(opened: number, failed: number): Promise<number>;
+  /** In a launched child: reports a failure before the gate. */
+  failedBeforeGate?(message: string): void;
 }
 
 export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = monotonicClock, hooks: RunHooks = {}): Promise<number> {
@@ -186,6 +190,7 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
       await sessions[0].abandon(err);
       if (reason === 'connect_failed' || reason === 'connect_timeout') {
         io.stderr.write(`error: ${message}\n`);
+        hooks.failedBeforeGate?.(message);
         return EXIT.failed;
       }
       throw err;
@@ -194,7 +199,7 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
     opened.unshift(sessions[0]);
 
     ctx.allSent.expect(opened.length);
-    const gate_s = clock.now_s() + GATE_MARGIN_S;
+    const gate_s = hooks.startGate ? await hooks.startGate(opened.length, failed.length) : clock.now_s() + GATE_MARGIN_S;
     runJson.gate_s = gate_s;
     pacing.setSteadyFrom(gate_s + opts.warmup_s);
     const starts = spreadStarts(gate_s, opened.length, opts.start_spread_ms);

@@ -18,6 +18,8 @@ export const RUN_FLAGS = {
   'connect-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 10 },
   'drain-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 30 },
   'open-parallel': { kind: 'int', min: 1, default: 64 },
+  'start-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 60 },
+  'cpu-affinity': { kind: 'enum', values: ['auto', 'off'], default: 'auto' },
   'allow-unqualified': { kind: 'bool' },
   quiet: { kind: 'bool' },
 } as const;
@@ -26,6 +28,7 @@ export interface RunOptions {
   url: string;
   protocol: 'native';
   concurrency: number;
+  processes: number;
   duration_s: number;
   output: string;
   packet_ms: number;
@@ -39,6 +42,8 @@ export interface RunOptions {
   connect_timeout_ms: number;
   drain_timeout_ms: number;
   open_parallel: number;
+  start_timeout_ms: number;
+  cpu_affinity: 'auto' | 'off';
   allow_unqualified: boolean;
   quiet: boolean;
 }
@@ -57,7 +62,6 @@ export function parseRunOptions(argv: string[]): RunOptions {
     throw new UsageError(`--url must start with ws:// or wss://, got "${f.url}"`);
   }
   if (f.protocol !== 'native') throw new UsageError(`--protocol ${f.protocol} is not available in this version; use native`);
-  if (f.processes !== 1) throw new UsageError('--processes above 1 is not available in this version');
   const packet_bytes = (f['sample-rate'] * 2 * f['packet-ms']) / 1000;
   if (!Number.isInteger(packet_bytes / 2)) {
     throw new UsageError(`--packet-ms ${f['packet-ms']} is not a whole number of samples at ${f['sample-rate']} Hz`);
@@ -67,6 +71,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     url: f.url,
     protocol: 'native',
     concurrency: f.concurrency,
+    processes: f.processes,
     duration_s: f.duration,
     output: f.output,
     packet_ms: f['packet-ms'],
@@ -80,6 +85,8 @@ export function parseRunOptions(argv: string[]): RunOptions {
     connect_timeout_ms: f['connect-timeout-s'] * 1000,
     drain_timeout_ms: f['drain-timeout-s'] * 1000,
     open_parallel: f['open-parallel'],
+    start_timeout_ms: f['start-timeout-s'] * 1000,
+    cpu_affinity: f['cpu-affinity'] as RunOptions['cpu_affinity'],
     allow_unqualified: f['allow-unqualified'],
     quiet: f.quiet,
   };

@@ -1,0 +1,106 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { decodeSamples, type SamplesFile } from '@duplex-bench/metrics';
+import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores, type ChildOutcome } from '@duplex-bench/launcher';
+import { monotonicClock } from '@duplex-bench/pacer';
+import { buildMergedSummary, renderMerged } from '../merge/merge-command';
+import { EXIT, type RunIo } from './run-command';
+import type { RunOptions } from './run-options';
+import type { RunSummary } from './summary';
+
+const MAIN = join(__dirname, '..', `main${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
+
+async function readChild(dir: string): Promise<{ samples: SamplesFile | null; summary: RunSummary | null }> {
+  const samples = await readFile(join(dir, 'samples.msgpack')).then(decodeSamples, () => null);
+  const summary = await readFile(join(dir, 'summary.json'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
+  return { samples, summary };
+}
+
+/**
+ * `probe run --processes P`: P children of `--concurrency` sessions each, through the launcher.
+ * Every child handshakes, then all start at one time on the shared clock; each writes its run under
+ * `p<i>/`, and the parent writes the pooled summary and run.json at the top.
+ */
+export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number> {
+  await mkdir(opts.output, { recursive: true });
+  const cpu = planCpus(opts.cpu_affinity, opts.cpu_affinity === 'auto' && process.platform === 'linux' ? await readPhysicalCores() : null, opts.processes);
+  if (opts.cpu_affinity === 'auto' && process.platform !== 'linux') cpu.warning = 'CPU placement is only done on Linux; skipped';
+  if (cpu.warning) io.stderr.write(`warning: ${cpu.warning}\n`);
+  if (cpu.parent) {
+    const err = await pinProcess(process.pid, cpu.parent);
+    if (err) io.stderr.write(`warning: could not pin the launcher to CPUs ${cpu.parent.join(',')}: ${err}\n`);
+  }
+  io.stderr.write(
+    `launching ${opts.processes} processes x ${opts.concurrency} sessions; CPUs: launcher ${cpu.parent?.join(',') ?? 'any'}, children ${cpu.children?.map((c) => c.join(',')).join(' | ') ?? 'any'}\n`,
+  );
+
+  const started_s = monotonicClock.now_s();
+  const launcher = new Launcher({
+    module: MAIN,
+    count: opts.processes,
+    args: (i) => ['run', ...io.argv, '--processes', '1', '--output', join(opts.output, `p${i}`), '--quiet'],
+    start_timeout_ms: opts.start_timeout_ms,
+    run_timeout_ms: (opts.duration_s + opts.drain_timeout_ms / 1000 + 60) * 1000,
+    cpu,
+    onStderr: (i, line) => {
+      if (line.startsWith('error') || line.startsWith('warning')) io.stderr.write(`[p${i}] ${line}\n`);
+    },
+  });
+  let interrupted = false;
+  const onSignal = () => {
+    if (interrupted) io.exitNow(EXIT.interrupted);
+    interrupted = true;
+    io.stderr.write('\ninterrupted: stopping every process; each drains and writes its summary\n');
+    launcher.interrupt();
+  };
+  io.signals.on('SIGINT', onSignal);
+  io.signals.on('SIGTERM', onSignal);
+  let result;
+  try {
+    result = await launcher.run();
+  } finally {
+    io.signals.off('SIGINT', onSignal);
+    io.signals.off('SIGTERM', onSignal);
+  }
+  if (result.start_failure) {
+    io.stderr.write(`error: process ${result.start_failure.index} ${result.start_failure.reason}\n`);
+    return EXIT.failed;
+  }
+
+  const dirs = result.children.map((c) => join(opts.output, `p${c.index}`));
+  const children = await Promise.all(dirs.map(readChild));
+  const merged = buildMergedSummary(
+    dirs.filter((_, i) => children[i].samples),
+    children.filter((c) => c.samples).map((c) => ({ samples: c.samples as SamplesFile, summary: c.summary })),
+  );
+  // A child that died left no summary: its sessions are incomplete, with the reason.
+  const died = result.children.filter((c: ChildOutcome) => c.failure !== null || !children[c.index].summary);
+  for (const c of died) {
+    if (children[c.index].summary) continue;
+    merged.sessions.started += opts.concurrency;
+    merged.sessions.incomplete += opts.concurrency;
+    merged.sessions.incomplete_reasons.process_died = (merged.sessions.incomplete_reasons.process_died ?? 0) + opts.concurrency;
+  }
+  const summary = { ...merged, interrupted: merged.interrupted || interrupted, layout: { processes: opts.processes, concurrency: opts.concurrency } };
+  if (died.length > 0) summary.qualified = false;
+  const runJson = {
+    command: ['probe', 'run', ...io.argv],
+    protocol: opts.protocol,
+    layout: { processes: opts.processes, concurrency_per_process: opts.concurrency, packet_ms: opts.packet_ms, duration_s: opts.duration_s },
+    cpu_plan: cpu,
+    host: await describeHost(),
+    project: await projectRevision(process.cwd()),
+    started_s,
+    gate_s: result.gate_s,
+    ended_s: monotonicClock.now_s(),
+    children: result.children,
+  };
+  await writeFile(join(opts.output, 'summary.json'), JSON.stringify(summary, null, 1));
+  await writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1));
+  io.stdout.write(`${renderMerged(summary, opts.output)}\n`);
+  for (const c of died) io.stderr.write(`error: process ${c.index} ${c.failure ?? 'left no summary'}\n`);
+  if (died.length > 0) return EXIT.failed;
+  if (summary.interrupted) return EXIT.interrupted;
+  if (!summary.qualified && !opts.allow_unqualified) return EXIT.unqualified;
+  return EXIT.ok;
+}
