@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { startAppendEchoMock } from '@duplex-bench/mock-servers';
 import { UsageError } from '@duplex-bench/launcher';
 import { parseServeOptions } from './serve-options';
@@ -28,6 +29,7 @@ async function serve(argv: string[]): Promise<number> {
   await server.close();
   if (options.stats_output) {
     try {
+      await mkdir(dirname(options.stats_output), { recursive: true });
       await writeFile(options.stats_output, JSON.stringify(stats, null, 1));
     } catch (err) {
       process.stderr.write(`error: cannot write stats to ${options.stats_output}: ${(err as Error).message}\n`);
