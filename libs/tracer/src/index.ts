@@ -1,7 +1,7 @@
 export { TraceWriter } from './trace-writer';
 export type { ReceiptTimes, SessionTraceSink, TraceWriterOptions, TraceWriterStats } from './trace-writer';
 export type { TraceMode } from './messages';
-export { withoutAudio } from './trace-lines';
+export { withoutAudio } from './without-audio';
 export { traceReceipts, traceReceived } from './operators';
 
 /* Error types */

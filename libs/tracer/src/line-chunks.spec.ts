@@ -1,5 +1,5 @@
 import { LineChunks } from './line-chunks';
-import { withoutAudio } from './trace-lines';
+import { withoutAudio } from './without-audio';
 
 function lines(chunks: LineChunks): string[] {
   const text = Buffer.concat(chunks.take()).toString('utf8');

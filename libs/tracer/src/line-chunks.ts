@@ -5,6 +5,9 @@ const NEWLINE = 0x0a;
 const RETURN = 0x0d;
 
 /**
+ * Trace lines share the shape of the sglang-omni client's traces, `{direction, time_s, event}` with
+ * time_s on the monotonic clock, so tools written for its traces read ours.
+ *
  * One session's trace lines as bytes in 64 KiB chunks, handed to the writer thread by transfer
  * (no copy). Lines become bytes at once, so no large string outlives a young-generation GC; a
  * prototype that kept lines as strings for 0.5 s collapsed at 512 sessions with full traces.

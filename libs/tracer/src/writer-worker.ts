@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { FromWorker, ToWorker, WorkerOptions, WriteFailure } from './messages';
 import { receiptsJson } from './receipts-json';
-import { withoutAudio } from './trace-lines';
+import { withoutAudio } from './without-audio';
 
 const options = workerData as WorkerOptions;
 const port = parentPort;

@@ -121,7 +121,6 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
   const stop$ = new ReplaySubject<void>(1);
   let interrupted = false;
   const overlap = new OverlapCounter();
-  let packetsSent = 0;
   const pacing = new PacingRecorder(opts.packet_ms, Infinity);
   const samples = new SampleStore(opts.packet_ms);
   const ctx: SessionContext = {
@@ -138,7 +137,6 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
     onStreamStart: () => overlap.open(),
     onStreamEnd: () => overlap.close(),
     allSent: new SendBarrier(),
-    onPacket: () => packetsSent++,
   };
   const runJson = {
     command: ['probe', 'run', ...io.argv],
@@ -211,7 +209,7 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
     }
     io.stderr.write(`streaming: ${opened.length} of ${sessions.length} sessions passed the start gate\n`);
     hooks.onStreaming?.(writer);
-    progress.start(() => ({ active: overlap.active, sent: packetsSent, late: pacing.late, loop_max_ms: loop.figures().max }));
+    progress.start(() => ({ active: overlap.active, sent: pacing.sent, late: pacing.late, loop_max_ms: loop.figures().max }));
     const results = await Promise.all([...opened.map((s, i) => s.stream(starts[i])), ...failed]);
     progress.stop();
     loop.stop();

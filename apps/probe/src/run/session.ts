@@ -33,7 +33,6 @@ export interface SessionContext {
   onStreamEnd(): void;
   /** Held until every session of the run has sent its last packet. */
   allSent: SendBarrier;
-  onPacket(): void;
 }
 
 export interface SessionResult {
@@ -220,7 +219,6 @@ export class NativeSession {
           tap((receipt) => {
             samples.push(receipt);
             result.packets_sent++;
-            this.ctx.onPacket();
             if (pacing.record(receipt, origin_s)) {
               result.late++;
               result.violation = true;

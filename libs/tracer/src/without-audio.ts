@@ -1,5 +1,4 @@
-// Trace lines share the shape of the sglang-omni client's traces: {direction, time_s, event}, with
-// time_s on the monotonic clock (see line-chunks.ts, which writes them).
+// For `--trace events`: run on the writer thread over whole trace lines (see line-chunks.ts).
 
 const AUDIO_FIELD = /"(audio|delta)":"([A-Za-z0-9+/=]*)"/;
 const AUDIO_EVENTS = /"type":\s*"(input_audio_buffer\.append|response\.output_audio\.delta|response\.audio\.delta)"/;
