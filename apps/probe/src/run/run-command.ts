@@ -1,6 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ReplaySubject } from 'rxjs';
+import { firstValueFrom, ReplaySubject } from 'rxjs';
 import { AudioFormatError, pcmPackets, readWavPcm16, silencePackets, type PacketSource } from '@duplex-bench/audio';
 import { describeHost, projectRevision } from '@duplex-bench/launcher';
 import {
@@ -197,7 +197,10 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
     opened.unshift(sessions[0]);
 
     ctx.allSent.expect(opened.length);
-    const gate_s = hooks.startGate ? await hooks.startGate(opened.length, failed.length) : clock.now_s() + GATE_MARGIN_S;
+    // A launched child takes the launcher's start time, unless it is interrupted while waiting for it.
+    const gate_s = hooks.startGate
+      ? await Promise.race([hooks.startGate(opened.length, failed.length), firstValueFrom(stop$).then(() => clock.now_s())])
+      : clock.now_s() + GATE_MARGIN_S;
     runJson.gate_s = gate_s;
     pacing.setSteadyFrom(gate_s + opts.warmup_s);
     const starts = spreadStarts(gate_s, opened.length, opts.start_spread_ms);
