@@ -9,3 +9,5 @@ export { SampleStore, encodeSamples, decodeSamples } from './samples';
 export type { SamplesFile, SessionSampleColumns } from './samples';
 export { mergeSamples } from './merge';
 export type { MergedPacing } from './merge';
+export { ResponseTracker, stat } from './duplex-response';
+export type { ResponseEvent, ResponseRecord, SessionResponseMetrics, ResponseMetricsOptions, Stat } from './duplex-response';

@@ -1,0 +1,77 @@
+import { ResponseTracker, stat } from './duplex-response';
+
+const RATE = 22050;
+const BYTES_80MS = 3528; // 80 ms of PCM16 mono at 22,050 Hz
+
+describe('ResponseTracker', () => {
+  it('measures TTFT, TTFP and RTF of a response from response.created', () => {
+    const t = new ResponseTracker({ output_sample_rate: RATE }, 10);
+    t.add({ kind: 'response_created', t_s: 11, response_id: 'r1' });
+    t.add({ kind: 'text_delta', t_s: 11.1, response_id: 'r1', chars: 0 }); // empty: not TTFT
+    t.add({ kind: 'text_delta', t_s: 11.25, response_id: 'r1', chars: 5 });
+    for (let i = 0; i < 10; i++) t.add({ kind: 'audio_delta', t_s: 11.2 + i * 0.04, response_id: 'r1', bytes: BYTES_80MS });
+    t.add({ kind: 'response_done', t_s: 11.7, response_id: 'r1' });
+    const [r] = t.done;
+    expect(r.origin).toBe('response.created received');
+    expect(r.ttft_ms).toBeCloseTo(250, 6);
+    expect(r.ttfp_ms).toBeCloseTo(200, 6);
+    // last audio at 11.56 s, 800 ms of audio: (560 ms) / 800 ms
+    expect(r.audio_duration_ms).toBeCloseTo(800, 6);
+    expect(r.rtf).toBeCloseTo(0.7, 6);
+  });
+
+  it('takes the server anchor as origin when the server sends one, and names it', () => {
+    const t = new ResponseTracker({ output_sample_rate: RATE }, 0);
+    t.add({ kind: 'response_created', t_s: 2, response_id: 'r', server_origin_s: 1.5 });
+    t.add({ kind: 'audio_delta', t_s: 2.1, response_id: 'r', bytes: BYTES_80MS, duration_ms: 80 });
+    t.add({ kind: 'response_done', t_s: 2.2, response_id: 'r' });
+    expect(t.done[0]).toMatchObject({ origin: 'server response_request_metrics', origin_s: 1.5 });
+    expect(t.done[0].ttfp_ms).toBeCloseTo(600, 6);
+  });
+
+  it('weights TPOT by tokens: a step of 3 tokens 30 ms after the first is 10 ms per token', () => {
+    const t = new ResponseTracker({ output_sample_rate: RATE }, 0);
+    t.add({ kind: 'response_created', t_s: 1, response_id: 'r' });
+    t.add({ kind: 'text_delta', t_s: 1.0, response_id: 'r', chars: 1, tokens: 1 });
+    t.add({ kind: 'text_delta', t_s: 1.03, response_id: 'r', chars: 3, tokens: 3 });
+    t.add({ kind: 'response_done', t_s: 1.1, response_id: 'r' });
+    expect(t.done[0].tpot_ms).toBeCloseTo(10, 6);
+    expect(t.done[0].tokens).toBe(4);
+  });
+
+  it('leaves the gaps between generation segments out of TPOT', () => {
+    const t = new ResponseTracker({ output_sample_rate: RATE, segment_gap_ms: 200 }, 0);
+    t.add({ kind: 'response_created', t_s: 0, response_id: 'r' });
+    t.add({ kind: 'text_delta', t_s: 1.0, response_id: 'r', chars: 1, tokens: 1 });
+    t.add({ kind: 'text_delta', t_s: 1.02, response_id: 'r', chars: 1, tokens: 2 }); // 20 ms, 2 tokens
+    t.add({ kind: 'text_delta', t_s: 3.0, response_id: 'r', chars: 1, tokens: 1 }); // new segment after 2 s
+    t.add({ kind: 'text_delta', t_s: 3.03, response_id: 'r', chars: 1, tokens: 1 }); // 30 ms, 1 token
+    t.add({ kind: 'response_done', t_s: 3.1, response_id: 'r' });
+    expect(t.done[0].tpot_ms).toBeCloseTo(50 / 3, 6);
+  });
+
+  it('gives the stream window from the input stream start, across responses', () => {
+    const t = new ResponseTracker({ output_sample_rate: RATE }, 100);
+    for (const [id, at] of [['a', 100.5], ['b', 103]] as const) {
+      t.add({ kind: 'response_created', t_s: at, response_id: id });
+      t.add({ kind: 'text_delta', t_s: at + 0.3, response_id: id, chars: 2 });
+      t.add({ kind: 'audio_delta', t_s: at + 0.2, response_id: id, bytes: BYTES_80MS * 5 });
+      t.add({ kind: 'response_done', t_s: at + 0.4, response_id: id });
+    }
+    const m = t.metrics();
+    expect(m.audio_turn_count).toBe(2);
+    expect(m.stream_ttfp_ms).toBeCloseTo(700, 3);
+    expect(m.stream_ttft_ms).toBeCloseTo(800, 3);
+    expect(m.stream_audio_duration_ms).toBeCloseTo(800, 3);
+    expect(m.stream_audio_generation_ms).toBeCloseTo(3200, 3);
+    expect(m.stream_rtf).toBeCloseTo(4, 6);
+    expect(m.ttfp_ms).toEqual({ count: 2, mean: 200, p50: 200, p99: 200 });
+  });
+});
+
+describe('stat', () => {
+  it('ignores missing values and takes nearest-rank percentiles', () => {
+    expect(stat([3, null, 1, 2])).toEqual({ count: 3, mean: 2, p50: 2, p99: 3 });
+    expect(stat([])).toEqual({ count: 0, mean: null, p50: null, p99: null });
+  });
+});

@@ -1,0 +1,200 @@
+/**
+ * Duplex response metrics (DESIGN.md, "Duplex response metrics"). Per response (model turn):
+ * TTFT, TTFP, RTF and token-weighted TPOT, each from a named origin; per session: the stream-window
+ * figures from the start of the input stream. Pure: it sees events with their receive times.
+ */
+
+/** One received event, reduced to what the metrics need. Times are seconds on the monotonic clock. */
+export type ResponseEvent =
+  | { kind: 'response_created'; t_s: number; response_id: string; server_origin_s?: number }
+  | { kind: 'text_delta'; t_s: number; response_id: string; chars: number; tokens?: number }
+  | { kind: 'audio_delta'; t_s: number; response_id: string; bytes: number; duration_ms?: number; tokens?: number }
+  | { kind: 'response_done'; t_s: number; response_id: string };
+
+export interface ResponseRecord {
+  response_id: string;
+  origin: 'response.created received' | 'server response_request_metrics';
+  origin_s: number;
+  ttft_ms: number | null;
+  ttfp_ms: number | null;
+  rtf: number | null;
+  tpot_ms: number | null;
+  audio_duration_ms: number;
+  tokens: number;
+}
+
+export interface Stat {
+  count: number;
+  mean: number | null;
+  p50: number | null;
+  p99: number | null;
+}
+
+export interface SessionResponseMetrics {
+  audio_turn_count: number;
+  ttft_ms: Stat;
+  ttfp_ms: Stat;
+  rtf: Stat;
+  tpot_ms: Stat;
+  stream_ttft_ms: number | null;
+  stream_ttfp_ms: number | null;
+  stream_rtf: number | null;
+  stream_audio_generation_ms: number | null;
+  stream_audio_duration_ms: number;
+  stream_measurement_origin: Record<string, string>;
+}
+
+export interface ResponseMetricsOptions {
+  /** Output audio rate for durations computed from bytes (PCM16 mono). */
+  output_sample_rate: number;
+  /** A pause longer than this between token-bearing deltas ends a generation segment (TPOT excludes it). */
+  segment_gap_ms?: number;
+}
+
+interface Open {
+  record: ResponseRecord;
+  lastAudio_s: number | null;
+  segmentStart_s: number | null;
+  segmentLast_s: number | null;
+  segmentTokens: number;
+  tpotElapsed_ms: number;
+  tpotTokens: number;
+}
+
+/** Nearest-rank percentile of unsorted values. */
+function percentile(values: number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+export function stat(values: Array<number | null>): Stat {
+  const v = values.filter((x): x is number => x !== null && Number.isFinite(x));
+  const round = (x: number | null) => (x === null ? null : Math.round(x * 1000) / 1000);
+  return {
+    count: v.length,
+    mean: round(v.length > 0 ? v.reduce((a, b) => a + b, 0) / v.length : null),
+    p50: round(percentile(v, 50)),
+    p99: round(percentile(v, 99)),
+  };
+}
+
+/** Tracks one session's responses as events arrive. */
+export class ResponseTracker {
+  private readonly open = new Map<string, Open>();
+  readonly done: ResponseRecord[] = [];
+  private firstText_s: number | null = null;
+  private firstAudio_s: number | null = null;
+  private lastAudio_s: number | null = null;
+  private audio_ms = 0;
+
+  constructor(
+    private readonly options: ResponseMetricsOptions,
+    /** Start of the input stream: send start of packet 0. */
+    private readonly stream_start_s: number,
+  ) {}
+
+  add(e: ResponseEvent): void {
+    switch (e.kind) {
+      case 'response_created': {
+        const server = e.server_origin_s !== undefined;
+        this.open.set(e.response_id, {
+          record: {
+            response_id: e.response_id,
+            origin: server ? 'server response_request_metrics' : 'response.created received',
+            origin_s: server ? (e.server_origin_s as number) : e.t_s,
+            ttft_ms: null,
+            ttfp_ms: null,
+            rtf: null,
+            tpot_ms: null,
+            audio_duration_ms: 0,
+            tokens: 0,
+          },
+          lastAudio_s: null,
+          segmentStart_s: null,
+          segmentLast_s: null,
+          segmentTokens: 0,
+          tpotElapsed_ms: 0,
+          tpotTokens: 0,
+        });
+        break;
+      }
+      case 'text_delta': {
+        const r = this.open.get(e.response_id);
+        if (e.chars > 0) {
+          this.firstText_s ??= e.t_s;
+          if (r && r.record.ttft_ms === null) r.record.ttft_ms = (e.t_s - r.record.origin_s) * 1000;
+        }
+        if (r && e.tokens) this.step(r, e.t_s, e.tokens);
+        break;
+      }
+      case 'audio_delta': {
+        const duration_ms = e.duration_ms ?? (e.bytes / (this.options.output_sample_rate * 2)) * 1000;
+        this.firstAudio_s ??= e.t_s;
+        this.lastAudio_s = e.t_s;
+        this.audio_ms += duration_ms;
+        const r = this.open.get(e.response_id);
+        if (!r) break;
+        if (r.record.ttfp_ms === null) r.record.ttfp_ms = (e.t_s - r.record.origin_s) * 1000;
+        r.lastAudio_s = e.t_s;
+        r.record.audio_duration_ms += duration_ms;
+        if (e.tokens) this.step(r, e.t_s, e.tokens);
+        break;
+      }
+      case 'response_done': {
+        const r = this.open.get(e.response_id);
+        if (!r) break;
+        this.open.delete(e.response_id);
+        const rec = r.record;
+        if (r.lastAudio_s !== null && rec.audio_duration_ms > 0) rec.rtf = ((r.lastAudio_s - rec.origin_s) * 1000) / rec.audio_duration_ms;
+        if (r.tpotTokens > 0) rec.tpot_ms = r.tpotElapsed_ms / r.tpotTokens;
+        this.done.push(rec);
+        break;
+      }
+      default: {
+        const never: never = e;
+        throw new Error(`unknown response event ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /**
+   * A step that produced `tokens` tokens at `t_s`. Within a segment, TPOT is the elapsed time from
+   * the segment's first step over the tokens of the steps after it: a step of three tokens 30 ms
+   * after the first counts 10 ms per token, not 30. A pause over `segment_gap_ms` starts a new segment.
+   */
+  private step(r: Open, t_s: number, tokens: number): void {
+    r.record.tokens += tokens;
+    const gap_s = (this.options.segment_gap_ms ?? 500) / 1000;
+    if (r.segmentLast_s === null || t_s - r.segmentLast_s > gap_s) {
+      r.segmentStart_s = t_s;
+      r.segmentLast_s = t_s;
+      return;
+    }
+    r.tpotElapsed_ms += (t_s - r.segmentLast_s) * 1000;
+    r.tpotTokens += tokens;
+    r.segmentLast_s = t_s;
+  }
+
+  metrics(): SessionResponseMetrics {
+    const ms = (t: number | null) => (t === null ? null : Math.round((t - this.stream_start_s) * 1e6) / 1000);
+    const generation_ms = ms(this.lastAudio_s);
+    return {
+      audio_turn_count: this.done.filter((r) => r.audio_duration_ms > 0).length,
+      ttft_ms: stat(this.done.map((r) => r.ttft_ms)),
+      ttfp_ms: stat(this.done.map((r) => r.ttfp_ms)),
+      rtf: stat(this.done.map((r) => r.rtf)),
+      tpot_ms: stat(this.done.map((r) => r.tpot_ms)),
+      stream_ttft_ms: ms(this.firstText_s),
+      stream_ttfp_ms: ms(this.firstAudio_s),
+      stream_rtf: generation_ms !== null && this.audio_ms > 0 ? Math.round((generation_ms / this.audio_ms) * 1e6) / 1e6 : null,
+      stream_audio_generation_ms: generation_ms,
+      stream_audio_duration_ms: Math.round(this.audio_ms * 1000) / 1000,
+      stream_measurement_origin: {
+        ttft: 'input stream start to first non-empty text delta',
+        ttfp: 'input stream start to first audio packet',
+        rtf: 'input stream start-to-last-audio receive time divided by total emitted audio duration; includes concurrent realtime input',
+      },
+    };
+  }
+}
