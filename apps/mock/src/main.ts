@@ -15,6 +15,8 @@ async function serve(argv: string[]): Promise<number> {
       replies_per_append: options.replies_per_append,
       output_sample_rate: options.output_sample_rate,
       max_sessions: options.max_sessions,
+      profile: options.profile,
+      model: options.model,
     });
   } catch (err) {
     process.stderr.write(`error: cannot listen on ${options.host}:${options.port}: ${(err as Error).message}\n`);

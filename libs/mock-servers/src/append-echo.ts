@@ -23,6 +23,7 @@ import {
   nativeError,
   type DecodedFrame,
 } from '@duplex-bench/protocol';
+import { ModelSession, type ModelOptions } from './model-session';
 import { CpuMeter, createUsHistogram, LoopLagMonitor, percentilesMs, recordMs, type PercentilesMs, type LoopLagFigures, type CpuFigures } from '@duplex-bench/metrics';
 
 export interface AppendEchoOptions {
@@ -36,6 +37,9 @@ export interface AppendEchoOptions {
   unit_ms?: number;
   /** Sessions held at once; further upgrades get HTTP 503. */
   max_sessions?: number;
+  /** `model` answers like a duplex speech model (turns, first-packet latency, real-time factor, bursts). */
+  profile?: 'append-echo' | 'model';
+  model?: Partial<ModelOptions>;
   clock?: Clock;
 }
 
@@ -81,6 +85,8 @@ interface SessionState {
   first_t_start_ms: number;
   response_started: boolean;
   silent: boolean;
+  model: ModelSession | null;
+  input_units: number;
 }
 
 /**
@@ -100,7 +106,10 @@ export async function startAppendEchoMock(options: AppendEchoOptions = {}, fault
   const grant = defaultNativeGrant(input_rate, output_rate, unit_ms);
   const response_id = 'resp_0';
   const item_id = 'item_0';
-  const audio = new NativeAudioDeltaTemplate(response_id, item_id, Buffer.alloc(output_unit_bytes).toString('base64'));
+  const outputPayload = Buffer.alloc(output_unit_bytes).toString('base64');
+  const audio = new NativeAudioDeltaTemplate(response_id, item_id, outputPayload);
+  const model: ModelOptions | null =
+    options.profile === 'model' ? { ttfp_ms: 200, rtf: 0.5, burst_units: 1, turn_every_s: 5, ...options.model } : null;
   const text = nativeTextDelta(response_id, item_id, ' ');
   const responseCreated = nativeResponseCreated(response_id);
 
@@ -161,13 +170,14 @@ export async function startAppendEchoMock(options: AppendEchoOptions = {}, fault
     s.pending_bytes += bytes;
     if (fault && s.faulty && s.appends >= fault.after_appends && applyFault(ws, s, fault)) return;
     send(ws, nativeAccepted(seq, s.accepted_bytes / in_bytes_per_ms, String(event.event_id ?? '')));
-    if (!s.response_started) {
+    if (!s.response_started && !s.model) {
       s.response_started = true;
       send(ws, responseCreated);
     }
     while (s.pending_bytes >= unit_bytes) {
       s.pending_bytes -= unit_bytes;
-      emitUnit(ws, s, false);
+      if (s.model) s.model.onInputUnit(s.input_units++);
+      else emitUnit(ws, s, false);
     }
   }
 
@@ -199,12 +209,21 @@ export async function startAppendEchoMock(options: AppendEchoOptions = {}, fault
     send(ws, nativeInputEnded(client_event_id, accepted_end_ms));
     const tail = s.pending_bytes;
     const padding_bytes = tail > 0 ? unit_bytes - tail : 0;
+    const padding_ms = padding_bytes / in_bytes_per_ms;
+    const drained = nativeDrained(client_event_id, { accepted_end_ms, consumed_ms: accepted_end_ms + padding_ms, discarded_ms: 0, padding_ms });
+    if (s.model) {
+      // The model finishes its output at its own pace: last audio, audio done, response done, last unit done, drained.
+      s.model.onInputEnd(tail > 0, (lastUnit) => {
+        if (lastUnit !== null) send(ws, nativeUnitDone(lastUnit, lastUnit * unit_ms, unit_ms));
+        send(ws, drained);
+      });
+      return;
+    }
     if (tail > 0) emitUnit(ws, s, true);
     send(ws, nativeAudioDone(response_id, item_id));
     send(ws, nativeResponseDone(response_id));
     if (tail > 0 && replies >= 2) send(ws, nativeUnitDone(s.units - 1, (s.units - 1) * unit_ms, unit_ms));
-    const padding_ms = padding_bytes / in_bytes_per_ms;
-    send(ws, nativeDrained(client_event_id, { accepted_end_ms, consumed_ms: accepted_end_ms + padding_ms, discarded_ms: 0, padding_ms }));
+    send(ws, drained);
   }
 
   function onSession(ws: WebSocket): void {
@@ -223,9 +242,14 @@ export async function startAppendEchoMock(options: AppendEchoOptions = {}, fault
       first_t_start_ms: 0,
       response_started: false,
       silent: false,
+      model: model ? new ModelSession(model, unit_ms, outputPayload, clock, (frame) => send(ws, frame)) : null,
+      input_units: 0,
     };
     ws.on('error', () => undefined);
-    ws.on('close', () => counts.active--);
+    ws.on('close', () => {
+      counts.active--;
+      s.model?.dispose();
+    });
     ws.on('message', (data: Buffer, isBinary: boolean) => {
       const arrived_s = clock.now_s();
       if (s.silent) return;

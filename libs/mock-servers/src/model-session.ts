@@ -1,0 +1,188 @@
+import type { Clock } from '@duplex-bench/pacer';
+import {
+  NativeAudioDeltaTemplate,
+  nativeAudioDone,
+  nativeResponseCreated,
+  nativeResponseDone,
+  nativeUnitDone,
+  NativeEvent,
+} from '@duplex-bench/protocol';
+
+/** How the model profile behaves: timings a test can check against. */
+export interface ModelOptions {
+  /** Server-side delay from a turn's start (response.created) to its first audio. */
+  ttfp_ms: number;
+  /** Real-time factor of generation: a unit of `unit_ms` audio takes `unit_ms × rtf` to produce. */
+  rtf: number;
+  /** Units sent together once that many are produced (or the turn ends). */
+  burst_units: number;
+  /** A new model turn starts every this many seconds of input. */
+  turn_every_s: number;
+  /** When set, each transcript delta carries `sglang.num_tokens` and response.done `num_tokens_out`. */
+  tokens_per_step?: number;
+}
+
+interface Unit {
+  response_id: string;
+  unit_id: number;
+  due_s: number;
+}
+
+interface Turn {
+  response_id: string;
+  audio: NativeAudioDeltaTemplate;
+  units: number;
+  tokens: number;
+}
+
+const WORDS = ['the', 'model', 'answers', 'while', 'you', 'speak'];
+
+/**
+ * One session of the model mock: every whole input unit owes one output unit (80 ms of input, 80
+ * ms of output, silence included). Turns start every `turn_every_s` of input; each unit is produced
+ * `unit_ms × rtf` after the previous one, the first `ttfp_ms` after its turn started, and units go
+ * out in bursts of `burst_units`.
+ */
+export class ModelSession {
+  private readonly queue: Unit[] = [];
+  private readonly turns = new Map<string, Turn>();
+  private current: Turn | null = null;
+  private turnCount = 0;
+  private nextUnitId = 0;
+  private chunkSeq = 0;
+  private lastDue_s = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private ending: (() => void) | null = null;
+  private finalUnit: number | null = null;
+
+  constructor(
+    private readonly options: ModelOptions,
+    private readonly unit_ms: number,
+    private readonly output_payload_b64: string,
+    private readonly clock: Clock,
+    private readonly send: (frame: string) => void,
+  ) {}
+
+  /** Input unit `index` (0-based) arrived whole. */
+  onInputUnit(index: number): void {
+    const turn_at = Math.floor((index * this.unit_ms) / (this.options.turn_every_s * 1000));
+    if (!this.current || turn_at >= this.turnCount) this.startTurn();
+    this.enqueue();
+  }
+
+  /** Input ended; `tail` says whether a padded final unit is owed. `done` runs after the last output. */
+  onInputEnd(tail: boolean, done: (lastUnit: number | null) => void): void {
+    if (tail) {
+      if (!this.current) this.startTurn();
+      this.enqueue();
+    }
+    this.finalUnit = this.queue.length > 0 ? this.queue[this.queue.length - 1].unit_id : null;
+    this.ending = () => done(this.finalUnit);
+    this.pump();
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private startTurn(): void {
+    const response_id = `resp_${this.turnCount++}`;
+    const turn: Turn = {
+      response_id,
+      audio: new NativeAudioDeltaTemplate(response_id, `item_${response_id}`, this.output_payload_b64),
+      units: 0,
+      tokens: 0,
+    };
+    this.turns.set(response_id, turn);
+    this.current = turn;
+    this.send(nativeResponseCreated(response_id));
+    this.lastDue_s = Math.max(this.lastDue_s, this.clock.now_s() + this.options.ttfp_ms / 1000 - this.step_s());
+  }
+
+  private step_s(): number {
+    return (this.unit_ms * this.options.rtf) / 1000;
+  }
+
+  private enqueue(): void {
+    const turn = this.current as Turn;
+    const due_s = Math.max(this.lastDue_s + this.step_s(), this.clock.now_s());
+    this.lastDue_s = due_s;
+    turn.units++;
+    this.queue.push({ response_id: turn.response_id, unit_id: this.nextUnitId++, due_s });
+    this.pump();
+  }
+
+  /** Sends every burst that is due; arms one timer for the next. */
+  private pump(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const now = this.clock.now_s();
+    for (;;) {
+      const due = this.queue.filter((u) => u.due_s <= now);
+      const head = this.queue[0];
+      if (!head) break;
+      // A burst goes when enough units are produced, or when what is produced ends its turn or the input.
+      const sameTurn = due.filter((u) => u.response_id === head.response_id);
+      const turnComplete = this.queue.every((u) => u.response_id !== head.response_id || u.due_s <= now) && (this.current?.response_id !== head.response_id || this.ending !== null);
+      if (sameTurn.length === 0 || (sameTurn.length < this.options.burst_units && !turnComplete)) break;
+      const burst = this.queue.splice(0, Math.min(sameTurn.length, this.options.burst_units));
+      for (const u of burst) this.emit(u);
+      if (!this.queue.some((u) => u.response_id === head.response_id) && (this.current?.response_id !== head.response_id || this.ending)) {
+        this.finishTurn(head.response_id);
+      }
+    }
+    if (this.queue.length > 0) {
+      const at = this.nextSendAt();
+      // Null: the current turn waits for more input to fill its burst; the next input unit pumps.
+      if (at !== null) this.timer = setTimeout(() => this.pump(), Math.max(1, Math.ceil((at - now) * 1000)));
+      return;
+    }
+    if (this.ending) {
+      if (this.current && this.turns.has(this.current.response_id)) this.finishTurn(this.current.response_id);
+      const ending = this.ending;
+      this.ending = null;
+      ending();
+    }
+  }
+
+  /** When the next burst can go: when `burst_units` units of the head's turn are due, or its last one if the turn is over. */
+  private nextSendAt(): number | null {
+    const head = this.queue[0];
+    const ofTurn = this.queue.filter((u) => u.response_id === head.response_id);
+    const turnOver = this.current?.response_id !== head.response_id || this.ending !== null;
+    if (ofTurn.length < this.options.burst_units && !turnOver) return null;
+    return ofTurn[Math.min(this.options.burst_units, ofTurn.length) - 1].due_s;
+  }
+
+  private emit(u: Unit): void {
+    const turn = this.turns.get(u.response_id) as Turn;
+    const t_start_ms = u.unit_id * this.unit_ms;
+    this.send(turn.audio.encode(u.unit_id, this.chunkSeq++, t_start_ms, this.unit_ms));
+    const word = WORDS[u.unit_id % WORDS.length];
+    const tokens = this.options.tokens_per_step;
+    if (tokens) turn.tokens += tokens;
+    this.send(
+      JSON.stringify({
+        type: NativeEvent.transcriptDelta,
+        response_id: u.response_id,
+        item_id: `item_${u.response_id}`,
+        output_index: 0,
+        content_index: 0,
+        delta: `${word} `,
+        ...(tokens ? { sglang: { num_tokens: tokens } } : {}),
+      }),
+    );
+    if (u.unit_id !== this.finalUnit) this.send(nativeUnitDone(u.unit_id, t_start_ms, this.unit_ms));
+  }
+
+  private finishTurn(response_id: string): void {
+    const turn = this.turns.get(response_id);
+    if (!turn) return;
+    this.turns.delete(response_id);
+    this.send(nativeAudioDone(response_id, `item_${response_id}`));
+    const done = JSON.parse(nativeResponseDone(response_id));
+    if (this.options.tokens_per_step) done.response.num_tokens_out = turn.tokens;
+    this.send(JSON.stringify(done));
+  }
+}
