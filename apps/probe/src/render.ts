@@ -23,6 +23,16 @@ export function renderRunSummary(s: RunSummary, output: string): string {
     `client CPU: ${s.cpu_cores.total.toFixed(2)} cores (user ${s.cpu_cores.user.toFixed(2)}, system ${s.cpu_cores.system.toFixed(2)}); peak RSS ${(s.peak_rss_bytes / 2 ** 20).toFixed(0)} MiB; peak overlapping streams ${s.peak_overlapping_streams}`,
     `written to ${output}`,
   );
+  if (s.duplex) {
+    const d = s.duplex;
+    const st = (x: { p50: number | null; p99: number | null }, unit = ' ms') => (x.p50 === null ? '-' : `p50 ${x.p50}${unit} p99 ${x.p99}${unit}`);
+    lines.splice(
+      lines.length - 1,
+      0,
+      `server responses (client receive times, from each response's origin): ${d.responses} in ${d.sessions} sessions; TTFP ${st(d.ttfp_ms)}; TTFT ${st(d.ttft_ms)}; RTF ${st(d.rtf, '')}; TPOT ${st(d.tpot_ms)}`,
+      `stream window (from input start): TTFP ${st(d.duplex_stream_ttfp_ms)}; RTF ${st(d.duplex_stream_rtf, '')}`,
+    );
+  }
   const unqualifiedWhy = s.packets.sent === 0 ? 'no packet was sent' : `${s.packets.late} late packet(s) in ${s.sessions.with_violation} session(s)`;
   lines.push(
     s.interrupted

@@ -87,6 +87,9 @@ export class ModelSession {
   }
 
   private startTurn(): void {
+    // A turn whose output is all out ends now; one with output still queued ends when that goes.
+    const previous = this.current;
+    if (previous && !this.queue.some((u) => u.response_id === previous.response_id)) this.finishTurn(previous.response_id);
     const response_id = `resp_${this.turnCount++}`;
     const turn: Turn = {
       response_id,

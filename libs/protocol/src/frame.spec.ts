@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ProtocolError } from './errors';
-import { base64ByteLength, decodeFrame } from './frame';
+import { audioDeltaInfo, base64ByteLength, decodeFrame } from './frame';
 
 /** A frame of exactly `chars` characters whose `type` leads, padded inside a string field. */
 function frameOfLength(type: string, chars: number): string {
@@ -140,5 +140,17 @@ describe('base64ByteLength', () => {
 
   it('counts a 2,560-byte packet without decoding it', () => {
     expect(base64ByteLength(Buffer.alloc(2560).toString('base64'))).toBe(2560);
+  });
+});
+
+describe('audioDeltaInfo', () => {
+  it('reads the response id and payload bytes of an audio delta without parsing it', () => {
+    const b64 = Buffer.alloc(3528).toString('base64');
+    const frame = decodeFrame(`{"type":"response.output_audio.delta","response_id":"resp_3","item_id":"i","delta":"${b64}","sglang":{"unit_id":1}}`);
+    expect(audioDeltaInfo(frame)).toEqual({ response_id: 'resp_3', bytes: 3528 });
+  });
+  it('falls back to parsing when the layout differs', () => {
+    const frame = decodeFrame(JSON.stringify({ type: 'response.audio.delta', delta: Buffer.alloc(30).toString('base64'), response_id: 'r' }, null, 1));
+    expect(audioDeltaInfo(frame)).toEqual({ response_id: 'r', bytes: 30 });
   });
 });

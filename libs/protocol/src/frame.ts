@@ -60,3 +60,22 @@ export function base64ByteLength(b64: string): number {
   const padding = b64.charCodeAt(n - 1) === 0x3d ? (b64.charCodeAt(n - 2) === 0x3d ? 2 : 1) : 0;
   return Math.floor((n * 3) / 4) - padding;
 }
+
+const RESPONSE_ID = /"response_id"\s*:\s*"([^"\\]*)"/;
+const DELTA_KEY = '"delta":"';
+
+/**
+ * The response id and audio byte count of an audio delta, read from the text without parsing or
+ * decoding the payload when the frame is laid out as servers write it; parsed otherwise.
+ */
+export function audioDeltaInfo(frame: DecodedFrame): { response_id: string; bytes: number } {
+  const text = frame.text;
+  const id = RESPONSE_ID.exec(text.length > 400 ? text.slice(0, 400) : text);
+  const at = text.indexOf(DELTA_KEY);
+  if (id && at >= 0) {
+    const end = text.indexOf('"', at + DELTA_KEY.length);
+    if (end > 0) return { response_id: id[1], bytes: base64ByteLength(text.slice(at + DELTA_KEY.length, end)) };
+  }
+  const event = frame.event();
+  return { response_id: String(event.response_id ?? ''), bytes: typeof event.delta === 'string' ? base64ByteLength(event.delta) : 0 };
+}

@@ -1,4 +1,4 @@
-export { decodeFrame, base64ByteLength, DecodedFrame } from './frame';
+export { decodeFrame, base64ByteLength, DecodedFrame, audioDeltaInfo } from './frame';
 export {
   NativeEvent,
   isKnownNativeType,

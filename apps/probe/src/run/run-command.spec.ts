@@ -208,3 +208,29 @@ describe('probe run and its trace writer', () => {
     }
   });
 });
+
+describe('probe run against the model mock', () => {
+  it('reports the server\'s response figures next to the pacing check', async () => {
+    const server = await startAppendEchoMock({ port: 0, profile: 'model', model: { ttfp_ms: 200, rtf: 0.5, turn_every_s: 1, tokens_per_step: 2 } });
+    try {
+      const { code, summary, dir, stdout } = await probe(server.url, ['--concurrency', '4', '--duration', '2']);
+      expect(code).toBe(0);
+      const d = summary.duplex;
+      expect(d).toBeDefined();
+      expect(d?.sessions).toBe(4);
+      expect(d?.responses).toBe(4 * 2); // 2 s of input, a turn per second
+      // Stated tolerance: -40 ms / +80 ms around the mock's 200 ms on a shared host.
+      expect(d?.ttfp_ms.p50).toBeGreaterThan(160);
+      expect(d?.ttfp_ms.p50).toBeLessThan(280);
+      // Output can run ahead of real-time input only while catching up after the first packet:
+      // 2 tokens per unit, units 40 ms apart when queued (rtf 0.5), 80 ms apart when waiting for input.
+      expect(d?.tpot_ms.p50).toBeGreaterThan(20 - 4);
+      expect(d?.tpot_ms.p50).toBeLessThan(40 + 8);
+      const file = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
+      expect(file.duplex_session_metrics).toHaveLength(4);
+      expect(stdout).toMatch(/server responses \(client receive times/);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -21,7 +21,7 @@ import { renderRunSummary } from '../render';
 import { Progress } from './progress';
 import type { RunOptions } from './run-options';
 import { NativeSession, reasonOf, SendBarrier, type SessionContext, type SessionResult } from './session';
-import { buildSummary } from './summary';
+import { buildSummary, duplexMetrics } from './summary';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, unqualified: 3, interrupted: 130 } as const;
 
@@ -132,6 +132,7 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
     samples,
     connect_timeout_ms: opts.connect_timeout_ms,
     drain_timeout_ms: opts.drain_timeout_ms,
+    output_sample_rate: opts.output_sample_rate,
     stop$,
     unknownEvents: new Map(),
     onStreamStart: () => overlap.open(),
@@ -240,7 +241,10 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
     runJson.ended_s = clock.now_s();
     runJson.load.client_loop = { max_lag_ms: loopFigures.max, lags_over_80ms: loopFigures.over_80ms };
     await checkpoint;
+    const duplex = duplexMetrics(results);
+    if (duplex) summary.duplex = duplex.aggregate;
     await Promise.all([
+      ...(duplex ? [writeFile(join(opts.output, 'duplex_metrics.json'), JSON.stringify(duplex.file, null, 1))] : []),
       writeFile(join(opts.output, 'summary.json'), JSON.stringify(summary, null, 1)),
       writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1)),
       writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(samples.toFile(pacing))),

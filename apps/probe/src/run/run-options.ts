@@ -9,6 +9,7 @@ export const RUN_FLAGS = {
   processes: { kind: 'int', min: 1, default: 1 },
   'packet-ms': { kind: 'number', min: 0, exclusive: true, default: 80 },
   'sample-rate': { kind: 'int', min: 1, default: 16000 },
+  'output-sample-rate': { kind: 'int', min: 1, default: 22050 },
   audio: { kind: 'string' },
   'inject-stall-ms': { kind: 'number', min: 0, default: 0 },
   trace: { kind: 'enum', values: ['full', 'events', 'off'], default: 'off' },
@@ -33,6 +34,7 @@ export interface RunOptions {
   output: string;
   packet_ms: number;
   sample_rate: number;
+  output_sample_rate: number;
   audio?: string;
   inject_stall_ms: number;
   trace: 'full' | 'events' | 'off';
@@ -76,6 +78,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     output: f.output,
     packet_ms: f['packet-ms'],
     sample_rate: f['sample-rate'],
+    output_sample_rate: f['output-sample-rate'],
     audio: f.audio,
     inject_stall_ms: f['inject-stall-ms'],
     trace: f.trace as RunOptions['trace'],

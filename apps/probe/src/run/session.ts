@@ -13,7 +13,8 @@ import {
   type NativeDrainReport,
 } from '@duplex-bench/transport';
 import { traceReceipts, traceReceived, TraceWriteError, type SessionTraceSink } from '@duplex-bench/tracer';
-import type { PacingRecorder, SampleStore } from '@duplex-bench/metrics';
+import { ResponseTracker, type PacingRecorder, type ResponseRecord, type SampleStore, type SessionResponseMetrics } from '@duplex-bench/metrics';
+import { responseEventOf } from './response-events';
 
 /** Everything sessions of one process share. */
 export interface SessionContext {
@@ -25,6 +26,8 @@ export interface SessionContext {
   samples: SampleStore;
   connect_timeout_ms: number;
   drain_timeout_ms: number;
+  /** Rate of the server's output audio, for durations computed from bytes. */
+  output_sample_rate: number;
   /** Emits once to stop sending on every session (SIGINT); replays to sessions that start later. */
   stop$: Observable<void>;
   /** Received event types that the dialect does not define, counted by type. */
@@ -45,6 +48,9 @@ export interface SessionResult {
   late: number;
   server_errors: number;
   drain?: NativeDrainReport;
+  /** Completed model turns and the session's response figures, when the server answered with responses. */
+  responses?: ResponseRecord[];
+  response_metrics?: SessionResponseMetrics;
 }
 
 /**
@@ -90,12 +96,18 @@ export class NativeSession {
   private watching: Subscription | null = null;
   private server_errors = 0;
   private broken: Error | null = null;
+  /** Response metrics from the start of the input stream (packet 0's send). */
+  private responses: ResponseTracker | null = null;
+  /** The server's output rate: granted in session.updated, else the run's --output-sample-rate. */
+  private output_sample_rate: number;
 
   constructor(
     readonly id: string,
     private readonly ctx: SessionContext,
     private readonly sink: SessionTraceSink,
-  ) {}
+  ) {
+    this.output_sample_rate = ctx.output_sample_rate;
+  }
 
   /** The session's connection; exists once `open()` was called. */
   get conn(): WsConnection {
@@ -111,6 +123,10 @@ export class NativeSession {
     this.receiving = conn.events$.pipe(traceReceived(sink)).subscribe({
       next: (e) => {
         const type = e.frame.type;
+        if (this.responses) {
+          const r = responseEventOf(e.frame, e.received_s);
+          if (r) this.responses.add(r);
+        }
         if (type === NativeEvent.error) this.server_errors++;
         else if (!isKnownNativeType(type)) ctx.unknownEvents.set(type, (ctx.unknownEvents.get(type) ?? 0) + 1);
       },
@@ -119,7 +135,9 @@ export class NativeSession {
       },
     });
     this.watching = failOnFatalServerError(conn);
-    await nativeHandshake(conn, `${this.id}_update`, { input_sample_rate: ctx.packets.sample_rate }, this.flowOptions());
+    const grant = await nativeHandshake(conn, `${this.id}_update`, { input_sample_rate: ctx.packets.sample_rate }, this.flowOptions());
+    const granted = (grant.output_audio_format as { sample_rate?: unknown } | undefined)?.sample_rate;
+    if (typeof granted === 'number' && granted > 0) this.output_sample_rate = granted;
   }
 
   private flowOptions() {
@@ -162,6 +180,10 @@ export class NativeSession {
     this.receiving?.unsubscribe();
     this.watching?.unsubscribe();
     result.server_errors = this.server_errors;
+    if (this.responses && this.responses.done.length > 0) {
+      result.responses = this.responses.done;
+      result.response_metrics = this.responses.metrics();
+    }
     try {
       await this.sink.close();
     } catch (err) {
@@ -203,6 +225,7 @@ export class NativeSession {
             if (tick.seq === 0) {
               origin_s = tick.origin_s;
               streaming = true;
+              this.responses = new ResponseTracker({ output_sample_rate: this.output_sample_rate }, origin_s);
               this.ctx.onStreamStart();
             }
             const event_id = prefix + tick.seq;

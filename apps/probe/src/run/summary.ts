@@ -1,4 +1,4 @@
-import type { CpuFigures, GcFigures, LoopLagFigures, PacingFigures, PercentilesMs } from '@duplex-bench/metrics';
+import { stat, type CpuFigures, type GcFigures, type LoopLagFigures, type PacingFigures, type PercentilesMs, type Stat } from '@duplex-bench/metrics';
 import type { DeadlineSchedulerStats } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
 import type { SessionResult } from './session';
@@ -27,6 +27,56 @@ export interface RunSummary extends PacingFigures {
   packet_ms: number;
   duration_s: number;
   measurement_origin: Record<string, string>;
+  /** Present when the server answered with model turns (response.created … response.done). */
+  duplex?: DuplexAggregate;
+}
+
+export interface DuplexAggregate {
+  sessions: number;
+  responses: number;
+  ttft_ms: Stat;
+  ttfp_ms: Stat;
+  rtf: Stat;
+  tpot_ms: Stat;
+  duplex_stream_ttft_ms: Stat;
+  duplex_stream_ttfp_ms: Stat;
+  duplex_stream_rtf: Stat;
+  measurement_origin: Record<string, string>;
+}
+
+/**
+ * Response figures of a run: per response pooled over every session, and the sessions' stream
+ * windows. Returns the summary's aggregate and the per-session file, or null without responses.
+ */
+export function duplexMetrics(results: SessionResult[]): { aggregate: DuplexAggregate; file: Record<string, unknown> } | null {
+  const answered = results.filter((r) => r.response_metrics);
+  if (answered.length === 0) return null;
+  const responses = answered.flatMap((r) => r.responses ?? []);
+  const stream = answered.map((r) => r.response_metrics as NonNullable<SessionResult['response_metrics']>);
+  const origins = [...new Set(responses.map((r) => r.origin))].join(' or ');
+  const aggregate: DuplexAggregate = {
+    sessions: answered.length,
+    responses: responses.length,
+    ttft_ms: stat(responses.map((r) => r.ttft_ms)),
+    ttfp_ms: stat(responses.map((r) => r.ttfp_ms)),
+    rtf: stat(responses.map((r) => r.rtf)),
+    tpot_ms: stat(responses.map((r) => r.tpot_ms)),
+    duplex_stream_ttft_ms: stat(stream.map((m) => m.stream_ttft_ms)),
+    duplex_stream_ttfp_ms: stat(stream.map((m) => m.stream_ttfp_ms)),
+    duplex_stream_rtf: stat(stream.map((m) => m.stream_rtf)),
+    measurement_origin: {
+      ttft_ms: `response origin (${origins}) to first non-empty text or transcript delta received`,
+      ttfp_ms: `response origin (${origins}) to first audio delta received`,
+      rtf: 'response origin to last audio delta received, over the response audio duration (bytes / (rate x 2))',
+      tpot_ms: 'elapsed time over tokens within continuous generation segments (server per-step token counts), gaps excluded',
+      duplex_stream: 'input stream start (send of packet 0) to first text / first audio / last audio over all emitted audio; includes concurrent realtime input',
+    },
+  };
+  const file = {
+    ...aggregate,
+    duplex_session_metrics: answered.map((r) => ({ session_id: r.id, ...r.response_metrics, responses: r.responses })),
+  };
+  return { aggregate, file };
 }
 
 export interface SummaryInputs {
