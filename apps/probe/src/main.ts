@@ -1,6 +1,8 @@
 import { UsageError } from '@duplex-bench/launcher';
 import { LauncherLink } from '@duplex-bench/launcher';
 import { mergeCommand } from './merge/merge-command';
+import { recordCommand } from './record/record-command';
+import { parseRecordOptions } from './record/record-options';
 import { launchCommand } from './run/launch-command';
 import { EXIT, runCommand } from './run/run-command';
 import { parseRunOptions } from './run/run-options';
@@ -29,7 +31,13 @@ export async function main(argv: string[]): Promise<number> {
       case 'merge':
         return await mergeCommand(rest, { stdout: process.stdout });
       case 'record':
-        throw new UsageError(`probe ${command} is not available in this version`);
+        return await recordCommand(parseRecordOptions(rest), {
+          stdout: process.stdout,
+          stderr: process.stderr,
+          signals: process,
+          exitNow: (code: number) => process.exit(code),
+          argv: rest,
+        });
       default:
         throw new UsageError(command ? `unknown command "${command}"; ${USAGE}` : USAGE);
     }

@@ -34,8 +34,8 @@ export interface SessionContext {
   unknownEvents: Map<string, number>;
   onStreamStart(): void;
   onStreamEnd(): void;
-  /** Held until every session of the run has sent its last packet. */
-  allSent: SendBarrier;
+  /** When set, input ends are held until every session of the run has sent its last packet. */
+  allSent?: SendBarrier;
 }
 
 export interface SessionResult {
@@ -105,6 +105,8 @@ export class NativeSession {
     readonly id: string,
     private readonly ctx: SessionContext,
     private readonly sink: SessionTraceSink,
+    /** This session's input; the run's shared packets when not given. */
+    private readonly packets: PacketSource = ctx.packets,
   ) {
     this.output_sample_rate = ctx.output_sample_rate;
   }
@@ -135,7 +137,7 @@ export class NativeSession {
       },
     });
     this.watching = failOnFatalServerError(conn);
-    const grant = await nativeHandshake(conn, `${this.id}_update`, { input_sample_rate: ctx.packets.sample_rate }, this.flowOptions());
+    const grant = await nativeHandshake(conn, `${this.id}_update`, { input_sample_rate: this.packets.sample_rate }, this.flowOptions());
     const granted = (grant.output_audio_format as { sample_rate?: unknown } | undefined)?.sample_rate;
     if (typeof granted === 'number' && granted > 0) this.output_sample_rate = granted;
   }
@@ -156,10 +158,10 @@ export class NativeSession {
       try {
         await this.sendAll(start_s, result);
       } finally {
-        this.ctx.allSent.done();
+        this.ctx.allSent?.done();
       }
       if (this.broken) throw this.broken;
-      await this.ctx.allSent.passed;
+      if (this.ctx.allSent) await this.ctx.allSent.passed;
       if (this.broken) throw this.broken;
       result.drain = await nativeEndSession(this.conn, { end: `${this.id}_end`, close: `${this.id}_close` }, this.flowOptions());
       result.completed = true;
@@ -196,7 +198,8 @@ export class NativeSession {
   }
 
   private sendAll(start_s: number, result: SessionResult): Promise<void> {
-    const { packets, scheduler, pacing, stop$ } = this.ctx;
+    const { scheduler, pacing, stop$ } = this.ctx;
+    const packets = this.packets;
     const prefix = `${this.id}_a`;
     const packet_ms = packets.packet_ms;
     let origin_s = 0;

@@ -1,0 +1,100 @@
+import { EventEmitter } from 'node:events';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startAppendEchoMock, type MockServer } from '@duplex-bench/mock-servers';
+import type { RunIo } from '../run/run-command';
+import { recordCommand } from './record-command';
+import { parseRecordOptions } from './record-options';
+import { mergeResult, type SampleResult } from './sample-results';
+
+jest.setTimeout(60_000);
+
+function io(): RunIo & { out: () => string } {
+  let stdout = '';
+  return {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: () => true },
+    signals: new EventEmitter(),
+    exitNow: () => undefined,
+    argv: [],
+    out: () => stdout,
+  };
+}
+
+async function results(dir: string): Promise<Map<string, SampleResult>> {
+  const out = new Map<string, SampleResult>();
+  for (const name of await readdir(join(dir, 'samples'))) {
+    const r = JSON.parse(await readFile(join(dir, 'samples', name), 'utf8')) as SampleResult;
+    out.set(r.sample_id, r);
+  }
+  return out;
+}
+
+describe('probe record against the model mock', () => {
+  let mock: MockServer;
+  beforeAll(async () => {
+    mock = await startAppendEchoMock({ port: 0, profile: 'model', model: { ttfp_ms: 100, rtf: 0.5, turn_every_s: 1 } });
+  });
+  afterAll(() => mock.close());
+
+  const flags = (dir: string) => ['--url', mock.url, '--output', dir, '--concurrency', '4', '--per-subset', '1', '--min-input-s', '1', '--max-input-s', '1.6'];
+
+  it('records every sample of the synthetic dataset, both variants, with response metrics', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'record-'));
+    expect(await recordCommand(parseRecordOptions(flags(dir)), io())).toBe(0);
+    const stored = await results(dir);
+    expect(stored.size).toBe(8);
+    for (const r of stored.values()) {
+      expect(r.completed).toBe(true);
+      expect(r.response_metrics?.ttfp_ms.count).toBeGreaterThan(0);
+    }
+    const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
+    expect(run.samples).toMatchObject({ total: 8, recorded: 8, completed: 8 });
+    expect(run.load.client_loop.lags_over_80ms).toBe(0);
+    const duplex = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
+    expect(duplex.duplex_session_metrics).toHaveLength(8);
+  });
+
+  it('resumes: skips what is done and keeps its metrics', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'record-'));
+    await recordCommand(parseRecordOptions(flags(dir)), io());
+    const before = await results(dir);
+    const again = io();
+    expect(await recordCommand(parseRecordOptions(flags(dir)), again)).toBe(0);
+    expect(again.out()).toMatch(/8 already done, 0 recorded now/);
+    expect(await results(dir)).toEqual(before);
+    const duplex = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
+    expect(duplex.duplex_session_metrics).toHaveLength(8);
+  });
+
+  it('resumes a partial recording: reruns only the unfinished sample, merging by sample id', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'record-'));
+    await recordCommand(parseRecordOptions(flags(dir)), io());
+    const before = await results(dir);
+    const target = before.get('qa-000-b') as SampleResult;
+    await writeFile(join(dir, 'samples', 'qa-000-b.json'), JSON.stringify({ ...target, completed: false, reason: 'server_closed' }));
+    const again = io();
+    await recordCommand(parseRecordOptions(flags(dir)), again);
+    expect(again.out()).toMatch(/7 already done, 1 recorded now, 1 completed/);
+    const after = await results(dir);
+    expect(after.get('qa-000-b')?.completed).toBe(true);
+    expect(after.get('chat-000-a')).toEqual(before.get('chat-000-a'));
+  });
+});
+
+describe('mergeResult', () => {
+  const base = { sample_id: 's', subset: 'qa', variant: 'a', duration_s: 1, completed: true, violation: false, packets_sent: 10, late: 0, server_errors: 0 };
+  it('never replaces stored metrics with empty ones', () => {
+    const stored = { ...base, response_metrics: { audio_turn_count: 2 } } as unknown as SampleResult;
+    const fresh = { ...base, completed: false, reason: 'server_closed' } as unknown as SampleResult;
+    const merged = mergeResult(stored, fresh);
+    expect(merged.completed).toBe(false);
+    expect(merged.response_metrics).toEqual({ audio_turn_count: 2 });
+  });
+  it('takes fresh metrics over stored ones', () => {
+    const stored = { ...base, response_metrics: { audio_turn_count: 2 } } as unknown as SampleResult;
+    const fresh = { ...base, response_metrics: { audio_turn_count: 3 } } as unknown as SampleResult;
+    expect(mergeResult(stored, fresh).response_metrics).toEqual({ audio_turn_count: 3 });
+  });
+});

@@ -1,0 +1,177 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ReplaySubject } from 'rxjs';
+import { pcmPackets, readWavPcm16, syntheticDataset, syntheticPcm, wavDataset, type Sample } from '@duplex-bench/audio';
+import { describeHost, projectRevision, UsageError } from '@duplex-bench/launcher';
+import { CpuMeter, encodeSamples, GcMonitor, LoopLagMonitor, OverlapCounter, PacingRecorder, peakRssBytes, SampleStore } from '@duplex-bench/metrics';
+import { DeadlineScheduler, monotonicClock, type Clock } from '@duplex-bench/pacer';
+import { TraceWriter } from '@duplex-bench/tracer';
+import { EXIT, type RunIo } from '../run/run-command';
+import { NativeSession, type SessionContext, type SessionResult } from '../run/session';
+import { buildSummary, duplexMetrics } from '../run/summary';
+import { Checkpoint } from './checkpoint';
+import type { RecordOptions } from './record-options';
+import { mergeResult, readResults, sampleResult, writeResult, type SampleResult } from './sample-results';
+
+async function loadDataset(opts: RecordOptions): Promise<Sample[]> {
+  if (!opts.dataset) return syntheticDataset({ per_subset: opts.per_subset, min_input_s: opts.min_input_s, max_input_s: opts.max_input_s });
+  try {
+    return await wavDataset(opts.dataset);
+  } catch (err) {
+    throw new UsageError(`--dataset: ${(err as Error).message}`);
+  }
+}
+
+async function packetsOf(sample: Sample, packet_ms: number) {
+  const pcm = sample.file ? await readWavPcm16(sample.file) : syntheticPcm(sample);
+  return pcmPackets(pcm, packet_ms);
+}
+
+/**
+ * `probe record`: every sample of the dataset as one session, `--concurrency` at a time, each
+ * streamed at its own absolute cadence. Results go to `samples/<id>.json` as each session ends;
+ * recording again into the same directory skips what is done and keeps stored metrics.
+ */
+export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock = monotonicClock): Promise<number> {
+  const dataset = await loadDataset(opts);
+  await mkdir(opts.output, { recursive: true });
+  const stored = await readResults(opts.output);
+  const todo = dataset.filter((s) => !stored.get(s.id)?.completed);
+  const skipped = dataset.length - todo.length;
+
+  const loop = new LoopLagMonitor(10, clock).start();
+  const gc = new GcMonitor().start();
+  const cpu = new CpuMeter(clock);
+  const scheduler = new DeadlineScheduler();
+  const stop$ = new ReplaySubject<void>(1);
+  const overlap = new OverlapCounter();
+  const pacing = new PacingRecorder(opts.packet_ms);
+  const samples = new SampleStore(opts.packet_ms);
+  const writer = new TraceWriter({ root: opts.output, mode: opts.trace });
+  const results: SessionResult[] = [];
+  let interrupted = false;
+  const ctx: SessionContext = {
+    url: opts.url,
+    clock,
+    scheduler,
+    packets: await packetsOf(dataset[0], opts.packet_ms),
+    pacing,
+    samples,
+    connect_timeout_ms: opts.connect_timeout_ms,
+    drain_timeout_ms: opts.drain_timeout_ms,
+    output_sample_rate: opts.output_sample_rate,
+    stop$,
+    unknownEvents: new Map(),
+    onStreamStart: () => overlap.open(),
+    onStreamEnd: () => overlap.close(),
+  };
+  const started_s = clock.now_s();
+  const runJson = {
+    command: ['probe', 'record', ...io.argv],
+    dataset: opts.dataset ?? `synthetic: 4 subsets x ${opts.per_subset}, ${opts.min_input_s}-${opts.max_input_s} s, 2 variants`,
+    samples: { total: dataset.length, skipped_done: skipped, to_record: todo.length, recorded: 0, completed: 0 },
+    host: await describeHost(),
+    project: await projectRevision(process.cwd()),
+    clock: { monotonic_s: started_s, epoch_ms: Date.now() },
+    started_s,
+    ended_s: null as number | null,
+    load: { client_loop: { max_lag_ms: null as number | null, lags_over_80ms: 0 } },
+  };
+  const checkpoint = new Checkpoint(join(opts.output, 'run.json'), () => {
+    const lag = loop.figures();
+    runJson.load.client_loop = { max_lag_ms: lag.max, lags_over_80ms: lag.over_80ms };
+    return runJson;
+  });
+  checkpoint.ask();
+
+  const onSignal = () => {
+    if (interrupted) io.exitNow(EXIT.interrupted);
+    interrupted = true;
+    io.stderr.write('\ninterrupted: no new sessions; open ones stop sending, drain and are saved\n');
+    stop$.next();
+  };
+  io.signals.on('SIGINT', onSignal);
+  io.signals.on('SIGTERM', onSignal);
+  try {
+    await writer.started();
+    io.stderr.write(`recording ${todo.length} of ${dataset.length} samples (${skipped} already done), ${opts.concurrency} at a time\n`);
+    let next = 0;
+    const lane = async (index: number) => {
+      let first = true;
+      while (next < todo.length && !interrupted) {
+        const sample = todo[next++];
+        const session = new NativeSession(sample.id, ctx, writer.openSession(sample.id), await packetsOf(sample, opts.packet_ms));
+        let result: SessionResult;
+        try {
+          await session.open();
+          // The first wave starts spread over one packet; later sessions start as soon as they are open.
+          const start_s = clock.now_s() + (first ? 0.05 + (index * opts.packet_ms) / 1000 / opts.concurrency : 0);
+          result = await session.stream(start_s);
+        } catch (err) {
+          result = await session.abandon(err);
+        }
+        first = false;
+        results.push(result);
+        const merged = mergeResult(stored.get(sample.id), sampleResult(sample, result));
+        stored.set(sample.id, merged);
+        await writeResult(opts.output, merged);
+        runJson.samples.recorded++;
+        if (result.completed) runJson.samples.completed++;
+        checkpoint.ask();
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(opts.concurrency, todo.length) }, (_, i) => lane(i)));
+    loop.stop();
+    gc.stop();
+    await writer.close();
+
+    const summary = buildSummary({
+      results,
+      pacing: pacing.figures(),
+      warmup_s: 0,
+      loop: loop.figures(),
+      gc: gc.figures(),
+      cpu: cpu.figures(),
+      peak_rss_bytes: peakRssBytes(),
+      peak_overlapping_streams: overlap.peak,
+      scheduler: scheduler.stats(),
+      unknown: ctx.unknownEvents,
+      interrupted,
+      trace: writer.stats(),
+      packet_ms: opts.packet_ms,
+      duration_s: 0,
+    });
+    // Response metrics cover every sample recorded into this directory, this run's and earlier ones.
+    const all: SessionResult[] = [...stored.values()].map((r: SampleResult) => ({ ...r, id: r.sample_id }));
+    const duplex = duplexMetrics(all);
+    if (duplex) summary.duplex = duplex.aggregate;
+    runJson.ended_s = clock.now_s();
+    await Promise.all([
+      writeFile(join(opts.output, 'summary.json'), JSON.stringify(summary, null, 1)),
+      writeFile(join(opts.output, 'duplex_metrics.json'), JSON.stringify(duplex?.file ?? { duplex_session_metrics: [] }, null, 1)),
+      writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(samples.toFile(pacing))),
+      checkpoint.final(),
+    ]);
+    const d = summary.pacing_deviation_ms;
+    io.stdout.write(
+      [
+        `samples: ${dataset.length} in the dataset, ${skipped} already done, ${results.length} recorded now, ${results.filter((r) => r.completed).length} completed`,
+        `packets: ${summary.packets.sent} sent, ${summary.packets.late} late; |deviation| p99 ${d.p99 ?? '-'} ms, max ${d.max ?? '-'} ms; sessions with a violation ${summary.sessions.with_violation}`,
+        `client loop lag max ${summary.event_loop_lag_ms.max ?? '-'} ms (over 80 ms: ${summary.event_loop_lag_ms.over_80ms}); recorder CPU ${summary.cpu_cores.total} cores`,
+        summary.duplex
+          ? `responses: ${summary.duplex.responses}; TTFP p50 ${summary.duplex.ttfp_ms.p50} ms; RTF p50 ${summary.duplex.rtf.p50}; stream TTFP p50 ${summary.duplex.duplex_stream_ttfp_ms.p50} ms`
+          : 'responses: none',
+        interrupted ? 'INTERRUPTED: partial recording; run again into the same directory to finish it' : summary.qualified || results.length === 0 ? 'QUALIFIED: every packet within one packet interval' : 'UNQUALIFIED: late packets; the recording measured the client, not only the server',
+      ].join('\n') + '\n',
+    );
+    if (interrupted) return EXIT.interrupted;
+    if (results.length > 0 && !summary.qualified && !opts.allow_unqualified) return EXIT.unqualified;
+    return EXIT.ok;
+  } finally {
+    loop.stop();
+    gc.stop();
+    io.signals.off('SIGINT', onSignal);
+    io.signals.off('SIGTERM', onSignal);
+    await writer.close();
+  }
+}

@@ -1,0 +1,60 @@
+import { parseFlags, UsageError } from '@duplex-bench/launcher';
+
+export const RECORD_FLAGS = {
+  url: { kind: 'string', required: true },
+  protocol: { kind: 'enum', values: ['native', 'openai'], default: 'native' },
+  concurrency: { kind: 'int', min: 1, required: true },
+  'per-subset': { kind: 'int', min: 1, default: 8 },
+  output: { kind: 'string', required: true },
+  dataset: { kind: 'string' },
+  'min-input-s': { kind: 'number', min: 0, exclusive: true, default: 20 },
+  'max-input-s': { kind: 'number', min: 0, exclusive: true, default: 60 },
+  'packet-ms': { kind: 'number', min: 0, exclusive: true, default: 80 },
+  'output-sample-rate': { kind: 'int', min: 1, default: 22050 },
+  trace: { kind: 'enum', values: ['full', 'events', 'off'], default: 'off' },
+  'connect-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 10 },
+  'drain-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 30 },
+  'allow-unqualified': { kind: 'bool' },
+  quiet: { kind: 'bool' },
+} as const;
+
+export interface RecordOptions {
+  url: string;
+  concurrency: number;
+  per_subset: number;
+  output: string;
+  dataset?: string;
+  min_input_s: number;
+  max_input_s: number;
+  packet_ms: number;
+  output_sample_rate: number;
+  trace: 'full' | 'events' | 'off';
+  connect_timeout_ms: number;
+  drain_timeout_ms: number;
+  allow_unqualified: boolean;
+  quiet: boolean;
+}
+
+export function parseRecordOptions(argv: string[]): RecordOptions {
+  const f = parseFlags(argv, RECORD_FLAGS);
+  if (f._.length > 0) throw new UsageError(`unexpected argument "${f._[0]}"`);
+  if (!/^wss?:\/\//.test(f.url)) throw new UsageError(`--url must start with ws:// or wss://, got "${f.url}"`);
+  if (f.protocol !== 'native') throw new UsageError(`--protocol ${f.protocol} is not available in this version; use native`);
+  if (f['min-input-s'] > f['max-input-s']) throw new UsageError(`--min-input-s ${f['min-input-s']} is above --max-input-s ${f['max-input-s']}`);
+  return {
+    url: f.url,
+    concurrency: f.concurrency,
+    per_subset: f['per-subset'],
+    output: f.output,
+    dataset: f.dataset,
+    min_input_s: f['min-input-s'],
+    max_input_s: f['max-input-s'],
+    packet_ms: f['packet-ms'],
+    output_sample_rate: f['output-sample-rate'],
+    trace: f.trace as RecordOptions['trace'],
+    connect_timeout_ms: f['connect-timeout-s'] * 1000,
+    drain_timeout_ms: f['drain-timeout-s'] * 1000,
+    allow_unqualified: f['allow-unqualified'],
+    quiet: f.quiet,
+  };
+}

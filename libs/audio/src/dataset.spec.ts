@@ -1,0 +1,34 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { syntheticDataset, syntheticPcm, wavDataset } from './dataset';
+import { encodeWavPcm16 } from './wav';
+
+describe('datasets', () => {
+  it('makes 4 subsets x K samples in both variants, 20-60 s, the same every time', () => {
+    const a = syntheticDataset({ per_subset: 8, min_input_s: 20, max_input_s: 60 });
+    expect(a).toHaveLength(4 * 8 * 2);
+    expect(new Set(a.map((s) => s.id)).size).toBe(64);
+    for (const s of a) {
+      expect(s.duration_s).toBeGreaterThanOrEqual(20 - 0.04);
+      expect(s.duration_s).toBeLessThanOrEqual(60 + 0.04);
+    }
+    expect(syntheticDataset({ per_subset: 8, min_input_s: 20, max_input_s: 60 })).toEqual(a);
+    expect(syntheticPcm(a[0]).equals(syntheticPcm(a[0]))).toBe(true);
+    expect(syntheticPcm(a[0]).length).toBe(Math.round(a[0].duration_s * 16000) * 2);
+  });
+
+  it('reads a directory of WAV files, subdirectories as subsets, and refuses any other format by name', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dataset-'));
+    await mkdir(join(dir, 'qa'));
+    await writeFile(join(dir, 'qa', 'one.wav'), encodeWavPcm16(Buffer.alloc(32000), 16000));
+    await writeFile(join(dir, 'two.wav'), encodeWavPcm16(Buffer.alloc(16000), 16000));
+    const samples = await wavDataset(dir);
+    expect(samples.map((s) => [s.id, s.subset, s.duration_s])).toEqual([
+      ['qa_one', 'qa', 1],
+      ['two', 'wav', 0.5],
+    ]);
+    await writeFile(join(dir, 'three.wav'), encodeWavPcm16(Buffer.alloc(100), 44100));
+    await expect(wavDataset(dir)).rejects.toThrow(`${join(dir, 'three.wav')}: expected 16 kHz mono PCM16 WAV, found 44100 Hz`);
+  });
+});

@@ -1,0 +1,99 @@
+import { readdir } from 'node:fs/promises';
+import { basename, join, relative, sep } from 'node:path';
+import { readWavPcm16 } from './wav';
+
+/** One input of a recording: what is streamed, and where it came from. */
+export interface Sample {
+  /** Stable across runs (resume matches on it): subset, index, variant. */
+  id: string;
+  subset: string;
+  variant: string;
+  duration_s: number;
+  /** A WAV file, or null for synthetic audio. */
+  file: string | null;
+  /** Seed of the synthetic audio. */
+  seed: number;
+}
+
+export interface SyntheticOptions {
+  per_subset: number;
+  min_input_s: number;
+  max_input_s: number;
+  subsets?: string[];
+  variants?: string[];
+}
+
+export const SYNTHETIC_SUBSETS = ['chat', 'qa', 'interrupt', 'long'];
+export const SYNTHETIC_VARIANTS = ['a', 'b'];
+
+/** A number in [0, 1) from an integer, the same on every run. */
+function unit(seed: number): number {
+  let x = (seed ^ 0x9e3779b9) >>> 0;
+  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b) >>> 0;
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35) >>> 0;
+  return ((x ^ (x >>> 16)) >>> 0) / 2 ** 32;
+}
+
+/**
+ * The synthetic dataset: `subsets` × `per_subset` samples, each in every variant, with input lengths
+ * spread over [min_input_s, max_input_s] (whole packets of 80 ms), the same on every run.
+ */
+export function syntheticDataset(o: SyntheticOptions): Sample[] {
+  const subsets = o.subsets ?? SYNTHETIC_SUBSETS;
+  const variants = o.variants ?? SYNTHETIC_VARIANTS;
+  const out: Sample[] = [];
+  subsets.forEach((subset, si) => {
+    for (let i = 0; i < o.per_subset; i++) {
+      const seed = si * 100_003 + i;
+      const raw_s = o.min_input_s + unit(seed) * (o.max_input_s - o.min_input_s);
+      const duration_s = Math.round(raw_s / 0.08) * 0.08;
+      for (const variant of variants) {
+        out.push({ id: `${subset}-${String(i).padStart(3, '0')}-${variant}`, subset, variant, duration_s, file: null, seed: seed * 7 + variant.charCodeAt(0) });
+      }
+    }
+  });
+  return out;
+}
+
+/**
+ * Quiet noise with a pause every few seconds, 16-bit mono: input that is not silence, so a server's
+ * voice activity detection has something to work on. Deterministic from the sample's seed.
+ */
+export function syntheticPcm(sample: Sample, sample_rate = 16000): Buffer {
+  const n = Math.round(sample.duration_s * sample_rate);
+  const pcm = Buffer.alloc(n * 2);
+  let x = sample.seed >>> 0 || 1;
+  const period = 4 * sample_rate;
+  for (let i = 0; i < n; i++) {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    const speaking = i % period < period * 0.7;
+    pcm.writeInt16LE(speaking ? ((x >>> 16) % 2001) - 1000 : 0, i * 2);
+  }
+  return pcm;
+}
+
+/**
+ * A directory of WAV files as a dataset (subdirectories become subsets). Every file must be 16 kHz
+ * mono PCM16: the first that is not is refused with its name and what was found.
+ */
+export async function wavDataset(dir: string, sample_rate = 16000): Promise<Sample[]> {
+  const files: string[] = [];
+  async function walk(d: string): Promise<void> {
+    for (const entry of await readdir(d, { withFileTypes: true })) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.name.toLowerCase().endsWith('.wav')) files.push(path);
+    }
+  }
+  await walk(dir);
+  files.sort();
+  const out: Sample[] = [];
+  for (const [i, file] of files.entries()) {
+    const pcm = await readWavPcm16(file, sample_rate);
+    const rel = relative(dir, file);
+    const subset = rel.includes(sep) ? rel.split(sep)[0] : 'wav';
+    const id = rel.replace(/\.wav$/i, '').replace(/[^A-Za-z0-9_.-]+/g, '_');
+    out.push({ id, subset, variant: basename(file), duration_s: pcm.length / 2 / sample_rate, file, seed: i });
+  }
+  return out;
+}
