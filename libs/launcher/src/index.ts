@@ -10,3 +10,5 @@ export type { CpuPlan } from './cpu-plan';
 
 /* Error types */
 export { UsageError } from './flags';
+export { ProcessPool, serveTasks } from './process-pool';
+export type { ProcessPoolOptions } from './process-pool';

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { startAppendEchoMock, type MockServer } from '@duplex-bench/mock-servers';
 import type { RunIo } from '../run/run-command';
 import { recordCommand } from './record-command';
+import { parseWavPcm16 } from '@duplex-bench/audio';
 import { parseRecordOptions } from './record-options';
 import { mergeResult, type SampleResult } from './sample-results';
 
@@ -80,6 +81,41 @@ describe('probe record against the model mock', () => {
     const after = await results(dir);
     expect(after.get('qa-000-b')?.completed).toBe(true);
     expect(after.get('chat-000-a')).toEqual(before.get('chat-000-a'));
+  });
+});
+
+describe('probe record post-processing', () => {
+  let mock: MockServer;
+  beforeAll(async () => {
+    mock = await startAppendEchoMock({ port: 0, profile: 'model', model: { ttfp_ms: 100, rtf: 0.5, turn_every_s: 1 } });
+  });
+  afterAll(() => mock.close());
+
+  const flags = (dir: string, where: string) =>
+    ['--url', mock.url, '--output', dir, '--concurrency', '3', '--per-subset', '1', '--min-input-s', '2', '--max-input-s', '4', '--postprocess', where, '--allow-unqualified'];
+
+  it('replays each trace in the pool: an output WAV and a small summary per sample', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'record-pp-'));
+    await recordCommand(parseRecordOptions(flags(dir, 'pool')), io());
+    for (const r of (await results(dir)).values()) {
+      expect(r.postprocess?.problems).toEqual([]);
+      expect(r.postprocess?.audio_ms).toBeCloseTo(Math.round(r.duration_s / 0.08) * 80, 0);
+      const wav = parseWavPcm16(await readFile(r.postprocess?.wav as string), 'out.wav', 22050);
+      expect(wav.length).toBe(r.postprocess?.audio_bytes);
+    }
+  });
+
+  // 1.5 s of CPU per finished session: in the pool (nice 10, its own process) no packet of the
+  // sessions still streaming is late; in the recording process the same work makes one late.
+  it.each([
+    ['in the pool leaves every packet on time', 'pool', 0],
+    ['in the recording process makes a packet late', 'inline', 1],
+  ])('post-processing that burns 1.5 s of CPU %s', async (_name, where, minLate) => {
+    const dir = await mkdtemp(join(tmpdir(), 'record-burn-'));
+    await recordCommand(parseRecordOptions(flags(dir, where as string)), io(), undefined, { postprocess_burn_ms: 1500 });
+    const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+    if (minLate === 0) expect(summary.packets.late).toBe(0);
+    else expect(summary.packets.late).toBeGreaterThanOrEqual(minLate);
   });
 });
 

@@ -2,7 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ReplaySubject } from 'rxjs';
 import { pcmPackets, readWavPcm16, syntheticDataset, syntheticPcm, wavDataset, type Sample } from '@duplex-bench/audio';
-import { describeHost, projectRevision, UsageError } from '@duplex-bench/launcher';
+import { describeHost, ProcessPool, projectRevision, UsageError } from '@duplex-bench/launcher';
+import { availableParallelism } from 'node:os';
 import { CpuMeter, encodeSamples, GcMonitor, LoopLagMonitor, OverlapCounter, PacingRecorder, peakRssBytes, SampleStore } from '@duplex-bench/metrics';
 import { DeadlineScheduler, monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
@@ -11,6 +12,7 @@ import { NativeSession, type SessionContext, type SessionResult } from '../run/s
 import { buildSummary, duplexMetrics } from '../run/summary';
 import { Checkpoint } from './checkpoint';
 import type { RecordOptions } from './record-options';
+import { postprocessSession, type PostprocessSummary, type PostprocessTask } from './postprocess';
 import { mergeResult, readResults, sampleResult, writeResult, type SampleResult } from './sample-results';
 
 async function loadDataset(opts: RecordOptions): Promise<Sample[]> {
@@ -32,7 +34,14 @@ async function packetsOf(sample: Sample, packet_ms: number) {
  * streamed at its own absolute cadence. Results go to `samples/<id>.json` as each session ends;
  * recording again into the same directory skips what is done and keeps stored metrics.
  */
-export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock = monotonicClock): Promise<number> {
+/** Seam for tests: CPU burnt by each post-processing task. */
+export interface RecordHooks {
+  postprocess_burn_ms?: number;
+}
+
+const WORKER = join(__dirname, `postprocess-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
+
+export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock = monotonicClock, hooks: RecordHooks = {}): Promise<number> {
   const dataset = await loadDataset(opts);
   await mkdir(opts.output, { recursive: true });
   const stored = await readResults(opts.output);
@@ -49,6 +58,9 @@ export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock
   const samples = new SampleStore(opts.packet_ms);
   const writer = new TraceWriter({ root: opts.output, mode: opts.trace });
   const results: SessionResult[] = [];
+  // Started before the first session, so its start-up never lands on a packet slot.
+  const pool = opts.postprocess === 'pool' ? new ProcessPool({ module: WORKER, size: ProcessPool.sizeFor(availableParallelism()), nice: 10 }) : null;
+  const postprocessing: Array<Promise<void>> = [];
   let interrupted = false;
   const ctx: SessionContext = {
     url: opts.url,
@@ -115,12 +127,29 @@ export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock
         const merged = mergeResult(stored.get(sample.id), sampleResult(sample, result));
         stored.set(sample.id, merged);
         await writeResult(opts.output, merged);
+        if (opts.postprocess !== 'off' && result.packets_sent > 0) {
+          const task: PostprocessTask = {
+            trace_path: join(opts.output, 'sessions', sample.id, 'trace.jsonl'),
+            wav_path: join(opts.output, 'sessions', sample.id, 'output.wav'),
+            output_sample_rate: opts.output_sample_rate,
+            burn_ms: hooks.postprocess_burn_ms,
+          };
+          const done = (pool ? pool.run<PostprocessSummary>(task) : postprocessSession(task)).then(
+            (summary) => writeResult(opts.output, { ...merged, postprocess: summary }),
+            (err: Error) => writeResult(opts.output, { ...merged, postprocess_error: err.message }),
+          );
+          // Inline post-processing runs on this loop, between packets of the other sessions:
+          // kept only to show what the pool prevents.
+          if (pool) postprocessing.push(done);
+          else await done;
+        }
         runJson.samples.recorded++;
         if (result.completed) runJson.samples.completed++;
         checkpoint.ask();
       }
     };
     await Promise.all(Array.from({ length: Math.min(opts.concurrency, todo.length) }, (_, i) => lane(i)));
+    await Promise.all(postprocessing);
     loop.stop();
     gc.stop();
     await writer.close();
@@ -173,5 +202,6 @@ export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock
     io.signals.off('SIGINT', onSignal);
     io.signals.off('SIGTERM', onSignal);
     await writer.close();
+    await pool?.close();
   }
 }

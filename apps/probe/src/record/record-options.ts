@@ -11,7 +11,8 @@ export const RECORD_FLAGS = {
   'max-input-s': { kind: 'number', min: 0, exclusive: true, default: 60 },
   'packet-ms': { kind: 'number', min: 0, exclusive: true, default: 80 },
   'output-sample-rate': { kind: 'int', min: 1, default: 22050 },
-  trace: { kind: 'enum', values: ['full', 'events', 'off'], default: 'off' },
+  trace: { kind: 'enum', values: ['full', 'events', 'off'], default: 'full' },
+  postprocess: { kind: 'enum', values: ['pool', 'inline', 'off'], default: 'pool' },
   'connect-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 10 },
   'drain-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 30 },
   'allow-unqualified': { kind: 'bool' },
@@ -29,6 +30,8 @@ export interface RecordOptions {
   packet_ms: number;
   output_sample_rate: number;
   trace: 'full' | 'events' | 'off';
+  /** Where finished sessions are replayed: a process pool (default), the recording process itself, or nowhere. */
+  postprocess: 'pool' | 'inline' | 'off';
   connect_timeout_ms: number;
   drain_timeout_ms: number;
   allow_unqualified: boolean;
@@ -40,6 +43,7 @@ export function parseRecordOptions(argv: string[]): RecordOptions {
   if (f._.length > 0) throw new UsageError(`unexpected argument "${f._[0]}"`);
   if (!/^wss?:\/\//.test(f.url)) throw new UsageError(`--url must start with ws:// or wss://, got "${f.url}"`);
   if (f.protocol !== 'native') throw new UsageError(`--protocol ${f.protocol} is not available in this version; use native`);
+  if (f.postprocess !== 'off' && f.trace !== 'full') throw new UsageError(`--postprocess ${f.postprocess} replays full traces; use --trace full or --postprocess off`);
   if (f['min-input-s'] > f['max-input-s']) throw new UsageError(`--min-input-s ${f['min-input-s']} is above --max-input-s ${f['max-input-s']}`);
   return {
     url: f.url,
@@ -52,6 +56,7 @@ export function parseRecordOptions(argv: string[]): RecordOptions {
     packet_ms: f['packet-ms'],
     output_sample_rate: f['output-sample-rate'],
     trace: f.trace as RecordOptions['trace'],
+    postprocess: f.postprocess as RecordOptions['postprocess'],
     connect_timeout_ms: f['connect-timeout-s'] * 1000,
     drain_timeout_ms: f['drain-timeout-s'] * 1000,
     allow_unqualified: f['allow-unqualified'],

@@ -2,6 +2,7 @@ import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sample } from '@duplex-bench/audio';
 import type { SessionResult } from '../run/session';
+import type { PostprocessSummary } from './postprocess';
 
 /** What `record` keeps of one sample, in `samples/<id>.json`; resume reads these back. */
 export interface SampleResult extends Omit<SessionResult, 'id'> {
@@ -9,6 +10,9 @@ export interface SampleResult extends Omit<SessionResult, 'id'> {
   subset: string;
   variant: string;
   duration_s: number;
+  /** The post-processing worker's summary of the session's trace, once it has run. */
+  postprocess?: PostprocessSummary;
+  postprocess_error?: string;
 }
 
 export function sampleResult(sample: Sample, r: SessionResult): SampleResult {
