@@ -75,3 +75,27 @@ describe('stat', () => {
     expect(stat([])).toEqual({ count: 0, mean: null, p50: null, p99: null });
   });
 });
+
+describe('ResponseTracker playback', () => {
+  it('counts output gaps, drift and the underruns of a player with an 80 ms prebuffer', () => {
+    const t = new ResponseTracker({ output_sample_rate: RATE, playback_prebuffer_ms: 80 }, 0);
+    t.add({ kind: 'response_created', t_s: 1, response_id: 'r' });
+    // 80 ms units: on time at 1.0, 1.08, 1.16; then one 300 ms late (1.54 instead of 1.24), then on pace.
+    for (const at of [1.0, 1.08, 1.16, 1.54, 1.62]) t.add({ kind: 'audio_delta', t_s: at, response_id: 'r', bytes: BYTES_80MS });
+    t.add({ kind: 'response_done', t_s: 1.7, response_id: 'r' });
+    const [r] = t.done;
+    expect(r.max_output_gap_ms).toBeCloseTo(380, 6);
+    expect(r.drift_ms).toBeCloseTo(300, 6); // 620 ms of receive span for 320 ms of audio before the last
+    expect(r.playback_underruns).toBe(1); // played until 1.0 + 0.08 + 0.24 = 1.32, the next came at 1.54
+    expect(t.metrics()).toMatchObject({ output_gap_max_ms: 380, drift_max_ms: 300, playback_underruns: 1 });
+  });
+
+  it('counts no underrun while audio keeps ahead of playback', () => {
+    const t = new ResponseTracker({ output_sample_rate: RATE }, 0);
+    t.add({ kind: 'response_created', t_s: 0, response_id: 'r' });
+    for (let i = 0; i < 10; i++) t.add({ kind: 'audio_delta', t_s: 0.1 + i * 0.04, response_id: 'r', bytes: BYTES_80MS });
+    t.add({ kind: 'response_done', t_s: 1, response_id: 'r' });
+    expect(t.done[0].playback_underruns).toBe(0);
+    expect(t.done[0].drift_ms).toBeLessThan(0);
+  });
+});

@@ -21,6 +21,12 @@ export interface ResponseRecord {
   tpot_ms: number | null;
   audio_duration_ms: number;
   tokens: number;
+  /** Longest wait between two audio deltas of this response, in ms. */
+  max_output_gap_ms: number | null;
+  /** Receive span of the audio minus the audio it carried before the last delta, in ms: > 0 means output fell behind real time. */
+  drift_ms: number | null;
+  /** Times a player that starts at the first delta (plus the prebuffer) would have run dry. */
+  playback_underruns: number;
 }
 
 export interface Stat {
@@ -41,6 +47,9 @@ export interface SessionResponseMetrics {
   stream_rtf: number | null;
   stream_audio_generation_ms: number | null;
   stream_audio_duration_ms: number;
+  output_gap_max_ms: number | null;
+  drift_max_ms: number | null;
+  playback_underruns: number;
   stream_measurement_origin: Record<string, string>;
 }
 
@@ -49,10 +58,15 @@ export interface ResponseMetricsOptions {
   output_sample_rate: number;
   /** A pause longer than this between token-bearing deltas ends a generation segment (TPOT excludes it). */
   segment_gap_ms?: number;
+  /** Audio a simulated player buffers before it starts playing a response (default 80 ms). */
+  playback_prebuffer_ms?: number;
 }
 
 interface Open {
   record: ResponseRecord;
+  firstAudio_s: number | null;
+  /** Until when the simulated player has audio to play. */
+  playableUntil_s: number;
   lastAudio_s: number | null;
   segmentStart_s: number | null;
   segmentLast_s: number | null;
@@ -109,7 +123,12 @@ export class ResponseTracker {
             tpot_ms: null,
             audio_duration_ms: 0,
             tokens: 0,
+            max_output_gap_ms: null,
+            drift_ms: null,
+            playback_underruns: 0,
           },
+          firstAudio_s: null,
+          playableUntil_s: 0,
           lastAudio_s: null,
           segmentStart_s: null,
           segmentLast_s: null,
@@ -136,6 +155,7 @@ export class ResponseTracker {
         const r = this.open.get(e.response_id);
         if (!r) break;
         if (r.record.ttfp_ms === null) r.record.ttfp_ms = (e.t_s - r.record.origin_s) * 1000;
+        this.play(r, e.t_s, duration_ms);
         r.lastAudio_s = e.t_s;
         r.record.audio_duration_ms += duration_ms;
         if (e.tokens) this.step(r, e.t_s, e.tokens);
@@ -156,6 +176,25 @@ export class ResponseTracker {
         throw new Error(`unknown response event ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  /** Output gap, drift and a simulated player for one audio delta of `duration_ms` received at `t_s`. */
+  private play(r: Open, t_s: number, duration_ms: number): void {
+    const rec = r.record;
+    if (r.firstAudio_s === null) {
+      r.firstAudio_s = t_s;
+      r.playableUntil_s = t_s + (this.options.playback_prebuffer_ms ?? 80) / 1000;
+    } else {
+      const gap_ms = (t_s - (r.lastAudio_s as number)) * 1000;
+      if (rec.max_output_gap_ms === null || gap_ms > rec.max_output_gap_ms) rec.max_output_gap_ms = gap_ms;
+      const drift_ms = (t_s - r.firstAudio_s) * 1000 - rec.audio_duration_ms;
+      if (rec.drift_ms === null || drift_ms > rec.drift_ms) rec.drift_ms = drift_ms;
+      if (t_s > r.playableUntil_s) {
+        rec.playback_underruns++;
+        r.playableUntil_s = t_s; // playback resumes when the late audio arrives
+      }
+    }
+    r.playableUntil_s += duration_ms / 1000;
   }
 
   /**
@@ -190,11 +229,22 @@ export class ResponseTracker {
       stream_rtf: generation_ms !== null && this.audio_ms > 0 ? Math.round((generation_ms / this.audio_ms) * 1e6) / 1e6 : null,
       stream_audio_generation_ms: generation_ms,
       stream_audio_duration_ms: Math.round(this.audio_ms * 1000) / 1000,
+      output_gap_max_ms: this.maxOf((r) => r.max_output_gap_ms),
+      drift_max_ms: this.maxOf((r) => r.drift_ms),
+      playback_underruns: this.done.reduce((n, r) => n + r.playback_underruns, 0),
       stream_measurement_origin: {
         ttft: 'input stream start to first non-empty text delta',
         ttfp: 'input stream start to first audio packet',
         rtf: 'input stream start-to-last-audio receive time divided by total emitted audio duration; includes concurrent realtime input',
+        output_gap_max_ms: 'longest wait between two audio deltas of one response, client receive times',
+        drift_max_ms: 'per response: receive span of its audio minus the audio received before the last delta; the largest',
+        playback_underruns: 'a player starting each response at its first delta plus the prebuffer, running dry',
       },
     };
+  }
+
+  private maxOf(pick: (r: ResponseRecord) => number | null): number | null {
+    const v = this.done.map(pick).filter((x): x is number => x !== null);
+    return v.length > 0 ? Math.round(Math.max(...v) * 1000) / 1000 : null;
   }
 }

@@ -41,6 +41,9 @@ export interface DuplexAggregate {
   duplex_stream_ttft_ms: Stat;
   duplex_stream_ttfp_ms: Stat;
   duplex_stream_rtf: Stat;
+  output_gap_max_ms: Stat;
+  drift_max_ms: Stat;
+  playback_underruns: number;
   measurement_origin: Record<string, string>;
 }
 
@@ -64,12 +67,18 @@ export function duplexMetrics(results: SessionResult[]): { aggregate: DuplexAggr
     duplex_stream_ttft_ms: stat(stream.map((m) => m.stream_ttft_ms)),
     duplex_stream_ttfp_ms: stat(stream.map((m) => m.stream_ttfp_ms)),
     duplex_stream_rtf: stat(stream.map((m) => m.stream_rtf)),
+    output_gap_max_ms: stat(stream.map((m) => m.output_gap_max_ms)),
+    drift_max_ms: stat(stream.map((m) => m.drift_max_ms)),
+    playback_underruns: stream.reduce((n, m) => n + m.playback_underruns, 0),
     measurement_origin: {
       ttft_ms: `response origin (${origins}) to first non-empty text or transcript delta received`,
       ttfp_ms: `response origin (${origins}) to first audio delta received`,
       rtf: 'response origin to last audio delta received, over the response audio duration (bytes / (rate x 2))',
       tpot_ms: 'elapsed time over tokens within continuous generation segments (server per-step token counts), gaps excluded',
       duplex_stream: 'input stream start (send of packet 0) to first text / first audio / last audio over all emitted audio; includes concurrent realtime input',
+      output_gap_max_ms: 'per session: longest wait between two audio deltas of one response (client receive times); stats over sessions',
+      drift_max_ms: 'per session: largest lag of received audio behind real-time playback within a response; stats over sessions',
+      playback_underruns: 'simulated player per response (80 ms prebuffer) running dry, summed over sessions',
     },
   };
   const file = {
