@@ -7,13 +7,13 @@
  *
  * Every wait is bounded; only processes started here are signalled, by PID; traffic stays on 127.0.0.1.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus, release } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { exited, ROOT, startMock, stopMock, withSection } from './processes';
 
-const ROOT = resolve(__dirname, '..', '..');
 const { values } = parseArgs({
   options: {
     layouts: { type: 'string', default: '1x512,2x256,4x128' },
@@ -31,36 +31,6 @@ if (layouts.some(([p, s]) => !(p >= 1 && s >= 1)) || !(runs >= 1) || !(duration_
   process.exit(2);
 }
 
-function exited(child: ChildProcess, bound_ms: number): Promise<number | null> {
-  return new Promise((done) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      done(null);
-    }, bound_ms);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      done(code);
-    });
-  });
-}
-
-async function startMock(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/mock/src/main.ts'), 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const url = await new Promise<string>((ok, fail) => {
-    let seen = '';
-    const timer = setTimeout(() => fail(new Error('mock printed no listening line within 15 s')), 15_000);
-    child.stdout?.on('data', (d) => {
-      seen += d;
-      const m = /listening on (ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime)/.exec(seen);
-      if (m) {
-        clearTimeout(timer);
-        ok(m[1]);
-      }
-    });
-  });
-  return { child, url };
-}
-
 interface Row { run: number; layout: string; code: number | null; qualified: boolean; late: number; p99: number; max: number; cpu: number[] }
 
 async function one(run: number, [p, s]: [number, number]): Promise<Row> {
@@ -74,8 +44,7 @@ async function one(run: number, [p, s]: [number, number]): Promise<Row> {
     { stdio: ['ignore', 'ignore', 'ignore'] },
   );
   const code = await exited(probe, (duration_s + 120) * 1000);
-  mock.child.kill('SIGINT');
-  await exited(mock.child, 10_000);
+  await stopMock(mock);
   const summary = existsSync(join(dir, 'summary.json')) ? JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) : null;
   for (let i = 0; i < p; i++) rmSync(join(dir, p > 1 ? `p${i}` : '', 'sessions'), { recursive: true, force: true });
   const cpu = p > 1 ? summary?.cpu_cores.per_process ?? [] : [summary?.cpu_cores.total ?? NaN];
@@ -121,10 +90,7 @@ async function main() {
   writeFileSync(join(String(values.out), 'results.json'), JSON.stringify({ host, rows }, null, 1));
   const doc = values['write-doc'];
   if (doc) {
-    const text = existsSync(doc) ? readFileSync(doc, 'utf8') : '# Performance\n';
-    const start = text.indexOf('<!-- bench:layouts:start -->');
-    const end = text.indexOf('<!-- bench:layouts:end -->');
-    writeFileSync(doc, start >= 0 && end > start ? text.slice(0, start) + section + text.slice(end + '<!-- bench:layouts:end -->'.length) : `${text.trimEnd()}\n\n${section}\n`);
+    writeFileSync(doc, withSection(existsSync(doc) ? readFileSync(doc, 'utf8') : '# Performance\n', 'layouts', section));
   }
 }
 
