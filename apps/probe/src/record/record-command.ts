@@ -43,6 +43,7 @@ const WORKER = join(__dirname, `postprocess-worker${__filename.endsWith('.ts') ?
 
 export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock = monotonicClock, hooks: RecordHooks = {}): Promise<number> {
   const dataset = await loadDataset(opts);
+  if (dataset.length === 0) throw new UsageError(`--dataset ${opts.dataset}: no .wav files found`);
   await mkdir(opts.output, { recursive: true });
   const stored = await readResults(opts.output);
   const todo = dataset.filter((s) => !stored.get(s.id)?.completed);
