@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { syntheticDataset, syntheticPcm, wavDataset } from './dataset';
+import { syntheticDataset, syntheticPackets, syntheticPcm, wavDataset } from './dataset';
 import { encodeWavPcm16 } from './wav';
 
 describe('datasets', () => {
@@ -30,5 +30,19 @@ describe('datasets', () => {
     ]);
     await writeFile(join(dir, 'three.wav'), encodeWavPcm16(Buffer.alloc(100), 44100));
     await expect(wavDataset(dir)).rejects.toThrow(`${join(dir, 'three.wav')}: expected 16 kHz mono PCM16 WAV, found 44100 Hz`);
+  });
+});
+
+describe('syntheticPackets', () => {
+  it('streams whole packets of the shared period from an offset set by the seed, without making the audio', () => {
+    const [a, b] = syntheticDataset({ per_subset: 1, min_input_s: 20, max_input_s: 60 });
+    const pa = syntheticPackets(a, 80);
+    expect(pa.packet_count).toBe(Math.round(a.duration_s / 0.08));
+    expect(pa.packetBytes(pa.packet_count - 1)).toBe(2560);
+    expect(Buffer.from(pa.packetBase64(7), 'base64')).toHaveLength(2560);
+    // The period repeats every 4 s (50 packets); another seed starts elsewhere in it.
+    expect(pa.packetBase64(3)).toBe(pa.packetBase64(53));
+    const pb = syntheticPackets(b, 80);
+    expect(Array.from({ length: 50 }, (_, i) => pb.packetBase64(i))).not.toEqual(Array.from({ length: 50 }, (_, i) => pa.packetBase64(i)));
   });
 });

@@ -5,5 +5,5 @@ export type { PacketSource } from './packets';
 
 /* Error types */
 export { AudioFormatError } from './wav';
-export { syntheticDataset, syntheticPcm, wavDataset, SYNTHETIC_SUBSETS, SYNTHETIC_VARIANTS } from './dataset';
+export { syntheticDataset, syntheticPcm, syntheticPackets, wavDataset, SYNTHETIC_SUBSETS, SYNTHETIC_VARIANTS } from './dataset';
 export type { Sample, SyntheticOptions } from './dataset';

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ReplaySubject } from 'rxjs';
-import { pcmPackets, readWavPcm16, syntheticDataset, syntheticPcm, wavDataset, type Sample } from '@duplex-bench/audio';
+import { pcmPackets, readWavPcm16, syntheticDataset, syntheticPackets, wavDataset, type PacketSource, type Sample } from '@duplex-bench/audio';
 import { describeHost, ProcessPool, projectRevision, UsageError } from '@duplex-bench/launcher';
 import { availableParallelism } from 'node:os';
 import { CpuMeter, encodeSamples, GcMonitor, LoopLagMonitor, OverlapCounter, PacingRecorder, peakRssBytes, SampleStore } from '@duplex-bench/metrics';
@@ -24,9 +24,8 @@ async function loadDataset(opts: RecordOptions): Promise<Sample[]> {
   }
 }
 
-async function packetsOf(sample: Sample, packet_ms: number) {
-  const pcm = sample.file ? await readWavPcm16(sample.file) : syntheticPcm(sample);
-  return pcmPackets(pcm, packet_ms);
+async function packetsOf(sample: Sample, packet_ms: number): Promise<PacketSource> {
+  return sample.file ? pcmPackets(await readWavPcm16(sample.file), packet_ms) : syntheticPackets(sample, packet_ms);
 }
 
 /**
