@@ -1,15 +1,16 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { ReplaySubject } from 'rxjs';
 import { pcmPackets, readWavPcm16, syntheticDataset, syntheticPackets, wavDataset, type PacketSource, type Sample } from '@duplex-bench/audio';
 import { describeHost, ProcessPool, projectRevision, UsageError } from '@duplex-bench/launcher';
-import { availableParallelism } from 'node:os';
-import { CpuMeter, encodeSamples, GcMonitor, LoopLagMonitor, OverlapCounter, PacingRecorder, peakRssBytes, SampleStore } from '@duplex-bench/metrics';
-import { DeadlineScheduler, monotonicClock, type Clock } from '@duplex-bench/pacer';
+import { encodeSamples } from '@duplex-bench/metrics';
+import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
 import { EXIT, type RunIo } from '../run/run-command';
 import { NativeSession, type SessionContext, type SessionResult } from '../run/session';
-import { buildSummary, duplexMetrics } from '../run/summary';
+import { ProcessMeasures } from '../run/process-measures';
+import { duplexMetrics } from '../run/summary';
 import { Checkpoint } from './checkpoint';
 import type { RecordOptions } from './record-options';
 import { postprocessSession, type PostprocessSummary, type PostprocessTask } from './postprocess';
@@ -48,14 +49,9 @@ export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock
   const todo = dataset.filter((s) => !stored.get(s.id)?.completed);
   const skipped = dataset.length - todo.length;
 
-  const loop = new LoopLagMonitor(10, clock).start();
-  const gc = new GcMonitor().start();
-  const cpu = new CpuMeter(clock);
-  const scheduler = new DeadlineScheduler();
+  const measures = new ProcessMeasures(opts.packet_ms, clock);
+  const { scheduler, overlap, pacing, samples } = measures;
   const stop$ = new ReplaySubject<void>(1);
-  const overlap = new OverlapCounter();
-  const pacing = new PacingRecorder(opts.packet_ms);
-  const samples = new SampleStore(opts.packet_ms);
   const writer = new TraceWriter({ root: opts.output, mode: opts.trace });
   const results: SessionResult[] = [];
   // Started before the first session, so its start-up never lands on a packet slot.
@@ -73,7 +69,7 @@ export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock
     drain_timeout_ms: opts.drain_timeout_ms,
     output_sample_rate: opts.output_sample_rate,
     stop$,
-    unknownEvents: new Map(),
+    unknownEvents: measures.unknownEvents,
     onStreamStart: () => overlap.open(),
     onStreamEnd: () => overlap.close(),
   };
@@ -90,8 +86,7 @@ export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock
     load: { client_loop: { max_lag_ms: null as number | null, lags_over_80ms: 0 } },
   };
   const checkpoint = new Checkpoint(join(opts.output, 'run.json'), () => {
-    const lag = loop.figures();
-    runJson.load.client_loop = { max_lag_ms: lag.max, lags_over_80ms: lag.over_80ms };
+    runJson.load.client_loop = measures.clientLoop();
     return runJson;
   });
   checkpoint.ask();
@@ -150,26 +145,10 @@ export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock
     };
     await Promise.all(Array.from({ length: Math.min(opts.concurrency, todo.length) }, (_, i) => lane(i)));
     await Promise.all(postprocessing);
-    loop.stop();
-    gc.stop();
+    measures.stop();
     await writer.close();
 
-    const summary = buildSummary({
-      results,
-      pacing: pacing.figures(),
-      warmup_s: 0,
-      loop: loop.figures(),
-      gc: gc.figures(),
-      cpu: cpu.figures(),
-      peak_rss_bytes: peakRssBytes(),
-      peak_overlapping_streams: overlap.peak,
-      scheduler: scheduler.stats(),
-      unknown: ctx.unknownEvents,
-      interrupted,
-      trace: writer.stats(),
-      packet_ms: opts.packet_ms,
-      duration_s: 0,
-    });
+    const summary = measures.summary(results, { interrupted, trace: writer.stats(), warmup_s: 0, duration_s: 0 });
     // Response metrics cover every sample recorded into this directory, this run's and earlier ones.
     const all: SessionResult[] = [...stored.values()].map((r: SampleResult) => ({ ...r, id: r.sample_id }));
     const duplex = duplexMetrics(all);
@@ -197,8 +176,7 @@ export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock
     if (results.length > 0 && !summary.qualified && !opts.allow_unqualified) return EXIT.unqualified;
     return EXIT.ok;
   } finally {
-    loop.stop();
-    gc.stop();
+    measures.stop();
     io.signals.off('SIGINT', onSignal);
     io.signals.off('SIGTERM', onSignal);
     await writer.close();

@@ -2,26 +2,16 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { firstValueFrom, ReplaySubject } from 'rxjs';
 import { AudioFormatError, pcmPackets, readWavPcm16, silencePackets, type PacketSource } from '@duplex-bench/audio';
-import { describeHost, projectRevision } from '@duplex-bench/launcher';
-import {
-  CpuMeter,
-  encodeSamples,
-  GcMonitor,
-  LoopLagMonitor,
-  OverlapCounter,
-  PacingRecorder,
-  peakRssBytes,
-  percentilesMs,
-  SampleStore,
-} from '@duplex-bench/metrics';
-import { DeadlineScheduler, monotonicClock, spreadStarts, type Clock } from '@duplex-bench/pacer';
+import { describeHost, projectRevision, UsageError } from '@duplex-bench/launcher';
+import { encodeSamples } from '@duplex-bench/metrics';
+import { monotonicClock, spreadStarts, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
-import { UsageError } from '@duplex-bench/launcher';
 import { renderRunSummary } from '../render';
 import { Progress } from './progress';
 import type { RunOptions } from './run-options';
 import { NativeSession, reasonOf, SendBarrier, type SessionContext, type SessionResult } from './session';
-import { buildSummary, duplexMetrics } from './summary';
+import { ProcessMeasures } from './process-measures';
+import { duplexMetrics } from './summary';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, unqualified: 3, interrupted: 130 } as const;
 
@@ -114,15 +104,10 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
 
   const epoch_ms = Date.now(); // only to map the monotonic clock to wall time in run.json
   const started_s = clock.now_s();
-  const loop = new LoopLagMonitor(10, clock).start();
-  const gc = new GcMonitor().start();
-  const cpu = new CpuMeter(clock);
-  const scheduler = new DeadlineScheduler();
+  const measures = new ProcessMeasures(opts.packet_ms, clock);
+  const { loop, scheduler, overlap, pacing, samples } = measures;
   const stop$ = new ReplaySubject<void>(1);
   let interrupted = false;
-  const overlap = new OverlapCounter();
-  const pacing = new PacingRecorder(opts.packet_ms, Infinity);
-  const samples = new SampleStore(opts.packet_ms);
   const ctx: SessionContext = {
     url: opts.url,
     clock,
@@ -134,7 +119,7 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
     drain_timeout_ms: opts.drain_timeout_ms,
     output_sample_rate: opts.output_sample_rate,
     stop$,
-    unknownEvents: new Map(),
+    unknownEvents: measures.unknownEvents,
     onStreamStart: () => overlap.open(),
     onStreamEnd: () => overlap.close(),
     allSent: new SendBarrier(),
@@ -216,30 +201,12 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
     progress.start(() => ({ active: overlap.active, sent: pacing.sent, late: pacing.late, loop_max_ms: loop.figures().max }));
     const results = await Promise.all([...opened.map((s, i) => s.stream(starts[i])), ...failed]);
     progress.stop();
-    loop.stop();
-    gc.stop();
+    measures.stop();
     await writer.close();
 
-    const summary = buildSummary({
-      results,
-      pacing: pacing.figures(),
-      steady: percentilesMs(pacing.steadyDeviation),
-      warmup_s: opts.warmup_s,
-      loop: loop.figures(),
-      gc: gc.figures(),
-      cpu: cpu.figures(),
-      peak_rss_bytes: peakRssBytes(),
-      peak_overlapping_streams: overlap.peak,
-      scheduler: scheduler.stats(),
-      unknown: ctx.unknownEvents,
-      interrupted,
-      trace: writer.stats(),
-      packet_ms: opts.packet_ms,
-      duration_s: opts.duration_s,
-    });
-    const loopFigures = loop.figures();
+    const summary = measures.summary(results, { interrupted, trace: writer.stats(), warmup_s: opts.warmup_s, duration_s: opts.duration_s });
     runJson.ended_s = clock.now_s();
-    runJson.load.client_loop = { max_lag_ms: loopFigures.max, lags_over_80ms: loopFigures.over_80ms };
+    runJson.load.client_loop = measures.clientLoop();
     await checkpoint;
     const duplex = duplexMetrics(results);
     if (duplex) summary.duplex = duplex.aggregate;
@@ -266,8 +233,7 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
     return EXIT.ok;
   } finally {
     progress.stop();
-    loop.stop();
-    gc.stop();
+    measures.stop();
     io.signals.off('SIGINT', onSignal);
     io.signals.off('SIGTERM', onSignal);
     await writer.close();

@@ -1,0 +1,71 @@
+import {
+  CpuMeter,
+  GcMonitor,
+  LoopLagMonitor,
+  OverlapCounter,
+  PacingRecorder,
+  peakRssBytes,
+  percentilesMs,
+  SampleStore,
+} from '@duplex-bench/metrics';
+import { DeadlineScheduler, type Clock } from '@duplex-bench/pacer';
+import type { TraceWriterStats } from '@duplex-bench/tracer';
+import type { SessionResult } from './session';
+import { buildSummary, type RunSummary } from './summary';
+
+/**
+ * What one probe process measures while its sessions stream (pacing, its own loop, GC, CPU,
+ * overlapping streams) and the summary it makes of them; `run` and `record` share it.
+ */
+export class ProcessMeasures {
+  readonly loop: LoopLagMonitor;
+  readonly gc = new GcMonitor().start();
+  readonly cpu: CpuMeter;
+  readonly scheduler = new DeadlineScheduler();
+  readonly overlap = new OverlapCounter();
+  readonly pacing: PacingRecorder;
+  readonly samples: SampleStore;
+  /** Received event types the dialect does not define, counted by type. */
+  readonly unknownEvents = new Map<string, number>();
+
+  constructor(
+    readonly packet_ms: number,
+    clock: Clock,
+  ) {
+    this.loop = new LoopLagMonitor(10, clock).start();
+    this.cpu = new CpuMeter(clock);
+    this.pacing = new PacingRecorder(packet_ms);
+    this.samples = new SampleStore(packet_ms);
+  }
+
+  stop(): void {
+    this.loop.stop();
+    this.gc.stop();
+  }
+
+  /** `load.client_loop` of run.json. */
+  clientLoop(): { max_lag_ms: number | null; lags_over_80ms: number } {
+    const f = this.loop.figures();
+    return { max_lag_ms: f.max, lags_over_80ms: f.over_80ms };
+  }
+
+  summary(results: SessionResult[], i: { interrupted: boolean; trace: TraceWriterStats; warmup_s: number; duration_s: number }): RunSummary {
+    return buildSummary({
+      results,
+      pacing: this.pacing.figures(),
+      steady: percentilesMs(this.pacing.steadyDeviation),
+      warmup_s: i.warmup_s,
+      loop: this.loop.figures(),
+      gc: this.gc.figures(),
+      cpu: this.cpu.figures(),
+      peak_rss_bytes: peakRssBytes(),
+      peak_overlapping_streams: this.overlap.peak,
+      scheduler: this.scheduler.stats(),
+      unknown: this.unknownEvents,
+      interrupted: i.interrupted,
+      trace: i.trace,
+      packet_ms: this.packet_ms,
+      duration_s: i.duration_s,
+    });
+  }
+}
