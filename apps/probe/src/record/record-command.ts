@@ -8,7 +8,7 @@ import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
 import { EXIT, type RunIo } from '../run/run-command';
-import { NativeSession, type SessionContext, type SessionResult } from '../run/session';
+import { NativeSession, type SessionResult } from '../run/session';
 import { ProcessMeasures } from '../run/process-measures';
 import { duplexMetrics } from '../run/summary';
 import { Checkpoint } from './checkpoint';
@@ -50,7 +50,7 @@ export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock
   const skipped = dataset.length - todo.length;
 
   const measures = new ProcessMeasures(opts.packet_ms, clock);
-  const { scheduler, overlap, pacing, samples } = measures;
+  const { pacing, samples } = measures;
   const stop$ = new ReplaySubject<void>(1);
   const writer = new TraceWriter({ root: opts.output, mode: opts.trace });
   const results: SessionResult[] = [];
@@ -58,21 +58,14 @@ export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock
   const pool = opts.postprocess === 'pool' ? new ProcessPool({ module: WORKER, size: ProcessPool.sizeFor(availableParallelism()), nice: 10 }) : null;
   const postprocessing: Array<Promise<void>> = [];
   let interrupted = false;
-  const ctx: SessionContext = {
+  const ctx = measures.sessionContext({
     url: opts.url,
-    clock,
-    scheduler,
-    packets: await packetsOf(dataset[0], opts.packet_ms),
-    pacing,
-    samples,
+    packets: await packetsOf(dataset[0], opts.packet_ms), // each session is given its own
     connect_timeout_ms: opts.connect_timeout_ms,
     drain_timeout_ms: opts.drain_timeout_ms,
     output_sample_rate: opts.output_sample_rate,
     stop$,
-    unknownEvents: measures.unknownEvents,
-    onStreamStart: () => overlap.open(),
-    onStreamEnd: () => overlap.close(),
-  };
+  });
   const started_s = clock.now_s();
   const runJson = {
     command: ['probe', 'record', ...io.argv],

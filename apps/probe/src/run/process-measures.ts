@@ -10,7 +10,7 @@ import {
 } from '@duplex-bench/metrics';
 import { DeadlineScheduler, type Clock } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
-import type { SessionResult } from './session';
+import type { SessionContext, SessionResult } from './session';
 import { buildSummary, type RunSummary } from './summary';
 
 /**
@@ -30,12 +30,28 @@ export class ProcessMeasures {
 
   constructor(
     readonly packet_ms: number,
-    clock: Clock,
+    private readonly clock: Clock,
   ) {
     this.loop = new LoopLagMonitor(10, clock).start();
     this.cpu = new CpuMeter(clock);
     this.pacing = new PacingRecorder(packet_ms);
     this.samples = new SampleStore(packet_ms);
+  }
+
+  /** The context sessions of this process share: the measures' scheduler, recorders and counters, plus `own`. */
+  sessionContext(
+    own: Omit<SessionContext, 'clock' | 'scheduler' | 'pacing' | 'samples' | 'unknownEvents' | 'onStreamStart' | 'onStreamEnd'>,
+  ): SessionContext {
+    return {
+      ...own,
+      clock: this.clock,
+      scheduler: this.scheduler,
+      pacing: this.pacing,
+      samples: this.samples,
+      unknownEvents: this.unknownEvents,
+      onStreamStart: () => this.overlap.open(),
+      onStreamEnd: () => this.overlap.close(),
+    };
   }
 
   stop(): void {

@@ -9,7 +9,7 @@ import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { renderRunSummary } from '../render';
 import { Progress } from './progress';
 import type { RunOptions } from './run-options';
-import { NativeSession, reasonOf, SendBarrier, type SessionContext, type SessionResult } from './session';
+import { NativeSession, reasonOf, SendBarrier, type SessionResult } from './session';
 import { ProcessMeasures } from './process-measures';
 import { duplexMetrics } from './summary';
 
@@ -108,22 +108,15 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
   const { loop, scheduler, overlap, pacing, samples } = measures;
   const stop$ = new ReplaySubject<void>(1);
   let interrupted = false;
-  const ctx: SessionContext = {
+  const ctx = measures.sessionContext({
     url: opts.url,
-    clock,
-    scheduler,
     packets,
-    pacing,
-    samples,
     connect_timeout_ms: opts.connect_timeout_ms,
     drain_timeout_ms: opts.drain_timeout_ms,
     output_sample_rate: opts.output_sample_rate,
     stop$,
-    unknownEvents: measures.unknownEvents,
-    onStreamStart: () => overlap.open(),
-    onStreamEnd: () => overlap.close(),
     allSent: new SendBarrier(),
-  };
+  });
   const runJson = {
     command: ['probe', 'run', ...io.argv],
     protocol: opts.protocol,
