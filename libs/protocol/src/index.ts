@@ -27,6 +27,23 @@ export {
   nativeError,
 } from './native-server';
 export type { NativeGrant, NativeDrainFigures } from './native-server';
+export {
+  OpenAIEvent,
+  OPENAI_BETA_NAMES,
+  gaEventName,
+  isKnownOpenAIType,
+  openaiSessionUpdate,
+  openaiAppend,
+  openaiCommit,
+  openaiResponseCreate,
+  openaiSessionRates,
+  openaiSessionTurnDetection,
+} from './openai';
+export type { OpenAISessionRequest, TurnDetection } from './openai';
+export { OpenAIServerEvents } from './openai-server';
+export type { OpenAINames } from './openai-server';
+export { chunkPeriodMs, serverEventSeq, responseRequestMetrics, ServerEventSeqTracker } from './vllm-omni';
+export type { ServerRequestMetrics } from './vllm-omni';
 
 /* Error types */
 export { ProtocolError } from './errors';
