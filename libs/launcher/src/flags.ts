@@ -8,7 +8,7 @@ type FlagSpec =
   | { kind: 'string'; required?: boolean; default?: string }
   | { kind: 'int'; min: number; default?: number; required?: boolean }
   | { kind: 'number'; min: number; exclusive?: boolean; default?: number; required?: boolean }
-  | { kind: 'enum'; values: readonly string[]; default: string }
+  | { kind: 'enum'; values: readonly string[]; default?: string }
   | { kind: 'bool' };
 
 export type FlagSpecs = Record<string, FlagSpec>;
@@ -20,7 +20,9 @@ type ValueOf<S extends FlagSpec> = S extends { kind: 'bool' }
       ? number
       : number | undefined
     : S extends { kind: 'enum' }
-      ? string
+      ? S extends { default: string }
+        ? string
+        : string | undefined
       : S extends { default: string } | { required: true }
         ? string
         : string | undefined;

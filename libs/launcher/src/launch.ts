@@ -9,6 +9,8 @@ export interface LaunchOptions {
   count: number;
   /** Arguments of child `index`. */
   args(index: number): string[];
+  /** Added to each child's environment (secrets go here, not on the command line). */
+  env?: Record<string, string>;
   /** Bound on every child being connected and ready. */
   start_timeout_ms: number;
   /** Bound on the whole run once started; children still running then are killed. */
@@ -94,7 +96,7 @@ export class Launcher {
       this.outcomes.push(outcome);
       const child = fork(this.options.module, this.options.args(index), {
         execArgv: this.options.module.endsWith('.ts') ? ['--import', 'tsx'] : [],
-        env: { ...process.env, [CHILD_ENV]: String(index) },
+        env: { ...process.env, ...this.options.env, [CHILD_ENV]: String(index) },
         serialization: 'advanced',
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       });

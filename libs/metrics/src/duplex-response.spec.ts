@@ -20,13 +20,21 @@ describe('ResponseTracker', () => {
     expect(r.rtf).toBeCloseTo(0.7, 6);
   });
 
-  it('takes the server anchor as origin when the server sends one, and names it', () => {
+  it("reports the server's own TTFT/TTFP when it sends them, names the origin, and keeps the client's", () => {
     const t = new ResponseTracker({ output_sample_rate: RATE }, 0);
-    t.add({ kind: 'response_created', t_s: 2, response_id: 'r', server_origin_s: 1.5 });
+    t.add({ kind: 'response_created', t_s: 2, response_id: 'r' });
     t.add({ kind: 'audio_delta', t_s: 2.1, response_id: 'r', bytes: BYTES_80MS, duration_ms: 80 });
+    t.add({ kind: 'server_metrics', t_s: 2.1, response_id: 'r', ttfp_ms: 150, measurement_origin: { ttfp: 'request start to first audio' } });
+    t.add({ kind: 'text_delta', t_s: 2.15, response_id: 'r', chars: 2 });
+    t.add({ kind: 'server_metrics', t_s: 2.15, response_id: 'r', ttft_ms: 170 });
     t.add({ kind: 'response_done', t_s: 2.2, response_id: 'r' });
-    expect(t.done[0]).toMatchObject({ origin: 'server response_request_metrics', origin_s: 1.5 });
-    expect(t.done[0].ttfp_ms).toBeCloseTo(600, 6);
+    const r = t.done[0];
+    expect(r).toMatchObject({ origin: 'server response_request_metrics', origin_s: 2, ttft_ms: 170, ttfp_ms: 150 });
+    expect(r.server_measurement_origin).toEqual({ ttfp: 'request start to first audio' });
+    expect(r.client_ttfp_ms).toBeCloseTo(100, 6);
+    expect(r.client_ttft_ms).toBeCloseTo(150, 6);
+    // RTF stays on the client's receive clock: (2.1 - 2.0) s over 80 ms of audio.
+    expect(r.rtf).toBeCloseTo(1.25, 6);
   });
 
   it('weights TPOT by tokens: a step of 3 tokens 30 ms after the first is 10 ms per token', () => {

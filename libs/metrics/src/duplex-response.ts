@@ -6,17 +6,26 @@
 
 /** One received event, reduced to what the metrics need. Times are seconds on the monotonic clock. */
 export type ResponseEvent =
-  | { kind: 'response_created'; t_s: number; response_id: string; server_origin_s?: number }
+  | { kind: 'response_created'; t_s: number; response_id: string }
+  /** TTFT/TTFP the server measured from its own request start (vLLM-Omni `response_request_metrics`). */
+  | { kind: 'server_metrics'; t_s: number; response_id: string; ttft_ms?: number; ttfp_ms?: number; measurement_origin?: Record<string, string> }
   | { kind: 'text_delta'; t_s: number; response_id: string; chars: number; tokens?: number }
   | { kind: 'audio_delta'; t_s: number; response_id: string; bytes: number; duration_ms?: number; tokens?: number }
   | { kind: 'response_done'; t_s: number; response_id: string };
 
 export interface ResponseRecord {
   response_id: string;
+  /** Origin of `ttft_ms` and `ttfp_ms`. RTF, gaps and drift always run from `response.created` as received. */
   origin: 'response.created received' | 'server response_request_metrics';
+  /** Client receive time of `response.created`, monotonic seconds. */
   origin_s: number;
   ttft_ms: number | null;
   ttfp_ms: number | null;
+  /** When the server sent its own figures: the client's, from `response.created` received. */
+  client_ttft_ms?: number | null;
+  client_ttfp_ms?: number | null;
+  /** What the server says its figures run from and to. */
+  server_measurement_origin?: Record<string, string>;
   rtf: number | null;
   tpot_ms: number | null;
   audio_duration_ms: number;
@@ -64,6 +73,7 @@ export interface ResponseMetricsOptions {
 
 interface Open {
   record: ResponseRecord;
+  server: { ttft_ms?: number; ttfp_ms?: number; measurement_origin?: Record<string, string> } | null;
   firstAudio_s: number | null;
   /** Until when the simulated player has audio to play. */
   playableUntil_s: number;
@@ -111,12 +121,12 @@ export class ResponseTracker {
   add(e: ResponseEvent): void {
     switch (e.kind) {
       case 'response_created': {
-        const server = e.server_origin_s !== undefined;
         this.open.set(e.response_id, {
+          server: null,
           record: {
             response_id: e.response_id,
-            origin: server ? 'server response_request_metrics' : 'response.created received',
-            origin_s: server ? (e.server_origin_s as number) : e.t_s,
+            origin: 'response.created received',
+            origin_s: e.t_s,
             ttft_ms: null,
             ttfp_ms: null,
             rtf: null,
@@ -136,6 +146,16 @@ export class ResponseTracker {
           tpotElapsed_ms: 0,
           tpotTokens: 0,
         });
+        break;
+      }
+      case 'server_metrics': {
+        const r = this.open.get(e.response_id);
+        if (!r) break;
+        r.server = {
+          ttft_ms: e.ttft_ms ?? r.server?.ttft_ms,
+          ttfp_ms: e.ttfp_ms ?? r.server?.ttfp_ms,
+          measurement_origin: e.measurement_origin ?? r.server?.measurement_origin,
+        };
         break;
       }
       case 'text_delta': {
@@ -168,6 +188,16 @@ export class ResponseTracker {
         const rec = r.record;
         if (r.lastAudio_s !== null && rec.audio_duration_ms > 0) rec.rtf = ((r.lastAudio_s - rec.origin_s) * 1000) / rec.audio_duration_ms;
         if (r.tpotTokens > 0) rec.tpot_ms = r.tpotElapsed_ms / r.tpotTokens;
+        if (r.server) {
+          // The server's own request start is an origin the client cannot see; its figures are
+          // reported as TTFT/TTFP, named, and the client's are kept beside them.
+          rec.origin = 'server response_request_metrics';
+          rec.client_ttft_ms = rec.ttft_ms;
+          rec.client_ttfp_ms = rec.ttfp_ms;
+          if (r.server.ttft_ms !== undefined) rec.ttft_ms = r.server.ttft_ms;
+          if (r.server.ttfp_ms !== undefined) rec.ttfp_ms = r.server.ttfp_ms;
+          if (r.server.measurement_origin) rec.server_measurement_origin = r.server.measurement_origin;
+        }
         this.done.push(rec);
         break;
       }

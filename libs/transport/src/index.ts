@@ -3,7 +3,11 @@ export type { ConnectOptions, ReceivedEvent } from './connection';
 export { waitForEvent } from './wait-for';
 export { sendOn } from './send-on';
 export type { OutgoingFrame, SendReceipt } from './send-on';
-export { nativeHandshake, nativeEndSession, failOnFatalServerError } from './native-session';
+export { nativeHandshake, nativeEndSession, failOnFatalServerError, NativeFlow } from './native-session';
+export { OpenAIFlow, readSessionCreated } from './openai-session';
+export type { OpenAIFlowConfig } from './openai-session';
+export { createSessionFlow } from './create-flow';
+export type { DialectConfig, EndReport, FlowOptions, ServerEventSeqFigures, SessionFlow, SessionGrant } from './session-flow';
 export type { NativeFlowOptions, NativeDrainReport, SentHook } from './native-session';
 
 /* Error types */

@@ -1,7 +1,9 @@
 import type { Subscription } from 'rxjs';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import {
+  isKnownNativeType,
   NativeEvent,
+  nativeAppend,
   nativeInputEnd,
   nativeSessionClose,
   nativeSessionUpdate,
@@ -10,6 +12,7 @@ import {
 } from '@duplex-bench/protocol';
 import type { WsConnection } from './connection';
 import { waitForEvent } from './wait-for';
+import type { EndReport, FlowOptions, SessionFlow, SessionGrant } from './session-flow';
 
 /** Called with each control frame the flow sends and the time it went, so it can be traced. */
 export type SentHook = (frame: string, sent_s: number) => void;
@@ -96,4 +99,41 @@ export async function nativeEndSession(
     discarded_ms: pick('discarded_ms'),
     padding_ms: pick('padding_ms'),
   };
+}
+
+/** The native dialect as a session flow (sglang-omni duplex). */
+export class NativeFlow implements SessionFlow {
+  readonly protocol = 'native';
+
+  constructor(private readonly session_id: string) {}
+
+  attach(conn: WsConnection): Subscription {
+    return failOnFatalServerError(conn);
+  }
+
+  isKnownType(type: string): boolean {
+    return isKnownNativeType(type);
+  }
+
+  async handshake(conn: WsConnection, input_sample_rate: number, options: FlowOptions): Promise<SessionGrant> {
+    const grant = await nativeHandshake(conn, `${this.session_id}_update`, { input_sample_rate }, options);
+    const rate = (grant.output_audio_format as { sample_rate?: unknown } | undefined)?.sample_rate;
+    return typeof rate === 'number' && rate > 0 ? { output_sample_rate: rate } : {};
+  }
+
+  append(event_id: string, seq: number, t_start_ms: number, audio_b64: string): string {
+    return nativeAppend(event_id, seq, t_start_ms, audio_b64);
+  }
+
+  afterAppend(): null {
+    return null;
+  }
+
+  async end(conn: WsConnection, options: FlowOptions): Promise<EndReport> {
+    return { drain: await nativeEndSession(conn, { end: `${this.session_id}_end`, close: `${this.session_id}_close` }, options) };
+  }
+
+  serverEventSeq(): null {
+    return null;
+  }
 }

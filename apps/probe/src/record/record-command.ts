@@ -7,8 +7,11 @@ import { describeHost, ProcessPool, projectRevision, UsageError } from '@duplex-
 import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
-import { EXIT, type RunIo } from '../run/run-command';
-import { NativeSession, type SessionResult } from '../run/session';
+import { dialectRecord, EXIT, type RunIo } from '../run/run-command';
+import { authHeaders, dialectConfig, redactArgv } from '../run/dialect-options';
+import { resolvePacketSize } from '../run/packet-size';
+import { reasonOf } from '../run/session';
+import { RealtimeSession, type SessionResult } from '../run/session';
 import { ProcessMeasures } from '../run/process-measures';
 import { duplexMetrics } from '../run/summary';
 import { Checkpoint } from './checkpoint';
@@ -19,14 +22,14 @@ import { mergeResult, readResults, sampleResult, writeResult, type SampleResult 
 async function loadDataset(opts: RecordOptions): Promise<Sample[]> {
   if (!opts.dataset) return syntheticDataset({ per_subset: opts.per_subset, min_input_s: opts.min_input_s, max_input_s: opts.max_input_s });
   try {
-    return await wavDataset(opts.dataset);
+    return await wavDataset(opts.dataset, opts.sample_rate);
   } catch (err) {
     throw new UsageError(`--dataset: ${(err as Error).message}`);
   }
 }
 
-async function packetsOf(sample: Sample, packet_ms: number): Promise<PacketSource> {
-  return sample.file ? pcmPackets(await readWavPcm16(sample.file), packet_ms) : syntheticPackets(sample, packet_ms);
+async function packetsOf(sample: Sample, packet_ms: number, sample_rate: number): Promise<PacketSource> {
+  return sample.file ? pcmPackets(await readWavPcm16(sample.file, sample_rate), packet_ms, sample_rate) : syntheticPackets(sample, packet_ms, sample_rate);
 }
 
 /**
@@ -41,13 +44,22 @@ export interface RecordHooks {
 
 const WORKER = join(__dirname, `postprocess-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
 
-export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock = monotonicClock, hooks: RecordHooks = {}): Promise<number> {
-  const dataset = await loadDataset(opts);
-  if (dataset.length === 0) throw new UsageError(`--dataset ${opts.dataset}: no .wav files found`);
-  await mkdir(opts.output, { recursive: true });
-  const stored = await readResults(opts.output);
+export async function recordCommand(given: RecordOptions, io: RunIo, clock: Clock = monotonicClock, hooks: RecordHooks = {}): Promise<number> {
+  const dataset = await loadDataset(given);
+  if (dataset.length === 0) throw new UsageError(`--dataset ${given.dataset}: no .wav files found`);
+  await mkdir(given.output, { recursive: true });
+  const stored = await readResults(given.output);
   const todo = dataset.filter((s) => !stored.get(s.id)?.completed);
   const skipped = dataset.length - todo.length;
+  let size;
+  try {
+    size = await resolvePacketSize(given.url, given, given.connect_timeout_ms);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    io.stderr.write(`error: ${reasonOf(err).message}\n`);
+    return EXIT.failed;
+  }
+  const opts: RecordOptions = { ...given, packet_ms: size.packet_ms };
 
   const measures = new ProcessMeasures(opts.packet_ms, clock);
   const { pacing, samples } = measures;
@@ -60,7 +72,9 @@ export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock
   let interrupted = false;
   const ctx = measures.sessionContext({
     url: opts.url,
-    packets: await packetsOf(dataset[0], opts.packet_ms), // each session is given its own
+    dialect: dialectConfig(opts, opts.packet_ms, opts.output_sample_rate_given ? opts.output_sample_rate : undefined),
+    headers: authHeaders(opts),
+    packets: await packetsOf(dataset[0], opts.packet_ms, opts.sample_rate), // each session is given its own
     connect_timeout_ms: opts.connect_timeout_ms,
     drain_timeout_ms: opts.drain_timeout_ms,
     output_sample_rate: opts.output_sample_rate,
@@ -68,7 +82,10 @@ export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock
   });
   const started_s = clock.now_s();
   const runJson = {
-    command: ['probe', 'record', ...io.argv],
+    command: ['probe', 'record', ...redactArgv(io.argv)],
+    dialect: dialectRecord(opts),
+    packet_ms: opts.packet_ms,
+    packet_ms_source: size.source,
     dataset: opts.dataset ?? `synthetic: 4 subsets x ${opts.per_subset}, ${opts.min_input_s}-${opts.max_input_s} s, 2 variants`,
     samples: { total: dataset.length, skipped_done: skipped, to_record: todo.length, recorded: 0, completed: 0 },
     host: await describeHost(),
@@ -100,7 +117,7 @@ export async function recordCommand(opts: RecordOptions, io: RunIo, clock: Clock
       let first = true;
       while (next < todo.length && !interrupted) {
         const sample = todo[next++];
-        const session = new NativeSession(sample.id, ctx, writer.openSession(sample.id), await packetsOf(sample, opts.packet_ms));
+        const session = new RealtimeSession(sample.id, ctx, writer.openSession(sample.id), await packetsOf(sample, opts.packet_ms, opts.sample_rate));
         let result: SessionResult;
         try {
           await session.open();

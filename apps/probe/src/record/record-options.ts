@@ -1,16 +1,17 @@
 import { parseFlags, UsageError } from '@duplex-bench/launcher';
+import { DIALECT_FLAGS, parseDialectOptions, type DialectOptions } from '../run/dialect-options';
+import { defaultOutputRate } from '../run/run-options';
 
 export const RECORD_FLAGS = {
   url: { kind: 'string', required: true },
-  protocol: { kind: 'enum', values: ['native', 'openai'], default: 'native' },
+  ...DIALECT_FLAGS,
   concurrency: { kind: 'int', min: 1, required: true },
   'per-subset': { kind: 'int', min: 1, default: 8 },
   output: { kind: 'string', required: true },
   dataset: { kind: 'string' },
   'min-input-s': { kind: 'number', min: 0, exclusive: true, default: 20 },
   'max-input-s': { kind: 'number', min: 0, exclusive: true, default: 60 },
-  'packet-ms': { kind: 'number', min: 0, exclusive: true, default: 80 },
-  'output-sample-rate': { kind: 'int', min: 1, default: 22050 },
+  'output-sample-rate': { kind: 'int', min: 1 },
   trace: { kind: 'enum', values: ['full', 'events', 'off'], default: 'full' },
   postprocess: { kind: 'enum', values: ['pool', 'inline', 'off'], default: 'pool' },
   'connect-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 10 },
@@ -19,7 +20,7 @@ export const RECORD_FLAGS = {
   quiet: { kind: 'bool' },
 } as const;
 
-export interface RecordOptions {
+export interface RecordOptions extends DialectOptions {
   url: string;
   concurrency: number;
   per_subset: number;
@@ -27,8 +28,8 @@ export interface RecordOptions {
   dataset?: string;
   min_input_s: number;
   max_input_s: number;
-  packet_ms: number;
   output_sample_rate: number;
+  output_sample_rate_given: boolean;
   trace: 'full' | 'events' | 'off';
   /** Where finished sessions are replayed: a process pool (default), the recording process itself, or nowhere. */
   postprocess: 'pool' | 'inline' | 'off';
@@ -42,19 +43,20 @@ export function parseRecordOptions(argv: string[]): RecordOptions {
   const f = parseFlags(argv, RECORD_FLAGS);
   if (f._.length > 0) throw new UsageError(`unexpected argument "${f._[0]}"`);
   if (!/^wss?:\/\//.test(f.url)) throw new UsageError(`--url must start with ws:// or wss://, got "${f.url}"`);
-  if (f.protocol !== 'native') throw new UsageError(`--protocol ${f.protocol} is not available in this version; use native`);
+  const dialect = parseDialectOptions(f);
   if (f.postprocess !== 'off' && f.trace !== 'full') throw new UsageError(`--postprocess ${f.postprocess} replays full traces; use --trace full or --postprocess off`);
   if (f['min-input-s'] > f['max-input-s']) throw new UsageError(`--min-input-s ${f['min-input-s']} is above --max-input-s ${f['max-input-s']}`);
   return {
     url: f.url,
+    ...dialect,
     concurrency: f.concurrency,
     per_subset: f['per-subset'],
     output: f.output,
     dataset: f.dataset,
     min_input_s: f['min-input-s'],
     max_input_s: f['max-input-s'],
-    packet_ms: f['packet-ms'],
-    output_sample_rate: f['output-sample-rate'],
+    output_sample_rate: f['output-sample-rate'] ?? defaultOutputRate(dialect.protocol),
+    output_sample_rate_given: f['output-sample-rate'] !== undefined,
     trace: f.trace as RecordOptions['trace'],
     postprocess: f.postprocess as RecordOptions['postprocess'],
     connect_timeout_ms: f['connect-timeout-s'] * 1000,

@@ -1,11 +1,14 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeSamples, type SamplesFile } from '@duplex-bench/metrics';
-import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores, type ChildOutcome } from '@duplex-bench/launcher';
+import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores, UsageError, type ChildOutcome } from '@duplex-bench/launcher';
 import { monotonicClock } from '@duplex-bench/pacer';
 import { buildMergedSummary, renderMerged } from '../merge/merge-command';
 import { EXIT, type RunIo } from './run-command';
 import type { RunOptions } from './run-options';
+import { CHILD_KEY_ENV, redactArgv, withoutSecrets } from './dialect-options';
+import { resolvePacketSize } from './packet-size';
+import { reasonOf } from './session';
 import type { RunSummary } from './summary';
 
 const MAIN = join(__dirname, '..', `main${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
@@ -22,6 +25,16 @@ async function readChild(dir: string): Promise<{ samples: SamplesFile | null; su
  * `p<i>/`, and the parent writes the pooled summary and run.json at the top.
  */
 export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number> {
+  // Children get one packet size: the parent reads the server's, when it announces one.
+  let size;
+  try {
+    size = await resolvePacketSize(opts.url, opts, opts.connect_timeout_ms);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    io.stderr.write(`error: ${reasonOf(err).message}\n`);
+    return EXIT.failed;
+  }
+  const sizeArgs = size.source === 'session.created.capabilities.chunk_period_ms' ? ['--packet-ms', String(size.packet_ms)] : [];
   await mkdir(opts.output, { recursive: true });
   const cpu = planCpus(opts.cpu_affinity, opts.cpu_affinity === 'auto' && process.platform === 'linux' ? await readPhysicalCores() : null, opts.processes);
   if (opts.cpu_affinity === 'auto' && process.platform !== 'linux') cpu.warning = 'CPU placement is only done on Linux; skipped';
@@ -38,7 +51,8 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
   const launcher = new Launcher({
     module: MAIN,
     count: opts.processes,
-    args: (i) => ['run', ...io.argv, '--processes', '1', '--output', join(opts.output, `p${i}`), '--quiet'],
+    args: (i) => ['run', ...withoutSecrets(io.argv), ...sizeArgs, '--processes', '1', '--output', join(opts.output, `p${i}`), '--quiet'],
+    env: opts.api_key ? { [CHILD_KEY_ENV]: opts.api_key } : undefined,
     start_timeout_ms: opts.start_timeout_ms,
     run_timeout_ms: (opts.duration_s + opts.drain_timeout_ms / 1000 + 60) * 1000,
     cpu,
@@ -84,9 +98,15 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
   const summary = { ...merged, interrupted: merged.interrupted || interrupted, layout: { processes: opts.processes, concurrency: opts.concurrency } };
   if (died.length > 0) summary.qualified = false;
   const runJson = {
-    command: ['probe', 'run', ...io.argv],
+    command: ['probe', 'run', ...redactArgv(io.argv)],
     protocol: opts.protocol,
-    layout: { processes: opts.processes, concurrency_per_process: opts.concurrency, packet_ms: opts.packet_ms, duration_s: opts.duration_s },
+    layout: {
+      processes: opts.processes,
+      concurrency_per_process: opts.concurrency,
+      packet_ms: size.packet_ms,
+      packet_ms_source: size.source,
+      duration_s: opts.duration_s,
+    },
     cpu_plan: cpu,
     host: await describeHost(),
     project: await projectRevision(process.cwd()),

@@ -1,31 +1,42 @@
-import { audioDeltaInfo, type DecodedFrame } from '@duplex-bench/protocol';
+import { audioDeltaInfo, gaEventName, OpenAIEvent, responseRequestMetrics, type DecodedFrame } from '@duplex-bench/protocol';
 import type { ResponseEvent } from '@duplex-bench/metrics';
 
-const AUDIO = new Set(['response.output_audio.delta', 'response.audio.delta']);
-const TEXT = new Set(['response.output_text.delta', 'response.text.delta', 'response.output_audio_transcript.delta', 'response.audio_transcript.delta']);
+const TEXT: ReadonlySet<string> = new Set([OpenAIEvent.textDelta, OpenAIEvent.transcriptDelta]);
 
-/** The response event a received frame stands for, if any (GA and beta names). */
-export function responseEventOf(frame: DecodedFrame, t_s: number): ResponseEvent | null {
-  const type = frame.type;
-  if (AUDIO.has(type)) {
-    const { response_id, bytes } = audioDeltaInfo(frame);
-    return { kind: 'audio_delta', t_s, response_id, bytes };
-  }
-  if (TEXT.has(type)) {
+/**
+ * The response events a received frame stands for (GA and beta names), passed to `add`: at most
+ * one output event, and the server's own request metrics when the frame carries them.
+ */
+export function addResponseEvents(frame: DecodedFrame, t_s: number, add: (e: ResponseEvent) => void): void {
+  const type = gaEventName(frame.type);
+  let response_id: string;
+  if (type === OpenAIEvent.audioDelta) {
+    const info = audioDeltaInfo(frame);
+    response_id = info.response_id;
+    add({ kind: 'audio_delta', t_s, response_id, bytes: info.bytes });
+  } else if (TEXT.has(type)) {
     const e = frame.event();
     const tokens = (e.sglang as { num_tokens?: unknown } | undefined)?.num_tokens;
-    return {
+    response_id = String(e.response_id ?? '');
+    add({
       kind: 'text_delta',
       t_s,
-      response_id: String(e.response_id ?? ''),
+      response_id,
       chars: typeof e.delta === 'string' ? e.delta.length : 0,
       tokens: typeof tokens === 'number' ? tokens : undefined,
-    };
-  }
-  if (type === 'response.created' || type === 'response.done') {
+    });
+  } else if (type === OpenAIEvent.responseCreated || type === OpenAIEvent.responseDone) {
     const response = frame.event().response as { id?: unknown } | undefined;
-    const response_id = String(response?.id ?? '');
-    return type === 'response.created' ? { kind: 'response_created', t_s, response_id } : { kind: 'response_done', t_s, response_id };
+    response_id = String(response?.id ?? '');
+    // response.done carries no first-output figures; its metrics would arrive after the response closed.
+    if (type === OpenAIEvent.responseDone) {
+      add({ kind: 'response_done', t_s, response_id });
+      return;
+    }
+    add({ kind: 'response_created', t_s, response_id });
+  } else {
+    return;
   }
-  return null;
+  const server = responseRequestMetrics(frame);
+  if (server) add({ kind: 'server_metrics', t_s, response_id, ...server });
 }

@@ -9,8 +9,10 @@ import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { renderRunSummary } from '../render';
 import { Progress } from './progress';
 import type { RunOptions } from './run-options';
-import { NativeSession, reasonOf, SendBarrier, type SessionResult } from './session';
+import { RealtimeSession, reasonOf, SendBarrier, type SessionResult } from './session';
 import { ProcessMeasures } from './process-measures';
+import { authHeaders, dialectConfig, redactArgv, type DialectOptions } from './dialect-options';
+import { resolvePacketSize, type PacketSize } from './packet-size';
 import { duplexMetrics } from './summary';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, unqualified: 3, interrupted: 130 } as const;
@@ -25,6 +27,17 @@ export interface RunIo {
   argv: string[];
 }
 
+/** The dialect settings run.json records (the key only as whether one was sent). */
+export function dialectRecord(o: DialectOptions & { output_sample_rate: number }) {
+  return {
+    protocol: o.protocol,
+    input_sample_rate: o.sample_rate,
+    output_sample_rate_assumed: o.output_sample_rate,
+    ...(o.protocol === 'openai' ? { turn_detection: o.turn_detection, ...(o.turn_detection === 'none' ? { commit_every_s: o.commit_every_s } : {}) } : {}),
+    bearer_key_sent: o.api_key !== undefined,
+  };
+}
+
 /** Gate margin: time between the start decision and the first packet, so no session starts late. */
 const GATE_MARGIN_S = 0.1;
 
@@ -36,8 +49,8 @@ async function loadPackets(opts: RunOptions): Promise<PacketSource> {
 }
 
 /** Opens sessions `parallel` at a time; returns those that opened and the results of those that did not. */
-async function openAll(sessions: NativeSession[], parallel: number, stopped: () => boolean) {
-  const opened: NativeSession[] = [];
+async function openAll(sessions: RealtimeSession[], parallel: number, stopped: () => boolean) {
+  const opened: RealtimeSession[] = [];
   const failed: Array<Promise<SessionResult>> = [];
   let next = 0;
   async function worker() {
@@ -87,7 +100,21 @@ export interface RunHooks {
   failedBeforeGate?(message: string): void;
 }
 
-export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = monotonicClock, hooks: RunHooks = {}): Promise<number> {
+export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = monotonicClock, hooks: RunHooks = {}): Promise<number> {
+  let size: PacketSize;
+  try {
+    size = await resolvePacketSize(given.url, given, given.connect_timeout_ms);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    const { message } = reasonOf(err);
+    io.stderr.write(`error: ${message}\n`);
+    hooks.failedBeforeGate?.(message);
+    return EXIT.failed;
+  }
+  const opts: RunOptions = { ...given, packet_ms: size.packet_ms };
+  if (size.source === 'session.created.capabilities.chunk_period_ms') {
+    io.stderr.write(`packets: ${size.packet_ms} ms, the server's chunk_period_ms (give --packet-ms to choose)\n`);
+  }
   let packets: PacketSource;
   try {
     packets = await loadPackets(opts);
@@ -110,6 +137,8 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
   let interrupted = false;
   const ctx = measures.sessionContext({
     url: opts.url,
+    dialect: dialectConfig(opts, opts.packet_ms, opts.output_sample_rate_given ? opts.output_sample_rate : undefined),
+    headers: authHeaders(opts),
     packets,
     connect_timeout_ms: opts.connect_timeout_ms,
     drain_timeout_ms: opts.drain_timeout_ms,
@@ -118,9 +147,17 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
     allSent: new SendBarrier(),
   });
   const runJson = {
-    command: ['probe', 'run', ...io.argv],
+    command: ['probe', 'run', ...redactArgv(io.argv)],
     protocol: opts.protocol,
-    layout: { processes: 1, concurrency: opts.concurrency, packet_ms: opts.packet_ms, duration_s: opts.duration_s, trace: opts.trace },
+    dialect: dialectRecord(opts),
+    layout: {
+      processes: 1,
+      concurrency: opts.concurrency,
+      packet_ms: opts.packet_ms,
+      packet_ms_source: size.source,
+      duration_s: opts.duration_s,
+      trace: opts.trace,
+    },
     host: await describeHost(),
     project: await projectRevision(process.cwd()),
     clock: { monotonic_s: started_s, epoch_ms, source: 'process.hrtime.bigint (CLOCK_MONOTONIC)' },
@@ -148,7 +185,7 @@ export async function runCommand(opts: RunOptions, io: RunIo, clock: Clock = mon
   const width = String(opts.concurrency - 1).length;
   const sessions = Array.from({ length: opts.concurrency }, (_, i) => {
     const id = `s${String(i).padStart(width, '0')}`;
-    return new NativeSession(id, ctx, writer.openSession(id));
+    return new RealtimeSession(id, ctx, writer.openSession(id));
   });
 
   const progress = new Progress(io.stderr, opts.quiet, clock);

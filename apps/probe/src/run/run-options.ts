@@ -1,15 +1,14 @@
 import { parseFlags, UsageError } from '@duplex-bench/launcher';
+import { DIALECT_FLAGS, parseDialectOptions, type DialectOptions } from './dialect-options';
 
 export const RUN_FLAGS = {
   url: { kind: 'string', required: true },
-  protocol: { kind: 'enum', values: ['native', 'openai'], default: 'native' },
+  ...DIALECT_FLAGS,
   concurrency: { kind: 'int', min: 1, required: true },
   duration: { kind: 'number', min: 0, exclusive: true, required: true },
   output: { kind: 'string', required: true },
   processes: { kind: 'int', min: 1, default: 1 },
-  'packet-ms': { kind: 'number', min: 0, exclusive: true, default: 80 },
-  'sample-rate': { kind: 'int', min: 1, default: 16000 },
-  'output-sample-rate': { kind: 'int', min: 1, default: 22050 },
+  'output-sample-rate': { kind: 'int', min: 1 },
   audio: { kind: 'string' },
   'inject-stall-ms': { kind: 'number', min: 0, default: 0 },
   trace: { kind: 'enum', values: ['full', 'events', 'off'], default: 'off' },
@@ -25,16 +24,15 @@ export const RUN_FLAGS = {
   quiet: { kind: 'bool' },
 } as const;
 
-export interface RunOptions {
+export interface RunOptions extends DialectOptions {
   url: string;
-  protocol: 'native';
   concurrency: number;
   processes: number;
   duration_s: number;
   output: string;
-  packet_ms: number;
-  sample_rate: number;
   output_sample_rate: number;
+  /** False when `--output-sample-rate` was not given: the dialect's usual rate, and nothing is asked of the server. */
+  output_sample_rate_given: boolean;
   audio?: string;
   inject_stall_ms: number;
   trace: 'full' | 'events' | 'off';
@@ -63,27 +61,21 @@ export function parseRunOptions(argv: string[]): RunOptions {
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
     throw new UsageError(`--url must start with ws:// or wss://, got "${f.url}"`);
   }
-  if (f.protocol !== 'native') throw new UsageError(`--protocol ${f.protocol} is not available in this version; use native`);
-  const packet_bytes = (f['sample-rate'] * 2 * f['packet-ms']) / 1000;
-  if (!Number.isInteger(packet_bytes / 2)) {
-    throw new UsageError(`--packet-ms ${f['packet-ms']} is not a whole number of samples at ${f['sample-rate']} Hz`);
-  }
-  if (f['sample-rate'] !== 16000) throw new UsageError('--sample-rate must be 16000 for the native dialect');
+  const dialect = parseDialectOptions(f);
   return {
     url: f.url,
-    protocol: 'native',
+    ...dialect,
     concurrency: f.concurrency,
     processes: f.processes,
     duration_s: f.duration,
     output: f.output,
-    packet_ms: f['packet-ms'],
-    sample_rate: f['sample-rate'],
-    output_sample_rate: f['output-sample-rate'],
+    output_sample_rate: f['output-sample-rate'] ?? defaultOutputRate(dialect.protocol),
+    output_sample_rate_given: f['output-sample-rate'] !== undefined,
     audio: f.audio,
     inject_stall_ms: f['inject-stall-ms'],
     trace: f.trace as RunOptions['trace'],
     keep_traces: f['keep-traces'],
-    start_spread_ms: f['start-spread-ms'] ?? f['packet-ms'],
+    start_spread_ms: f['start-spread-ms'] ?? dialect.packet_ms,
     warmup_s: f['warmup-s'],
     connect_timeout_ms: f['connect-timeout-s'] * 1000,
     drain_timeout_ms: f['drain-timeout-s'] * 1000,
@@ -93,4 +85,9 @@ export function parseRunOptions(argv: string[]): RunOptions {
     allow_unqualified: f['allow-unqualified'],
     quiet: f.quiet,
   };
+}
+
+/** Output rate assumed when the server states none: sglang-omni's 22,050 Hz, OpenAI's 24,000 Hz. */
+export function defaultOutputRate(protocol: DialectOptions['protocol']): number {
+  return protocol === 'openai' ? 24000 : 22050;
 }

@@ -1,24 +1,28 @@
 import { map, Subscription, takeUntil, tap, type Observable } from 'rxjs';
 import type { PacketSource } from '@duplex-bench/audio';
 import { ticks, type Clock, type DeadlineScheduler } from '@duplex-bench/pacer';
-import { isKnownNativeType, nativeAppend, NativeEvent, ProtocolError } from '@duplex-bench/protocol';
+import { ProtocolError, serverError } from '@duplex-bench/protocol';
 import {
-  failOnFatalServerError,
-  nativeEndSession,
-  nativeHandshake,
+  createSessionFlow,
   sendOn,
   TransportError,
   WsConnection,
+  type DialectConfig,
   type IncompleteReason,
   type NativeDrainReport,
+  type ServerEventSeqFigures,
+  type SessionFlow,
 } from '@duplex-bench/transport';
 import { traceReceipts, traceReceived, TraceWriteError, type SessionTraceSink } from '@duplex-bench/tracer';
-import { ResponseTracker, type PacingRecorder, type ResponseRecord, type SampleStore, type SessionResponseMetrics } from '@duplex-bench/metrics';
-import { responseEventOf } from './response-events';
+import { ResponseTracker, type PacingRecorder, type ResponseEvent, type ResponseRecord, type SampleStore, type SessionResponseMetrics } from '@duplex-bench/metrics';
+import { addResponseEvents } from './response-events';
 
 /** Everything sessions of one process share. */
 export interface SessionContext {
   url: string;
+  dialect: DialectConfig;
+  /** Upgrade request headers (a bearer key); never traced or written. */
+  headers?: Record<string, string>;
   clock: Clock;
   scheduler: DeadlineScheduler;
   packets: PacketSource;
@@ -48,6 +52,10 @@ export interface SessionResult {
   late: number;
   server_errors: number;
   drain?: NativeDrainReport;
+  /** The server's own event numbering (vLLM-Omni `server_event_seq`), when it numbers its events. */
+  server_event_seq?: ServerEventSeqFigures;
+  /** The input unit the server announced (vLLM-Omni `chunk_period_ms`), when it did. */
+  server_chunk_period_ms?: number;
   /** Completed model turns and the session's response figures, when the server answered with responses. */
   responses?: ResponseRecord[];
   response_metrics?: SessionResponseMetrics;
@@ -87,14 +95,18 @@ export function reasonOf(err: unknown): { reason: IncompleteReason; message: str
 }
 
 /**
- * One native session: open and handshake (`open`), then stream packets from `start_s` and end
- * the flow (`stream`). Received frames are traced from the first one.
+ * One realtime session in the run's dialect: open and handshake (`open`), then stream packets from
+ * `start_s` and end the flow (`stream`). Received frames are traced from the first one.
  */
-export class NativeSession {
+export class RealtimeSession {
   private connection: WsConnection | null = null;
   private receiving: Subscription | null = null;
   private watching: Subscription | null = null;
+  private readonly flow: SessionFlow;
   private server_errors = 0;
+  /** The last server `error` event: a session the server closes after it ended for that error. */
+  private lastServerError: ProtocolError | null = null;
+  private chunk_period_ms: number | undefined;
   private broken: Error | null = null;
   /** Response metrics from the start of the input stream (packet 0's send). */
   private responses: ResponseTracker | null = null;
@@ -109,6 +121,7 @@ export class NativeSession {
     private readonly packets: PacketSource = ctx.packets,
   ) {
     this.output_sample_rate = ctx.output_sample_rate;
+    this.flow = createSessionFlow(ctx.dialect, id);
   }
 
   /** The session's connection; exists once `open()` was called. */
@@ -120,26 +133,42 @@ export class NativeSession {
   /** Connects and completes the handshake. Frames are traced from the first one. */
   async open(): Promise<void> {
     const { ctx, sink } = this;
-    const conn = WsConnection.open(ctx.url, { clock: ctx.clock, connect_timeout_ms: ctx.connect_timeout_ms, session_id: this.id });
+    const conn = WsConnection.open(ctx.url, {
+      clock: ctx.clock,
+      connect_timeout_ms: ctx.connect_timeout_ms,
+      session_id: this.id,
+      headers: ctx.headers,
+    });
     this.connection = conn;
+    const addResponse = (r: ResponseEvent) => this.responses?.add(r);
     this.receiving = conn.events$.pipe(traceReceived(sink)).subscribe({
       next: (e) => {
         const type = e.frame.type;
-        if (this.responses) {
-          const r = responseEventOf(e.frame, e.received_s);
-          if (r) this.responses.add(r);
-        }
-        if (type === NativeEvent.error) this.server_errors++;
-        else if (!isKnownNativeType(type)) ctx.unknownEvents.set(type, (ctx.unknownEvents.get(type) ?? 0) + 1);
+        if (this.responses) addResponseEvents(e.frame, e.received_s, addResponse);
+        if (type === 'error') {
+          this.server_errors++;
+          this.lastServerError = serverError(e.frame);
+        } else if (!this.flow.isKnownType(type)) ctx.unknownEvents.set(type, (ctx.unknownEvents.get(type) ?? 0) + 1);
       },
       error: (err: Error) => {
         this.broken = err;
       },
     });
-    this.watching = failOnFatalServerError(conn);
-    const grant = await nativeHandshake(conn, `${this.id}_update`, { input_sample_rate: this.packets.sample_rate }, this.flowOptions());
-    const granted = (grant.output_audio_format as { sample_rate?: unknown } | undefined)?.sample_rate;
-    if (typeof granted === 'number' && granted > 0) this.output_sample_rate = granted;
+    this.watching = this.flow.attach(conn);
+    const grant = await this.flow.handshake(conn, this.packets.sample_rate, this.flowOptions());
+    if (grant.output_sample_rate) this.output_sample_rate = grant.output_sample_rate;
+    this.chunk_period_ms = grant.chunk_period_ms;
+  }
+
+  /** The input unit the server announced in its handshake, if it did (after `open`). */
+  get serverChunkPeriodMs(): number | undefined {
+    return this.chunk_period_ms;
+  }
+
+  private sendControl(frame: string): void {
+    const sent_s = this.ctx.clock.now_s();
+    this.conn.send(frame);
+    this.sink.sent(frame, sent_s);
   }
 
   private flowOptions() {
@@ -163,10 +192,11 @@ export class NativeSession {
       if (this.broken) throw this.broken;
       if (this.ctx.allSent) await this.ctx.allSent.passed;
       if (this.broken) throw this.broken;
-      result.drain = await nativeEndSession(this.conn, { end: `${this.id}_end`, close: `${this.id}_close` }, this.flowOptions());
+      const report = await this.flow.end(this.conn, this.flowOptions());
+      if (report.drain) result.drain = report.drain;
       result.completed = true;
     } catch (err) {
-      Object.assign(result, reasonOf(err));
+      Object.assign(result, this.reasonWithServerError(err));
       this.conn.fail(err as Error);
     }
     return this.finish(result);
@@ -178,10 +208,20 @@ export class NativeSession {
     return this.finish({ id: this.id, completed: false, violation: false, packets_sent: 0, late: 0, server_errors: 0, ...reasonOf(err) });
   }
 
+  /** A server that closes the session after an `error` event ended it for that error. */
+  private reasonWithServerError(err: unknown): { reason: IncompleteReason; message: string } {
+    const r = reasonOf(err);
+    if (r.reason === 'server_closed' && this.lastServerError) return { reason: 'server_error', message: `${this.lastServerError.message}; then ${r.message}` };
+    return r;
+  }
+
   private async finish(result: SessionResult): Promise<SessionResult> {
     this.receiving?.unsubscribe();
     this.watching?.unsubscribe();
     result.server_errors = this.server_errors;
+    const seq = this.flow.serverEventSeq();
+    if (seq) result.server_event_seq = seq;
+    if (this.chunk_period_ms !== undefined) result.server_chunk_period_ms = this.chunk_period_ms;
     if (this.responses && this.responses.done.length > 0) {
       result.responses = this.responses.done;
       result.response_metrics = this.responses.metrics();
@@ -199,7 +239,7 @@ export class NativeSession {
 
   private sendAll(start_s: number, result: SessionResult): Promise<void> {
     const { scheduler, pacing, stop$ } = this.ctx;
-    const packets = this.packets;
+    const { packets, flow } = this;
     const prefix = `${this.id}_a`;
     const packet_ms = packets.packet_ms;
     let origin_s = 0;
@@ -235,7 +275,7 @@ export class NativeSession {
             return {
               seq: tick.seq,
               event_id,
-              frame: nativeAppend(event_id, tick.seq, tick.seq * packet_ms, packets.packetBase64(tick.seq)),
+              frame: flow.append(event_id, tick.seq, tick.seq * packet_ms, packets.packetBase64(tick.seq)),
               scheduled_s: tick.due_s,
               start_s: tick.fired_s,
             };
@@ -243,6 +283,9 @@ export class NativeSession {
           sendOn(this.conn, this.ctx.clock),
           traceReceipts(this.sink),
           tap((receipt) => {
+            // Turn commits go right after the append that closes the turn; they are not paced.
+            const after = flow.afterAppend(receipt.seq);
+            if (after) for (const frame of after) this.sendControl(frame);
             samples.push(receipt);
             result.packets_sent++;
             if (pacing.record(receipt, origin_s)) {

@@ -23,7 +23,12 @@ export interface RunSummary extends PacingFigures {
   trace_backlog_peak_bytes: number;
   trace: TraceWriterStats;
   scheduler: DeadlineSchedulerStats;
-  events: { server_errors: number; unknown: Record<string, number> };
+  events: {
+    server_errors: number;
+    unknown: Record<string, number>;
+    /** vLLM-Omni `server_event_seq`, over the sessions whose server numbered its events. */
+    server_event_seq?: { sessions: number; gaps: number; missing_events: number; not_rising: number };
+  };
   packet_ms: number;
   duration_s: number;
   measurement_origin: Record<string, string>;
@@ -38,6 +43,9 @@ export interface DuplexAggregate {
   ttfp_ms: Stat;
   rtf: Stat;
   tpot_ms: Stat;
+  /** When the server sent its own TTFT/TTFP: the client's figures, from response.created received. */
+  client_ttft_ms?: Stat;
+  client_ttfp_ms?: Stat;
   duplex_stream_ttft_ms: Stat;
   duplex_stream_ttfp_ms: Stat;
   duplex_stream_rtf: Stat;
@@ -81,6 +89,14 @@ export function duplexMetrics(results: SessionResult[]): { aggregate: DuplexAggr
       playback_underruns: 'simulated player per response (80 ms prebuffer) running dry, summed over sessions',
     },
   };
+  if (responses.some((r) => r.origin === 'server response_request_metrics')) {
+    aggregate.client_ttft_ms = stat(responses.map((r) => (r.client_ttft_ms === undefined ? r.ttft_ms : r.client_ttft_ms)));
+    aggregate.client_ttfp_ms = stat(responses.map((r) => (r.client_ttfp_ms === undefined ? r.ttfp_ms : r.client_ttfp_ms)));
+    const said = responses.find((r) => r.server_measurement_origin)?.server_measurement_origin;
+    aggregate.measurement_origin.server_response_request_metrics = `server clock, from its own request start${said ? `: ${JSON.stringify(said)}` : ''}; not comparable with client figures`;
+    aggregate.measurement_origin.client_ttft_ms = 'response.created received to first non-empty text or transcript delta received';
+    aggregate.measurement_origin.client_ttfp_ms = 'response.created received to first audio delta received';
+  }
   const file = {
     ...aggregate,
     duplex_session_metrics: answered.map((r) => ({ session_id: r.id, ...r.response_metrics, responses: r.responses })),
@@ -129,7 +145,15 @@ export function buildSummary(i: SummaryInputs): RunSummary {
   let completed = 0;
   let with_violation = 0;
   let server_errors = 0;
+  let stamped: NonNullable<RunSummary['events']['server_event_seq']> | undefined;
   for (const r of i.results) {
+    if (r.server_event_seq) {
+      stamped ??= { sessions: 0, gaps: 0, missing_events: 0, not_rising: 0 };
+      stamped.sessions++;
+      stamped.gaps += r.server_event_seq.gaps;
+      stamped.missing_events += r.server_event_seq.missing_events;
+      stamped.not_rising += r.server_event_seq.not_rising;
+    }
     if (r.completed) completed++;
     else if (r.reason) reasons[r.reason] = (reasons[r.reason] ?? 0) + 1;
     if (r.violation) with_violation++;
@@ -156,7 +180,7 @@ export function buildSummary(i: SummaryInputs): RunSummary {
     trace_backlog_peak_bytes: i.trace.backlog_peak_bytes,
     trace: i.trace,
     scheduler: i.scheduler,
-    events: { server_errors, unknown: Object.fromEntries(i.unknown) },
+    events: { server_errors, unknown: Object.fromEntries(i.unknown), ...(stamped ? { server_event_seq: stamped } : {}) },
     packet_ms: i.packet_ms,
     duration_s: i.duration_s,
     measurement_origin: MEASUREMENT_ORIGIN,

@@ -1,0 +1,119 @@
+import { UsageError } from '@duplex-bench/launcher';
+import type { TurnDetection } from '@duplex-bench/protocol';
+import type { DialectConfig } from '@duplex-bench/transport';
+
+/** Flags that choose and configure the wire dialect; `run` and `record` share them. */
+export const DIALECT_FLAGS = {
+  protocol: { kind: 'enum', values: ['native', 'openai'], default: 'native' },
+  'api-key': { kind: 'string' },
+  'turn-detection': { kind: 'enum', values: ['server_vad', 'none'] },
+  'commit-every-s': { kind: 'number', min: 0, exclusive: true },
+  'sample-rate': { kind: 'int', min: 1, default: 16000 },
+  'packet-ms': { kind: 'number', min: 0, exclusive: true },
+} as const;
+
+export const DEFAULT_PACKET_MS = 80;
+
+/** How a launched child gets the key: its environment, never its command line. */
+export const CHILD_KEY_ENV = 'DUPLEX_BENCH_API_KEY';
+
+export interface DialectOptions {
+  protocol: 'native' | 'openai';
+  /** Bearer key for the upgrade request. Never written to run.json, traces or logs. */
+  api_key?: string;
+  turn_detection: TurnDetection;
+  commit_every_s: number;
+  sample_rate: number;
+  packet_ms: number;
+  /** False when `--packet-ms` was not given: an openai server's `chunk_period_ms` may then set it. */
+  packet_ms_given: boolean;
+}
+
+interface DialectFlagValues {
+  protocol: string;
+  'api-key'?: string;
+  'turn-detection'?: string;
+  'commit-every-s'?: number;
+  'sample-rate': number;
+  'packet-ms'?: number;
+}
+
+/** Validates the dialect flags; `env` supplies `OPENAI_API_KEY` for the openai dialect. */
+export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv = process.env): DialectOptions {
+  const protocol = f.protocol as DialectOptions['protocol'];
+  if (protocol === 'native') {
+    if (f['turn-detection'] !== undefined || f['commit-every-s'] !== undefined) {
+      throw new UsageError('--turn-detection and --commit-every-s are for --protocol openai');
+    }
+    if (f['sample-rate'] !== 16000) throw new UsageError('--sample-rate must be 16000 for the native dialect');
+  }
+  const turn_detection = (f['turn-detection'] ?? 'server_vad') as TurnDetection;
+  if (f['commit-every-s'] !== undefined && turn_detection !== 'none') {
+    throw new UsageError('--commit-every-s needs --turn-detection none (with server_vad the server finds the turns)');
+  }
+  const packet_ms = f['packet-ms'] ?? DEFAULT_PACKET_MS;
+  checkPacket(packet_ms, f['sample-rate']);
+  const api_key = f['api-key'] ?? (env[CHILD_KEY_ENV] || undefined) ?? (protocol === 'openai' ? env.OPENAI_API_KEY || undefined : undefined);
+  if (api_key !== undefined && !/^[\x21-\x7e]+$/.test(api_key)) throw new UsageError('--api-key must be printable ASCII without spaces');
+  return {
+    protocol,
+    api_key,
+    turn_detection,
+    commit_every_s: f['commit-every-s'] ?? 1,
+    sample_rate: f['sample-rate'],
+    packet_ms,
+    packet_ms_given: f['packet-ms'] !== undefined,
+  };
+}
+
+/** A packet must hold a whole number of samples. */
+export function checkPacket(packet_ms: number, sample_rate: number): void {
+  if (!Number.isInteger((sample_rate * packet_ms) / 1000)) {
+    throw new UsageError(`--packet-ms ${packet_ms} is not a whole number of samples at ${sample_rate} Hz`);
+  }
+}
+
+/** The session flow's configuration once the packet size is known. */
+export function dialectConfig(o: DialectOptions, packet_ms: number, output_sample_rate?: number): DialectConfig {
+  if (o.protocol === 'native') return { protocol: 'native' };
+  return {
+    protocol: 'openai',
+    turn_detection: o.turn_detection,
+    commit_every_packets: Math.max(1, Math.round((o.commit_every_s * 1000) / packet_ms)),
+    output_sample_rate,
+  };
+}
+
+/** Upgrade request headers: the bearer key, when there is one. */
+export function authHeaders(o: DialectOptions): Record<string, string> | undefined {
+  return o.api_key ? { Authorization: `Bearer ${o.api_key}` } : undefined;
+}
+
+const SECRET_FLAGS = ['--api-key'];
+
+/** The command line with secret values replaced, for run.json and messages. */
+export function redactArgv(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const flag = SECRET_FLAGS.find((f) => arg === f || arg.startsWith(`${f}=`));
+    if (!flag) out.push(arg);
+    else if (arg === flag) {
+      out.push(arg, '[redacted]');
+      i++;
+    } else out.push(`${flag}=[redacted]`);
+  }
+  return out;
+}
+
+/** The command line without secret flags (a launched child gets the key through its environment). */
+export function withoutSecrets(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const flag = SECRET_FLAGS.find((f) => arg === f || arg.startsWith(`${f}=`));
+    if (!flag) out.push(arg);
+    else if (arg === flag) i++;
+  }
+  return out;
+}

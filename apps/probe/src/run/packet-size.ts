@@ -1,0 +1,29 @@
+import { chunkPeriodMs } from '@duplex-bench/protocol';
+import { readSessionCreated } from '@duplex-bench/transport';
+import { UsageError } from '@duplex-bench/launcher';
+import { authHeaders, checkPacket, type DialectOptions } from './dialect-options';
+
+export interface PacketSize {
+  packet_ms: number;
+  /** Where the size came from, for run.json. */
+  source: '--packet-ms' | 'default' | 'session.created.capabilities.chunk_period_ms';
+}
+
+/**
+ * The packet size of a run. With the openai dialect and no `--packet-ms`, one connection reads
+ * the server's `session.created` first: a server that announces `chunk_period_ms` (vLLM-Omni)
+ * gets packets of that size. The connection is closed before the run opens its sessions.
+ */
+export async function resolvePacketSize(url: string, o: DialectOptions, connect_timeout_ms: number): Promise<PacketSize> {
+  if (o.packet_ms_given) return { packet_ms: o.packet_ms, source: '--packet-ms' };
+  if (o.protocol !== 'openai') return { packet_ms: o.packet_ms, source: 'default' };
+  const created = await readSessionCreated(url, { connect_timeout_ms, headers: authHeaders(o) });
+  const chunk = chunkPeriodMs(created);
+  if (chunk === undefined) return { packet_ms: o.packet_ms, source: 'default' };
+  try {
+    checkPacket(chunk, o.sample_rate);
+  } catch {
+    throw new UsageError(`the server's chunk_period_ms ${chunk} is not a whole number of samples at ${o.sample_rate} Hz; give --packet-ms`);
+  }
+  return { packet_ms: chunk, source: 'session.created.capabilities.chunk_period_ms' };
+}

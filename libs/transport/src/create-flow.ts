@@ -1,0 +1,17 @@
+import { NativeFlow } from './native-session';
+import { OpenAIFlow } from './openai-session';
+import type { DialectConfig, SessionFlow } from './session-flow';
+
+/** A new flow for one session; `session_id` prefixes the event ids the flow sends. */
+export function createSessionFlow(config: DialectConfig, session_id: string): SessionFlow {
+  switch (config.protocol) {
+    case 'native':
+      return new NativeFlow(session_id);
+    case 'openai':
+      return new OpenAIFlow(session_id, config);
+    default: {
+      const never: never = config;
+      throw new Error(`unknown dialect ${JSON.stringify(never)}`);
+    }
+  }
+}

@@ -1,0 +1,214 @@
+import { filter, firstValueFrom, startWith, throwError, timeout, EmptyError, type Subscription } from 'rxjs';
+import { monotonicClock } from '@duplex-bench/pacer';
+import {
+  chunkPeriodMs,
+  gaEventName,
+  isKnownOpenAIType,
+  OpenAIEvent,
+  openaiAppend,
+  openaiCommit,
+  openaiResponseCreate,
+  openaiSessionRates,
+  openaiSessionUpdate,
+  serverError,
+  ServerEventSeqTracker,
+  serverEventSeq,
+  type DecodedFrame,
+  type TurnDetection,
+} from '@duplex-bench/protocol';
+import { WsConnection } from './connection';
+import { TransportError } from './errors';
+import { waitForEvent } from './wait-for';
+import type { EndReport, FlowOptions, ServerEventSeqFigures, SessionFlow, SessionGrant } from './session-flow';
+
+const DEFAULTS = { handshake_timeout_ms: 10_000, drain_timeout_ms: 30_000, close_timeout_ms: 5_000 };
+
+export interface OpenAIFlowConfig {
+  turn_detection: TurnDetection;
+  /** With `turn_detection: 'none'`: commit and ask for a response after this many packets. */
+  commit_every_packets: number;
+  output_sample_rate?: number;
+}
+
+/**
+ * The OpenAI Realtime dialect as a session flow. `session.created` → `session.update` →
+ * `session.updated`; then appends, with `input_audio_buffer.commit` + `response.create` every
+ * `commit_every_packets` when the client finds the turns. The dialect has no end-of-input event:
+ * the session ends when the server is quiet (no response open or asked for, no speech in progress),
+ * bounded by the drain timeout, and then the socket is closed.
+ *
+ * An `error` event before `session.updated` ends the session; after it, errors are counted and the
+ * session goes on (OpenAI reports a refused event that way), unless the server marks one fatal.
+ */
+export class OpenAIFlow implements SessionFlow {
+  readonly protocol = 'openai';
+  private readonly open = new Set<string>();
+  /** `response.create` ids sent and not yet answered by `response.created` (or an error naming them). */
+  private readonly asked = new Set<string>();
+  private speaking = false;
+  /** Speech stopped and no response was created or finished since. */
+  private awaitingAnswer = false;
+  private ready = false;
+  private uncommitted = 0;
+  private commits = 0;
+  private readonly seq = new ServerEventSeqTracker();
+  private created: Record<string, unknown> | null = null;
+
+  constructor(
+    private readonly session_id: string,
+    private readonly config: OpenAIFlowConfig,
+  ) {}
+
+  attach(conn: WsConnection): Subscription {
+    return conn.events$.subscribe({ next: (e) => this.observe(conn, e.frame), error: () => undefined });
+  }
+
+  isKnownType(type: string): boolean {
+    return isKnownOpenAIType(type);
+  }
+
+  private observe(conn: WsConnection, frame: DecodedFrame): void {
+    this.seq.add(serverEventSeq(frame));
+    const type = gaEventName(frame.type);
+    switch (type) {
+      case OpenAIEvent.sessionCreated:
+        this.created = frame.event();
+        break;
+      case OpenAIEvent.responseCreated: {
+        const response = (frame.event().response ?? {}) as { id?: unknown };
+        this.open.add(String(response.id ?? ''));
+        // A created response answers the oldest response.create still waiting.
+        const first = this.asked.values().next();
+        if (!first.done) this.asked.delete(first.value);
+        this.awaitingAnswer = false;
+        break;
+      }
+      case OpenAIEvent.responseDone: {
+        const response = (frame.event().response ?? {}) as { id?: unknown };
+        this.open.delete(String(response.id ?? ''));
+        this.awaitingAnswer = false;
+        break;
+      }
+      case OpenAIEvent.speechStarted:
+        this.speaking = true;
+        break;
+      case OpenAIEvent.speechStopped:
+        this.speaking = false;
+        this.awaitingAnswer = true;
+        break;
+      case OpenAIEvent.error: {
+        const error = serverError(frame);
+        const about = ((frame.event().error ?? {}) as { event_id?: unknown }).event_id;
+        if (typeof about === 'string') this.asked.delete(about);
+        if (!this.ready || error.info.fatal) conn.fail(error);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  private idle(): boolean {
+    return this.open.size === 0 && this.asked.size === 0 && !this.speaking && !this.awaitingAnswer;
+  }
+
+  private send(conn: WsConnection, frame: string, options: FlowOptions): void {
+    const sent_s = (options.clock ?? monotonicClock).now_s();
+    conn.send(frame);
+    options.onSend?.(frame, sent_s);
+  }
+
+  async handshake(conn: WsConnection, input_sample_rate: number, options: FlowOptions): Promise<SessionGrant> {
+    const timeout_ms = options.handshake_timeout_ms ?? DEFAULTS.handshake_timeout_ms;
+    const created = waitForEvent(conn, OpenAIEvent.sessionCreated, timeout_ms, 'handshake_timeout');
+    await Promise.all([conn.opened, created]);
+    const updated = waitForEvent(conn, OpenAIEvent.sessionUpdated, timeout_ms, 'handshake_timeout');
+    const request = { input_sample_rate, turn_detection: this.config.turn_detection, output_sample_rate: this.config.output_sample_rate };
+    this.send(conn, openaiSessionUpdate(`${this.session_id}_update`, request), options);
+    const session = ((await updated).frame.event().session ?? {}) as Record<string, unknown>;
+    this.ready = true;
+    const grant: SessionGrant = {};
+    const output = openaiSessionRates(session).output;
+    if (output) grant.output_sample_rate = output;
+    const chunk = this.created ? chunkPeriodMs(this.created) : undefined;
+    if (chunk) grant.chunk_period_ms = chunk;
+    return grant;
+  }
+
+  append(event_id: string, _seq: number, _t_start_ms: number, audio_b64: string): string {
+    this.uncommitted++;
+    return openaiAppend(event_id, audio_b64);
+  }
+
+  afterAppend(): string[] | null {
+    if (this.config.turn_detection !== 'none' || this.uncommitted < this.config.commit_every_packets) return null;
+    return this.commitFrames();
+  }
+
+  private commitFrames(): string[] {
+    const n = this.commits++;
+    const create = `${this.session_id}_r${n}`;
+    this.uncommitted = 0;
+    this.asked.add(create);
+    return [openaiCommit(`${this.session_id}_c${n}`), openaiResponseCreate(create)];
+  }
+
+  async end(conn: WsConnection, options: FlowOptions): Promise<EndReport> {
+    const drain_ms = options.drain_timeout_ms ?? DEFAULTS.drain_timeout_ms;
+    const close_ms = options.close_timeout_ms ?? DEFAULTS.close_timeout_ms;
+    // The last turn's input is committed and answered like the others.
+    if (this.config.turn_detection === 'none' && this.uncommitted > 0) {
+      for (const frame of this.commitFrames()) this.send(conn, frame, options);
+    }
+    try {
+      await firstValueFrom(
+        conn.events$.pipe(
+          startWith(null),
+          filter(() => this.idle()),
+          timeout({
+            first: drain_ms,
+            with: () =>
+              throwError(
+                () =>
+                  new TransportError(
+                    'drain_timeout',
+                    `server not quiet within ${drain_ms} ms (${this.open.size} responses open, ${this.asked.size} asked for${this.speaking ? ', speech in progress' : ''})`,
+                    { url: conn.url, session_id: this.session_id },
+                  ),
+              ),
+          }),
+        ),
+      );
+    } catch (err) {
+      if (err instanceof EmptyError) throw new TransportError('server_closed', 'session closed before its responses were done', { url: conn.url });
+      throw err;
+    }
+    await conn.close(close_ms);
+    return {};
+  }
+
+  serverEventSeq(): ServerEventSeqFigures | null {
+    if (this.seq.seen === 0) return null;
+    const { seen, gaps, missing_events, not_rising } = this.seq;
+    return { seen, gaps, missing_events, not_rising };
+  }
+}
+
+/**
+ * Opens a connection only to read the server's `session.created`, then closes it. A probe uses it
+ * before a run to learn the server's input unit (vLLM-Omni `chunk_period_ms`).
+ */
+export async function readSessionCreated(
+  url: string,
+  options: { connect_timeout_ms?: number; headers?: Record<string, string>; clock?: FlowOptions['clock'] } = {},
+): Promise<Record<string, unknown>> {
+  const conn = WsConnection.open(url, { ...options, session_id: 'greeting' });
+  const timeout_ms = options.connect_timeout_ms ?? DEFAULTS.handshake_timeout_ms;
+  try {
+    const created = waitForEvent(conn, OpenAIEvent.sessionCreated, timeout_ms, 'handshake_timeout');
+    await Promise.all([conn.opened, created]);
+    return (await created).frame.event();
+  } finally {
+    await conn.close(1000);
+  }
+}
