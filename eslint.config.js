@@ -53,7 +53,7 @@ module.exports = [
   },
   {
     // End-to-end and fault tests drive real processes and servers.
-    files: ['**/*.spec.ts', 'tools/**/*.ts'],
+    files: ['**/*.spec.ts', '**/*.spec-helpers.ts', 'tools/**/*.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
 ];

@@ -1,15 +1,27 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { startAppendEchoMock } from '@duplex-bench/mock-servers';
+import { startMockServer } from '@duplex-bench/mock-servers';
 import { UsageError } from '@duplex-bench/launcher';
 import { parseServeOptions } from './serve-options';
 
 /** `mock serve`: runs until SIGINT or SIGTERM, then writes its stats and exits 0. */
 async function serve(argv: string[]): Promise<number> {
   const options = parseServeOptions(argv);
+  let tls: { cert: Buffer; key: Buffer } | undefined;
+  if (options.tls) {
+    try {
+      tls = { cert: await readFile(options.tls.cert), key: await readFile(options.tls.key) };
+    } catch (err) {
+      throw new UsageError(`--tls-cert/--tls-key: ${(err as Error).message}`);
+    }
+  }
   let server;
   try {
-    server = await startAppendEchoMock({
+    server = await startMockServer({
+      protocol: options.protocol,
+      openai: options.openai,
+      unit_ms: options.unit_ms,
+      tls,
       host: options.host,
       port: options.port,
       replies_per_append: options.replies_per_append,
@@ -48,7 +60,7 @@ async function serve(argv: string[]): Promise<number> {
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (command !== 'serve') throw new UsageError('usage: mock serve [--port 8765] [--replies-per-append 3] [--stats-output FILE]');
+    if (command !== 'serve') throw new UsageError('usage: mock serve [--protocol native|openai] [--profile append-echo|model] [--port 8765] [--stats-output FILE]');
     return await serve(rest);
   } catch (err) {
     process.stderr.write(`error: ${(err as Error).message}\n`);

@@ -6,7 +6,7 @@ export const SERVE_FLAGS = {
   host: { kind: 'string', default: '127.0.0.1' },
   port: { kind: 'int', min: 0, default: 8765 },
   'replies-per-append': { kind: 'int', min: 0, default: 3 },
-  'output-sample-rate': { kind: 'int', min: 1, default: 22050 },
+  'output-sample-rate': { kind: 'int', min: 1 },
   'burst-units': { kind: 'int', min: 1, default: 1 },
   'ttfp-ms': { kind: 'number', min: 0, default: 200 },
   rtf: { kind: 'number', min: 0, exclusive: true, default: 0.5 },
@@ -14,15 +14,26 @@ export const SERVE_FLAGS = {
   'tokens-per-step': { kind: 'int', min: 0, default: 0 },
   'max-sessions': { kind: 'int', min: 1 },
   'stats-output': { kind: 'string' },
+  'unit-ms': { kind: 'number', min: 0, exclusive: true, default: 80 },
+  'event-names': { kind: 'enum', values: ['ga', 'beta'], default: 'ga' },
+  'vllm-extensions': { kind: 'bool' },
+  'vad-silence-ms': { kind: 'number', min: 0, exclusive: true, default: 500 },
+  'tls-cert': { kind: 'string' },
+  'tls-key': { kind: 'string' },
 } as const;
 
 export interface ServeOptions {
+  protocol: 'native' | 'openai';
   profile: 'append-echo' | 'model';
+  unit_ms: number;
+  openai: { names: 'ga' | 'beta'; vllm: boolean; silence_ms: number };
+  tls?: { cert: string; key: string };
   model: { ttfp_ms: number; rtf: number; burst_units: number; turn_every_s: number; tokens_per_step?: number };
   host: string;
   port: number;
   replies_per_append: number;
-  output_sample_rate: number;
+  /** Unset: the dialect's usual rate (22,050 Hz native, 24,000 Hz openai). */
+  output_sample_rate?: number;
   max_sessions?: number;
   stats_output?: string;
 }
@@ -31,8 +42,15 @@ export function parseServeOptions(argv: string[]): ServeOptions {
   const f = parseFlags(argv, SERVE_FLAGS);
   if (f._.length > 0) throw new UsageError(`unexpected argument "${f._[0]}"`);
   if (f.port > 65535) throw new UsageError(`--port must be at most 65535, got ${f.port}`);
-  if (f.protocol !== 'native') throw new UsageError(`--protocol ${f.protocol} is not available in this version; use native`);
+  const openaiOnly = (['event-names', 'vllm-extensions', 'vad-silence-ms'] as const).filter((k) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`)));
+  if (f.protocol !== 'openai' && openaiOnly.length > 0) throw new UsageError(`--${openaiOnly[0]} is for --protocol openai`);
+  if ((f['tls-cert'] === undefined) !== (f['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  if (!Number.isInteger((16 * f['unit-ms'])) || !Number.isInteger(24 * f['unit-ms'])) throw new UsageError(`--unit-ms ${f['unit-ms']} is not a whole number of samples at 16 and 24 kHz`);
   return {
+    protocol: f.protocol as ServeOptions['protocol'],
+    unit_ms: f['unit-ms'],
+    openai: { names: f['event-names'] as 'ga' | 'beta', vllm: f['vllm-extensions'], silence_ms: f['vad-silence-ms'] },
+    tls: f['tls-cert'] !== undefined && f['tls-key'] !== undefined ? { cert: f['tls-cert'], key: f['tls-key'] } : undefined,
     profile: f.profile as ServeOptions['profile'],
     model: {
       ttfp_ms: f['ttfp-ms'],

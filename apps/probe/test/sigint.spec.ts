@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAppendEchoMock, type MockServer } from '@duplex-bench/mock-servers';
+import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 
 jest.setTimeout(90_000);
 
@@ -48,7 +48,7 @@ async function until(condition: () => Promise<boolean>, bound_ms: number): Promi
 describe('probe run interrupted by SIGINT', () => {
   let mock: MockServer;
   beforeAll(async () => {
-    mock = await startAppendEchoMock({ port: 0 });
+    mock = await startMockServer({ port: 0 });
   });
   afterAll(() => mock.close());
 

@@ -1,3 +1,4 @@
-export { startAppendEchoMock } from './append-echo';
-export type { AppendEchoOptions, MockServer, MockStats } from './append-echo';
+export { startMockServer } from './mock-server';
+export type { MockServerOptions, MockServer, MockStats } from './mock-server';
 export type { ModelOptions } from './model-session';
+export type { OpenAIMockOptions } from './openai-mock-session';

@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 import { ResponseTracker, type ResponseEvent } from '@duplex-bench/metrics';
 import { monotonicClock } from '@duplex-bench/pacer';
-import { startAppendEchoMock, type MockServer } from './append-echo';
+import { startMockServer, type MockServer } from './mock-server';
 import type { ModelOptions } from './model-session';
 
 jest.setTimeout(30_000);
@@ -59,7 +59,7 @@ describe('model profile', () => {
     server = undefined;
   });
   const start = async (model: Partial<ModelOptions>) => {
-    server = await startAppendEchoMock({ port: 0, profile: 'model', model });
+    server = await startMockServer({ port: 0, profile: 'model', model });
     return server;
   };
 

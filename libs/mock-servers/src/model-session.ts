@@ -1,12 +1,5 @@
 import type { Clock } from '@duplex-bench/pacer';
-import {
-  NativeAudioDeltaTemplate,
-  nativeAudioDone,
-  nativeResponseCreated,
-  nativeResponseDone,
-  nativeUnitDone,
-  NativeEvent,
-} from '@duplex-bench/protocol';
+import type { TurnFrames } from './turn-frames';
 
 /** How the model profile behaves: timings a test can check against. */
 export interface ModelOptions {
@@ -30,9 +23,9 @@ interface Unit {
 
 interface Turn {
   response_id: string;
-  audio: NativeAudioDeltaTemplate;
   units: number;
   tokens: number;
+  transcript: string;
 }
 
 const WORDS = ['the', 'model', 'answers', 'while', 'you', 'speak'];
@@ -58,7 +51,7 @@ export class ModelSession {
   constructor(
     private readonly options: ModelOptions,
     private readonly unit_ms: number,
-    private readonly output_payload_b64: string,
+    private readonly frames: TurnFrames,
     private readonly clock: Clock,
     private readonly send: (frame: string) => void,
   ) {}
@@ -81,25 +74,42 @@ export class ModelSession {
     this.pump();
   }
 
+  /** The current turn takes no more input: it ends once its output is out. */
+  closeTurn(): void {
+    const turn = this.current;
+    if (!turn) return;
+    this.current = null;
+    if (!this.queue.some((u) => u.response_id === turn.response_id)) this.finishTurn(turn.response_id);
+    else this.pump();
+  }
+
+  /** Whether a turn is taking input. */
+  get inTurn(): boolean {
+    return this.current !== null;
+  }
+
+  /** Starts a turn owed `units` output units and closes it (a response asked for by the client). */
+  respond(units: number): void {
+    this.startTurn();
+    for (let i = 0; i < units; i++) this.enqueue();
+    this.closeTurn();
+  }
+
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
 
-  private startTurn(): void {
+  /** Starts a turn (`response.created`); input units that follow are owed to it. */
+  startTurn(): void {
     // A turn whose output is all out ends now; one with output still queued ends when that goes.
     const previous = this.current;
     if (previous && !this.queue.some((u) => u.response_id === previous.response_id)) this.finishTurn(previous.response_id);
     const response_id = `resp_${this.turnCount++}`;
-    const turn: Turn = {
-      response_id,
-      audio: new NativeAudioDeltaTemplate(response_id, `item_${response_id}`, this.output_payload_b64),
-      units: 0,
-      tokens: 0,
-    };
+    const turn: Turn = { response_id, units: 0, tokens: 0, transcript: '' };
     this.turns.set(response_id, turn);
     this.current = turn;
-    this.send(nativeResponseCreated(response_id));
+    for (const frame of this.frames.started(response_id)) this.send(frame);
     this.lastDue_s = Math.max(this.lastDue_s, this.clock.now_s() + this.options.ttfp_ms / 1000 - this.step_s());
   }
 
@@ -107,7 +117,8 @@ export class ModelSession {
     return (this.unit_ms * this.options.rtf) / 1000;
   }
 
-  private enqueue(): void {
+  /** One input unit of the current turn: one output unit owed. */
+  enqueue(): void {
     const turn = this.current as Turn;
     const due_s = Math.max(this.lastDue_s + this.step_s(), this.clock.now_s());
     this.lastDue_s = due_s;
@@ -161,31 +172,22 @@ export class ModelSession {
   private emit(u: Unit): void {
     const turn = this.turns.get(u.response_id) as Turn;
     const t_start_ms = u.unit_id * this.unit_ms;
-    this.send(turn.audio.encode(u.unit_id, this.chunkSeq++, t_start_ms, this.unit_ms));
-    const word = WORDS[u.unit_id % WORDS.length];
+    this.send(this.frames.audio(u.response_id, u.unit_id, this.chunkSeq++, t_start_ms, this.unit_ms));
+    const word = `${WORDS[u.unit_id % WORDS.length]} `;
     const tokens = this.options.tokens_per_step;
     if (tokens) turn.tokens += tokens;
-    this.send(
-      JSON.stringify({
-        type: NativeEvent.transcriptDelta,
-        response_id: u.response_id,
-        item_id: `item_${u.response_id}`,
-        output_index: 0,
-        content_index: 0,
-        delta: `${word} `,
-        ...(tokens ? { sglang: { num_tokens: tokens } } : {}),
-      }),
-    );
-    if (u.unit_id !== this.finalUnit) this.send(nativeUnitDone(u.unit_id, t_start_ms, this.unit_ms));
+    turn.transcript += word;
+    this.send(this.frames.transcript(u.response_id, word, tokens));
+    if (u.unit_id !== this.finalUnit) {
+      const done = this.frames.unitDone(u.unit_id, t_start_ms, this.unit_ms);
+      if (done) this.send(done);
+    }
   }
 
   private finishTurn(response_id: string): void {
     const turn = this.turns.get(response_id);
     if (!turn) return;
     this.turns.delete(response_id);
-    this.send(nativeAudioDone(response_id, `item_${response_id}`));
-    const done = JSON.parse(nativeResponseDone(response_id));
-    if (this.options.tokens_per_step) done.response.num_tokens_out = turn.tokens;
-    this.send(JSON.stringify(done));
+    for (const frame of this.frames.finished(response_id, turn.transcript, this.options.tokens_per_step ? turn.tokens : undefined)) this.send(frame);
   }
 }

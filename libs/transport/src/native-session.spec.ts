@@ -2,7 +2,7 @@ import { from, lastValueFrom, map, toArray } from 'rxjs';
 // A test-only edge: the real append-echo mock is the handshake's counterpart. Shipped transport
 // code still may not import mock-servers; the boundary rule has no spec-file exemption to use instead.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { startAppendEchoMock, type MockServer } from '@duplex-bench/mock-servers';
+import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import { nativeAppend, nativeError, nativeSessionCreated, nativeSessionUpdated, defaultNativeGrant, ProtocolError } from '@duplex-bench/protocol';
 import { WsConnection } from './connection';
 import { TransportError } from './errors';
@@ -26,7 +26,7 @@ describe('native session flow', () => {
   });
 
   it('runs handshake, appends and end of session against the append-echo mock, and returns the drain figures', async () => {
-    const mock = await startAppendEchoMock({ port: 0 });
+    const mock = await startMockServer({ port: 0 });
     server = mock;
     const c = WsConnection.open(mock.url, { session_id: 's1' });
     conn = c;

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAppendEchoMock, type MockServer } from '@duplex-bench/mock-servers';
+import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import type { RunIo } from '../run/run-command';
 import { recordCommand } from './record-command';
 import { parseWavPcm16 } from '@duplex-bench/audio';
@@ -35,7 +35,7 @@ async function results(dir: string): Promise<Map<string, SampleResult>> {
 describe('probe record against the model mock', () => {
   let mock: MockServer;
   beforeAll(async () => {
-    mock = await startAppendEchoMock({ port: 0, profile: 'model', model: { ttfp_ms: 100, rtf: 0.5, turn_every_s: 1 } });
+    mock = await startMockServer({ port: 0, profile: 'model', model: { ttfp_ms: 100, rtf: 0.5, turn_every_s: 1 } });
   });
   afterAll(() => mock.close());
 
@@ -87,7 +87,7 @@ describe('probe record against the model mock', () => {
 describe('probe record post-processing', () => {
   let mock: MockServer;
   beforeAll(async () => {
-    mock = await startAppendEchoMock({ port: 0, profile: 'model', model: { ttfp_ms: 100, rtf: 0.5, turn_every_s: 1 } });
+    mock = await startMockServer({ port: 0, profile: 'model', model: { ttfp_ms: 100, rtf: 0.5, turn_every_s: 1 } });
   });
   afterAll(() => mock.close());
 

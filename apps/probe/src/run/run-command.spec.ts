@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAppendEchoMock, type MockServer } from '@duplex-bench/mock-servers';
+import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import { startFaultyMock, type MockFault } from '@duplex-bench/mock-servers/testing';
 import { decodeSamples } from '@duplex-bench/metrics';
 import { runCommand, type RunHooks, type RunIo } from './run-command';
@@ -40,7 +40,7 @@ async function probe(url: string, flags: string[]): Promise<ProbeOutcome> {
 describe('probe run against the append-echo mock', () => {
   let mock: MockServer;
   beforeAll(async () => {
-    mock = await startAppendEchoMock({ port: 0 });
+    mock = await startMockServer({ port: 0 });
   });
   afterAll(() => mock.close());
 
@@ -124,7 +124,7 @@ describe('probe run against a misbehaving server', () => {
   });
 
   it('counts sessions refused with HTTP 503 as admission_refused after retrying', async () => {
-    const server = await startAppendEchoMock({ port: 0, max_sessions: 2 });
+    const server = await startMockServer({ port: 0, max_sessions: 2 });
     try {
       const { summary } = await probe(server.url, ['--concurrency', '4', '--duration', '0.5', '--open-parallel', '1']);
       expect(summary.sessions).toMatchObject({ completed: 2, incomplete_reasons: { admission_refused: 2 } });
@@ -135,7 +135,7 @@ describe('probe run against a misbehaving server', () => {
   });
 
   it('fails in one line with status 1 when nothing listens', async () => {
-    const server = await startAppendEchoMock({ port: 0 });
+    const server = await startMockServer({ port: 0 });
     const url = server.url;
     await server.close();
     const dir = await mkdtemp(join(tmpdir(), 'probe-run-'));
@@ -155,7 +155,7 @@ describe('probe run against a misbehaving server', () => {
 describe('probe run and its trace writer', () => {
   let mock: MockServer;
   beforeAll(async () => {
-    mock = await startAppendEchoMock({ port: 0 });
+    mock = await startMockServer({ port: 0 });
   });
   afterAll(() => mock.close());
 
@@ -211,7 +211,7 @@ describe('probe run and its trace writer', () => {
 
 describe('probe run against the model mock', () => {
   it('reports the server\'s response figures next to the pacing check', async () => {
-    const server = await startAppendEchoMock({ port: 0, profile: 'model', model: { ttfp_ms: 200, rtf: 0.5, turn_every_s: 1, tokens_per_step: 2 } });
+    const server = await startMockServer({ port: 0, profile: 'model', model: { ttfp_ms: 200, rtf: 0.5, turn_every_s: 1, tokens_per_step: 2 } });
     try {
       const { code, summary, dir, stdout } = await probe(server.url, ['--concurrency', '4', '--duration', '2']);
       expect(code).toBe(0);

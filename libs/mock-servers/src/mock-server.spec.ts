@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import { nativeAppend, nativeInputEnd, nativeSessionClose, nativeSessionUpdate } from '@duplex-bench/protocol';
-import { startAppendEchoMock, type AppendEchoOptions, type MockServer } from './append-echo';
+import { startMockServer, type MockServerOptions, type MockServer } from './mock-server';
 import { startFaultyMock, type MockFault } from './testing';
 
 const BOUND_MS = 3000;
@@ -122,8 +122,8 @@ describe('append-echo mock', () => {
   let mock: MockServer | undefined;
   let clients: RawClient[] = [];
 
-  async function start(options: AppendEchoOptions = {}, fault?: MockFault): Promise<MockServer> {
-    mock = fault ? await startFaultyMock(fault, { port: 0, ...options }) : await startAppendEchoMock({ port: 0, ...options });
+  async function start(options: MockServerOptions = {}, fault?: MockFault): Promise<MockServer> {
+    mock = fault ? await startFaultyMock(fault, { port: 0, ...options }) : await startMockServer({ port: 0, ...options });
     return mock;
   }
 

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
@@ -24,9 +25,18 @@ import {
   type DecodedFrame,
 } from '@duplex-bench/protocol';
 import { ModelSession, type ModelOptions } from './model-session';
+import { NativeTurnFrames } from './turn-frames';
+import type { MockFault } from './mock-fault';
+import { OpenAIMockSession, type MockHost, type OpenAIMockOptions } from './openai-mock-session';
 import { CpuMeter, createUsHistogram, LoopLagMonitor, percentilesMs, recordMs, type PercentilesMs, type LoopLagFigures, type CpuFigures } from '@duplex-bench/metrics';
 
-export interface AppendEchoOptions {
+export interface MockServerOptions {
+  /** Wire dialect: sglang-omni `native` (default) or OpenAI Realtime `openai`. */
+  protocol?: 'native' | 'openai';
+  /** The openai dialect's settings: event names, vLLM-Omni extensions, VAD silence. */
+  openai?: Partial<Pick<OpenAIMockOptions, 'names' | 'vllm' | 'silence_ms'>>;
+  /** Serve `wss://` with this key and certificate (PEM). */
+  tls?: { key: string | Buffer; cert: string | Buffer };
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -43,13 +53,6 @@ export interface AppendEchoOptions {
   clock?: Clock;
 }
 
-/** A fault a test server injects after `after_appends` appends on every session. */
-export interface MockFault {
-  after_appends: number;
-  action: 'close' | 'malformed_frame' | 'fatal_error' | 'stop_answering';
-  /** Only sessions whose index (in order of connection) is a multiple of this misbehave; default 1, all. */
-  every_nth_session?: number;
-}
 
 export interface MockStats {
   measurement_origin: Record<string, string>;
@@ -94,11 +97,12 @@ interface SessionState {
  * input unit with `replies_per_append` events. Reply frames come from templates built once, and
  * input audio is measured by its base64 length, never decoded.
  */
-export async function startAppendEchoMock(options: AppendEchoOptions = {}, fault?: MockFault): Promise<MockServer> {
+export async function startMockServer(options: MockServerOptions = {}, fault?: MockFault): Promise<MockServer> {
   const clock = options.clock ?? monotonicClock;
   const replies = options.replies_per_append ?? 3;
-  const input_rate = options.input_sample_rate ?? 16000;
-  const output_rate = options.output_sample_rate ?? 22050;
+  const protocol = options.protocol ?? 'native';
+  const input_rate = options.input_sample_rate ?? (protocol === 'openai' ? 24000 : 16000);
+  const output_rate = options.output_sample_rate ?? (protocol === 'openai' ? 24000 : 22050);
   const unit_ms = options.unit_ms ?? 80;
   const unit_bytes = pcm16BytesPerMs(input_rate) * unit_ms;
   const in_bytes_per_ms = pcm16BytesPerMs(input_rate);
@@ -121,9 +125,10 @@ export async function startAppendEchoMock(options: AppendEchoOptions = {}, fault
   let nextId = 0;
 
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: true });
-  const http: Server = createServer((_req, res) => {
+  const notFound = (_req: IncomingMessage, res: ServerResponse) => {
     res.writeHead(404).end();
-  });
+  };
+  const http: Server = options.tls ? createTlsServer({ key: options.tls.key, cert: options.tls.cert }, notFound) : createServer(notFound);
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== PATH) {
@@ -196,6 +201,8 @@ export async function startAppendEchoMock(options: AppendEchoOptions = {}, fault
       case 'stop_answering':
         s.silent = true;
         return true;
+      case 'skip_event_seq':
+        return false;
       default: {
         const never: never = f.action;
         throw new Error(`unknown fault ${String(never)}`);
@@ -226,10 +233,47 @@ export async function startAppendEchoMock(options: AppendEchoOptions = {}, fault
     send(ws, drained);
   }
 
+  const host: MockHost = {
+    clock,
+    send,
+    arrival: (dev_ms) => {
+      recordMs(arrival, Math.abs(dev_ms));
+      if (Math.abs(dev_ms) > unit_ms) arrivalsLate++;
+      counts.appends++;
+    },
+    completed: () => counts.completed++,
+  };
+  const openaiOptions: OpenAIMockOptions = {
+    names: options.openai?.names ?? 'ga',
+    vllm: options.openai?.vllm ?? false,
+    silence_ms: options.openai?.silence_ms ?? 500,
+    input_sample_rate: input_rate,
+    output_sample_rate: output_rate,
+    unit_ms,
+    // append-echo answers each unit at once; the model profile keeps its latencies.
+    model: model ?? { ttfp_ms: 0, rtf: 0, burst_units: 1, turn_every_s: options.model?.turn_every_s ?? 5 },
+  };
+
+  function onOpenAISession(ws: WebSocket, index: number, faulty: boolean): void {
+    const session = new OpenAIMockSession(ws, host, `mock_${index}`, openaiOptions, outputPayload, faulty && fault ? fault : null);
+    ws.on('error', () => undefined);
+    ws.on('close', (code: number) => {
+      counts.active--;
+      if (code === 1000) host.completed();
+      session.dispose();
+    });
+    ws.on('message', (data: Buffer, isBinary: boolean) => session.onMessage(data, isBinary, clock.now_s()));
+    session.start();
+  }
+
   function onSession(ws: WebSocket): void {
     counts.opened++;
     counts.active++;
     const index = nextId++;
+    if (protocol === 'openai') {
+      onOpenAISession(ws, index, fault !== undefined && index % (fault.every_nth_session ?? 1) === 0);
+      return;
+    }
     const s: SessionState = {
       id: `mock_${index}`,
       faulty: fault !== undefined && index % (fault.every_nth_session ?? 1) === 0,
@@ -242,7 +286,7 @@ export async function startAppendEchoMock(options: AppendEchoOptions = {}, fault
       first_t_start_ms: 0,
       response_started: false,
       silent: false,
-      model: model ? new ModelSession(model, unit_ms, outputPayload, clock, (frame) => send(ws, frame)) : null,
+      model: model ? new ModelSession(model, unit_ms, new NativeTurnFrames(outputPayload), clock, (frame) => send(ws, frame)) : null,
       input_units: 0,
     };
     ws.on('error', () => undefined);
@@ -293,10 +337,10 @@ export async function startAppendEchoMock(options: AppendEchoOptions = {}, fault
   });
   const address = http.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  const host = options.host ?? '127.0.0.1';
+  const listenHost = options.host ?? '127.0.0.1';
 
   return {
-    url: `ws://${host}:${port}${PATH}`,
+    url: `${options.tls ? 'wss' : 'ws'}://${listenHost}:${port}${PATH}`,
     port,
     stats: () => ({
       measurement_origin: {
