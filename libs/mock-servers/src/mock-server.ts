@@ -56,7 +56,8 @@ export interface MockServerOptions {
 
 export interface MockStats {
   measurement_origin: Record<string, string>;
-  sessions: { opened: number; completed: number; refused_503: number; active: number };
+  /** `with_bearer`: upgrades that carried an `Authorization: Bearer` header. */
+  sessions: { opened: number; completed: number; refused_503: number; active: number; with_bearer: number };
   appends: number;
   frames_sent: number;
   /** Per packet, as the mock saw it: arrival − (arrival of packet 0 + (t_start_ms − t_start_ms of packet 0)). */
@@ -119,7 +120,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
 
   const arrival = createUsHistogram();
   let arrivalsLate = 0;
-  const counts = { opened: 0, completed: 0, refused_503: 0, active: 0, appends: 0, frames_sent: 0 };
+  const counts = { opened: 0, completed: 0, refused_503: 0, active: 0, with_bearer: 0, appends: 0, frames_sent: 0 };
   const loop = new LoopLagMonitor(10, clock).start();
   const cpu = new CpuMeter(clock);
   let nextId = 0;
@@ -140,6 +141,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
       socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
       return;
     }
+    if (/^Bearer \S/.test(req.headers.authorization ?? '')) counts.with_bearer++;
     wss.handleUpgrade(req, socket, head, (ws) => onSession(ws));
   });
 
@@ -202,6 +204,9 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
         s.silent = true;
         return true;
       case 'skip_event_seq':
+        return false;
+      case 'unknown_event':
+        if (s.appends === f.after_appends) send(ws, '{"type":"vendor.keepalive"}');
         return false;
       default: {
         const never: never = f.action;
@@ -349,7 +354,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
         event_loop_lag_ms: 'mock process: lateness of a 10 ms timer',
         cpu_cores: 'mock process CPU seconds per wall second since start',
       },
-      sessions: { opened: counts.opened, completed: counts.completed, refused_503: counts.refused_503, active: counts.active },
+      sessions: { opened: counts.opened, completed: counts.completed, refused_503: counts.refused_503, active: counts.active, with_bearer: counts.with_bearer },
       appends: counts.appends,
       frames_sent: counts.frames_sent,
       arrival_deviation_ms: percentilesMs(arrival),

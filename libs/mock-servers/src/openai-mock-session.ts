@@ -259,6 +259,9 @@ export class OpenAIMockSession {
       case 'skip_event_seq':
         if (this.appends === f.after_appends) this.seq++;
         return false;
+      case 'unknown_event':
+        if (this.appends === f.after_appends) this.send(`{"type":"vendor.keepalive","event_id":"${this.id}_k"}`);
+        return false;
       default: {
         const never: never = f.action;
         throw new Error(`unknown fault ${String(never)}`);

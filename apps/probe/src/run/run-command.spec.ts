@@ -8,34 +8,9 @@ import { decodeSamples } from '@duplex-bench/metrics';
 import { runCommand, type RunHooks, type RunIo } from './run-command';
 import { parseRunOptions } from './run-options';
 import type { RunSummary } from './summary';
+import { probe } from './run-harness.spec-helpers';
 
 jest.setTimeout(60_000);
-
-interface ProbeOutcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-  summary: RunSummary;
-  dir: string;
-}
-
-async function probe(url: string, flags: string[]): Promise<ProbeOutcome> {
-  const dir = await mkdtemp(join(tmpdir(), 'probe-run-'));
-  let stdout = '';
-  let stderr = '';
-  const io: RunIo = {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s), isTTY: false },
-    signals: new EventEmitter(),
-    exitNow: (code) => {
-      throw new Error(`exitNow(${code}) in a test`);
-    },
-    argv: flags,
-  };
-  const code = await runCommand(parseRunOptions(['--url', url, '--output', dir, '--quiet', ...flags]), io);
-  const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as RunSummary;
-  return { code, stdout, stderr, summary, dir };
-}
 
 describe('probe run against the append-echo mock', () => {
   let mock: MockServer;

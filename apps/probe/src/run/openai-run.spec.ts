@@ -1,0 +1,166 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startMockServer, type MockServer, type MockServerOptions } from '@duplex-bench/mock-servers';
+import { startFaultyMock, type MockFault } from '@duplex-bench/mock-servers/testing';
+import { probe } from './run-harness.spec-helpers';
+
+jest.setTimeout(60_000);
+
+const servers: MockServer[] = [];
+async function openaiMock(o: MockServerOptions = {}, fault?: MockFault): Promise<MockServer> {
+  const options: MockServerOptions = { port: 0, protocol: 'openai', ...o };
+  const server = fault ? await startFaultyMock(fault, options) : await startMockServer(options);
+  servers.push(server);
+  return server;
+}
+afterAll(() => Promise.all(servers.map((s) => s.close())));
+
+const MODEL = { profile: 'model' as const, model: { ttfp_ms: 100, rtf: 0.5, turn_every_s: 0.8 }, openai: { silence_ms: 300 } };
+
+async function traceOf(dir: string, id: string): Promise<Array<{ direction: string; time_s: number; event: Record<string, unknown> & { type: string } }>> {
+  return (await readFile(join(dir, 'sessions', id, 'trace.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+}
+
+/** Every file under `dir`, recursively. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : Promise.resolve([join(dir, e.name)]))));
+  return nested.flat();
+}
+
+describe('probe run --protocol openai', () => {
+  it('passes the end-to-end checks of the native dialect against the openai mock', async () => {
+    const mock = await openaiMock(MODEL);
+    const { code, summary, dir, stdout } = await probe(mock.url, ['--protocol', 'openai', '--concurrency', '3', '--duration', '1.6', '--trace', 'full', '--keep-traces']);
+    expect(code).toBe(0);
+    expect(summary).toMatchObject({ qualified: true, packets: { sent: 3 * 20, late: 0 } });
+    expect(summary.sessions).toMatchObject({ started: 3, completed: 3, incomplete: 0 });
+    expect(summary.events).toEqual({ server_errors: 0, unknown: {} });
+    expect(stdout.trim().split('\n').pop()).toMatch(/^QUALIFIED/);
+    for (const id of ['s0', 's1', 's2']) {
+      const receipts = JSON.parse(await readFile(join(dir, 'sessions', id, 'input-send-receipts.json'), 'utf8'));
+      expect(receipts.appends.map((a: { seq: number }) => a.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+      const lines = await traceOf(dir, id);
+      expect(lines.slice(0, 3).map((l) => l.event.type)).toEqual(['session.created', 'session.update', 'session.updated']);
+      const sent = lines.filter((l) => l.direction === 'send').map((l) => l.event);
+      expect(sent[0]).toMatchObject({ session: { type: 'realtime', audio: { input: { format: { type: 'audio/pcm', rate: 16000 }, turn_detection: { type: 'server_vad' } } } } });
+      expect(sent.filter((e) => e.type === 'input_audio_buffer.append')).toHaveLength(20);
+      // Two turns of 0.8 s of input, each answered in full before the session closed.
+      expect(lines.filter((l) => l.event.type === 'response.done')).toHaveLength(2);
+      expect(lines.at(-1)?.event.type).toBe('response.done');
+    }
+    // 1.6 s of input owes 1.6 s of output; TTFP is the mock's 100 ms, from response.created as received.
+    expect(summary.duplex?.responses).toBe(6);
+    expect(summary.duplex?.ttfp_ms.p50).toBeGreaterThanOrEqual(99);
+    expect(summary.duplex?.ttfp_ms.p50).toBeLessThan(200);
+    const duplex = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
+    for (const s of duplex.duplex_session_metrics) expect(s.stream_audio_duration_ms).toBeCloseTo(1600, 3);
+    const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
+    expect(run.dialect).toMatchObject({ protocol: 'openai', input_sample_rate: 16000, turn_detection: 'server_vad', bearer_key_sent: false });
+  });
+
+  it('measures a server that answers with beta names the same as one that answers with GA names', async () => {
+    const ga = await openaiMock(MODEL);
+    const beta = await openaiMock({ ...MODEL, openai: { ...MODEL.openai, names: 'beta' } });
+    const flags = ['--protocol', 'openai', '--concurrency', '2', '--duration', '1.6'];
+    const [a, b] = [await probe(ga.url, flags), await probe(beta.url, flags)];
+    for (const r of [a, b]) {
+      expect(r.code).toBe(0);
+      expect(r.summary.events.unknown).toEqual({});
+      expect(r.summary.duplex?.responses).toBe(4);
+    }
+    const fa = JSON.parse(await readFile(join(a.dir, 'duplex_metrics.json'), 'utf8'));
+    const fb = JSON.parse(await readFile(join(b.dir, 'duplex_metrics.json'), 'utf8'));
+    const audio = (f: { duplex_session_metrics: Array<{ stream_audio_duration_ms: number }> }) => f.duplex_session_metrics.map((s) => s.stream_audio_duration_ms);
+    expect(audio(fb)).toEqual(audio(fa));
+    expect(b.summary.duplex?.ttft_ms.count).toBe(a.summary.duplex?.ttft_ms.count);
+    expect(b.summary.duplex?.ttfp_ms.count).toBe(4);
+    expect(Math.abs((b.summary.duplex?.ttfp_ms.p50 ?? 0) - (a.summary.duplex?.ttfp_ms.p50 ?? 0))).toBeLessThan(50);
+  });
+
+  it('without turn detection, commits every --commit-every-s and asks for each response', async () => {
+    const mock = await openaiMock({ profile: 'model', model: { ttfp_ms: 50, rtf: 0.2, turn_every_s: 60 } });
+    const { code, summary, dir } = await probe(mock.url, [
+      '--protocol', 'openai', '--turn-detection', 'none', '--commit-every-s', '0.4', '--concurrency', '2', '--duration', '1.2', '--trace', 'full', '--keep-traces',
+    ]);
+    expect(code).toBe(0);
+    expect(summary.sessions.completed).toBe(2);
+    const lines = await traceOf(dir, 's0');
+    const sent = lines.filter((l) => l.direction === 'send').map((l) => l.event.type);
+    // A commit and a response.create after every 5th append.
+    const commits = sent.flatMap((t, i) => (t === 'input_audio_buffer.commit' ? [sent.slice(0, i).filter((x) => x === 'input_audio_buffer.append').length] : []));
+    expect(commits).toEqual([5, 10, 15]);
+    expect(sent.filter((t) => t === 'response.create')).toHaveLength(3);
+    const duplex = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
+    const responses = duplex.duplex_session_metrics[0].responses as Array<{ audio_duration_ms: number }>;
+    expect(responses.map((r) => Math.round(r.audio_duration_ms))).toEqual([400, 400, 400]);
+  });
+
+  it('counts events it does not know and goes on', async () => {
+    const mock = await openaiMock({}, { after_appends: 3, action: 'unknown_event' });
+    const { code, summary } = await probe(mock.url, ['--protocol', 'openai', '--concurrency', '2', '--duration', '0.8']);
+    expect(code).toBe(0);
+    expect(summary.sessions.completed).toBe(2);
+    expect(summary.events.unknown).toEqual({ 'vendor.keepalive': 2 });
+  });
+
+  it('ends a session the server closes after an error event as server_error, with its message', async () => {
+    const mock = await openaiMock({}, { after_appends: 3, action: 'fatal_error' });
+    const { code, summary } = await probe(mock.url, ['--protocol', 'openai', '--concurrency', '2', '--duration', '0.8']);
+    expect(code).toBe(1);
+    expect(summary.sessions.incomplete_reasons).toEqual({ server_error: 2 });
+    expect(summary.events.server_errors).toBe(2);
+  });
+
+  it('sends --api-key as a bearer header and writes it nowhere', async () => {
+    const secret = 'sk-test-Zq81nWv4kT0pLm';
+    const mock = await openaiMock(MODEL);
+    const { code, dir, stdout, stderr } = await probe(mock.url, [
+      '--protocol', 'openai', '--api-key', secret, '--concurrency', '2', '--duration', '0.8', '--trace', 'full', '--keep-traces',
+    ]);
+    expect(code).toBe(0);
+    // Every upgrade carried it: the two sessions, and the one that read session.created for the packet size.
+    expect(mock.stats().sessions).toMatchObject({ opened: 3, with_bearer: 3 });
+    const files = await filesUnder(dir);
+    expect(files.length).toBeGreaterThan(5);
+    for (const file of files) expect((await readFile(file)).includes(secret)).toBe(false);
+    expect(stdout + stderr).not.toContain(secret);
+    const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
+    expect(run.command).toContain('[redacted]');
+    expect(run.dialect.bearer_key_sent).toBe(true);
+  });
+
+  it("reads vLLM-Omni's extensions: chunk_period_ms sets the packet, server_event_seq gaps are counted, server metrics are the named origin", async () => {
+    const mock = await openaiMock({ ...MODEL, unit_ms: 160, openai: { ...MODEL.openai, vllm: true } }, { after_appends: 4, action: 'skip_event_seq' });
+    const { code, summary, dir, stderr } = await probe(mock.url, ['--protocol', 'openai', '--concurrency', '2', '--duration', '1.6']);
+    expect(code).toBe(0);
+    expect(stderr).toContain("160 ms, the server's chunk_period_ms");
+    expect(summary.packet_ms).toBe(160);
+    expect(summary.packets.sent).toBe(2 * 10);
+    const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
+    expect(run.layout).toMatchObject({ packet_ms: 160, packet_ms_source: 'session.created.capabilities.chunk_period_ms' });
+    expect(summary.events.server_event_seq).toEqual({ sessions: 2, gaps: 2, missing_events: 2, not_rising: 0 });
+    const duplex = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
+    const responses = duplex.duplex_session_metrics.flatMap((s: { responses: unknown[] }) => s.responses);
+    expect(responses.length).toBe(4);
+    for (const r of responses) {
+      expect(r.origin).toBe('server response_request_metrics');
+      expect(r.server_measurement_origin).toMatchObject({ ttfp: 'mock turn start to first audio delta' });
+      expect(r.ttfp_ms).toBeGreaterThanOrEqual(99);
+      expect(typeof r.client_ttfp_ms).toBe('number');
+    }
+    expect(summary.duplex?.measurement_origin.server_response_request_metrics).toContain('server clock');
+    expect(summary.duplex?.client_ttfp_ms?.count).toBe(4);
+  });
+
+  it('with --packet-ms given, keeps it whatever the server announces', async () => {
+    const mock = await openaiMock({ unit_ms: 160, openai: { vllm: true } });
+    const { code, summary } = await probe(mock.url, ['--protocol', 'openai', '--packet-ms', '80', '--concurrency', '1', '--duration', '0.8']);
+    expect(code).toBe(0);
+    expect(summary.packet_ms).toBe(80);
+    expect(summary.packets.sent).toBe(10);
+  });
+});
