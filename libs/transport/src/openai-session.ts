@@ -1,4 +1,4 @@
-import { filter, firstValueFrom, startWith, throwError, timeout, EmptyError, type Subscription } from 'rxjs';
+import { EmptyError, firstValueFrom, NEVER, startWith, switchMap, take, throwError, timeout, timer, type Subscription } from 'rxjs';
 import { monotonicClock } from '@duplex-bench/pacer';
 import {
   chunkPeriodMs,
@@ -28,14 +28,23 @@ export interface OpenAIFlowConfig {
   /** With `turn_detection: 'none'`: commit and ask for a response after this many packets. */
   commit_every_packets: number;
   output_sample_rate?: number;
+  /** How long the server must stay quiet before the session is closed (default 200 ms). */
+  end_quiet_ms?: number;
 }
+
+/**
+ * A server's events come in bursts: one response's `response.done` can arrive just before the next
+ * turn's `speech_started` and `response.created`. Quiet must last this long to count, so the
+ * session is not closed between the two (seen in the openai record test: a response never done).
+ */
+const END_QUIET_MS = 200;
 
 /**
  * The OpenAI Realtime dialect as a session flow. `session.created` → `session.update` →
  * `session.updated`; then appends, with `input_audio_buffer.commit` + `response.create` every
  * `commit_every_packets` when the client finds the turns. The dialect has no end-of-input event:
- * the session ends when the server is quiet (no response open or asked for, no speech in progress),
- * bounded by the drain timeout, and then the socket is closed.
+ * the session ends when the server has been quiet for `end_quiet_ms` (no response open or asked
+ * for, no speech in progress), bounded by the drain timeout, and then the socket is closed.
  *
  * An `error` event before `session.updated` ends the session; after it, errors are counted and the
  * session goes on (OpenAI reports a refused event that way), unless the server marks one fatal.
@@ -161,10 +170,13 @@ export class OpenAIFlow implements SessionFlow {
       for (const frame of this.commitFrames()) this.send(conn, frame, options);
     }
     try {
+      const quiet_ms = this.config.end_quiet_ms ?? END_QUIET_MS;
       await firstValueFrom(
         conn.events$.pipe(
           startWith(null),
-          filter(() => this.idle()),
+          // Every event restarts the wait; one that opens something stops it until it is done.
+          switchMap(() => (this.idle() ? timer(quiet_ms) : NEVER)),
+          take(1),
           timeout({
             first: drain_ms,
             with: () =>

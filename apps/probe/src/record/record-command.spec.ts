@@ -134,3 +134,30 @@ describe('mergeResult', () => {
     expect(mergeResult(stored, fresh).response_metrics).toEqual({ audio_turn_count: 3 });
   });
 });
+
+describe('probe record --protocol openai', () => {
+  let mock: MockServer;
+  beforeAll(async () => {
+    mock = await startMockServer({ port: 0, protocol: 'openai', profile: 'model', model: { ttfp_ms: 100, rtf: 0.5, turn_every_s: 1 }, openai: { silence_ms: 300 } });
+  });
+  afterAll(() => mock.close());
+
+  it('records the dataset at 24 kHz, post-processes each session into a 24 kHz WAV, and finds no problem', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'record-openai-'));
+    const flags = ['--url', mock.url, '--protocol', 'openai', '--sample-rate', '24000', '--output', dir, '--concurrency', '4', '--per-subset', '1', '--min-input-s', '1', '--max-input-s', '1.6'];
+    expect(await recordCommand(parseRecordOptions(flags), io())).toBe(0);
+    const stored = await results(dir);
+    expect(stored.size).toBe(8);
+    for (const r of stored.values()) {
+      expect(r.completed).toBe(true);
+      expect(r.response_metrics?.ttfp_ms.count).toBeGreaterThan(0);
+      expect(r.postprocess?.problems).toEqual([]);
+      // Input is conserved as output: every whole 80 ms unit (the tail padded) comes back as 24 kHz audio.
+      expect(r.postprocess?.audio_ms).toBeCloseTo(Math.ceil(r.duration_s / 0.08 - 1e-9) * 80, 0);
+      const wav = parseWavPcm16(await readFile(r.postprocess?.wav as string), 'out.wav', 24000);
+      expect(wav.length).toBe(r.postprocess?.audio_bytes);
+    }
+    const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
+    expect(run.dialect).toMatchObject({ protocol: 'openai', input_sample_rate: 24000, turn_detection: 'server_vad' });
+  });
+});

@@ -136,7 +136,8 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
           const task: PostprocessTask = {
             trace_path: join(opts.output, 'sessions', sample.id, 'trace.jsonl'),
             wav_path: join(opts.output, 'sessions', sample.id, 'output.wav'),
-            output_sample_rate: opts.output_sample_rate,
+            output_sample_rate: result.output_sample_rate ?? opts.output_sample_rate,
+            protocol: opts.protocol,
             burn_ms: hooks.postprocess_burn_ms,
           };
           const done = (pool ? pool.run<PostprocessSummary>(task) : postprocessSession(task)).then(

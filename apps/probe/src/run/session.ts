@@ -56,6 +56,8 @@ export interface SessionResult {
   server_event_seq?: ServerEventSeqFigures;
   /** The input unit the server announced (vLLM-Omni `chunk_period_ms`), when it did. */
   server_chunk_period_ms?: number;
+  /** Output audio rate: the server's, when it stated one, else the run's assumption. */
+  output_sample_rate?: number;
   /** Completed model turns and the session's response figures, when the server answered with responses. */
   responses?: ResponseRecord[];
   response_metrics?: SessionResponseMetrics;
@@ -222,6 +224,7 @@ export class RealtimeSession {
     const seq = this.flow.serverEventSeq();
     if (seq) result.server_event_seq = seq;
     if (this.chunk_period_ms !== undefined) result.server_chunk_period_ms = this.chunk_period_ms;
+    result.output_sample_rate = this.output_sample_rate;
     if (this.responses && this.responses.done.length > 0) {
       result.responses = this.responses.done;
       result.response_metrics = this.responses.metrics();
