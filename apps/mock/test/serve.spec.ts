@@ -68,6 +68,28 @@ describe('mock serve', () => {
     expect(written.measurement_origin.arrival_deviation_ms).toMatch(/mock/);
   });
 
+  it('speaks the openai dialect with --protocol openai, with the vLLM-Omni extensions when asked', async () => {
+    const child = start(['serve', '--port', '0', '--protocol', 'openai', '--vllm-extensions', '--unit-ms', '160']);
+    const exit = exitOf(child);
+    const url = await listening(child);
+    const ws = new WebSocket(url);
+    const created = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      ws.once('message', (d) => resolve(JSON.parse(String(d))));
+      ws.on('error', reject);
+    });
+    ws.close();
+    await new Promise((r) => ws.once('close', r));
+    child.kill('SIGINT');
+    expect((await exit).code).toBe(0);
+    expect(created).toMatchObject({ type: 'session.created', server_event_seq: 1, session: { type: 'realtime', capabilities: { chunk_period_ms: 160 } } });
+  });
+
+  it('refuses openai-only flags with the native dialect', async () => {
+    const { code, stderr } = await exitOf(start(['serve', '--port', '0', '--event-names', 'beta']));
+    expect(code).toBe(2);
+    expect(stderr).toBe('error: --event-names is for --protocol openai\n');
+  });
+
   it('refuses a bad flag in one line with status 2', async () => {
     const { code, stderr } = await exitOf(start(['serve', '--port', '70000']));
     expect(code).toBe(2);

@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startMockServer } from '@duplex-bench/mock-servers';
 
 jest.setTimeout(60_000);
 
@@ -53,6 +56,31 @@ describe('probe run --processes', () => {
       const { code, stderr } = await probe(['run', '--url', 'ws://127.0.0.1:9/v1/realtime', '--concurrency', '2', '--processes', value, '--duration', '1', '--output', '/tmp/x']);
       expect(code).toBe(2);
       expect(stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
+
+describe('probe run --processes --protocol openai', () => {
+  it('gives children the key through their environment: it is sent on every upgrade and written nowhere', async () => {
+    const secret = 'sk-test-launch-7fQ2xN';
+    const mock = await startMockServer({ port: 0, protocol: 'openai', openai: { silence_ms: 200 } });
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'probe-launch-key-'));
+      const { code, stdout, stderr } = await probe([
+        'run', '--url', mock.url, '--protocol', 'openai', '--api-key', secret, '--processes', '2', '--concurrency', '2',
+        '--duration', '0.8', '--cpu-affinity', 'off', '--trace', 'full', '--keep-traces', '--output', dir,
+      ]);
+      expect(code).toBe(0);
+      // Two children of two sessions each, and the parent's one look at session.created (children are told the packet size).
+      expect(mock.stats().sessions).toMatchObject({ opened: 5, with_bearer: 5, completed: 5 });
+      expect(stdout + stderr).not.toContain(secret);
+      const files = async (d: string): Promise<string[]> =>
+        (await Promise.all((await readdir(d, { withFileTypes: true })).map((e) => (e.isDirectory() ? files(join(d, e.name)) : [join(d, e.name)])))).flat();
+      const written = await files(dir);
+      expect(written.filter((f) => f.endsWith('trace.jsonl'))).toHaveLength(4);
+      for (const f of written) expect((await readFile(f)).includes(secret)).toBe(false);
+    } finally {
+      await mock.close();
     }
   });
 });

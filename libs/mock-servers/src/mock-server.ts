@@ -350,7 +350,9 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
     stats: () => ({
       measurement_origin: {
         arrival_deviation_ms:
-          'mock message-handler time of packet N minus (that of packet 0 + t_start_ms of N - t_start_ms of 0), monotonic clock',
+          protocol === 'openai'
+            ? 'mock message-handler time of append N minus (that of append 0 + the audio before N, in ms at the input rate), monotonic clock'
+            : 'mock message-handler time of packet N minus (that of packet 0 + t_start_ms of N - t_start_ms of 0), monotonic clock',
         event_loop_lag_ms: 'mock process: lateness of a 10 ms timer',
         cpu_cores: 'mock process CPU seconds per wall second since start',
       },

@@ -34,7 +34,7 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
     io.stderr.write(`error: ${reasonOf(err).message}\n`);
     return EXIT.failed;
   }
-  const sizeArgs = size.source === 'session.created.capabilities.chunk_period_ms' ? ['--packet-ms', String(size.packet_ms)] : [];
+  const sizeArgs = ['--packet-ms', String(size.packet_ms)];
   await mkdir(opts.output, { recursive: true });
   const cpu = planCpus(opts.cpu_affinity, opts.cpu_affinity === 'auto' && process.platform === 'linux' ? await readPhysicalCores() : null, opts.processes);
   if (opts.cpu_affinity === 'auto' && process.platform !== 'linux') cpu.warning = 'CPU placement is only done on Linux; skipped';
