@@ -6,7 +6,8 @@
  *        [--clients probe,python] [--out out/bench] [--write-doc docs/performance.md] [--doc-section pacing]
  *        [--python PYTHON] [--python-client FILE] [--settle 2]
  *
- * Clients: probe (receipts only, --trace off), probe-full (the same plus --trace full: every event goes
+ * Clients: probe (receipts only, --trace off), probe-openai (the same in the openai dialect, against
+ * the openai mock), probe-full (the same plus --trace full: every event goes
  * to per-session trace files through the writer thread, deleted after the summary), python (baseline).
  * Writes <out>/results.json (host, command, one record per client run) and prints markdown tables.
  * --write-doc replaces the part of the file between <!-- bench:NAME:start --> and <!-- bench:NAME:end -->
@@ -32,8 +33,8 @@ const CLIENT_TIMEOUT_MARGIN_S = 120;
 const KILL_WAIT_S = 5;
 const DEFAULT_DOC_SECTION = 'pacing';
 
-type ClientName = 'probe' | 'probe-full' | 'python';
-const CLIENTS: readonly ClientName[] = ['probe', 'probe-full', 'python'];
+type ClientName = 'probe' | 'probe-full' | 'probe-openai' | 'python';
+const CLIENTS: readonly ClientName[] = ['probe', 'probe-full', 'probe-openai', 'python'];
 
 interface Options {
   sessions: number[];
@@ -107,7 +108,7 @@ class UsageError extends Error {}
 
 const USAGE =
   'usage: node --import tsx tools/bench/pacing.ts [--sessions 64,256,512,1024] [--runs 3] [--duration 30] ' +
-  '[--clients probe,probe-full,python] [--out out/bench] [--write-doc docs/performance.md] [--doc-section pacing] ' +
+  '[--clients probe,probe-full,probe-openai,python] [--out out/bench] [--write-doc docs/performance.md] [--doc-section pacing] ' +
   '[--python BIN] [--python-client FILE] [--settle 2]';
 
 function positiveInt(name: string, text: string, max: number): number {
@@ -323,11 +324,12 @@ function awaitListening(child: ChildProcess, log_fd: number): Promise<string> {
   });
 }
 
-async function startMock(dir: string): Promise<Mock> {
+async function startMock(dir: string, client: ClientName): Promise<Mock> {
   const stats_file = path.join(dir, 'mock-stats.json');
   const stdout_fd = openLog(path.join(dir, 'mock.stdout.log'));
   const stderr_fd = openLog(path.join(dir, 'mock.stderr.log'));
-  const args = ['--import', 'tsx', MOCK_MAIN, 'serve', '--host', HOST, '--port', '0', '--stats-output', stats_file];
+  const dialect = client === 'probe-openai' ? ['--protocol', 'openai'] : [];
+  const args = ['--import', 'tsx', MOCK_MAIN, 'serve', ...dialect, '--host', HOST, '--port', '0', '--stats-output', stats_file];
   const child = spawnTracked('mock', process.execPath, args, 'pipe', stderr_fd);
   fs.closeSync(stderr_fd);
   child.stdout?.once('close', () => fs.closeSync(stdout_fd));
@@ -359,6 +361,7 @@ function clientCommand(client: ClientName, options: Options, url: string, sessio
   const probe = ['--import', 'tsx', PROBE_MAIN, 'run', ...common, '--quiet'];
   if (client === 'probe') return [process.execPath, probe];
   if (client === 'probe-full') return [process.execPath, [...probe, '--trace', 'full']];
+  if (client === 'probe-openai') return [process.execPath, [...probe, '--protocol', 'openai', '--packet-ms', '80']];
   return [options.python_bin as string, [options.python_client, ...common]];
 }
 
@@ -463,7 +466,7 @@ async function benchOne(options: Options, run: number, sessions: number, client:
   const result = emptyResult(run, sessions, client, position, dir);
   let mock: Mock;
   try {
-    mock = await startMock(dir);
+    mock = await startMock(dir, client);
   } catch (err) {
     result.failure = `mock: ${(err as Error).message}`;
     return result;
@@ -668,6 +671,20 @@ function traceTable(options: Options, results: RunResult[]): string {
   return markdownTable(header, rows);
 }
 
+/** probe-openai against probe (native) in the same run. */
+function dialectTable(options: Options, results: RunResult[]): string {
+  const header = ['sessions', 'p99 openai / p99 native, median [min–max]', 'pairs', 'late packets native', 'late packets openai', 'qualified runs native', 'qualified runs openai'];
+  const rows = options.sessions.map((sessions) => {
+    const ratios = p99Ratios(options, results, sessions, 'probe-openai', 'probe');
+    return [
+      String(sessions), fmtSpread(ratios, fmtRatio), String(ratios.length),
+      lateSum(results, sessions, 'probe'), lateSum(results, sessions, 'probe-openai'),
+      qualifiedCell(results, sessions, 'probe'), qualifiedCell(results, sessions, 'probe-openai'),
+    ];
+  });
+  return markdownTable(header, rows);
+}
+
 function failureLines(results: RunResult[]): string[] {
   return results
     .filter((r) => r.status === 'failed' || r.notes.length > 0)
@@ -698,6 +715,16 @@ function report(options: Options, results: RunResult[]): string {
       ].join(' '),
     );
   }
+  if (options.clients.includes('probe') && options.clients.includes('probe-openai')) {
+    parts.push('### openai dialect vs native, same run', dialectTable(options, results));
+    parts.push(
+      [
+        'probe-openai runs `--protocol openai` against `mock serve --protocol openai` (append-echo profile: each 80 ms unit answered at once',
+        'with an audio delta and a transcript delta, turns every 5 s of input); probe runs the native dialect against the native mock',
+        '(an ack, an audio delta, a text delta and a unit done per packet). A ratio above 1× means the openai run paced less tightly.',
+      ].join(' '),
+    );
+  }
   const failures = failureLines(results);
   if (failures.length) parts.push('Failed runs and notes:', failures.join('\n'));
   return parts.join('\n\n');
@@ -719,6 +746,7 @@ function docTitle(clients: ClientName[]): string {
   const topics: string[] = [];
   if (clients.includes('python')) topics.push('probe vs Python baseline');
   if (clients.includes('probe-full')) topics.push('full traces vs receipts only');
+  if (clients.includes('probe-openai')) topics.push('openai dialect vs native');
   return topics.length ? `## Pacing: ${topics.join('; ')}` : '## Pacing';
 }
 
