@@ -15,6 +15,8 @@ export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   peak_rss_bytes: { max: number; per_process: number[] };
   event_loop_lag_ms: { max: number | null; over_80ms: number };
   first_late_s: number | null;
+  /** Server errors, unknown event types and `server_event_seq` gaps, summed over processes. */
+  events: RunSummary['events'];
   sources: string[];
   measurement_origin: Record<string, string>;
 }
@@ -52,6 +54,20 @@ export function buildMergedSummary(dirs: string[], runs: Array<{ samples: Sample
     sessions.incomplete += s.sessions.incomplete;
     for (const [k, v] of Object.entries(s.sessions.incomplete_reasons)) reasons[k] = (reasons[k] ?? 0) + v;
   }
+  const events: RunSummary['events'] = { server_errors: 0, unknown: {} };
+  for (const s of summaries) {
+    if (!s?.events) continue;
+    events.server_errors += s.events.server_errors;
+    for (const [k, v] of Object.entries(s.events.unknown)) events.unknown[k] = (events.unknown[k] ?? 0) + v;
+    const seq = s.events.server_event_seq;
+    if (seq) {
+      const into = (events.server_event_seq ??= { sessions: 0, gaps: 0, missing_events: 0, not_rising: 0 });
+      into.sessions += seq.sessions;
+      into.gaps += seq.gaps;
+      into.missing_events += seq.missing_events;
+      into.not_rising += seq.not_rising;
+    }
+  }
   const lagMaxes = summaries.map((s) => s?.event_loop_lag_ms.max ?? null).filter((v): v is number => v !== null);
   const interrupted = summaries.some((s) => s === null || s.interrupted);
   return {
@@ -69,6 +85,7 @@ export function buildMergedSummary(dirs: string[], runs: Array<{ samples: Sample
       over_80ms: summaries.reduce((a, s) => a + (s?.event_loop_lag_ms.over_80ms ?? 0), 0),
     },
     first_late_s: late_times_s[0] ?? null,
+    events,
     sources: dirs,
     measurement_origin: {
       ...MEASUREMENT_ORIGIN,

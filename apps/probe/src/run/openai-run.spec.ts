@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startMockServer, type MockServer, type MockServerOptions } from '@duplex-bench/mock-servers';
 import { startFaultyMock, type MockFault } from '@duplex-bench/mock-servers/testing';
+import { WebSocketServer } from 'ws';
 import { probe } from './run-harness.spec-helpers';
 
 jest.setTimeout(60_000);
@@ -162,5 +163,37 @@ describe('probe run --protocol openai', () => {
     expect(code).toBe(0);
     expect(summary.packet_ms).toBe(80);
     expect(summary.packets.sent).toBe(10);
+  });
+});
+
+describe('probe run --protocol openai, servers that misbehave', () => {
+  it('ends a session whose server stops answering as drain_timeout, within the bound', async () => {
+    const mock = await openaiMock({ openai: { silence_ms: 200 } }, { after_appends: 3, action: 'stop_answering' });
+    const t0 = Date.now();
+    const { code, summary } = await probe(mock.url, ['--protocol', 'openai', '--concurrency', '2', '--duration', '0.8', '--drain-timeout-s', '1']);
+    expect(code).toBe(1);
+    expect(summary.sessions.incomplete_reasons).toEqual({ drain_timeout: 2 });
+    expect(Date.now() - t0).toBeLessThan(8_000);
+  });
+
+  it('ends a session whose server answers session.update with an error at the handshake, as server_error', async () => {
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    wss.on('connection', (ws) => {
+      ws.send(JSON.stringify({ type: 'session.created', event_id: 'e0', session: {} }));
+      ws.on('message', () =>
+        ws.send(JSON.stringify({ type: 'error', event_id: 'e1', error: { type: 'invalid_request_error', code: 'unsupported_rate', message: 'rate not supported' } })),
+      );
+    });
+    await new Promise((r) => wss.once('listening', r));
+    try {
+      const port = (wss.address() as { port: number }).port;
+      const { code, summary, stderr } = await probe(`ws://127.0.0.1:${port}/v1/realtime`, ['--protocol', 'openai', '--packet-ms', '80', '--concurrency', '2', '--duration', '0.8']);
+      expect(code).toBe(1);
+      expect(summary.sessions).toMatchObject({ started: 2, completed: 0, incomplete_reasons: { server_error: 2 } });
+      expect(stderr).toContain('no session completed (server_error)');
+    } finally {
+      for (const c of wss.clients) c.terminate();
+      await new Promise((r) => wss.close(r));
+    }
   });
 });

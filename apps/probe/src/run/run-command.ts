@@ -197,20 +197,22 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       return EXIT.failed;
     }
     // The first session alone: an unreachable server fails the run in one line, before the rest try.
+    // A first session that connects but fails its handshake is one incomplete session, like any other.
+    let firstFailed: SessionResult | null = null;
     try {
       await sessions[0].open();
     } catch (err) {
       const { reason, message } = reasonOf(err);
-      await sessions[0].abandon(err);
+      firstFailed = await sessions[0].abandon(err);
       if (reason === 'connect_failed' || reason === 'connect_timeout') {
         io.stderr.write(`error: ${message}\n`);
         hooks.failedBeforeGate?.(message);
         return EXIT.failed;
       }
-      throw err;
     }
     const { opened, failed } = await openAll(sessions.slice(1), opts.open_parallel, () => interrupted);
-    opened.unshift(sessions[0]);
+    if (firstFailed) failed.unshift(Promise.resolve(firstFailed));
+    else opened.unshift(sessions[0]);
 
     ctx.allSent?.expect(opened.length);
     // A launched child takes the launcher's start time, unless it is interrupted while waiting for it.

@@ -1,0 +1,45 @@
+import { decodeSamples, encodeSamples, PacingRecorder, SampleStore } from '@duplex-bench/metrics';
+import type { RunSummary } from '../run/summary';
+import { buildMergedSummary } from './merge-command';
+
+/** One process's samples: one session of `packets` on-time packets. */
+function samples(packets: number) {
+  const pacing = new PacingRecorder(80);
+  const store = new SampleStore(80);
+  const column = store.open('s0');
+  for (let seq = 0; seq < packets; seq++) {
+    const p = { seq, scheduled_s: 1 + seq * 0.08, start_s: 1 + seq * 0.08, completed_s: 1 + seq * 0.08, send_ms: 0.1, buffered_bytes: 0 };
+    pacing.record(p, 1);
+    column.push(p);
+  }
+  return decodeSamples(encodeSamples(store.toFile(pacing)));
+}
+
+const summary = (events: RunSummary['events']) =>
+  ({
+    sessions: { started: 1, completed: 1, incomplete: 0, with_violation: 0, incomplete_reasons: {} },
+    interrupted: false,
+    cpu_cores: { total: 0.1 },
+    peak_rss_bytes: 1,
+    event_loop_lag_ms: { max: 1, over_80ms: 0 },
+    events,
+  }) as unknown as RunSummary;
+
+describe('buildMergedSummary', () => {
+  it('sums server errors, unknown event types and server_event_seq gaps over processes', () => {
+    const merged = buildMergedSummary(
+      ['p0', 'p1', 'p2'],
+      [
+        { samples: samples(5), summary: summary({ server_errors: 1, unknown: { 'vendor.x': 2 }, server_event_seq: { sessions: 1, gaps: 1, missing_events: 3, not_rising: 0 } }) },
+        { samples: samples(5), summary: summary({ server_errors: 2, unknown: { 'vendor.x': 1, 'vendor.y': 1 } }) },
+        { samples: samples(5), summary: summary({ server_errors: 0, unknown: {}, server_event_seq: { sessions: 1, gaps: 2, missing_events: 2, not_rising: 1 } }) },
+      ],
+    );
+    expect(merged.events).toEqual({
+      server_errors: 3,
+      unknown: { 'vendor.x': 3, 'vendor.y': 1 },
+      server_event_seq: { sessions: 2, gaps: 3, missing_events: 5, not_rising: 1 },
+    });
+    expect(merged.packets.sent).toBe(15);
+  });
+});
