@@ -90,6 +90,8 @@ export class OpenAIMockSession {
   }
 
   private send(frame: string): void {
+    // A server that stopped answering sends nothing more, timers and queued output included.
+    if (this.silent) return;
     // vLLM-Omni numbers every server event; the number goes last, so large frames keep `type` first.
     if (this.options.vllm) frame = `${frame.slice(0, -1)},"server_event_seq":${++this.seq}}`;
     this.host.send(this.ws, frame);
