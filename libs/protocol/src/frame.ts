@@ -79,3 +79,18 @@ export function audioDeltaInfo(frame: DecodedFrame): { response_id: string; byte
   const event = frame.event();
   return { response_id: String(event.response_id ?? ''), bytes: typeof event.delta === 'string' ? base64ByteLength(event.delta) : 0 };
 }
+
+/** Frames at or above this size are searched for a key only near their ends (see `mentions`). */
+const SCAN_WHOLE_BELOW_CHARS = 2048;
+
+/**
+ * Whether a frame's text contains `key`. An audio delta is kilobytes of base64, and a key a server
+ * adds beside it (`server_event_seq`, `metadata`) sits before or after the payload, so a large frame
+ * is searched only in its first 512 and last 1,024 characters: scanning every delta whole was the
+ * most expensive function of a 512-session openai run's first second (11 ms of 86 ms busy).
+ */
+export function mentions(frame: DecodedFrame, key: string): boolean {
+  const text = frame.text;
+  if (text.length < SCAN_WHOLE_BELOW_CHARS) return text.includes(key);
+  return text.lastIndexOf(key, 512) >= 0 || text.includes(key, text.length - 1024);
+}

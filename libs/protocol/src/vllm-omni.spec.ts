@@ -15,6 +15,11 @@ describe('vLLM-Omni extensions', () => {
     expect(serverEventSeq(frame)).toBe(1234);
     expect(serverEventSeq(decodeFrame('{"type":"x","server_event_seq": 7}'))).toBe(7);
     expect(serverEventSeq(decodeFrame('{"type":"x"}'))).toBeUndefined();
+    // Before the payload is found too; a large frame is not searched in its middle.
+    const head = `{"type":"response.output_audio.delta","server_event_seq":9,"delta":"${'A'.repeat(4000)}"}`;
+    expect(serverEventSeq(decodeFrame(head))).toBe(9);
+    const middle = `{"type":"response.output_audio.delta","delta":"${'A'.repeat(2000)}","server_event_seq":5,"pad":"${'B'.repeat(2000)}"}`;
+    expect(serverEventSeq(decodeFrame(middle))).toBeUndefined();
   });
 
   it('counts gaps and missing events, and numbers that do not rise', () => {

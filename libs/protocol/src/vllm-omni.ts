@@ -1,4 +1,4 @@
-import type { DecodedFrame } from './frame';
+import { mentions, type DecodedFrame } from './frame';
 
 /**
  * vLLM-Omni's extensions of the OpenAI dialect (`/v1/realtime`). Each is read when present and
@@ -19,10 +19,11 @@ export function chunkPeriodMs(sessionCreated: Record<string, unknown>): number |
 const SEQ_KEY = '"server_event_seq":';
 
 /**
- * `server_event_seq` of a frame, read from its text without parsing it (audio deltas are large).
- * The key is searched from the end, where servers that stamp events usually put it.
+ * `server_event_seq` of a frame, read from its text without parsing it (audio deltas are large):
+ * the key is looked for near the frame's ends (`mentions`).
  */
 export function serverEventSeq(frame: DecodedFrame): number | undefined {
+  if (!mentions(frame, SEQ_KEY)) return undefined;
   const text = frame.text;
   const at = text.lastIndexOf(SEQ_KEY);
   if (at < 0) return undefined;
@@ -51,10 +52,10 @@ const METRICS_KEY = '"response_request_metrics"';
 /**
  * `response_request_metrics` of an event: under `metadata.vllm_omni` (deltas), under
  * `response.metadata.duplex_event` or at the top (response.created). Frames that do not mention
- * the key are not parsed.
+ * the key near their ends are not parsed.
  */
 export function responseRequestMetrics(frame: DecodedFrame): ServerRequestMetrics | undefined {
-  if (!frame.text.includes(METRICS_KEY)) return undefined;
+  if (!mentions(frame, METRICS_KEY)) return undefined;
   const event = frame.event();
   const metadata = record(event.metadata);
   const response = record(event.response);
