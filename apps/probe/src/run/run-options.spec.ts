@@ -27,7 +27,8 @@ describe('parseRunOptions', () => {
       concurrency: 64,
       duration_s: 30,
       packet_ms: 80,
-      start_spread_ms: 80,
+      // 64 sessions: 2 ms each (128 ms) is longer than one packet.
+      start_spread_ms: 128,
       trace: 'off',
       connect_timeout_ms: 10_000,
       allow_unqualified: false,
@@ -48,6 +49,12 @@ describe('parseRunOptions', () => {
     const text = usageError(withFlag(flag, value));
     expect(text).toBe(message);
     expect(text).not.toContain('\n');
+  });
+
+  it('spreads starts over one packet, or 2 ms per session when that is longer', () => {
+    expect(parseRunOptions(withFlag('--concurrency', '16')).start_spread_ms).toBe(80);
+    expect(parseRunOptions(withFlag('--concurrency', '512')).start_spread_ms).toBe(1024);
+    expect(parseRunOptions([...withFlag('--concurrency', '512'), '--start-spread-ms', '0']).start_spread_ms).toBe(0);
   });
 
   it('names a missing required flag and an unknown one', () => {

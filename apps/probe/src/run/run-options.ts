@@ -75,7 +75,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     inject_stall_ms: f['inject-stall-ms'],
     trace: f.trace as RunOptions['trace'],
     keep_traces: f['keep-traces'],
-    start_spread_ms: f['start-spread-ms'] ?? dialect.packet_ms,
+    start_spread_ms: f['start-spread-ms'] ?? defaultStartSpreadMs(dialect.packet_ms, f.concurrency),
     warmup_s: f['warmup-s'],
     connect_timeout_ms: f['connect-timeout-s'] * 1000,
     drain_timeout_ms: f['drain-timeout-s'] * 1000,
@@ -90,4 +90,14 @@ export function parseRunOptions(argv: string[]): RunOptions {
 /** Output rate assumed when the server states none: sglang-omni's 22,050 Hz, OpenAI's 24,000 Hz. */
 export function defaultOutputRate(protocol: DialectOptions['protocol']): number {
   return protocol === 'openai' ? 24000 : 22050;
+}
+
+/**
+ * Session starts are spread over one packet, or 2 ms per session when that is longer. Each session's
+ * first packet and the server's first answers cost more than later ones; at 512 sessions spread
+ * over 80 ms they made the first 0.5 s the worst of a run (max 16-72 ms, client loop lag up to
+ * 73 ms), and over 1,024 ms max 11-16 ms (`tools/bench/start-spread.sh`, docs/performance.md).
+ */
+export function defaultStartSpreadMs(packet_ms: number, concurrency: number): number {
+  return Math.max(packet_ms, 2 * concurrency);
 }
