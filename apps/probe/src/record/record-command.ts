@@ -9,8 +9,7 @@ import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
 import { dialectRecord, EXIT, type RunIo } from '../run/run-command';
 import { authHeaders, dialectConfig, redactArgv } from '../run/dialect-options';
-import { resolvePacketSize } from '../run/packet-size';
-import { reasonOf } from '../run/session';
+import { packetSizeOrSay } from '../run/packet-size';
 import { RealtimeSession, type SessionResult } from '../run/session';
 import { ProcessMeasures } from '../run/process-measures';
 import { duplexMetrics } from '../run/summary';
@@ -51,14 +50,8 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   const stored = await readResults(given.output);
   const todo = dataset.filter((s) => !stored.get(s.id)?.completed);
   const skipped = dataset.length - todo.length;
-  let size;
-  try {
-    size = await resolvePacketSize(given.url, given, given.connect_timeout_ms);
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    io.stderr.write(`error: ${reasonOf(err).message}\n`);
-    return EXIT.failed;
-  }
+  const size = await packetSizeOrSay(given.url, given, given.connect_timeout_ms, io.stderr);
+  if (!size) return EXIT.failed;
   const opts: RecordOptions = { ...given, packet_ms: size.packet_ms };
 
   const measures = new ProcessMeasures(opts.packet_ms, clock);

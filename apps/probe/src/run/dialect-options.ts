@@ -93,27 +93,26 @@ const SECRET_FLAGS = ['--api-key'];
 
 /** The command line with secret values replaced, for run.json and messages. */
 export function redactArgv(argv: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const flag = SECRET_FLAGS.find((f) => arg === f || arg.startsWith(`${f}=`));
-    if (!flag) out.push(arg);
-    else if (arg === flag) {
-      out.push(arg, '[redacted]');
-      i++;
-    } else out.push(`${flag}=[redacted]`);
-  }
-  return out;
+  return rewriteSecrets(argv, (flag, joined) => (joined ? [`${flag}=[redacted]`] : [flag, '[redacted]']));
 }
 
 /** The command line without secret flags (a launched child gets the key through its environment). */
 export function withoutSecrets(argv: string[]): string[] {
+  return rewriteSecrets(argv, () => []);
+}
+
+/** `argv` with each secret flag and its value replaced by `by(flag, written as --flag=value)`. */
+function rewriteSecrets(argv: string[], by: (flag: string, joined: boolean) => string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const flag = SECRET_FLAGS.find((f) => arg === f || arg.startsWith(`${f}=`));
-    if (!flag) out.push(arg);
-    else if (arg === flag) i++;
+    if (!flag) {
+      out.push(arg);
+      continue;
+    }
+    if (arg === flag) i++;
+    out.push(...by(flag, arg !== flag));
   }
   return out;
 }

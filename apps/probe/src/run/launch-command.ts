@@ -1,14 +1,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeSamples, type SamplesFile } from '@duplex-bench/metrics';
-import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores, UsageError, type ChildOutcome } from '@duplex-bench/launcher';
+import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores, type ChildOutcome } from '@duplex-bench/launcher';
 import { monotonicClock } from '@duplex-bench/pacer';
 import { buildMergedSummary, renderMerged } from '../merge/merge-command';
 import { EXIT, type RunIo } from './run-command';
 import type { RunOptions } from './run-options';
 import { CHILD_KEY_ENV, redactArgv, withoutSecrets } from './dialect-options';
-import { resolvePacketSize } from './packet-size';
-import { reasonOf } from './session';
+import { packetSizeOrSay } from './packet-size';
 import type { RunSummary } from './summary';
 
 const MAIN = join(__dirname, '..', `main${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
@@ -26,14 +25,8 @@ async function readChild(dir: string): Promise<{ samples: SamplesFile | null; su
  */
 export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number> {
   // Children get one packet size: the parent reads the server's, when it announces one.
-  let size;
-  try {
-    size = await resolvePacketSize(opts.url, opts, opts.connect_timeout_ms);
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    io.stderr.write(`error: ${reasonOf(err).message}\n`);
-    return EXIT.failed;
-  }
+  const size = await packetSizeOrSay(opts.url, opts, opts.connect_timeout_ms, io.stderr);
+  if (!size) return EXIT.failed;
   const sizeArgs = ['--packet-ms', String(size.packet_ms)];
   await mkdir(opts.output, { recursive: true });
   const cpu = planCpus(opts.cpu_affinity, opts.cpu_affinity === 'auto' && process.platform === 'linux' ? await readPhysicalCores() : null, opts.processes);

@@ -2,6 +2,7 @@ import { chunkPeriodMs } from '@duplex-bench/protocol';
 import { readSessionCreated } from '@duplex-bench/transport';
 import { UsageError } from '@duplex-bench/launcher';
 import { authHeaders, checkPacket, type DialectOptions } from './dialect-options';
+import { reasonOf } from './session';
 
 export interface PacketSize {
   packet_ms: number;
@@ -26,4 +27,18 @@ export async function resolvePacketSize(url: string, o: DialectOptions, connect_
     throw new UsageError(`the server's chunk_period_ms ${chunk} is not a whole number of samples at ${o.sample_rate} Hz; give --packet-ms`);
   }
   return { packet_ms: chunk, source: 'session.created.capabilities.chunk_period_ms' };
+}
+
+/**
+ * `resolvePacketSize` for a command: a server that cannot be reached is one line on `stderr` and
+ * null (the command exits 1); bad input still throws its UsageError.
+ */
+export async function packetSizeOrSay(url: string, o: DialectOptions, connect_timeout_ms: number, stderr: { write(s: string): unknown }): Promise<PacketSize | null> {
+  try {
+    return await resolvePacketSize(url, o, connect_timeout_ms);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    stderr.write(`error: ${reasonOf(err).message}\n`);
+    return null;
+  }
 }

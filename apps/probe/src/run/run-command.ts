@@ -12,7 +12,7 @@ import type { RunOptions } from './run-options';
 import { RealtimeSession, reasonOf, SendBarrier, type SessionResult } from './session';
 import { ProcessMeasures } from './process-measures';
 import { authHeaders, dialectConfig, redactArgv, type DialectOptions } from './dialect-options';
-import { resolvePacketSize, type PacketSize } from './packet-size';
+import { packetSizeOrSay } from './packet-size';
 import { duplexMetrics } from './summary';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, unqualified: 3, interrupted: 130 } as const;
@@ -101,16 +101,13 @@ export interface RunHooks {
 }
 
 export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = monotonicClock, hooks: RunHooks = {}): Promise<number> {
-  let size: PacketSize;
-  try {
-    size = await resolvePacketSize(given.url, given, given.connect_timeout_ms);
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    const { message } = reasonOf(err);
-    io.stderr.write(`error: ${message}\n`);
-    hooks.failedBeforeGate?.(message);
-    return EXIT.failed;
-  }
+  const size = await packetSizeOrSay(given.url, given, given.connect_timeout_ms, {
+    write: (line: string) => {
+      io.stderr.write(line);
+      hooks.failedBeforeGate?.(line.replace(/^error: /, '').trimEnd());
+    },
+  });
+  if (!size) return EXIT.failed;
   const opts: RunOptions = { ...given, packet_ms: size.packet_ms };
   if (size.source === 'session.created.capabilities.chunk_period_ms') {
     io.stderr.write(`packets: ${size.packet_ms} ms, the server's chunk_period_ms (give --packet-ms to choose)\n`);
