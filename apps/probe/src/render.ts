@@ -1,4 +1,4 @@
-import type { RunSummary } from './run/summary';
+import type { DuplexAggregate, RunSummary } from './run/summary';
 
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : `${v.toFixed(2)} ms`);
 
@@ -23,16 +23,7 @@ export function renderRunSummary(s: RunSummary, output: string): string {
     `client CPU: ${s.cpu_cores.total.toFixed(2)} cores (user ${s.cpu_cores.user.toFixed(2)}, system ${s.cpu_cores.system.toFixed(2)}); peak RSS ${(s.peak_rss_bytes / 2 ** 20).toFixed(0)} MiB; peak overlapping streams ${s.peak_overlapping_streams}`,
     `written to ${output}`,
   );
-  if (s.duplex) {
-    const d = s.duplex;
-    const st = (x: { p50: number | null; p99: number | null }, unit = ' ms') => (x.p50 === null ? '-' : `p50 ${x.p50}${unit} p99 ${x.p99}${unit}`);
-    lines.splice(
-      lines.length - 1,
-      0,
-      `server responses (client receive times, from each response's origin): ${d.responses} in ${d.sessions} sessions; TTFP ${st(d.ttfp_ms)}; TTFT ${st(d.ttft_ms)}; RTF ${st(d.rtf, '')}; TPOT ${st(d.tpot_ms)}`,
-      `stream window (from input start): TTFP ${st(d.duplex_stream_ttfp_ms)}; RTF ${st(d.duplex_stream_rtf, '')}`,
-    );
-  }
+  if (s.duplex) lines.splice(lines.length - 1, 0, ...renderDuplex(s.duplex));
   const unqualifiedWhy = s.packets.sent === 0 ? 'no packet was sent' : `${s.packets.late} late packet(s) in ${s.sessions.with_violation} session(s)`;
   lines.push(
     s.interrupted
@@ -42,4 +33,22 @@ export function renderRunSummary(s: RunSummary, output: string): string {
         : `UNQUALIFIED: ${unqualifiedWhy}; the client missed its cadence, so this run is not a server measurement`,
   );
   return lines.join('\n');
+}
+
+/** The response lines of a summary, each saying where its figures run from. */
+export function renderDuplex(d: DuplexAggregate): string[] {
+  const st = (x: { p50: number | null; p99: number | null } | undefined, unit = ' ms') =>
+    !x || x.p50 === null ? '-' : `p50 ${x.p50}${unit} p99 ${x.p99}${unit}`;
+  const server = d.client_ttfp_ms !== undefined;
+  const lines = [
+    server
+      ? `server responses: ${d.responses} in ${d.sessions} sessions; TTFP ${st(d.ttfp_ms)}; TTFT ${st(d.ttft_ms)} (the server's own figures, from its request start)`
+      : `server responses (client receive times, from response.created as received): ${d.responses} in ${d.sessions} sessions; TTFP ${st(d.ttfp_ms)}; TTFT ${st(d.ttft_ms)}`,
+  ];
+  if (server) lines.push(`  the same responses from response.created as received (client): TTFP ${st(d.client_ttfp_ms)}; TTFT ${st(d.client_ttft_ms)}`);
+  lines.push(
+    `  RTF ${st(d.rtf, '')}; TPOT ${st(d.tpot_ms)} (client receive times)`,
+    `stream window (from input start): TTFP ${st(d.duplex_stream_ttfp_ms)}; RTF ${st(d.duplex_stream_rtf, '')}`,
+  );
+  return lines;
 }

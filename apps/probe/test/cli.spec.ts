@@ -79,6 +79,12 @@ describe('probe run --processes --protocol openai', () => {
       const written = await files(dir);
       expect(written.filter((f) => f.endsWith('trace.jsonl'))).toHaveLength(4);
       for (const f of written) expect((await readFile(f)).includes(secret)).toBe(false);
+      // The children's responses are pooled at the top, like their packets.
+      const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+      expect(summary.duplex).toMatchObject({ sessions: 4, responses: 4 });
+      const duplex = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
+      expect(duplex.duplex_session_metrics.map((s: { session_id: string }) => s.session_id).sort()).toEqual(['p0/s0', 'p0/s1', 'p1/s0', 'p1/s1']);
+      expect(stdout).toMatch(/server responses \(client receive times, from response\.created as received\): 4 in 4 sessions/);
     } finally {
       await mock.close();
     }

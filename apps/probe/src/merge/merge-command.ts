@@ -2,8 +2,10 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseFlags, UsageError } from '@duplex-bench/launcher';
 import { decodeSamples, mergeSamples, type MergedPacing, type SamplesFile } from '@duplex-bench/metrics';
-import type { RunSummary } from '../run/summary';
-import { MEASUREMENT_ORIGIN } from '../run/summary';
+import { renderDuplex } from '../render';
+import type { SessionResult } from '../run/session';
+import type { DuplexAggregate, RunSummary } from '../run/summary';
+import { duplexMetrics, MEASUREMENT_ORIGIN } from '../run/summary';
 
 export const MERGE_FLAGS = { output: { kind: 'string', required: true }, quiet: { kind: 'bool' } } as const;
 
@@ -17,6 +19,8 @@ export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   first_late_s: number | null;
   /** Server errors, unknown event types and `server_event_seq` gaps, summed over processes. */
   events: RunSummary['events'];
+  /** Responses of every process's sessions pooled, when the server answered with model turns. */
+  duplex?: DuplexAggregate;
   sources: string[];
   measurement_origin: Record<string, string>;
 }
@@ -96,12 +100,44 @@ export function buildMergedSummary(dirs: string[], runs: Array<{ samples: Sample
   };
 }
 
+type DuplexSessions = Array<Pick<SessionResult, 'id' | 'responses' | 'response_metrics'>>;
+
+/** The sessions of a run's `duplex_metrics.json`; none when the run has no such file. */
+async function readDuplexSessions(dir: string): Promise<DuplexSessions> {
+  let file: { duplex_session_metrics?: Array<Record<string, unknown> & { session_id: string; responses?: SessionResult['responses'] }> };
+  try {
+    file = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new UsageError(`${dir}/duplex_metrics.json: ${(err as Error).message}`);
+  }
+  return (file.duplex_session_metrics ?? []).map(({ session_id, responses, ...metrics }) => ({
+    id: session_id,
+    responses,
+    response_metrics: metrics as unknown as SessionResult['response_metrics'],
+  }));
+}
+
+/**
+ * Pools the responses of several runs (each process's `duplex_metrics.json`) and writes the pooled
+ * file to `output`. Session ids are prefixed with their run's index, as processes reuse them.
+ */
+export async function mergeDuplex(dirs: string[], output: string): Promise<DuplexAggregate | null> {
+  const runs = await Promise.all(dirs.map(readDuplexSessions));
+  const sessions = runs.flatMap((run, i) => run.map((s) => ({ ...s, id: `p${i}/${s.id}` })));
+  const pooled = duplexMetrics(sessions);
+  if (!pooled) return null;
+  await writeFile(join(output, 'duplex_metrics.json'), JSON.stringify({ ...pooled.file, sources: dirs }, null, 1));
+  return pooled.aggregate;
+}
+
 export function renderMerged(s: MergedSummary, output: string): string {
   const d = s.pacing_deviation_ms;
   const f = (v: number | null) => (v === null ? '-' : `${v.toFixed(2)} ms`);
   return [
     `merged ${s.processes} processes: ${s.sessions.started} sessions, ${s.sessions.completed} completed, ${s.sessions_with_violation} with a late packet; peak overlapping streams ${s.peak_overlapping_streams}`,
     `packets: ${s.packets.sent} sent, ${s.packets.late} late; pooled |deviation| p50 ${f(d.p50)}  p99 ${f(d.p99)}  p99.9 ${f(d.p99_9)}  max ${f(d.max)}`,
+    ...(s.duplex ? renderDuplex(s.duplex) : []),
     `client CPU per process (cores): ${s.cpu_cores.per_process.map((c) => c.toFixed(2)).join(', ')}; written to ${output}`,
     s.qualified ? 'QUALIFIED: every packet of every process within one packet interval' : `UNQUALIFIED: ${s.interrupted ? 'a process was interrupted or left no summary; ' : ''}${s.packets.late} late packet(s)`,
   ].join('\n');
@@ -115,6 +151,8 @@ export async function mergeCommand(argv: string[], io: { stdout: { write(s: stri
   const runs = await Promise.all(dirs.map(readRun));
   const summary = buildMergedSummary(dirs, runs);
   await mkdir(flags.output, { recursive: true });
+  const duplex = await mergeDuplex(dirs, flags.output);
+  if (duplex) summary.duplex = duplex;
   await writeFile(join(flags.output, 'summary.json'), JSON.stringify(summary, null, 1));
   io.stdout.write(`${renderMerged(summary, flags.output)}\n`);
   return summary.qualified ? 0 : 3;

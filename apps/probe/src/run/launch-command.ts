@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { decodeSamples, type SamplesFile } from '@duplex-bench/metrics';
 import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores, type ChildOutcome } from '@duplex-bench/launcher';
 import { monotonicClock } from '@duplex-bench/pacer';
-import { buildMergedSummary, renderMerged } from '../merge/merge-command';
+import { buildMergedSummary, mergeDuplex, renderMerged } from '../merge/merge-command';
 import { EXIT, type RunIo } from './run-command';
 import type { RunOptions } from './run-options';
 import { CHILD_KEY_ENV, redactArgv, withoutSecrets } from './dialect-options';
@@ -89,6 +89,8 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
     merged.sessions.incomplete_reasons.process_died = (merged.sessions.incomplete_reasons.process_died ?? 0) + opts.concurrency;
   }
   const summary = { ...merged, interrupted: merged.interrupted || interrupted, layout: { processes: opts.processes, concurrency: opts.concurrency } };
+  const duplex = await mergeDuplex(dirs.filter((_, i) => children[i].summary), opts.output);
+  if (duplex) summary.duplex = duplex;
   if (died.length > 0) summary.qualified = false;
   const runJson = {
     command: ['probe', 'run', ...redactArgv(io.argv)],

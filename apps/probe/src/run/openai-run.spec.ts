@@ -136,9 +136,11 @@ describe('probe run --protocol openai', () => {
 
   it("reads vLLM-Omni's extensions: chunk_period_ms sets the packet, server_event_seq gaps are counted, server metrics are the named origin", async () => {
     const mock = await openaiMock({ ...MODEL, unit_ms: 160, openai: { ...MODEL.openai, vllm: true } }, { after_appends: 4, action: 'skip_event_seq' });
-    const { code, summary, dir, stderr } = await probe(mock.url, ['--protocol', 'openai', '--concurrency', '2', '--duration', '1.6']);
+    const { code, summary, dir, stderr, stdout } = await probe(mock.url, ['--protocol', 'openai', '--concurrency', '2', '--duration', '1.6']);
     expect(code).toBe(0);
     expect(stderr).toContain("160 ms, the server's chunk_period_ms");
+    expect(stdout).toContain("(the server's own figures, from its request start)");
+    expect(stdout).toContain('the same responses from response.created as received (client)');
     expect(summary.packet_ms).toBe(160);
     expect(summary.packets.sent).toBe(2 * 10);
     const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));

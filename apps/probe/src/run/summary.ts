@@ -59,7 +59,9 @@ export interface DuplexAggregate {
  * Response figures of a run: per response pooled over every session, and the sessions' stream
  * windows. Returns the summary's aggregate and the per-session file, or null without responses.
  */
-export function duplexMetrics(results: SessionResult[]): { aggregate: DuplexAggregate; file: Record<string, unknown> } | null {
+export function duplexMetrics(
+  results: Array<Pick<SessionResult, 'id' | 'responses' | 'response_metrics'>>,
+): { aggregate: DuplexAggregate; file: Record<string, unknown> } | null {
   const answered = results.filter((r) => r.response_metrics);
   if (answered.length === 0) return null;
   const responses = answered.flatMap((r) => r.responses ?? []);
