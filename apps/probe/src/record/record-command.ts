@@ -10,6 +10,7 @@ import { TraceWriter } from '@duplex-bench/tracer';
 import { dialectRecord, EXIT, type RunIo } from '../run/run-command';
 import { authHeaders, dialectConfig, redactArgv } from '../run/dialect-options';
 import { packetSizeOrSay } from '../run/packet-size';
+import { Interrupts } from '../run/interrupts';
 import { RealtimeSession, type SessionResult } from '../run/session';
 import { ProcessMeasures } from '../run/process-measures';
 import { duplexMetrics } from '../run/summary';
@@ -62,7 +63,6 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   // Started before the first session, so its start-up never lands on a packet slot.
   const pool = opts.postprocess === 'pool' ? new ProcessPool({ module: WORKER, size: ProcessPool.sizeFor(availableParallelism()), nice: 10 }) : null;
   const postprocessing: Array<Promise<void>> = [];
-  let interrupted = false;
   const ctx = measures.sessionContext({
     url: opts.url,
     dialect: dialectConfig(opts, opts.packet_ms, opts.output_sample_rate_given ? opts.output_sample_rate : undefined),
@@ -94,21 +94,14 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   });
   checkpoint.ask();
 
-  const onSignal = () => {
-    if (interrupted) io.exitNow(EXIT.interrupted);
-    interrupted = true;
-    io.stderr.write('\ninterrupted: no new sessions; open ones stop sending, drain and are saved\n');
-    stop$.next();
-  };
-  io.signals.on('SIGINT', onSignal);
-  io.signals.on('SIGTERM', onSignal);
+  const signals = new Interrupts(io, 'no new sessions; open ones stop sending, drain and are saved', () => stop$.next());
   try {
     await writer.started();
     io.stderr.write(`recording ${todo.length} of ${dataset.length} samples (${skipped} already done), ${opts.concurrency} at a time\n`);
     let next = 0;
     const lane = async (index: number) => {
       let first = true;
-      while (next < todo.length && !interrupted) {
+      while (next < todo.length && !signals.interrupted) {
         const sample = todo[next++];
         const session = new RealtimeSession(sample.id, ctx, writer.openSession(sample.id), await packetsOf(sample, opts.packet_ms, opts.sample_rate));
         let result: SessionResult;
@@ -152,7 +145,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     measures.stop();
     await writer.close();
 
-    const summary = measures.summary(results, { interrupted, trace: writer.stats(), warmup_s: 0, duration_s: 0 });
+    const summary = measures.summary(results, { interrupted: signals.interrupted, trace: writer.stats(), warmup_s: 0, duration_s: 0 });
     // Response metrics cover every sample recorded into this directory, this run's and earlier ones.
     const all: SessionResult[] = [...stored.values()].map((r: SampleResult) => ({ ...r, id: r.sample_id }));
     const duplex = duplexMetrics(all);
@@ -173,16 +166,15 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
         summary.duplex
           ? `responses: ${summary.duplex.responses}; TTFP p50 ${summary.duplex.ttfp_ms.p50} ms; RTF p50 ${summary.duplex.rtf.p50}; stream TTFP p50 ${summary.duplex.duplex_stream_ttfp_ms.p50} ms`
           : 'responses: none',
-        interrupted ? 'INTERRUPTED: partial recording; run again into the same directory to finish it' : summary.qualified || results.length === 0 ? 'QUALIFIED: every packet within one packet interval' : 'UNQUALIFIED: late packets; the recording measured the client, not only the server',
+        signals.interrupted ? 'INTERRUPTED: partial recording; run again into the same directory to finish it' : summary.qualified || results.length === 0 ? 'QUALIFIED: every packet within one packet interval' : 'UNQUALIFIED: late packets; the recording measured the client, not only the server',
       ].join('\n') + '\n',
     );
-    if (interrupted) return EXIT.interrupted;
+    if (signals.interrupted) return EXIT.interrupted;
     if (results.length > 0 && !summary.qualified && !opts.allow_unqualified) return EXIT.unqualified;
     return EXIT.ok;
   } finally {
     measures.stop();
-    io.signals.off('SIGINT', onSignal);
-    io.signals.off('SIGTERM', onSignal);
+    signals.dispose();
     await writer.close();
     await pool?.close();
   }

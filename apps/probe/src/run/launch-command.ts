@@ -8,6 +8,7 @@ import { EXIT, type RunIo } from './run-command';
 import type { RunOptions } from './run-options';
 import { CHILD_KEY_ENV, redactArgv, withoutSecrets } from './dialect-options';
 import { packetSizeOrSay } from './packet-size';
+import { Interrupts } from './interrupts';
 import type { RunSummary } from './summary';
 
 const MAIN = join(__dirname, '..', `main${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
@@ -53,21 +54,12 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
       if (line.startsWith('error') || line.startsWith('warning')) io.stderr.write(`[p${i}] ${line}\n`);
     },
   });
-  let interrupted = false;
-  const onSignal = () => {
-    if (interrupted) io.exitNow(EXIT.interrupted);
-    interrupted = true;
-    io.stderr.write('\ninterrupted: stopping every process; each drains and writes its summary\n');
-    launcher.interrupt();
-  };
-  io.signals.on('SIGINT', onSignal);
-  io.signals.on('SIGTERM', onSignal);
+  const signals = new Interrupts(io, 'stopping every process; each drains and writes its summary', () => launcher.interrupt());
   let result;
   try {
     result = await launcher.run();
   } finally {
-    io.signals.off('SIGINT', onSignal);
-    io.signals.off('SIGTERM', onSignal);
+    signals.dispose();
   }
   if (result.start_failure) {
     io.stderr.write(`error: process ${result.start_failure.index} ${result.start_failure.reason}\n`);
@@ -88,7 +80,7 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
     merged.sessions.incomplete += opts.concurrency;
     merged.sessions.incomplete_reasons.process_died = (merged.sessions.incomplete_reasons.process_died ?? 0) + opts.concurrency;
   }
-  const summary = { ...merged, interrupted: merged.interrupted || interrupted, layout: { processes: opts.processes, concurrency: opts.concurrency } };
+  const summary = { ...merged, interrupted: merged.interrupted || signals.interrupted, layout: { processes: opts.processes, concurrency: opts.concurrency } };
   const duplex = await mergeDuplex(dirs.filter((_, i) => children[i].summary), opts.output);
   if (duplex) summary.duplex = duplex;
   if (died.length > 0) summary.qualified = false;

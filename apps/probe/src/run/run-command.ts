@@ -11,6 +11,7 @@ import { Progress } from './progress';
 import type { RunOptions } from './run-options';
 import { RealtimeSession, reasonOf, SendBarrier, type SessionResult } from './session';
 import { ProcessMeasures } from './process-measures';
+import { Interrupts } from './interrupts';
 import { authHeaders, dialectConfig, redactArgv, type DialectOptions } from './dialect-options';
 import { packetSizeOrSay } from './packet-size';
 import { duplexMetrics } from './summary';
@@ -131,7 +132,6 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
   const measures = new ProcessMeasures(opts.packet_ms, clock);
   const { loop, scheduler, overlap, pacing, samples } = measures;
   const stop$ = new ReplaySubject<void>(1);
-  let interrupted = false;
   const ctx = measures.sessionContext({
     url: opts.url,
     dialect: dialectConfig(opts, opts.packet_ms, opts.output_sample_rate_given ? opts.output_sample_rate : undefined),
@@ -165,18 +165,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
   };
   const checkpoint = writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1)).catch(() => undefined);
 
-  const onSignal = () => {
-    if (interrupted) {
-      io.stderr.write('\nsecond interrupt: leaving now\n');
-      io.exitNow(EXIT.interrupted);
-      return;
-    }
-    interrupted = true;
-    io.stderr.write('\ninterrupted: stopping sends, draining sessions, writing the summary (interrupt again to leave at once)\n');
-    stop$.next();
-  };
-  io.signals.on('SIGINT', onSignal);
-  io.signals.on('SIGTERM', onSignal);
+  const signals = new Interrupts(io, 'stopping sends, draining sessions, writing the summary', () => stop$.next());
 
   const writer = new TraceWriter({ root: opts.output, mode: opts.trace, ...hooks.writer });
   const width = String(opts.concurrency - 1).length;
@@ -207,7 +196,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
         return EXIT.failed;
       }
     }
-    const { opened, failed } = await openAll(sessions.slice(1), opts.open_parallel, () => interrupted);
+    const { opened, failed } = await openAll(sessions.slice(1), opts.open_parallel, () => signals.interrupted);
     if (firstFailed) failed.unshift(Promise.resolve(firstFailed));
     else opened.unshift(sessions[0]);
 
@@ -233,7 +222,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     measures.stop();
     await writer.close();
 
-    const summary = measures.summary(results, { interrupted, trace: writer.stats(), warmup_s: opts.warmup_s, duration_s: opts.duration_s });
+    const summary = measures.summary(results, { interrupted: signals.interrupted, trace: writer.stats(), warmup_s: opts.warmup_s, duration_s: opts.duration_s });
     runJson.ended_s = clock.now_s();
     runJson.load.client_loop = measures.clientLoop();
     await checkpoint;
@@ -253,7 +242,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       io.stderr.write(`error: ${writer.failure.message}; the sessions it held are incomplete\n`);
       return EXIT.failed;
     }
-    if (interrupted) return EXIT.interrupted;
+    if (signals.interrupted) return EXIT.interrupted;
     if (summary.sessions.completed === 0) {
       io.stderr.write(`error: no session completed (${Object.keys(summary.sessions.incomplete_reasons).join(', ')})\n`);
       return EXIT.failed;
@@ -263,8 +252,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
   } finally {
     progress.stop();
     measures.stop();
-    io.signals.off('SIGINT', onSignal);
-    io.signals.off('SIGTERM', onSignal);
+    signals.dispose();
     await writer.close();
   }
 }
