@@ -149,6 +149,14 @@ describe('audioDeltaInfo', () => {
     const frame = decodeFrame(`{"type":"response.output_audio.delta","response_id":"resp_3","item_id":"i","delta":"${b64}","sglang":{"unit_id":1}}`);
     expect(audioDeltaInfo(frame)).toEqual({ response_id: 'resp_3', bytes: 3528 });
   });
+  it('reads the rate a delta states, before or after its payload', () => {
+    const b64 = Buffer.alloc(3200).toString('base64');
+    const after = decodeFrame(`{"type":"response.output_audio.delta","response_id":"r","delta":"${b64}","sample_rate_hz":16000,"server_event_seq":4}`);
+    expect(audioDeltaInfo(after)).toEqual({ response_id: 'r', bytes: 3200, sample_rate_hz: 16000 });
+    const before = decodeFrame(`{"type":"response.output_audio.delta","response_id":"r","sample_rate_hz":24000,"delta":"${b64}"}`);
+    expect(audioDeltaInfo(before).sample_rate_hz).toBe(24000);
+  });
+
   it('falls back to parsing when the layout differs', () => {
     const frame = decodeFrame(JSON.stringify({ type: 'response.audio.delta', delta: Buffer.alloc(30).toString('base64'), response_id: 'r' }, null, 1));
     expect(audioDeltaInfo(frame)).toEqual({ response_id: 'r', bytes: 30 });

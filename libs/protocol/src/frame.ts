@@ -63,21 +63,40 @@ export function base64ByteLength(b64: string): number {
 
 const RESPONSE_ID = /"response_id"\s*:\s*"([^"\\]*)"/;
 const DELTA_KEY = '"delta":"';
+const RATE = /"sample_rate_hz"\s*:\s*(\d+)/;
+
+/** The `sample_rate_hz` an audio delta states (vLLM-Omni does), looked for near the frame's ends. */
+function statedRate(frame: DecodedFrame): number | undefined {
+  const text = frame.text;
+  if (!mentions(frame, '"sample_rate_hz"')) return undefined;
+  const m = RATE.exec(text.length < 2048 ? text : text.slice(0, 512)) ?? RATE.exec(text.slice(-1024));
+  const rate = m ? Number(m[1]) : 0;
+  return rate > 0 ? rate : undefined;
+}
+
+export interface AudioDeltaInfo {
+  response_id: string;
+  bytes: number;
+  /** The delta's own `sample_rate_hz`, when it states one. */
+  sample_rate_hz?: number;
+}
 
 /**
- * The response id and audio byte count of an audio delta, read from the text without parsing or
- * decoding the payload when the frame is laid out as servers write it; parsed otherwise.
+ * The response id, audio byte count and stated rate of an audio delta, read from the text without
+ * parsing or decoding the payload when the frame is laid out as servers write it; parsed otherwise.
  */
-export function audioDeltaInfo(frame: DecodedFrame): { response_id: string; bytes: number } {
+export function audioDeltaInfo(frame: DecodedFrame): AudioDeltaInfo {
   const text = frame.text;
   const id = RESPONSE_ID.exec(text.length > 400 ? text.slice(0, 400) : text);
   const at = text.indexOf(DELTA_KEY);
+  const sample_rate_hz = statedRate(frame);
+  const info = (response_id: string, bytes: number): AudioDeltaInfo => (sample_rate_hz ? { response_id, bytes, sample_rate_hz } : { response_id, bytes });
   if (id && at >= 0) {
     const end = text.indexOf('"', at + DELTA_KEY.length);
-    if (end > 0) return { response_id: id[1], bytes: base64ByteLength(text.slice(at + DELTA_KEY.length, end)) };
+    if (end > 0) return info(id[1], base64ByteLength(text.slice(at + DELTA_KEY.length, end)));
   }
   const event = frame.event();
-  return { response_id: String(event.response_id ?? ''), bytes: typeof event.delta === 'string' ? base64ByteLength(event.delta) : 0 };
+  return info(String(event.response_id ?? ''), typeof event.delta === 'string' ? base64ByteLength(event.delta) : 0);
 }
 
 /** Frames at or above this size are searched for a key only near their ends (see `mentions`). */

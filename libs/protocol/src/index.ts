@@ -1,4 +1,5 @@
-export { decodeFrame, base64ByteLength, DecodedFrame, audioDeltaInfo } from './frame';
+export { decodeFrame, base64ByteLength, DecodedFrame, audioDeltaInfo, mentions } from './frame';
+export type { AudioDeltaInfo } from './frame';
 export {
   NativeEvent,
   isKnownNativeType,

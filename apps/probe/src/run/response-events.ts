@@ -13,7 +13,9 @@ export function addResponseEvents(frame: DecodedFrame, t_s: number, add: (e: Res
   if (type === OpenAIEvent.audioDelta) {
     const info = audioDeltaInfo(frame);
     response_id = info.response_id;
-    add({ kind: 'audio_delta', t_s, response_id, bytes: info.bytes });
+    // A delta that states its own rate (vLLM-Omni) is timed by it, not by the session's assumed rate.
+    const duration_ms = info.sample_rate_hz ? (info.bytes / (info.sample_rate_hz * 2)) * 1000 : undefined;
+    add({ kind: 'audio_delta', t_s, response_id, bytes: info.bytes, ...(duration_ms !== undefined ? { duration_ms } : {}) });
   } else if (TEXT.has(type)) {
     const e = frame.event();
     const tokens = (e.sglang as { num_tokens?: unknown } | undefined)?.num_tokens;

@@ -1,0 +1,35 @@
+import { decodeFrame } from '@duplex-bench/protocol';
+import type { ResponseEvent } from '@duplex-bench/metrics';
+import { addResponseEvents } from './response-events';
+
+function eventsOf(event: Record<string, unknown>): ResponseEvent[] {
+  const out: ResponseEvent[] = [];
+  addResponseEvents(decodeFrame(JSON.stringify(event)), 5, (e) => out.push(e));
+  return out;
+}
+
+describe('addResponseEvents', () => {
+  it('reads GA and beta names alike', () => {
+    const delta = Buffer.alloc(960).toString('base64');
+    const ga = eventsOf({ type: 'response.output_audio.delta', response_id: 'r', delta });
+    const beta = eventsOf({ type: 'response.audio.delta', response_id: 'r', delta });
+    expect(beta).toEqual(ga);
+    expect(ga).toEqual([{ kind: 'audio_delta', t_s: 5, response_id: 'r', bytes: 960 }]);
+    expect(eventsOf({ type: 'response.audio_transcript.delta', response_id: 'r', delta: 'hi' })).toEqual(
+      eventsOf({ type: 'response.output_audio_transcript.delta', response_id: 'r', delta: 'hi' }),
+    );
+  });
+
+  it("times a delta by the rate it states, not the session's", () => {
+    const [e] = eventsOf({ type: 'response.output_audio.delta', response_id: 'r', delta: Buffer.alloc(3200).toString('base64'), sample_rate_hz: 16000 });
+    expect(e).toMatchObject({ kind: 'audio_delta', bytes: 3200, duration_ms: 100 });
+  });
+
+  it('adds the server metrics a frame carries after its own event', () => {
+    const out = eventsOf({ type: 'response.created', response: { id: 'r', metadata: { duplex_event: { response_request_metrics: { ttft_ms: 120 } } } } });
+    expect(out).toEqual([
+      { kind: 'response_created', t_s: 5, response_id: 'r' },
+      { kind: 'server_metrics', t_s: 5, response_id: 'r', ttft_ms: 120, ttfp_ms: undefined },
+    ]);
+  });
+});
