@@ -7,7 +7,9 @@ import { launchCommand } from './run/launch-command';
 import { EXIT, runCommand } from './run/run-command';
 import { parseRunOptions } from './run/run-options';
 
-const USAGE = 'usage: probe run --url ws://HOST:PORT/v1/realtime --concurrency N --duration S --output DIR [flags]';
+const USAGE =
+  'usage: probe run --url ws://HOST:PORT/v1/realtime [--protocol native|openai] --concurrency N --duration S --output DIR [flags]' +
+  ' | probe record --url URL --concurrency N --output DIR [flags] | probe merge DIR... --output DIR';
 
 /** Runs one subcommand; returns the exit status. Bad input is one line on stderr and status 2. */
 export async function main(argv: string[]): Promise<number> {
