@@ -4,7 +4,8 @@ import { mergeCommand } from './merge/merge-command';
 import { recordCommand } from './record/record-command';
 import { parseRecordOptions } from './record/record-options';
 import { launchCommand } from './run/launch-command';
-import { EXIT, runCommand } from './run/run-command';
+import { EXIT } from './run/command-io';
+import { runCommand } from './run/run-command';
 import { parseRunOptions } from './run/run-options';
 
 const USAGE =

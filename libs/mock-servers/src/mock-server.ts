@@ -241,7 +241,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
   const host: MockHost = {
     clock,
     send,
-    arrival: (dev_ms) => {
+    appended: (dev_ms) => {
       recordMs(arrival, Math.abs(dev_ms));
       if (Math.abs(dev_ms) > unit_ms) arrivalsLate++;
       counts.appends++;

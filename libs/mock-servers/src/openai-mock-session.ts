@@ -20,8 +20,8 @@ import type { MockFault } from './mock-fault';
 export interface MockHost {
   clock: Clock;
   send(ws: WebSocket, frame: string): void;
-  /** One append arrived `deviation_ms` from where its position in the stream puts it. */
-  arrival(deviation_ms: number): void;
+  /** One append arrived, `deviation_ms` from where its position in the stream puts it; counted and recorded. */
+  appended(deviation_ms: number): void;
   completed(): void;
 }
 
@@ -183,7 +183,7 @@ export class OpenAIMockSession {
     const bytes = typeof audio === 'string' ? base64ByteLength(audio) : 0;
     if (this.appends === 0) this.first_arrival_s = arrived_s;
     // Where this append sits in the stream says when it was due: its first byte's time.
-    this.host.arrival((arrived_s - this.first_arrival_s) * 1000 - this.bytes / pcm16BytesPerMs(this.input_rate));
+    this.host.appended((arrived_s - this.first_arrival_s) * 1000 - this.bytes / pcm16BytesPerMs(this.input_rate));
     this.appends++;
     this.bytes += bytes;
     this.pending += bytes;

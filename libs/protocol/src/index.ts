@@ -1,4 +1,4 @@
-export { decodeFrame, base64ByteLength, DecodedFrame, audioDeltaInfo, mentions } from './frame';
+export { decodeFrame, base64ByteLength, DecodedFrame, audioDeltaInfo } from './frame';
 export type { AudioDeltaInfo } from './frame';
 export {
   NativeEvent,

@@ -27,6 +27,7 @@ export interface OpenAIFlowConfig {
   turn_detection: TurnDetection;
   /** With `turn_detection: 'none'`: commit and ask for a response after this many packets. */
   commit_every_packets: number;
+  /** Output rate to ask for; left to the server when not given. */
   output_sample_rate?: number;
   /** How long the server must stay quiet before the session is closed (default 200 ms). */
   end_quiet_ms?: number;

@@ -1,7 +1,7 @@
 import type { Subscription } from 'rxjs';
-import type { TurnDetection } from '@duplex-bench/protocol';
 import type { WsConnection } from './connection';
 import type { NativeDrainReport, NativeFlowOptions } from './native-session';
+import type { OpenAIFlowConfig } from './openai-session';
 
 /** What a server states about the session it opened, read by the dialect's flow. */
 export interface SessionGrant {
@@ -29,14 +29,7 @@ export type FlowOptions = NativeFlowOptions;
 /** How the client drives one session of a dialect. */
 export type DialectConfig =
   | { protocol: 'native' }
-  | {
-      protocol: 'openai';
-      turn_detection: TurnDetection;
-      /** With `turn_detection: 'none'`: commit and ask for a response after this many packets. */
-      commit_every_packets: number;
-      /** Output rate to ask for; left to the server when not given. */
-      output_sample_rate?: number;
-    };
+  | ({ protocol: 'openai' } & OpenAIFlowConfig);
 
 /**
  * One session's dialect: the handshake, the frames that carry input, and the end of the session.

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
-import type { RunIo } from '../run/run-command';
+import type { RunIo } from '../run/command-io';
 import { recordCommand } from './record-command';
 import { parseWavPcm16 } from '@duplex-bench/audio';
 import { parseRecordOptions } from './record-options';

@@ -7,9 +7,9 @@ import { describeHost, ProcessPool, projectRevision, UsageError } from '@duplex-
 import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
-import { dialectRecord, EXIT, type RunIo } from '../run/run-command';
-import { authHeaders, dialectConfig, redactArgv } from '../run/dialect-options';
-import { packetSizeOrSay } from '../run/packet-size';
+import { EXIT, type RunIo } from '../run/command-io';
+import { authHeaders, dialectConfig, dialectRecord, redactArgv } from '../run/dialect-options';
+import { packetSizeOr } from '../run/packet-size';
 import { Interrupts } from '../run/interrupts';
 import { RealtimeSession, type SessionResult } from '../run/session';
 import { ProcessMeasures } from '../run/process-measures';
@@ -51,7 +51,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   const stored = await readResults(given.output);
   const todo = dataset.filter((s) => !stored.get(s.id)?.completed);
   const skipped = dataset.length - todo.length;
-  const size = await packetSizeOrSay(given.url, given, given.connect_timeout_ms, io.stderr);
+  const size = await packetSizeOr(given.url, given, given.connect_timeout_ms, (message) => io.stderr.write(`error: ${message}\n`));
   if (!size) return EXIT.failed;
   const opts: RecordOptions = { ...given, packet_ms: size.packet_ms };
 

@@ -116,3 +116,14 @@ function rewriteSecrets(argv: string[], by: (flag: string, joined: boolean) => s
   }
   return out;
 }
+
+/** The dialect settings run.json records (the key only as whether one was sent). */
+export function dialectRecord(o: DialectOptions & { output_sample_rate: number }) {
+  return {
+    protocol: o.protocol,
+    input_sample_rate: o.sample_rate,
+    output_sample_rate_assumed: o.output_sample_rate,
+    ...(o.protocol === 'openai' ? { turn_detection: o.turn_detection, ...(o.turn_detection === 'none' ? { commit_every_s: o.commit_every_s } : {}) } : {}),
+    bearer_key_sent: o.api_key !== undefined,
+  };
+}

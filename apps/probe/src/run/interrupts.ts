@@ -1,7 +1,4 @@
-import type { RunIo } from './run-command';
-
-/** Exit status of an interrupted command (its summary is still written). */
-const INTERRUPTED = 130;
+import { EXIT, type RunIo } from './command-io';
 
 /**
  * SIGINT and SIGTERM for one command: the first says `what` happens now and calls `stop` (the
@@ -13,7 +10,7 @@ export class Interrupts {
   private readonly handler = (): void => {
     if (this.interrupted) {
       this.io.stderr.write('\nsecond interrupt: leaving now\n');
-      this.io.exitNow(INTERRUPTED);
+      this.io.exitNow(EXIT.interrupted);
       return;
     }
     this.interrupted = true;

@@ -4,10 +4,10 @@ import { decodeSamples, type SamplesFile } from '@duplex-bench/metrics';
 import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores, type ChildOutcome } from '@duplex-bench/launcher';
 import { monotonicClock } from '@duplex-bench/pacer';
 import { buildMergedSummary, mergeDuplex, renderMerged } from '../merge/merge-command';
-import { EXIT, type RunIo } from './run-command';
+import { EXIT, type RunIo } from './command-io';
 import type { RunOptions } from './run-options';
 import { CHILD_KEY_ENV, redactArgv, withoutSecrets } from './dialect-options';
-import { packetSizeOrSay } from './packet-size';
+import { packetSizeOr } from './packet-size';
 import { Interrupts } from './interrupts';
 import type { RunSummary } from './summary';
 
@@ -26,7 +26,7 @@ async function readChild(dir: string): Promise<{ samples: SamplesFile | null; su
  */
 export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number> {
   // Children get one packet size: the parent reads the server's, when it announces one.
-  const size = await packetSizeOrSay(opts.url, opts, opts.connect_timeout_ms, io.stderr);
+  const size = await packetSizeOr(opts.url, opts, opts.connect_timeout_ms, (message) => io.stderr.write(`error: ${message}\n`));
   if (!size) return EXIT.failed;
   const sizeArgs = ['--packet-ms', String(size.packet_ms)];
   await mkdir(opts.output, { recursive: true });

@@ -30,15 +30,20 @@ export async function resolvePacketSize(url: string, o: DialectOptions, connect_
 }
 
 /**
- * `resolvePacketSize` for a command: a server that cannot be reached is one line on `stderr` and
- * null (the command exits 1); bad input still throws its UsageError.
+ * `resolvePacketSize` for a command: a server that cannot be reached is passed to `unreachable`
+ * as one message, and the result is null (the command exits 1); bad input still throws its UsageError.
  */
-export async function packetSizeOrSay(url: string, o: DialectOptions, connect_timeout_ms: number, stderr: { write(s: string): unknown }): Promise<PacketSize | null> {
+export async function packetSizeOr(
+  url: string,
+  o: DialectOptions,
+  connect_timeout_ms: number,
+  unreachable: (message: string) => void,
+): Promise<PacketSize | null> {
   try {
     return await resolvePacketSize(url, o, connect_timeout_ms);
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    stderr.write(`error: ${reasonOf(err).message}\n`);
+    unreachable(reasonOf(err).message);
     return null;
   }
 }

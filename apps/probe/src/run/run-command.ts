@@ -12,32 +12,11 @@ import type { RunOptions } from './run-options';
 import { RealtimeSession, reasonOf, SendBarrier, type SessionResult } from './session';
 import { ProcessMeasures } from './process-measures';
 import { Interrupts } from './interrupts';
-import { authHeaders, dialectConfig, redactArgv, type DialectOptions } from './dialect-options';
-import { packetSizeOrSay } from './packet-size';
+import { authHeaders, dialectConfig, dialectRecord, redactArgv } from './dialect-options';
+import { EXIT, type RunIo } from './command-io';
+import { packetSizeOr } from './packet-size';
 import { duplexMetrics } from './summary';
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, unqualified: 3, interrupted: 130 } as const;
-
-/** What the command talks to: streams and the process's signals, so tests can drive it. */
-export interface RunIo {
-  stdout: { write(s: string): unknown };
-  stderr: { write(s: string): unknown; isTTY?: boolean };
-  signals: { on(signal: 'SIGINT' | 'SIGTERM', fn: () => void): unknown; off(signal: 'SIGINT' | 'SIGTERM', fn: () => void): unknown };
-  /** Leaves at once on a second interrupt. */
-  exitNow(code: number): void;
-  argv: string[];
-}
-
-/** The dialect settings run.json records (the key only as whether one was sent). */
-export function dialectRecord(o: DialectOptions & { output_sample_rate: number }) {
-  return {
-    protocol: o.protocol,
-    input_sample_rate: o.sample_rate,
-    output_sample_rate_assumed: o.output_sample_rate,
-    ...(o.protocol === 'openai' ? { turn_detection: o.turn_detection, ...(o.turn_detection === 'none' ? { commit_every_s: o.commit_every_s } : {}) } : {}),
-    bearer_key_sent: o.api_key !== undefined,
-  };
-}
 
 /** Gate margin: time between the start decision and the first packet, so no session starts late. */
 const GATE_MARGIN_S = 0.1;
@@ -102,11 +81,9 @@ export interface RunHooks {
 }
 
 export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = monotonicClock, hooks: RunHooks = {}): Promise<number> {
-  const size = await packetSizeOrSay(given.url, given, given.connect_timeout_ms, {
-    write: (line: string) => {
-      io.stderr.write(line);
-      hooks.failedBeforeGate?.(line.replace(/^error: /, '').trimEnd());
-    },
+  const size = await packetSizeOr(given.url, given, given.connect_timeout_ms, (message) => {
+    io.stderr.write(`error: ${message}\n`);
+    hooks.failedBeforeGate?.(message);
   });
   if (!size) return EXIT.failed;
   const opts: RunOptions = { ...given, packet_ms: size.packet_ms };

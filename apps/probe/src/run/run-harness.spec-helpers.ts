@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCommand, type RunIo } from './run-command';
+import { runCommand } from './run-command';
+import type { RunIo } from './command-io';
 import { parseRunOptions } from './run-options';
 import type { RunSummary } from './summary';
 

@@ -1,0 +1,12 @@
+/** Exit status of every probe command. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, unqualified: 3, interrupted: 130 } as const;
+
+/** What a command talks to: streams and the process's signals, so tests can drive it. */
+export interface RunIo {
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown; isTTY?: boolean };
+  signals: { on(signal: 'SIGINT' | 'SIGTERM', fn: () => void): unknown; off(signal: 'SIGINT' | 'SIGTERM', fn: () => void): unknown };
+  /** Leaves at once on a second interrupt. */
+  exitNow(code: number): void;
+  argv: string[];
+}

@@ -1,0 +1,57 @@
+/**
+ * Self time by function in a window of a `node --cpu-prof` profile: from the first sample whose
+ * stack holds MARKER (a function name), for WINDOW_MS. It found `serverEventSeq` scanning every
+ * audio delta whole at the start of a 512-session openai run (docs/performance.md).
+ *
+ *   node --cpu-prof --cpu-prof-dir out/prof --import tsx apps/probe/src/main.ts run ... --protocol openai --concurrency 512 --duration 6
+ *   node --import tsx tools/bench/cpu-profile-window.ts out/prof/CPU.*.001.cpuprofile openaiAppend [600]
+ */
+import { readFileSync } from 'node:fs';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const [file, marker, windowArg] = process.argv.slice(2);
+if (!file || !marker) {
+  process.stderr.write('usage: cpu-profile-window.ts FILE.cpuprofile MARKER [WINDOW_MS=600]\n');
+  process.exit(2);
+}
+const window_us = Number(windowArg ?? 600) * 1000;
+const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parent = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+
+function stackHas(id: number, name: string): boolean {
+  for (let x: number | undefined = id; x !== undefined; x = parent.get(x)) if (byId.get(x)?.callFrame.functionName === name) return true;
+  return false;
+}
+
+let t = profile.startTime;
+const times = profile.timeDeltas.map((d) => (t += d));
+const first = profile.samples.findIndex((id) => stackHas(id, marker));
+if (first < 0) {
+  process.stderr.write(`no sample under ${marker}\n`);
+  process.exit(1);
+}
+const t0 = times[first];
+const self = new Map<string, number>();
+let total_us = 0;
+for (let i = first; i < profile.samples.length && times[i] <= t0 + window_us; i++) {
+  const dt = (times[i + 1] ?? times[i]) - times[i];
+  const f = (byId.get(profile.samples[i]) as ProfileNode).callFrame;
+  const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber}`;
+  self.set(key, (self.get(key) ?? 0) + dt);
+  total_us += dt;
+}
+const rows = [...self].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([key, us]) => `${(us / 1000).toFixed(1).padStart(8)} ms  ${key}`);
+console.log([`${window_us / 1000} ms from the first sample under ${marker}; ${(total_us / 1000).toFixed(1)} ms sampled (idle included)`, ...rows].join('\n'));
