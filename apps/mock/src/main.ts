@@ -60,7 +60,7 @@ async function serve(argv: string[]): Promise<number> {
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (command !== 'serve') throw new UsageError('usage: mock serve [--protocol native|openai] [--profile append-echo|model] [--port 8765] [--stats-output FILE]');
+    if (command !== 'serve') throw new UsageError('usage: mock serve [--protocol native|openai] [--profile append-echo|nemotron|minicpmo|model] [--port 8765] [--stats-output FILE]');
     return await serve(rest);
   } catch (err) {
     process.stderr.write(`error: ${(err as Error).message}\n`);

@@ -23,14 +23,20 @@ export function renderRunSummary(s: RunSummary, output: string): string {
     `client CPU: ${s.cpu_cores.total.toFixed(2)} cores (user ${s.cpu_cores.user.toFixed(2)}, system ${s.cpu_cores.system.toFixed(2)}); peak RSS ${(s.peak_rss_bytes / 2 ** 20).toFixed(0)} MiB; peak overlapping streams ${s.peak_overlapping_streams}`,
     `written to ${output}`,
   );
+  const codes = Object.entries(s.events.server_error_codes ?? {});
+  if (codes.length > 0) {
+    lines.splice(lines.length - 1, 0, `server error events: ${codes.map(([code, n]) => `${code} ${n}`).join(', ')} (a native session stops at its first)`);
+  }
   if (s.duplex) lines.splice(lines.length - 1, 0, ...renderDuplex(s.duplex));
-  const unqualifiedWhy = s.packets.sent === 0 ? 'no packet was sent' : `${s.packets.late} late packet(s) in ${s.sessions.with_violation} session(s)`;
+  const late = `${s.packets.late} late packet(s) in ${s.sessions.with_violation} session(s)`;
   lines.push(
     s.interrupted
-      ? `INTERRUPTED: partial run, not a server measurement; ${s.packets.late === 0 ? 'no late packet so far' : unqualifiedWhy}`
+      ? `INTERRUPTED: partial run, not a server measurement; ${s.packets.late === 0 ? 'no late packet so far' : late}`
       : s.qualified
         ? 'QUALIFIED: every packet within one packet interval of its schedule; this run measures the server'
-        : `UNQUALIFIED: ${unqualifiedWhy}; the client missed its cadence, so this run is not a server measurement`,
+        : s.packets.sent === 0
+          ? `UNQUALIFIED: no packet was sent: every session ended before streaming${reasons ? ` (${reasons})` : ''}; nothing was measured`
+          : `UNQUALIFIED: ${late}; the client missed its cadence, so this run is not a server measurement`,
   );
   return lines.join('\n');
 }

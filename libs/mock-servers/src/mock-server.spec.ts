@@ -151,7 +151,7 @@ describe('append-echo mock', () => {
   it('grants the session on session.update', async () => {
     await start();
     const client = await connect();
-    client.send(nativeSessionUpdate('u1', { input_sample_rate: 16000 }));
+    client.send(nativeSessionUpdate('u1'));
     await client.waitForType('session.updated');
     const updated = client.events[1] as { session: { sglang: { granted: Record<string, unknown> } } };
     expect(updated.session.sglang.granted).toMatchObject({ native_unit_ms: 80, tail_policy: 'pad' });
@@ -168,32 +168,35 @@ describe('append-echo mock', () => {
       'sglang.input_audio.accepted',
       'response.created',
       'response.output_audio.delta',
-      'response.output_text.delta',
+      'response.output_audio_transcript.delta',
       'sglang.unit.done',
       'sglang.input_audio.accepted',
       'response.output_audio.delta',
-      'response.output_text.delta',
+      'response.output_audio_transcript.delta',
       'sglang.unit.done',
     ]);
-    expect(client.events[1]).toEqual({ type: 'sglang.input_audio.accepted', seq: 0, accepted_end_ms: 80, client_event_id: 'a0' });
-    expect(client.events[6]).toEqual({ type: 'sglang.input_audio.accepted', seq: 1, accepted_end_ms: 160, client_event_id: 'a1' });
+    expect(client.events[1]).toEqual({ type: 'sglang.input_audio.accepted', event_id: 'mock_0_e1', seq: 0, accepted_end_ms: 80, client_event_id: 'a0' });
+    expect(client.events[6]).toEqual({ type: 'sglang.input_audio.accepted', event_id: 'mock_0_e6', seq: 1, accepted_end_ms: 160, client_event_id: 'a1' });
     expect(client.events[7]).toMatchObject({
       response_id: 'resp_0',
-      item_id: 'item_0',
+      item_id: 'item_resp_0',
       output_index: 0,
       content_index: 0,
-      sglang: { unit_id: 1, chunk_seq: 1, media_time: { t_start_ms: 80, duration_ms: 80 } },
+      sglang: { unit_id: 'unit_1', chunk_seq: 0, media_time: { t_start_ms: 80, duration_ms: 80 } },
     });
     expect(Buffer.from(client.events[7].delta as string, 'base64')).toHaveLength(OUTPUT_UNIT_BYTES);
     expect(client.events[9]).toEqual({
       type: 'sglang.unit.done',
-      unit_id: 1,
-      sglang: { unit_id: 1, media_time: { t_start_ms: 80, duration_ms: 80 } },
+      event_id: 'mock_0_e9',
+      unit_id: 'unit_1',
+      sglang: { unit_id: 'unit_1', chunk_seq: 0, media_time: { t_start_ms: 80, duration_ms: 80 } },
     });
+    // Every server event has its own id.
+    expect(new Set(client.events.map((e) => e.event_id)).size).toBe(client.events.length);
   });
 
-  it('answers each append with only an audio delta when replies_per_append is 1', async () => {
-    await start({ replies_per_append: 1 });
+  it('answers each append with an audio delta and sglang.unit.done when replies_per_append is 2, and refuses fewer', async () => {
+    await start({ replies_per_append: 2 });
     const client = await connect();
     client.send(append(0));
     client.send(append(1));
@@ -203,18 +206,21 @@ describe('append-echo mock', () => {
       'sglang.input_audio.accepted',
       'response.created',
       'response.output_audio.delta',
+      'sglang.unit.done',
       'sglang.input_audio.accepted',
       'response.output_audio.delta',
+      'sglang.unit.done',
     ]);
+    await expect(startMockServer({ port: 0, replies_per_append: 1 })).rejects.toThrow(RangeError);
   });
 
-  it('answers each append with an audio delta, three text deltas and sglang.unit.done when replies_per_append is 5', async () => {
+  it('answers each append with an audio delta, three transcript deltas and sglang.unit.done when replies_per_append is 5', async () => {
     await start({ replies_per_append: 5 });
     const client = await connect();
     client.send(append(0));
     client.send(append(1));
     await client.barrier();
-    const perAppend = ['response.output_audio.delta', ...Array(3).fill('response.output_text.delta'), 'sglang.unit.done'];
+    const perAppend = ['response.output_audio.delta', ...Array(3).fill('response.output_audio_transcript.delta'), 'sglang.unit.done'];
     expect(client.types()).toEqual([
       'session.created',
       'sglang.input_audio.accepted',
@@ -225,7 +231,7 @@ describe('append-echo mock', () => {
     ]);
   });
 
-  it('ends input whose last packet is short in the dialect order, padding the tail to a whole unit', async () => {
+  it('ends input whose last packet is short in the dialect order: the tail unit holds the remainder and yields a whole unit of output', async () => {
     await start();
     const client = await connect();
     client.send(append(0));
@@ -236,43 +242,56 @@ describe('append-echo mock', () => {
     const types = client.types();
     const ended = types.indexOf('sglang.input_audio.ended');
     const lastAudio = types.lastIndexOf('response.output_audio.delta');
+    const lastUnitDone = types.lastIndexOf('sglang.unit.done');
     const audioDone = types.indexOf('response.output_audio.done');
     const responseDone = types.indexOf('response.done');
-    const lastUnitDone = types.lastIndexOf('sglang.unit.done');
     const drained = types.indexOf('sglang.input_audio.drained');
+    const order = [ended, lastAudio, lastUnitDone, audioDone, responseDone, drained];
     expect(ended).toBeGreaterThan(types.lastIndexOf('sglang.input_audio.accepted'));
-    expect([ended, lastAudio, audioDone, responseDone, lastUnitDone, drained]).toEqual(
-      [ended, lastAudio, audioDone, responseDone, lastUnitDone, drained].sort((a, b) => a - b),
-    );
-    expect(new Set([ended, lastAudio, audioDone, responseDone, lastUnitDone, drained]).size).toBe(6);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(new Set(order).size).toBe(6);
     expect(drained).toBe(types.length - 1);
 
     const accepted = client.events.filter((e) => e.type === 'sglang.input_audio.accepted');
     expect(accepted.map((e) => e.accepted_end_ms)).toEqual([80, 160, 180]);
     expect(accepted.map((e) => e.client_event_id)).toEqual(['a0', 'a1', 'a2']);
-    expect(client.events[ended]).toEqual({ type: 'sglang.input_audio.ended', client_event_id: 'end_1', accepted_end_ms: 180 });
-    // Three units: two whole packets and the padded tail; the tail's unit is conserved too (80 ms out).
-    expect(client.events[lastAudio]).toMatchObject({ sglang: { unit_id: 2, chunk_seq: 2, media_time: { t_start_ms: 160, duration_ms: 80 } } });
+    expect(client.events[ended]).toMatchObject({ type: 'sglang.input_audio.ended', client_event_id: 'end_1', accepted_end_ms: 180, tail_policy: 'pad' });
+    // Three units: two whole packets and the 20 ms tail, padded; its output is a whole unit.
+    expect(client.events[lastAudio]).toMatchObject({ sglang: { unit_id: 'unit_2', media_time: { t_start_ms: 160, duration_ms: 20 } } });
     expect(Buffer.from(client.events[lastAudio].delta as string, 'base64')).toHaveLength(OUTPUT_UNIT_BYTES);
-    expect(client.events[lastUnitDone]).toMatchObject({ unit_id: 2, sglang: { media_time: { t_start_ms: 160, duration_ms: 80 } } });
+    expect(client.events[lastUnitDone]).toMatchObject({ unit_id: 'unit_2', sglang: { media_time: { t_start_ms: 160, duration_ms: 20 } } });
     expect(types.filter((t) => t === 'response.output_audio.delta')).toHaveLength(3);
     expect(types.filter((t) => t === 'sglang.unit.done')).toHaveLength(3);
-    expect(client.events[drained]).toEqual({
-      type: 'sglang.input_audio.drained',
-      client_event_id: 'end_1',
-      accepted_end_ms: 180,
-      consumed_ms: 240,
-      discarded_ms: 0,
-      padding_ms: 60,
-    });
+    expect(client.events[responseDone]).toMatchObject({ response: { id: 'resp_0', status: 'completed', status_details: { reason: 'stop' } } });
+    expect(client.events[drained]).toMatchObject({ client_event_id: 'end_1', accepted_end_ms: 180, consumed_ms: 180, discarded_ms: 0, padding_ms: 60 });
   });
 
-  it('answers session.close with session.closed echoing its event id, and counts the session completed', async () => {
+  it('ends unit-aligned input with an empty unit after the response is done', async () => {
+    await start();
+    const client = await connect();
+    client.send(append(0));
+    client.send(append(1));
+    client.send(nativeInputEnd('end_1'));
+    await client.waitForType('sglang.input_audio.drained');
+    const units = client.events.filter((e) => e.type === 'sglang.unit.done');
+    expect(units.map((u) => (u.sglang as { media_time: unknown }).media_time)).toEqual([
+      { t_start_ms: 0, duration_ms: 80 },
+      { t_start_ms: 80, duration_ms: 80 },
+      { t_start_ms: 160, duration_ms: 0 },
+    ]);
+    expect(client.types().slice(-3)).toEqual(['response.done', 'sglang.unit.done', 'sglang.input_audio.drained']);
+    expect(client.events.at(-1)).toMatchObject({ accepted_end_ms: 160, consumed_ms: 160, padding_ms: 0 });
+  });
+
+  it('answers session.close with session.closed echoing its event id, cancels an open response first, and counts the session completed', async () => {
     const m = await start();
     const client = await connect();
+    client.send(append(0));
     client.send(nativeSessionClose('close_7'));
     await client.waitForType('session.closed');
-    expect(client.events.at(-1)).toEqual({ type: 'session.closed', client_event_id: 'close_7' });
+    expect(client.types().slice(-3)).toEqual(['response.output_audio.done', 'response.done', 'session.closed']);
+    expect(client.events.at(-2)).toMatchObject({ response: { status: 'cancelled', status_details: { reason: 'client_closed' } } });
+    expect(client.events.at(-1)).toMatchObject({ type: 'session.closed', client_event_id: 'close_7', reason: 'client_closed' });
     expect(m.stats().sessions).toMatchObject({ opened: 1, completed: 1, active: 1 });
   });
 
@@ -311,7 +330,7 @@ describe('append-echo mock', () => {
     expect(Object.keys(stats.measurement_origin)).toEqual(expect.arrayContaining(['arrival_deviation_ms']));
   });
 
-  it('answers a frame that is not JSON with a non-fatal error and a binary frame with a fatal one', async () => {
+  it('answers a frame that is not JSON and a binary frame with non-fatal errors', async () => {
     await start();
     const client = await connect();
     client.send('not json');
@@ -319,7 +338,7 @@ describe('append-echo mock', () => {
     await client.waitForType('error', 2);
     const [malformed, binary] = client.events.filter((e) => e.type === 'error');
     expect(malformed).toMatchObject({ error: { code: 'malformed_frame' }, sglang: { fatal: false } });
-    expect(binary).toMatchObject({ error: { code: 'binary_frame' }, sglang: { fatal: true } });
+    expect(binary).toMatchObject({ error: { code: 'binary_frame' }, sglang: { fatal: false } });
   });
 
   describe('startFaultyMock', () => {
@@ -336,7 +355,7 @@ describe('append-echo mock', () => {
       'sglang.input_audio.accepted',
       'response.created',
       'response.output_audio.delta',
-      'response.output_text.delta',
+      'response.output_audio_transcript.delta',
       'sglang.unit.done',
     ];
 
@@ -351,16 +370,52 @@ describe('append-echo mock', () => {
       const client = await faultAfterTwo('malformed_frame');
       client.send(nativeSessionClose('c'));
       await client.waitForType('session.closed');
-      expect(client.texts[firstAppendOnly.length]).toBe('{"type":"response.output_audio.delta","delta":');
+      expect(client.texts[firstAppendOnly.length]).toBe('{"type":"sglang.input_audio.accepted","seq":');
       expect(() => JSON.parse(client.texts[firstAppendOnly.length])).toThrow(SyntaxError);
-      expect(client.types()).toEqual([...firstAppendOnly, undefined, 'session.closed']);
+      expect(client.types()).toEqual([...firstAppendOnly, undefined, 'response.output_audio.done', 'response.done', 'session.closed']);
     });
 
-    it('fatal_error: sends a fatal error event instead of answering the append', async () => {
+    it('fatal_error: sends a fatal error event instead of answering the append, then session.closed, then closes', async () => {
       const client = await faultAfterTwo('fatal_error');
-      await client.waitForType('error');
-      expect(client.types()).toEqual([...firstAppendOnly, 'error']);
-      expect(client.events.at(-1)).toMatchObject({ error: { code: 'injected_fault' }, sglang: { fatal: true } });
+      expect(await client.closed).toMatchObject({ code: 1011 });
+      expect(client.types()).toEqual([...firstAppendOnly, 'error', 'session.closed']);
+      expect(client.events.at(-2)).toMatchObject({ error: { code: 'injected_fault', event_id: 'a1' }, sglang: { fatal: true } });
+    });
+
+    it('refuse_appends: answers every append from then on with a non-fatal error and accepts none', async () => {
+      const client = await faultAfterTwo('refuse_appends');
+      client.send(append(2));
+      await client.waitForType('error', 2);
+      expect(client.types()).toEqual([...firstAppendOnly, 'error', 'error']);
+      expect(client.events.at(-1)).toMatchObject({ error: { code: 'input_rejected', event_id: 'a2' }, sglang: { fatal: false } });
+    });
+
+    it('non_finite: answers the append with a receipt whose number JSON cannot hold', async () => {
+      const client = await faultAfterTwo('non_finite');
+      await client.waitFor('the receipt', (events) => events.length > firstAppendOnly.length);
+      expect(client.texts.at(-1)).toContain('"accepted_end_ms":1e999');
+      expect(JSON.parse(client.texts.at(-1) as string).accepted_end_ms).toBe(Infinity);
+    });
+
+    it('drop: ends the connection without a close frame', async () => {
+      const client = await faultAfterTwo('drop');
+      expect((await client.closed).code).toBe(1006);
+    });
+
+    it('close_in_handshake: closes the socket when session.update arrives', async () => {
+      await start({}, { after_appends: 0, action: 'close_in_handshake' });
+      const client = await connect();
+      client.send(nativeSessionUpdate('u1'));
+      expect(await client.closed).toMatchObject({ code: 1011 });
+      expect(client.types()).toEqual(['session.created']);
+    });
+
+    it('after_appends 0: the fault comes right after session.updated, before any append', async () => {
+      await start({}, { after_appends: 0, action: 'fatal_error' });
+      const client = await connect();
+      client.send(nativeSessionUpdate('u1'));
+      await client.closed;
+      expect(client.types()).toEqual(['session.created', 'session.updated', 'error', 'session.closed']);
     });
 
     it('stop_answering: goes silent, the socket stays open', async () => {

@@ -3,30 +3,10 @@ import { createServer as createTlsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
-import { pcm16BytesPerMs } from '@duplex-bench/audio';
-import {
-  base64ByteLength,
-  decodeFrame,
-  defaultNativeGrant,
-  NativeAudioDeltaTemplate,
-  nativeAccepted,
-  nativeAudioDone,
-  nativeDrained,
-  NativeEvent,
-  nativeInputEnded,
-  nativeResponseCreated,
-  nativeResponseDone,
-  nativeSessionClosed,
-  nativeSessionCreated,
-  nativeSessionUpdated,
-  nativeTextDelta,
-  nativeUnitDone,
-  nativeError,
-  type DecodedFrame,
-} from '@duplex-bench/protocol';
-import { ModelSession, type ModelOptions } from './model-session';
-import { NativeTurnFrames } from './turn-frames';
+import { NATIVE_PROFILES, nativeGrant, type NativeLimits } from '@duplex-bench/protocol';
+import type { ModelOptions } from './model-session';
 import type { MockFault } from './mock-fault';
+import { NativeMockSession, type NativeMockOptions } from './native-mock-session';
 import { OpenAIMockSession, type MockHost, type OpenAIMockOptions } from './openai-mock-session';
 import { CpuMeter, createUsHistogram, LoopLagMonitor, percentilesMs, recordMs, type PercentilesMs, type LoopLagFigures, type CpuFigures } from '@duplex-bench/metrics';
 
@@ -40,19 +20,49 @@ export interface MockServerOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
-  /** Events sent back per input unit: an audio delta, then text deltas, then `sglang.unit.done`. */
+  /** append-echo: events sent back per input unit: an audio delta, transcript deltas, then `sglang.unit.done` (native; at least 2). */
   replies_per_append?: number;
+  /** Output rate; native: the profile's unless given. */
   output_sample_rate?: number;
+  /** openai only: the native dialect's input is 16 kHz. */
   input_sample_rate?: number;
+  /** Input unit; native: the profile's `native_unit_ms` unless given. */
   unit_ms?: number;
   /** Sessions held at once; further upgrades get HTTP 503. */
   max_sessions?: number;
-  /** `model` answers like a duplex speech model (turns, first-packet latency, real-time factor, bursts). */
-  profile?: 'append-echo' | 'model';
+  /**
+   * How the server answers. `append-echo`: at once, no model. Native: `nemotron` (80 ms units,
+   * 22,050 Hz, one response per session) or `minicpmo` (1 s units, 24,000 Hz, turns). openai:
+   * `model` (turns, first-packet latency, real-time factor, bursts).
+   */
+  profile?: MockProfile;
   model?: Partial<ModelOptions>;
   clock?: Clock;
 }
 
+
+export type MockProfile = 'append-echo' | 'nemotron' | 'minicpmo' | 'model';
+
+/** Model timings of each profile; a caller's `model` options override them. */
+const MODEL_DEFAULTS: Record<Exclude<MockProfile, 'append-echo'>, ModelOptions> = {
+  // One response for the whole session: no turn ever starts after the first.
+  nemotron: { ttfp_ms: 200, rtf: 0.5, burst_units: 1, turn_every_s: Infinity },
+  minicpmo: { ttfp_ms: 300, rtf: 0.5, burst_units: 1, turn_every_s: 5 },
+  model: { ttfp_ms: 200, rtf: 0.5, burst_units: 1, turn_every_s: 5 },
+};
+
+/** What the native mock states it enforces: nothing a benchmark reaches (an hour of input per session). */
+const MOCK_LIMITS: NativeLimits = {
+  max_input_bytes: 3600 * 32_000,
+  max_input_chunks: 3600 * 1000,
+  max_output_bytes: 3600 * 48_000,
+  max_output_events: 3600 * 1000,
+  max_responses: 3600,
+  max_segments: 3600 * 1000,
+  max_history_chars: 65536,
+  session_timeout_s: 3600,
+  cleanup_timeout_s: 30,
+};
 
 export interface MockStats {
   measurement_origin: Record<string, string>;
@@ -76,47 +86,35 @@ export interface MockServer {
 
 const PATH = '/v1/realtime';
 
-interface SessionState {
-  id: string;
-  faulty: boolean;
-  accepted_bytes: number;
-  /** Bytes received beyond the last whole unit. */
-  pending_bytes: number;
-  units: number;
-  chunk_seq: number;
-  appends: number;
-  first_arrival_s: number;
-  first_t_start_ms: number;
-  response_started: boolean;
-  silent: boolean;
-  model: ModelSession | null;
-  input_units: number;
-}
-
 /**
- * The append-echo mock: native dialect, no model. It acks every append and answers every whole
- * input unit with `replies_per_append` events. Reply frames come from templates built once, and
+ * The mock server: the native dialect (sglang-omni duplex) or the openai one, answering at once
+ * (append-echo) or like a duplex speech model. Reply frames come from templates built once, and
  * input audio is measured by its base64 length, never decoded.
  */
 export async function startMockServer(options: MockServerOptions = {}, fault?: MockFault): Promise<MockServer> {
   const clock = options.clock ?? monotonicClock;
   const replies = options.replies_per_append ?? 3;
   const protocol = options.protocol ?? 'native';
-  const input_rate = options.input_sample_rate ?? (protocol === 'openai' ? 24000 : 16000);
-  const output_rate = options.output_sample_rate ?? (protocol === 'openai' ? 24000 : 22050);
-  const unit_ms = options.unit_ms ?? 80;
-  const unit_bytes = pcm16BytesPerMs(input_rate) * unit_ms;
-  const in_bytes_per_ms = pcm16BytesPerMs(input_rate);
-  const output_unit_bytes = Math.round((output_rate * unit_ms) / 1000) * 2;
-  const grant = defaultNativeGrant(input_rate, output_rate, unit_ms);
-  const response_id = 'resp_0';
-  const item_id = 'item_0';
+  const profile = options.profile ?? 'append-echo';
+  if (protocol === 'native' && profile === 'model') throw new RangeError('the native mock has the profiles append-echo, nemotron and minicpmo');
+  if (protocol === 'native' && replies < 2) throw new RangeError('the native append-echo mock sends at least 2 events per unit (audio, unit done)');
+  // Native: the profile fixes unit and output rate (append-echo speaks as nemotron); flags may override.
+  const native = NATIVE_PROFILES[profile === 'minicpmo' ? 'minicpmo' : 'nemotron'];
+  const input_rate = protocol === 'openai' ? (options.input_sample_rate ?? 24000) : 16000;
+  const output_rate = options.output_sample_rate ?? (protocol === 'openai' ? 24000 : native.output_sample_rate);
+  const unit_ms = options.unit_ms ?? (protocol === 'openai' ? 80 : native.native_unit_ms);
+  // One output unit of audio per input unit, in whole samples.
+  const output_unit_bytes = Math.floor((output_rate * unit_ms) / 1000) * 2;
   const outputPayload = Buffer.alloc(output_unit_bytes).toString('base64');
-  const audio = new NativeAudioDeltaTemplate(response_id, item_id, outputPayload);
-  const model: ModelOptions | null =
-    options.profile === 'model' ? { ttfp_ms: 200, rtf: 0.5, burst_units: 1, turn_every_s: 5, ...options.model } : null;
-  const text = nativeTextDelta(response_id, item_id, ' ');
-  const responseCreated = nativeResponseCreated(response_id);
+  const model: ModelOptions | null = profile === 'append-echo' ? null : { ...MODEL_DEFAULTS[profile], ...options.model };
+  // nemotron keeps one response for the whole session: no turn setting changes that.
+  if (model && profile === 'nemotron') model.turn_every_s = Infinity;
+  const nativeOptions: NativeMockOptions = {
+    profile: profile === 'model' ? 'nemotron' : profile,
+    grant: nativeGrant(output_rate, unit_ms, MOCK_LIMITS),
+    replies_per_unit: replies,
+    model,
+  };
 
   const arrival = createUsHistogram();
   let arrivalsLate = 0;
@@ -148,94 +146,6 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
   function send(ws: WebSocket, frame: string): void {
     counts.frames_sent++;
     ws.send(frame);
-  }
-
-  function emitUnit(ws: WebSocket, s: SessionState, last: boolean): void {
-    const unit_id = s.units++;
-    const t_start_ms = unit_id * unit_ms;
-    if (replies >= 1) send(ws, audio.encode(unit_id, s.chunk_seq++, t_start_ms, unit_ms));
-    for (let i = 2; i < replies; i++) send(ws, text);
-    if (replies >= 2 && !last) send(ws, nativeUnitDone(unit_id, t_start_ms, unit_ms));
-  }
-
-  function onAppend(ws: WebSocket, s: SessionState, frame: DecodedFrame, arrived_s: number): void {
-    const event = frame.event();
-    const sglang = (event.sglang ?? {}) as { seq?: number; t_start_ms?: number };
-    const seq = typeof sglang.seq === 'number' ? sglang.seq : s.appends;
-    const t_start_ms = typeof sglang.t_start_ms === 'number' ? sglang.t_start_ms : seq * unit_ms;
-    if (s.appends === 0) {
-      s.first_arrival_s = arrived_s;
-      s.first_t_start_ms = t_start_ms;
-    }
-    const dev_ms = (arrived_s - s.first_arrival_s) * 1000 - (t_start_ms - s.first_t_start_ms);
-    recordMs(arrival, Math.abs(dev_ms));
-    if (Math.abs(dev_ms) > unit_ms) arrivalsLate++;
-    s.appends++;
-    counts.appends++;
-    const bytes = typeof event.audio === 'string' ? base64ByteLength(event.audio) : 0;
-    s.accepted_bytes += bytes;
-    s.pending_bytes += bytes;
-    if (fault && s.faulty && s.appends >= fault.after_appends && applyFault(ws, s, fault)) return;
-    send(ws, nativeAccepted(seq, s.accepted_bytes / in_bytes_per_ms, String(event.event_id ?? '')));
-    if (!s.response_started && !s.model) {
-      s.response_started = true;
-      send(ws, responseCreated);
-    }
-    while (s.pending_bytes >= unit_bytes) {
-      s.pending_bytes -= unit_bytes;
-      if (s.model) s.model.onInputUnit(s.input_units++);
-      else emitUnit(ws, s, false);
-    }
-  }
-
-  /** Returns true when the append must not be answered. */
-  function applyFault(ws: WebSocket, s: SessionState, f: MockFault): boolean {
-    switch (f.action) {
-      case 'close':
-        ws.close(1011, 'injected fault');
-        return true;
-      case 'malformed_frame':
-        send(ws, '{"type":"response.output_audio.delta","delta":');
-        return true;
-      case 'fatal_error':
-        send(ws, nativeError('injected_fault', 'the test server gave up', true));
-        return true;
-      case 'stop_answering':
-        s.silent = true;
-        return true;
-      case 'skip_event_seq':
-        return false;
-      case 'unknown_event':
-        if (s.appends === f.after_appends) send(ws, '{"type":"vendor.keepalive"}');
-        return false;
-      default: {
-        const never: never = f.action;
-        throw new Error(`unknown fault ${String(never)}`);
-      }
-    }
-  }
-
-  function onInputEnd(ws: WebSocket, s: SessionState, frame: DecodedFrame): void {
-    const client_event_id = String(frame.event().event_id ?? '');
-    const accepted_end_ms = s.accepted_bytes / in_bytes_per_ms;
-    send(ws, nativeInputEnded(client_event_id, accepted_end_ms));
-    const tail = s.pending_bytes;
-    const padding_bytes = tail > 0 ? unit_bytes - tail : 0;
-    const padding_ms = padding_bytes / in_bytes_per_ms;
-    const drained = nativeDrained(client_event_id, { accepted_end_ms, consumed_ms: accepted_end_ms + padding_ms, discarded_ms: 0, padding_ms });
-    if (s.model) {
-      // The model finishes its output at its own pace: last audio, audio done, response done, last unit done, drained.
-      s.model.onInputEnd(tail > 0, (lastUnit) => {
-        if (lastUnit !== null) send(ws, nativeUnitDone(lastUnit, lastUnit * unit_ms, unit_ms));
-        send(ws, drained);
-      });
-      return;
-    }
-    if (tail > 0) emitUnit(ws, s, true);
-    send(ws, nativeAudioDone(response_id, item_id));
-    send(ws, nativeResponseDone(response_id));
-    if (tail > 0 && replies >= 2) send(ws, nativeUnitDone(s.units - 1, (s.units - 1) * unit_ms, unit_ms));
-    send(ws, drained);
   }
 
   const host: MockHost = {
@@ -271,69 +181,24 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
     session.start();
   }
 
+  function onNativeSession(ws: WebSocket, index: number, faulty: boolean): void {
+    const session = new NativeMockSession(ws, host, `mock_${index}`, nativeOptions, outputPayload, faulty && fault ? fault : null);
+    ws.on('error', () => undefined);
+    ws.on('close', () => {
+      counts.active--;
+      session.dispose();
+    });
+    ws.on('message', (data: Buffer, isBinary: boolean) => session.onMessage(data, isBinary, clock.now_s()));
+    session.start();
+  }
+
   function onSession(ws: WebSocket): void {
     counts.opened++;
     counts.active++;
     const index = nextId++;
-    if (protocol === 'openai') {
-      onOpenAISession(ws, index, fault !== undefined && index % (fault.every_nth_session ?? 1) === 0);
-      return;
-    }
-    const s: SessionState = {
-      id: `mock_${index}`,
-      faulty: fault !== undefined && index % (fault.every_nth_session ?? 1) === 0,
-      accepted_bytes: 0,
-      pending_bytes: 0,
-      units: 0,
-      chunk_seq: 0,
-      appends: 0,
-      first_arrival_s: 0,
-      first_t_start_ms: 0,
-      response_started: false,
-      silent: false,
-      model: model ? new ModelSession(model, unit_ms, new NativeTurnFrames(outputPayload), clock, (frame) => send(ws, frame)) : null,
-      input_units: 0,
-    };
-    ws.on('error', () => undefined);
-    ws.on('close', () => {
-      counts.active--;
-      s.model?.dispose();
-    });
-    ws.on('message', (data: Buffer, isBinary: boolean) => {
-      const arrived_s = clock.now_s();
-      if (s.silent) return;
-      if (isBinary) {
-        send(ws, nativeError('binary_frame', 'text frames only', true));
-        return;
-      }
-      let frame: DecodedFrame;
-      try {
-        frame = decodeFrame(data.toString('utf8'));
-      } catch {
-        send(ws, nativeError('malformed_frame', 'frame is not a JSON event', false));
-        return;
-      }
-      switch (frame.type) {
-        case NativeEvent.append:
-          onAppend(ws, s, frame, arrived_s);
-          break;
-        case NativeEvent.sessionUpdate:
-          send(ws, nativeSessionUpdated(s.id, grant));
-          break;
-        case NativeEvent.inputEnd:
-          onInputEnd(ws, s, frame);
-          break;
-        case NativeEvent.sessionClose:
-          counts.completed++;
-          send(ws, nativeSessionClosed(String(frame.event().event_id ?? '')));
-          // The client closes; a client that does not is dropped.
-          setTimeout(() => ws.terminate(), 5000).unref();
-          break;
-        default:
-          break;
-      }
-    });
-    send(ws, nativeSessionCreated(s.id));
+    const faulty = fault !== undefined && index % (fault.every_nth_session ?? 1) === 0;
+    if (protocol === 'openai') onOpenAISession(ws, index, faulty);
+    else onNativeSession(ws, index, faulty);
   }
 
   await new Promise<void>((resolve, reject) => {

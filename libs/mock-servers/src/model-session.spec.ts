@@ -58,8 +58,9 @@ describe('model profile', () => {
     await server?.close();
     server = undefined;
   });
-  const start = async (model: Partial<ModelOptions>) => {
-    server = await startMockServer({ port: 0, profile: 'model', model });
+  // nemotron's 80 ms units and 22,050 Hz output; minicpmo (turns) at the same unit for the turn test.
+  const start = async (model: Partial<ModelOptions>, profile: 'nemotron' | 'minicpmo' = 'nemotron') => {
+    server = await startMockServer({ port: 0, profile, model, ...(profile === 'minicpmo' ? { unit_ms: 80, output_sample_rate: 22050 } : {}) });
     return server;
   };
 
@@ -67,7 +68,7 @@ describe('model profile', () => {
   // (its origin) when its own loop gets to it, which can shorten what it measures; ±40 ms and
   // ±0.06 cover both on a shared 2-core host with other tests running.
   it('answers with the configured first-packet latency and real-time factor', async () => {
-    const events = await converse(await start({ ttfp_ms: 300, rtf: 0.5, burst_units: 1, turn_every_s: 60 }), 12);
+    const events = await converse(await start({ ttfp_ms: 300, rtf: 0.5, burst_units: 1 }), 12);
     const [r] = track(events).done;
     expect(r.ttfp_ms).toBeGreaterThan(300 - 40);
     expect(r.ttfp_ms).toBeLessThan(340);
@@ -78,7 +79,7 @@ describe('model profile', () => {
   });
 
   it('sends bursts: the first audio waits for a whole burst', async () => {
-    const events = await converse(await start({ ttfp_ms: 100, rtf: 0.5, burst_units: 4, turn_every_s: 60 }), 8);
+    const events = await converse(await start({ ttfp_ms: 100, rtf: 0.5, burst_units: 4 }), 8);
     const [r] = track(events).done;
     expect(r.ttfp_ms).toBeGreaterThan(100 + 3 * 40 - 40);
     expect(r.ttfp_ms).toBeLessThan(100 + 3 * 40 + 40);
@@ -88,16 +89,23 @@ describe('model profile', () => {
     expect((audio[4] - audio[3]) * 1000).toBeGreaterThan(100); // the next burst, 4 x 40 ms later
   });
 
-  it('starts a new turn every turn_every_s of input, each with response.created and response.done', async () => {
-    const events = await converse(await start({ ttfp_ms: 50, rtf: 0.1, burst_units: 1, turn_every_s: 0.4 }), 12);
+  it('minicpmo: starts a new turn every turn_every_s of input, each with response.created and response.done', async () => {
+    const events = await converse(await start({ ttfp_ms: 50, rtf: 0.1, burst_units: 1, turn_every_s: 0.4 }, 'minicpmo'), 12);
     const created = events.filter((e) => e.event.type === 'response.created');
     const done = events.filter((e) => e.event.type === 'response.done');
     expect(created).toHaveLength(3); // 12 units x 80 ms = 0.96 s of input, a turn per 0.4 s
     expect(done).toHaveLength(3);
   });
 
+  it('nemotron: keeps one response for the whole session, whatever turn_every_s says', async () => {
+    const events = await converse(await start({ ttfp_ms: 50, rtf: 0.1, burst_units: 1, turn_every_s: 0.4 }), 12);
+    expect(events.filter((e) => e.event.type === 'response.created')).toHaveLength(1);
+    const done = events.findIndex((e) => e.event.type === 'response.done');
+    expect(done).toBeGreaterThan(events.findIndex((e) => e.event.type === 'sglang.input_audio.ended'));
+  });
+
   it('reports per-step tokens so TPOT can be checked: 2 tokens every 40 ms is 20 ms per token', async () => {
-    const events = await converse(await start({ ttfp_ms: 50, rtf: 0.5, burst_units: 1, turn_every_s: 60, tokens_per_step: 2 }), 10);
+    const events = await converse(await start({ ttfp_ms: 50, rtf: 0.5, burst_units: 1, tokens_per_step: 2 }), 10);
     const [r] = track(events).done;
     expect(r.tokens).toBe(20);
     expect(r.tpot_ms).toBeGreaterThan(16);
@@ -106,13 +114,15 @@ describe('model profile', () => {
     expect(done.num_tokens_out).toBe(20);
   });
 
-  it('ends input in order: ended, last audio, audio done, response done, last unit done, drained', async () => {
-    const events = await converse(await start({ ttfp_ms: 50, rtf: 0.5, burst_units: 1, turn_every_s: 60 }), 3, 640);
+  it('ends input in order: ended, last audio, last unit done (the remainder), audio done, response done, drained', async () => {
+    const events = await converse(await start({ ttfp_ms: 50, rtf: 0.5, burst_units: 1 }), 3, 640);
     const types = events.map((e) => e.event.type as string);
     const ended = types.indexOf('sglang.input_audio.ended');
     const tail = types.slice(ended).filter((t) => t !== 'response.output_audio_transcript.delta' && t !== 'sglang.input_audio.accepted');
-    expect(tail.slice(-5)).toEqual(['response.output_audio.delta', 'response.output_audio.done', 'response.done', 'sglang.unit.done', 'sglang.input_audio.drained']);
+    expect(tail.slice(-5)).toEqual(['response.output_audio.delta', 'sglang.unit.done', 'response.output_audio.done', 'response.done', 'sglang.input_audio.drained']);
+    const lastUnit = events.filter((e) => e.event.type === 'sglang.unit.done').at(-1)?.event;
+    expect(lastUnit).toMatchObject({ unit_id: 'unit_3', sglang: { media_time: { t_start_ms: 240, duration_ms: 20 } } });
     const drained = events.at(-1)?.event as Record<string, number>;
-    expect(drained).toMatchObject({ accepted_end_ms: 260, padding_ms: 60, consumed_ms: 320 });
+    expect(drained).toMatchObject({ accepted_end_ms: 260, padding_ms: 60, consumed_ms: 260 });
   });
 });

@@ -1,5 +1,5 @@
 import type { Clock } from '@duplex-bench/pacer';
-import type { TurnFrames } from './turn-frames';
+import type { TurnEnd, TurnFrames } from './turn-frames';
 
 /** How the model profile behaves: timings a test can check against. */
 export interface ModelOptions {
@@ -19,6 +19,8 @@ interface Unit {
   response_id: string;
   unit_id: number;
   due_s: number;
+  /** Input the unit holds: a whole unit, or the remainder at the end of the input. */
+  duration_ms: number;
 }
 
 interface Turn {
@@ -46,7 +48,6 @@ export class ModelSession {
   private lastDue_s = 0;
   private timer: NodeJS.Timeout | null = null;
   private ending: (() => void) | null = null;
-  private finalUnit: number | null = null;
 
   constructor(
     private readonly options: ModelOptions,
@@ -63,15 +64,27 @@ export class ModelSession {
     this.enqueue();
   }
 
-  /** Input ended; `tail` says whether a padded final unit is owed. `done` runs after the last output. */
-  onInputEnd(tail: boolean, done: (lastUnit: number | null) => void): void {
-    if (tail) {
+  /**
+   * Input ended. `tail_ms` of input beyond the last whole unit is padded to a whole unit, so it owes
+   * a whole unit of output while its unit reports `tail_ms`. `done` runs after the last output and
+   * the end of every open turn.
+   */
+  onInputEnd(tail_ms: number, done: () => void): void {
+    if (tail_ms > 0) {
       if (!this.current) this.startTurn();
-      this.enqueue();
+      this.enqueue(tail_ms);
     }
-    this.finalUnit = this.queue.length > 0 ? this.queue[this.queue.length - 1].unit_id : null;
-    this.ending = () => done(this.finalUnit);
+    this.ending = done;
     this.pump();
+  }
+
+  /** The client closed the session: queued output is dropped and every open turn ends cancelled. */
+  cancel(): void {
+    this.dispose();
+    this.queue.length = 0;
+    this.current = null;
+    this.ending = null;
+    for (const response_id of [...this.turns.keys()]) this.finishTurn(response_id, 'client_closed');
   }
 
   /** The current turn takes no more input: it ends once its output is out. */
@@ -118,12 +131,12 @@ export class ModelSession {
   }
 
   /** One input unit of the current turn: one output unit owed. */
-  enqueue(): void {
+  enqueue(duration_ms = this.unit_ms): void {
     const turn = this.current as Turn;
     const due_s = Math.max(this.lastDue_s + this.step_s(), this.clock.now_s());
     this.lastDue_s = due_s;
     turn.units++;
-    this.queue.push({ response_id: turn.response_id, unit_id: this.nextUnitId++, due_s });
+    this.queue.push({ response_id: turn.response_id, unit_id: this.nextUnitId++, due_s, duration_ms });
     this.pump();
   }
 
@@ -172,22 +185,20 @@ export class ModelSession {
   private emit(u: Unit): void {
     const turn = this.turns.get(u.response_id) as Turn;
     const t_start_ms = u.unit_id * this.unit_ms;
-    this.send(this.frames.audio(u.response_id, u.unit_id, this.chunkSeq++, t_start_ms, this.unit_ms));
+    this.send(this.frames.audio(u.response_id, u.unit_id, this.chunkSeq++, t_start_ms, u.duration_ms));
     const word = `${WORDS[u.unit_id % WORDS.length]} `;
     const tokens = this.options.tokens_per_step;
     if (tokens) turn.tokens += tokens;
     turn.transcript += word;
     this.send(this.frames.transcript(u.response_id, word, tokens));
-    if (u.unit_id !== this.finalUnit) {
-      const done = this.frames.unitDone(u.unit_id, t_start_ms, this.unit_ms);
-      if (done) this.send(done);
-    }
+    const done = this.frames.unitDone(u.unit_id, t_start_ms, u.duration_ms);
+    if (done) this.send(done);
   }
 
-  private finishTurn(response_id: string): void {
+  private finishTurn(response_id: string, end: TurnEnd = 'stop'): void {
     const turn = this.turns.get(response_id);
     if (!turn) return;
     this.turns.delete(response_id);
-    for (const frame of this.frames.finished(response_id, turn.transcript, this.options.tokens_per_step ? turn.tokens : undefined)) this.send(frame);
+    for (const frame of this.frames.finished(response_id, turn.transcript, this.options.tokens_per_step ? turn.tokens : undefined, end)) this.send(frame);
   }
 }

@@ -264,6 +264,14 @@ export class OpenAIMockSession {
       case 'unknown_event':
         if (this.appends === f.after_appends) this.send(`{"type":"vendor.keepalive","event_id":"${this.id}_k"}`);
         return false;
+      case 'drop':
+        this.ws.terminate();
+        return true;
+      case 'non_finite':
+      case 'refuse_appends':
+      case 'linger':
+      case 'close_in_handshake':
+        throw new RangeError(`fault ${f.action} is defined for the native dialect only`);
       default: {
         const never: never = f.action;
         throw new Error(`unknown fault ${String(never)}`);

@@ -4,10 +4,13 @@ import {
   nativeAudioDone,
   nativeResponseCreated,
   nativeResponseDone,
-  NativeEvent,
+  nativeTranscriptDelta,
   nativeUnitDone,
   type OpenAIServerEvents,
 } from '@duplex-bench/protocol';
+
+/** How a turn ends: the model finished it, or the client closed the session while it was open. */
+export type TurnEnd = 'stop' | 'client_closed';
 
 /** The frames a dialect gives a model turn; the model mock decides when each goes. */
 export interface TurnFrames {
@@ -15,50 +18,48 @@ export interface TurnFrames {
   audio(response_id: string, unit_id: number, chunk_seq: number, t_start_ms: number, duration_ms: number): string;
   /** A transcript delta; `tokens` is the step's token count when the mock reports tokens. */
   transcript(response_id: string, text: string, tokens?: number): string;
-  /** The dialect's per-unit done event, if it has one. */
+  /** The dialect's per-unit done event (`duration_ms` of input the unit held), if it has one. */
   unitDone(unit_id: number, t_start_ms: number, duration_ms: number): string | null;
-  finished(response_id: string, transcript: string, tokens?: number): string[];
+  finished(response_id: string, transcript: string, tokens: number | undefined, end: TurnEnd): string[];
 }
 
 const itemOf = (response_id: string) => `item_${response_id}`;
 
-/** sglang-omni duplex frames: units carry `sglang` media times and end with `sglang.unit.done`. */
+/**
+ * sglang-omni duplex frames: every event has its own id (from `nextEventId`), audio deltas carry
+ * the unit's `sglang` media time, and each input unit ends with `sglang.unit.done`.
+ */
 export class NativeTurnFrames implements TurnFrames {
   private readonly templates = new Map<string, NativeAudioDeltaTemplate>();
 
-  constructor(private readonly payload_b64: string) {}
+  constructor(
+    private readonly payload_b64: string,
+    private readonly nextEventId: () => string,
+  ) {}
 
   started(response_id: string): string[] {
     this.templates.set(response_id, new NativeAudioDeltaTemplate(response_id, itemOf(response_id), this.payload_b64));
-    return [nativeResponseCreated(response_id)];
+    return [nativeResponseCreated(this.nextEventId(), response_id)];
   }
 
-  audio(response_id: string, unit_id: number, chunk_seq: number, t_start_ms: number, duration_ms: number): string {
+  audio(response_id: string, unit_id: number, _chunk_seq: number, t_start_ms: number, duration_ms: number): string {
     const template = this.templates.get(response_id) ?? new NativeAudioDeltaTemplate(response_id, itemOf(response_id), this.payload_b64);
-    return template.encode(unit_id, chunk_seq, t_start_ms, duration_ms);
+    // One chunk per unit: chunk_seq counts chunks within the unit.
+    return template.encode(this.nextEventId(), unit_id, 0, t_start_ms, duration_ms);
   }
 
   transcript(response_id: string, text: string, tokens?: number): string {
-    return JSON.stringify({
-      type: NativeEvent.transcriptDelta,
-      response_id,
-      item_id: itemOf(response_id),
-      output_index: 0,
-      content_index: 0,
-      delta: text,
-      ...(tokens ? { sglang: { num_tokens: tokens } } : {}),
-    });
+    return nativeTranscriptDelta(this.nextEventId(), response_id, itemOf(response_id), text, tokens);
   }
 
   unitDone(unit_id: number, t_start_ms: number, duration_ms: number): string {
-    return nativeUnitDone(unit_id, t_start_ms, duration_ms);
+    return nativeUnitDone(this.nextEventId(), unit_id, t_start_ms, duration_ms);
   }
 
-  finished(response_id: string, _transcript: string, tokens?: number): string[] {
+  finished(response_id: string, _transcript: string, tokens: number | undefined, end: TurnEnd): string[] {
     this.templates.delete(response_id);
-    const done = JSON.parse(nativeResponseDone(response_id));
-    if (tokens !== undefined) done.response.num_tokens_out = tokens;
-    return [nativeAudioDone(response_id, itemOf(response_id)), JSON.stringify(done)];
+    const extra = tokens !== undefined ? { num_tokens_out: tokens } : {};
+    return [nativeAudioDone(this.nextEventId(), response_id, itemOf(response_id)), nativeResponseDone(this.nextEventId(), response_id, end, extra)];
   }
 }
 
@@ -112,7 +113,7 @@ export class OpenAITurnFrames implements TurnFrames {
     return null;
   }
 
-  finished(response_id: string, transcript: string, tokens?: number): string[] {
+  finished(response_id: string, transcript: string, tokens: number | undefined): string[] {
     this.times.delete(response_id);
     return this.events.responseFinished(response_id, itemOf(response_id), transcript, tokens !== undefined ? { output_tokens: tokens } : undefined);
   }

@@ -91,7 +91,15 @@ describe('decodeFrame', () => {
     const text = frameOfLength('response.output_audio.delta', 600).slice(0, -2);
     const error = decodeError(text);
     expect(error.code).toBe('MALFORMED_FRAME');
-    expect(error.info.excerpt).toBe(`${text.slice(0, 80)}…`);
+    expect(error.info.excerpt).toBe(text.slice(0, 200));
+    expect(error.message).toContain(text.slice(0, 200));
+  });
+
+  it('reports a number no double holds (1e999 parses to Infinity) as MALFORMED_FRAME', () => {
+    const error = decodeError('{"type":"sglang.input_audio.accepted","event_id":"e","seq":0,"accepted_end_ms":1e999}');
+    expect(error.code).toBe('MALFORMED_FRAME');
+    expect(error.message).toContain('not finite');
+    expect(decodeFrame('{"type":"x","n":1e300,"s":"1e999"}').event().n).toBe(1e300);
   });
 
   it('reports a peeked large frame that is not JSON when its event is asked for', () => {

@@ -18,8 +18,22 @@ export class DecodedFrame {
 const PEEK_FROM_CHARS = 512;
 const LEADING_TYPE = /^\{\s*"type"\s*:\s*"([^"\\]+)"/;
 
-function excerpt(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+/** A malformed frame is quoted up to this many characters, as sglang-omni's client quotes it. */
+const EXCERPT_CHARS = 200;
+
+function malformed(text: string, why: string): ProtocolError {
+  const excerpt = text.slice(0, EXCERPT_CHARS);
+  return new ProtocolError('MALFORMED_FRAME', `malformed server frame '${excerpt}': ${why}`, { excerpt });
+}
+
+/** A number too large for a double (`1e999`) parses to Infinity; no finite JSON value holds one. */
+const HUGE_EXPONENT = /\d[eE]\+?\d{3}/;
+
+function hasNonFinite(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (value === null || typeof value !== 'object') return false;
+  for (const v of Object.values(value)) if (hasNonFinite(v)) return true;
+  return false;
 }
 
 function parseObject(text: string): Record<string, unknown> {
@@ -27,11 +41,10 @@ function parseObject(text: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new ProtocolError('MALFORMED_FRAME', `frame is not JSON (${(err as Error).message})`, { excerpt: excerpt(text) });
+    throw malformed(text, `not JSON (${(err as Error).message})`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ProtocolError('MALFORMED_FRAME', 'frame is not a JSON object', { excerpt: excerpt(text) });
-  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw malformed(text, 'not a JSON object');
+  if (HUGE_EXPONENT.test(text) && hasNonFinite(value)) throw malformed(text, 'a number is not finite');
   return value as Record<string, unknown>;
 }
 
@@ -48,7 +61,7 @@ export function decodeFrame(text: string): DecodedFrame {
   const parsed = parseObject(text);
   const type = parsed.type;
   if (typeof type !== 'string' || type.length === 0) {
-    throw new ProtocolError('MALFORMED_FRAME', 'frame has no string "type"', { excerpt: excerpt(text) });
+    throw malformed(text, 'no string "type"');
   }
   return new DecodedFrame(type, text, parsed);
 }

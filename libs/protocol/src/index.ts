@@ -8,16 +8,23 @@ export {
   nativeAppend,
   nativeInputEnd,
   nativeSessionClose,
+  readNativeGrant,
   serverError,
 } from './native';
-export type { NativeAudioFormat, NativeSessionRequest } from './native';
+export type { NativeGrantFigures } from './native';
+export { NATIVE_PROFILES, NATIVE_INPUT_SAMPLE_RATE, NATIVE_INPUT_BYTES_PER_MS, nativeProfileOf } from './native-profiles';
+export type { NativeProfile, NativeProfileName } from './native-profiles';
+export { checkNativeTrace, grantedProfile, parseTraceLines } from './native-check';
+export type { NativeCheckMetrics, NativeCheckOptions, NativeCheckResult, ParsedTraceLines } from './native-check';
 export {
-  defaultNativeGrant,
+  nativeGrant,
+  nativeUnitId,
   nativeSessionCreated,
   nativeSessionUpdated,
   nativeAccepted,
   nativeResponseCreated,
   NativeAudioDeltaTemplate,
+  nativeTranscriptDelta,
   nativeTextDelta,
   nativeUnitDone,
   nativeInputEnded,
@@ -27,7 +34,7 @@ export {
   nativeSessionClosed,
   nativeError,
 } from './native-server';
-export type { NativeGrant, NativeDrainFigures } from './native-server';
+export type { NativeGrant, NativeLimits, NativeAudioFormat, NativeResponseEnd, NativeDrainFigures } from './native-server';
 export {
   OpenAIEvent,
   OPENAI_BETA_NAMES,

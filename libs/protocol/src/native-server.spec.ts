@@ -1,7 +1,7 @@
 import { decodeFrame } from './frame';
 import { NativeEvent, serverError } from './native';
 import {
-  defaultNativeGrant,
+  nativeGrant,
   NativeAudioDeltaTemplate,
   nativeAccepted,
   nativeAudioDone,
@@ -13,136 +13,154 @@ import {
   nativeSessionClosed,
   nativeSessionCreated,
   nativeSessionUpdated,
-  nativeTextDelta,
+  nativeTranscriptDelta,
   nativeUnitDone,
+  type NativeLimits,
 } from './native-server';
+
+const parse = (text: string) => decodeFrame(text).event();
+const LIMITS: NativeLimits = {
+  max_input_bytes: 1920000,
+  max_input_chunks: 128,
+  max_output_bytes: 4194304,
+  max_output_events: 256,
+  max_responses: 128,
+  max_segments: 256,
+  max_history_chars: 65536,
+  session_timeout_s: 240,
+  cleanup_timeout_s: 30,
+};
 
 describe('NativeAudioDeltaTemplate', () => {
   const payload = Buffer.alloc(3528, 1).toString('base64');
   const template = new NativeAudioDeltaTemplate('resp_0', 'item_0', payload);
 
-  it('encodes valid JSON with the delta fields and sglang unit_id, chunk_seq and media_time', () => {
-    expect(JSON.parse(template.encode(4, 9, 320, 80))).toEqual({
+  it('encodes valid JSON with its event id, the delta fields and the unit as "unit_N"', () => {
+    expect(parse(template.encode('e7', 4, 0, 320, 80))).toEqual({
       type: 'response.output_audio.delta',
+      event_id: 'e7',
       response_id: 'resp_0',
       item_id: 'item_0',
       output_index: 0,
       content_index: 0,
       delta: payload,
-      sglang: { unit_id: 4, chunk_seq: 9, media_time: { t_start_ms: 320, duration_ms: 80 } },
+      sglang: { unit_id: 'unit_4', chunk_seq: 0, media_time: { t_start_ms: 320, duration_ms: 80 } },
     });
   });
 
-  it('changes only the unit numbers from one frame to the next', () => {
-    const a = JSON.parse(template.encode(0, 0, 0, 80));
-    const b = JSON.parse(template.encode(1, 1, 80, 80));
-    expect(a.sglang).toEqual({ unit_id: 0, chunk_seq: 0, media_time: { t_start_ms: 0, duration_ms: 80 } });
-    expect(b.sglang).toEqual({ unit_id: 1, chunk_seq: 1, media_time: { t_start_ms: 80, duration_ms: 80 } });
-    expect({ ...a, sglang: null }).toEqual({ ...b, sglang: null });
-  });
-
   it('leads with its type, so the receiver reads it without parsing the payload', () => {
-    const frame = decodeFrame(template.encode(2, 2, 160, 80));
+    const frame = decodeFrame(template.encode('e1', 2, 0, 160, 80));
     expect(frame.type).toBe(NativeEvent.audioDelta);
     expect(frame.event().delta).toBe(payload);
   });
 });
 
 describe('native server events', () => {
-  const parse = (text: string) => decodeFrame(text).event();
-
-  it('grants the whole capability set in session.updated', () => {
-    const grant = defaultNativeGrant(16000, 22050, 80);
-    const event = parse(nativeSessionUpdated('mock_0', grant));
-    expect(event.type).toBe(NativeEvent.sessionUpdated);
-    const granted = (event.session as { id: string; sglang: { granted: Record<string, unknown> } }).sglang.granted;
-    expect(Object.keys(granted).sort()).toEqual(
-      [
-        'native_full_duplex',
-        'input_audio_format',
-        'output_audio_format',
-        'native_unit_ms',
-        'tail_policy',
-        'interaction',
-        'client_commit',
-        'proactive_output',
-        'pressure_policy',
-        'strict_order',
-        'supports_server_interrupt',
-        'supports_resume',
-        'supports_truncate',
-        'output_modalities',
-        'limits',
-      ].sort(),
-    );
-    expect(granted.input_audio_format).toEqual({ type: 'pcm16', sample_rate: 16000, channels: 1 });
-    expect(granted.output_audio_format).toEqual({ type: 'pcm16', sample_rate: 22050, channels: 1 });
-    expect(granted.native_unit_ms).toBe(80);
-    expect(granted.tail_policy).toBe('pad');
-  });
-
-  it('names the session in session.created', () => {
-    expect(parse(nativeSessionCreated('mock_3'))).toEqual({ type: 'session.created', event_id: 'mock_3_created', session: { id: 'mock_3' } });
-  });
-
-  it('acks an append with seq, accepted_end_ms and the client event id, escaped', () => {
-    expect(parse(nativeAccepted(7, 640, 'a"b'))).toEqual({
-      type: 'sglang.input_audio.accepted',
-      seq: 7,
-      accepted_end_ms: 640,
-      client_event_id: 'a"b',
+  it('grants exactly the capability set of a native server (the values of sglang-omni\'s GRANTED fixture)', () => {
+    const event = parse(nativeSessionUpdated('e1', 'u1', 'mock_0', nativeGrant(22050, 80, LIMITS)));
+    expect(event).toEqual({
+      type: 'session.updated',
+      event_id: 'e1',
+      client_event_id: 'u1',
+      session: {
+        id: 'mock_0',
+        sglang: {
+          granted: {
+            interaction: 'native',
+            native_full_duplex: true,
+            proactive_output: false,
+            turn_control: [null],
+            client_commit: false,
+            input_modalities: ['audio'],
+            output_modalities: ['audio'],
+            input_audio_format: { type: 'audio/pcm', rate: 16000 },
+            output_audio_format: { type: 'audio/pcm', rate: 22050 },
+            native_unit_ms: 80,
+            first_unit_ms: 80,
+            microturn_ms: null,
+            tail_policy: 'pad',
+            supports_server_interrupt: false,
+            supports_truncate: false,
+            supports_resume: false,
+            partial_style: 'append_only',
+            pressure_policy: 'reject',
+            strict_order: true,
+            limits: LIMITS,
+            rejections: [],
+          },
+        },
+      },
     });
   });
 
-  it('closes a unit with its media time', () => {
-    expect(parse(nativeUnitDone(3, 240, 80))).toEqual({
+  it('names the session in session.created, with no grant yet', () => {
+    expect(parse(nativeSessionCreated('e0', 'mock_3'))).toEqual({ type: 'session.created', event_id: 'e0', session: { id: 'mock_3', sglang: { granted: null } } });
+  });
+
+  it('acknowledges an append with its own id, seq, accepted_end_ms and the client event id, escaped', () => {
+    expect(parse(nativeAccepted('e2', 'a"b', 7, 640))).toEqual({ type: 'sglang.input_audio.accepted', event_id: 'e2', seq: 7, accepted_end_ms: 640, client_event_id: 'a"b' });
+  });
+
+  it('closes a unit as "unit_N" with its media time', () => {
+    expect(parse(nativeUnitDone('e3', 3, 240, 40))).toEqual({
       type: 'sglang.unit.done',
-      unit_id: 3,
-      sglang: { unit_id: 3, media_time: { t_start_ms: 240, duration_ms: 80 } },
+      event_id: 'e3',
+      unit_id: 'unit_3',
+      sglang: { unit_id: 'unit_3', chunk_seq: 0, media_time: { t_start_ms: 240, duration_ms: 40 } },
     });
   });
 
-  it('reports the drain figures with the client event id of sglang.input_audio.end', () => {
-    expect(parse(nativeDrained('end_1', { accepted_end_ms: 180, consumed_ms: 240, discarded_ms: 0, padding_ms: 60 }))).toEqual({
+  it('reports ended with tail_policy and drained with its figures, both acknowledging sglang.input_audio.end', () => {
+    expect(parse(nativeInputEnded('e4', 'end_1', 180))).toEqual({ type: 'sglang.input_audio.ended', event_id: 'e4', client_event_id: 'end_1', accepted_end_ms: 180, tail_policy: 'pad' });
+    expect(parse(nativeDrained('e5', 'end_1', { accepted_end_ms: 180, consumed_ms: 180, discarded_ms: 0, padding_ms: 60 }))).toEqual({
       type: 'sglang.input_audio.drained',
+      event_id: 'e5',
       client_event_id: 'end_1',
       accepted_end_ms: 180,
-      consumed_ms: 240,
+      consumed_ms: 180,
       discarded_ms: 0,
       padding_ms: 60,
     });
   });
 
-  it('builds the response and end-of-input events', () => {
-    expect(parse(nativeResponseCreated('r'))).toEqual({ type: 'response.created', response: { id: 'r', status: 'in_progress' } });
-    expect(parse(nativeTextDelta('r', 'i', ' '))).toEqual({
-      type: 'response.output_text.delta',
+  it('ends a response completed/stop, or cancelled/client_closed', () => {
+    expect(parse(nativeResponseCreated('e6', 'r'))).toEqual({ type: 'response.created', event_id: 'e6', response: { id: 'r', status: 'in_progress' } });
+    expect(parse(nativeResponseDone('e7', 'r', 'stop'))).toEqual({ type: 'response.done', event_id: 'e7', response: { id: 'r', status: 'completed', status_details: { reason: 'stop' } } });
+    expect(parse(nativeResponseDone('e8', 'r', 'client_closed', { num_tokens_out: 4 }))).toEqual({
+      type: 'response.done',
+      event_id: 'e8',
+      response: { id: 'r', status: 'cancelled', status_details: { reason: 'client_closed' }, num_tokens_out: 4 },
+    });
+    expect(parse(nativeAudioDone('e9', 'r', 'i'))).toEqual({ type: 'response.output_audio.done', event_id: 'e9', response_id: 'r', item_id: 'i', output_index: 0, content_index: 0 });
+  });
+
+  it('builds transcript deltas with the step\'s token count only when given', () => {
+    expect(parse(nativeTranscriptDelta('e1', 'r', 'i', 'hi '))).toEqual({
+      type: 'response.output_audio_transcript.delta',
+      event_id: 'e1',
       response_id: 'r',
       item_id: 'i',
       output_index: 0,
       content_index: 0,
-      delta: ' ',
+      delta: 'hi ',
     });
-    expect(parse(nativeInputEnded('end_1', 180))).toEqual({ type: 'sglang.input_audio.ended', client_event_id: 'end_1', accepted_end_ms: 180 });
-    expect(parse(nativeAudioDone('r', 'i'))).toEqual({
-      type: 'response.output_audio.done',
-      response_id: 'r',
-      item_id: 'i',
-      output_index: 0,
-      content_index: 0,
-    });
-    expect(parse(nativeResponseDone('r'))).toEqual({ type: 'response.done', response: { id: 'r', status: 'completed' } });
-    expect(parse(nativeSessionClosed('close_1'))).toEqual({ type: 'session.closed', client_event_id: 'close_1' });
+    expect(parse(nativeTranscriptDelta('e2', 'r', 'i', 'x', 3)).sglang).toEqual({ num_tokens: 3 });
+  });
+
+  it('closes the session with a reason, echoing session.close when it answers one', () => {
+    expect(parse(nativeSessionClosed('e1', 'close_1'))).toEqual({ type: 'session.closed', event_id: 'e1', client_event_id: 'close_1', reason: 'client_closed' });
+    expect(parse(nativeSessionClosed('e2', null, 'error'))).toEqual({ type: 'session.closed', event_id: 'e2', reason: 'error' });
   });
 
   it('builds error events that serverError reads back, fatal or not', () => {
-    const fatal = serverError(decodeFrame(nativeError('overloaded', 'too many sessions', true, 'e9')));
+    const fatal = serverError(decodeFrame(nativeError('e1', 'overloaded', 'too many sessions', true, 'a9')));
     expect(fatal.info).toEqual({ event_type: 'error', server_code: 'overloaded', server_type: 'server_error', fatal: true });
-    expect(parse(nativeError('overloaded', 'too many sessions', true, 'e9'))).toEqual({
+    expect(parse(nativeError('e1', 'overloaded', 'too many sessions', true, 'a9'))).toEqual({
       type: 'error',
-      error: { type: 'server_error', code: 'overloaded', message: 'too many sessions', event_id: 'e9' },
+      event_id: 'e1',
+      error: { type: 'server_error', code: 'overloaded', message: 'too many sessions', event_id: 'a9' },
       sglang: { fatal: true },
     });
-    expect(serverError(decodeFrame(nativeError('slow', 'behind', false))).info.fatal).toBe(false);
+    expect(serverError(decodeFrame(nativeError('e2', 'slow', 'behind', false))).info.fatal).toBe(false);
   });
 });

@@ -1,104 +1,174 @@
-import { NativeEvent, type NativeAudioFormat } from './native';
+import { NativeEvent } from './native';
+import { NATIVE_INPUT_SAMPLE_RATE } from './native-profiles';
 
-/** The capability set a native server grants in `session.updated.session.sglang.granted`. */
+// Server events of the native dialect, for mocks and test servers, as the sglang-omni duplex server
+// sends them (DESIGN.md, "Wire dialects"; facts from sglang-omni at commit 1035e3ff: the oracle,
+// its models and the GRANTED fixture of its tests). Every server event carries its own `event_id`;
+// acknowledgements echo the client command's id as `client_event_id`. Small events use
+// JSON.stringify; the per-unit ones are templates whose constant parts are built once.
+
+/** Audio as the native grant states it. */
+export interface NativeAudioFormat {
+  type: 'audio/pcm';
+  rate: number;
+}
+
+/** The capability set of `session.updated.session.sglang.granted`, with the values a native server grants. */
 export interface NativeGrant {
-  native_full_duplex: boolean;
+  interaction: 'native';
+  native_full_duplex: true;
+  proactive_output: false;
+  turn_control: [null];
+  client_commit: false;
+  input_modalities: ['audio'];
+  output_modalities: ['audio'];
   input_audio_format: NativeAudioFormat;
   output_audio_format: NativeAudioFormat;
   native_unit_ms: number;
-  tail_policy: 'pad' | 'drop';
-  interaction: string;
-  client_commit: boolean;
-  proactive_output: boolean;
-  pressure_policy: string;
-  strict_order: boolean;
-  supports_server_interrupt: boolean;
-  supports_resume: boolean;
-  supports_truncate: boolean;
-  output_modalities: string[];
-  limits: Record<string, number>;
+  first_unit_ms: number;
+  microturn_ms: null;
+  tail_policy: 'pad';
+  supports_server_interrupt: false;
+  supports_truncate: false;
+  supports_resume: false;
+  partial_style: 'append_only';
+  pressure_policy: 'reject';
+  strict_order: true;
+  limits: NativeLimits;
+  rejections: [];
 }
 
-export function defaultNativeGrant(input_sample_rate: number, output_sample_rate: number, unit_ms: number): NativeGrant {
+export interface NativeLimits {
+  max_input_bytes: number;
+  max_input_chunks: number;
+  max_output_bytes: number;
+  max_output_events: number;
+  max_responses: number;
+  max_segments: number;
+  max_history_chars: number;
+  session_timeout_s: number;
+  cleanup_timeout_s: number;
+}
+
+/**
+ * The grant of a server whose model takes `native_unit_ms` units and speaks at `output_sample_rate`.
+ * `limits` are what the server states it enforces; a mock that enforces none states generous ones.
+ */
+export function nativeGrant(output_sample_rate: number, native_unit_ms: number, limits: NativeLimits): NativeGrant {
   return {
+    interaction: 'native',
     native_full_duplex: true,
-    input_audio_format: { type: 'pcm16', sample_rate: input_sample_rate, channels: 1 },
-    output_audio_format: { type: 'pcm16', sample_rate: output_sample_rate, channels: 1 },
-    native_unit_ms: unit_ms,
-    tail_policy: 'pad',
-    interaction: 'full_duplex',
+    proactive_output: false,
+    turn_control: [null],
     client_commit: false,
-    proactive_output: true,
-    pressure_policy: 'queue',
-    strict_order: true,
+    input_modalities: ['audio'],
+    output_modalities: ['audio'],
+    input_audio_format: { type: 'audio/pcm', rate: NATIVE_INPUT_SAMPLE_RATE },
+    output_audio_format: { type: 'audio/pcm', rate: output_sample_rate },
+    native_unit_ms,
+    first_unit_ms: native_unit_ms,
+    microturn_ms: null,
+    tail_policy: 'pad',
     supports_server_interrupt: false,
-    supports_resume: false,
     supports_truncate: false,
-    output_modalities: ['audio', 'text'],
-    limits: { max_session_s: 3600 },
+    supports_resume: false,
+    partial_style: 'append_only',
+    pressure_policy: 'reject',
+    strict_order: true,
+    limits,
+    rejections: [],
   };
 }
 
-// Server events, for mocks and test servers. Small ones use JSON.stringify; the per-unit ones are
-// templates whose constant parts are built once.
-
-export function nativeSessionCreated(session_id: string): string {
-  return JSON.stringify({ type: NativeEvent.sessionCreated, event_id: `${session_id}_created`, session: { id: session_id } });
+/** `unit_N`: how the native dialect names input unit N (0-based). */
+export function nativeUnitId(index: number): string {
+  return `unit_${index}`;
 }
 
-export function nativeSessionUpdated(session_id: string, grant: NativeGrant): string {
-  return JSON.stringify({ type: NativeEvent.sessionUpdated, session: { id: session_id, sglang: { granted: grant } } });
+export function nativeSessionCreated(event_id: string, session_id: string): string {
+  return JSON.stringify({ type: NativeEvent.sessionCreated, event_id, session: { id: session_id, sglang: { granted: null } } });
 }
 
-export function nativeAccepted(seq: number, accepted_end_ms: number, client_event_id: string): string {
-  return `{"type":"${NativeEvent.accepted}","seq":${seq},"accepted_end_ms":${accepted_end_ms},"client_event_id":${JSON.stringify(client_event_id)}}`;
+export function nativeSessionUpdated(event_id: string, client_event_id: string, session_id: string, grant: NativeGrant): string {
+  return JSON.stringify({ type: NativeEvent.sessionUpdated, event_id, client_event_id, session: { id: session_id, sglang: { granted: grant } } });
 }
 
-export function nativeResponseCreated(response_id: string): string {
-  return JSON.stringify({ type: NativeEvent.responseCreated, response: { id: response_id, status: 'in_progress' } });
+/** The receipt of one append: `accepted_end_ms` is the input accepted so far, in ms. */
+export function nativeAccepted(event_id: string, client_event_id: string, seq: number, accepted_end_ms: number): string {
+  return `{"type":"${NativeEvent.accepted}","event_id":"${event_id}","seq":${seq},"accepted_end_ms":${accepted_end_ms},"client_event_id":${JSON.stringify(client_event_id)}}`;
 }
 
-/** Audio delta frames with a fixed payload: only the unit numbers change per frame. */
+export function nativeResponseCreated(event_id: string, response_id: string): string {
+  return JSON.stringify({ type: NativeEvent.responseCreated, event_id, response: { id: response_id, status: 'in_progress' } });
+}
+
+/**
+ * Audio delta frames of one response with a fixed payload: only the event id and the unit's numbers
+ * change per frame. `event_id` goes after the payload so the payload part is built once.
+ */
 export class NativeAudioDeltaTemplate {
-  private readonly head: string;
   private readonly payloadHead: string;
   constructor(response_id: string, item_id: string, payload_b64: string) {
-    this.head = `{"type":"${NativeEvent.audioDelta}","response_id":"${response_id}","item_id":"${item_id}","output_index":0,"content_index":0,"delta":"`;
-    this.payloadHead = this.head + payload_b64 + '","sglang":{"unit_id":';
+    this.payloadHead = `{"type":"${NativeEvent.audioDelta}","response_id":"${response_id}","item_id":"${item_id}","output_index":0,"content_index":0,"delta":"${payload_b64}","sglang":{"unit_id":"unit_`;
   }
-  encode(unit_id: number, chunk_seq: number, t_start_ms: number, duration_ms: number): string {
+  encode(event_id: string, unit_index: number, chunk_seq: number, t_start_ms: number, duration_ms: number): string {
     return (
       this.payloadHead +
-      unit_id +
-      ',"chunk_seq":' +
+      unit_index +
+      '","chunk_seq":' +
       chunk_seq +
       ',"media_time":{"t_start_ms":' +
       t_start_ms +
       ',"duration_ms":' +
       duration_ms +
-      '}}}'
+      '}},"event_id":"' +
+      event_id +
+      '"}'
     );
   }
 }
 
-export function nativeTextDelta(response_id: string, item_id: string, text: string): string {
-  return JSON.stringify({ type: NativeEvent.textDelta, response_id, item_id, output_index: 0, content_index: 0, delta: text });
+/** A transcript delta; `num_tokens` (when given) is the step's token count, under `sglang`. */
+export function nativeTranscriptDelta(event_id: string, response_id: string, item_id: string, text: string, num_tokens?: number): string {
+  return JSON.stringify({
+    type: NativeEvent.transcriptDelta,
+    event_id,
+    response_id,
+    item_id,
+    output_index: 0,
+    content_index: 0,
+    delta: text,
+    ...(num_tokens ? { sglang: { num_tokens } } : {}),
+  });
 }
 
-export function nativeUnitDone(unit_id: number, t_start_ms: number, duration_ms: number): string {
-  return `{"type":"${NativeEvent.unitDone}","unit_id":${unit_id},"sglang":{"unit_id":${unit_id},"media_time":{"t_start_ms":${t_start_ms},"duration_ms":${duration_ms}}}}`;
+export function nativeTextDelta(event_id: string, response_id: string, item_id: string, text: string): string {
+  return JSON.stringify({ type: NativeEvent.textDelta, event_id, response_id, item_id, output_index: 0, content_index: 0, delta: text });
 }
 
-export function nativeInputEnded(client_event_id: string, accepted_end_ms: number): string {
-  return JSON.stringify({ type: NativeEvent.inputEnded, client_event_id, accepted_end_ms });
+/** Input unit `unit_index` is done; `duration_ms` is the input it held (the last unit holds the remainder). */
+export function nativeUnitDone(event_id: string, unit_index: number, t_start_ms: number, duration_ms: number): string {
+  const unit_id = nativeUnitId(unit_index);
+  return `{"type":"${NativeEvent.unitDone}","event_id":"${event_id}","unit_id":"${unit_id}","sglang":{"unit_id":"${unit_id}","chunk_seq":0,"media_time":{"t_start_ms":${t_start_ms},"duration_ms":${duration_ms}}}}`;
 }
 
-export function nativeAudioDone(response_id: string, item_id: string): string {
-  return JSON.stringify({ type: NativeEvent.audioDone, response_id, item_id, output_index: 0, content_index: 0 });
+export function nativeInputEnded(event_id: string, client_event_id: string, accepted_end_ms: number): string {
+  return JSON.stringify({ type: NativeEvent.inputEnded, event_id, client_event_id, accepted_end_ms, tail_policy: 'pad' });
 }
 
-export function nativeResponseDone(response_id: string): string {
-  return JSON.stringify({ type: NativeEvent.responseDone, response: { id: response_id, status: 'completed' } });
+export function nativeAudioDone(event_id: string, response_id: string, item_id: string): string {
+  return JSON.stringify({ type: NativeEvent.audioDone, event_id, response_id, item_id, output_index: 0, content_index: 0 });
+}
+
+/**
+ * How a response ends: `completed`/`stop` when the model finished it, `cancelled`/`client_closed`
+ * when the client closed the session first.
+ */
+export type NativeResponseEnd = 'stop' | 'client_closed';
+
+export function nativeResponseDone(event_id: string, response_id: string, end: NativeResponseEnd, extra: Record<string, unknown> = {}): string {
+  const status = end === 'stop' ? 'completed' : 'cancelled';
+  return JSON.stringify({ type: NativeEvent.responseDone, event_id, response: { id: response_id, status, status_details: { reason: end }, ...extra } });
 }
 
 export interface NativeDrainFigures {
@@ -108,14 +178,20 @@ export interface NativeDrainFigures {
   padding_ms: number;
 }
 
-export function nativeDrained(client_event_id: string, figures: NativeDrainFigures): string {
-  return JSON.stringify({ type: NativeEvent.drained, client_event_id, ...figures });
+export function nativeDrained(event_id: string, client_event_id: string, figures: NativeDrainFigures): string {
+  return JSON.stringify({ type: NativeEvent.drained, event_id, client_event_id, ...figures });
 }
 
-export function nativeSessionClosed(client_event_id: string): string {
-  return JSON.stringify({ type: NativeEvent.sessionClosed, client_event_id });
+export function nativeSessionClosed(event_id: string, client_event_id: string | null, reason = 'client_closed'): string {
+  return JSON.stringify({ type: NativeEvent.sessionClosed, event_id, ...(client_event_id === null ? {} : { client_event_id }), reason });
 }
 
-export function nativeError(code: string, message: string, fatal: boolean, event_id?: string): string {
-  return JSON.stringify({ type: NativeEvent.error, error: { type: 'server_error', code, message, event_id }, sglang: { fatal } });
+/** An error event; `client_event_id` names the client command it refers to, when there is one. */
+export function nativeError(event_id: string, code: string, message: string, fatal: boolean, client_event_id?: string): string {
+  return JSON.stringify({
+    type: NativeEvent.error,
+    event_id,
+    error: { type: fatal ? 'server_error' : 'invalid_request_error', code, message, ...(client_event_id ? { event_id: client_event_id } : {}) },
+    sglang: { fatal },
+  });
 }

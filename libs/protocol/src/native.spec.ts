@@ -7,6 +7,7 @@ import {
   nativeInputEnd,
   nativeSessionClose,
   nativeSessionUpdate,
+  readNativeGrant,
   serverError,
 } from './native';
 
@@ -32,15 +33,8 @@ describe('native client events', () => {
     });
   });
 
-  it('asks for the input format and output modalities in session.update', () => {
-    expect(JSON.parse(nativeSessionUpdate('u1', { input_sample_rate: 16000 }))).toEqual({
-      type: 'session.update',
-      event_id: 'u1',
-      session: { output_modalities: ['audio', 'text'], input_audio_format: { type: 'pcm16', sample_rate: 16000, channels: 1 } },
-    });
-    const textOnly = JSON.parse(nativeSessionUpdate('u2', { input_sample_rate: 24000, output_modalities: ['text'] }));
-    expect(textOnly.session.output_modalities).toEqual(['text']);
-    expect(textOnly.session.input_audio_format.sample_rate).toBe(24000);
+  it('asks only for audio output in session.update, as sglang-omni\'s own client does', () => {
+    expect(JSON.parse(nativeSessionUpdate('u1'))).toEqual({ type: 'session.update', event_id: 'u1', session: { output_modalities: ['audio'] } });
   });
 
   it('builds input end and session close with their event ids', () => {
@@ -91,5 +85,18 @@ describe('serverError', () => {
     expect(error.info.server_code).toBeUndefined();
     expect(error.info.server_type).toBeUndefined();
     expect(error.message).toContain('no message');
+  });
+});
+
+describe('readNativeGrant', () => {
+  it('takes the output rate from output_audio_format.rate and the unit from native_unit_ms', () => {
+    const updated = { type: 'session.updated', session: { id: 's', sglang: { granted: { output_audio_format: { type: 'audio/pcm', rate: 24000 }, native_unit_ms: 1000 } } } };
+    expect(readNativeGrant(updated)).toEqual({ output_sample_rate: 24000, native_unit_ms: 1000 });
+  });
+
+  it('ignores a sample_rate key, which real servers do not send, and values that are not positive numbers', () => {
+    const updated = { session: { sglang: { granted: { output_audio_format: { sample_rate: 22050 }, native_unit_ms: '80' } } } };
+    expect(readNativeGrant(updated)).toEqual({});
+    expect(readNativeGrant({})).toEqual({});
   });
 });

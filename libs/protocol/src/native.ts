@@ -38,29 +38,14 @@ export function assertSafeId(id: string): string {
   return id;
 }
 
-export interface NativeAudioFormat {
-  type: 'pcm16';
-  sample_rate: number;
-  channels: 1;
-}
-
-/** What the client asks for in `session.update`. */
-export interface NativeSessionRequest {
-  input_sample_rate: number;
-  output_modalities?: string[];
-}
-
 // ---- client events: each built once, as the string that goes to the socket ----
 
-export function nativeSessionUpdate(event_id: string, request: NativeSessionRequest): string {
-  return JSON.stringify({
-    type: NativeEvent.sessionUpdate,
-    event_id,
-    session: {
-      output_modalities: request.output_modalities ?? ['audio', 'text'],
-      input_audio_format: { type: 'pcm16', sample_rate: request.input_sample_rate, channels: 1 },
-    },
-  });
+/**
+ * The client's `session.update`: only the output modalities. The input format is the server's
+ * (16 kHz PCM16), and sglang-omni's own client sends nothing else.
+ */
+export function nativeSessionUpdate(event_id: string): string {
+  return `{"type":"${NativeEvent.sessionUpdate}","event_id":"${event_id}","session":{"output_modalities":["audio"]}}`;
 }
 
 /**
@@ -91,6 +76,21 @@ export function nativeSessionClose(event_id: string): string {
 
 // ---- reading server events ----
 
+/** What a client takes from the grant in `session.updated`: output rate and native unit, when stated. */
+export interface NativeGrantFigures {
+  output_sample_rate?: number;
+  native_unit_ms?: number;
+}
+
+export function readNativeGrant(sessionUpdated: Record<string, unknown>): NativeGrantFigures {
+  const session = sessionUpdated.session as { sglang?: { granted?: Record<string, unknown> } } | undefined;
+  const granted = session?.sglang?.granted ?? {};
+  const rate = (granted.output_audio_format as { rate?: unknown } | undefined)?.rate;
+  const unit = granted.native_unit_ms;
+  const positive = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
+  return { ...(positive(rate) ? { output_sample_rate: rate } : {}), ...(positive(unit) ? { native_unit_ms: unit } : {}) };
+}
+
 /** Turns a server `error` event into a typed error; `fatal` comes from `sglang.fatal`. */
 export function serverError(frame: DecodedFrame): ProtocolError {
   const event = frame.event();
@@ -99,7 +99,9 @@ export function serverError(frame: DecodedFrame): ProtocolError {
   const code = typeof error.code === 'string' ? error.code : undefined;
   const type = typeof error.type === 'string' ? error.type : undefined;
   const message = typeof error.message === 'string' ? error.message : 'no message';
-  return new ProtocolError('SERVER_ERROR', `server error ${code ?? type ?? ''}: ${message}`.replace('  ', ' '), {
+  // Native servers say whether the error ends the session; the message keeps it.
+  const fatality = sglang.fatal === true ? ' (fatal)' : sglang.fatal === false ? ' (non-fatal)' : '';
+  return new ProtocolError('SERVER_ERROR', `server error ${code ?? type ?? ''}${fatality}: ${message}`.replace('  ', ' '), {
     event_type: NativeEvent.error,
     server_code: code,
     server_type: type,

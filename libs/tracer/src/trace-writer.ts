@@ -25,6 +25,13 @@ export interface SessionTraceSink {
   /** A received frame, as text or as the bytes that arrived (preferred: no re-encoding). */
   received(frame: string | Uint8Array, time_s: number): boolean;
   receipt(r: ReceiptTimes): void;
+  /**
+   * What ended the session on the client's side (`direction: "error"`). Written in every trace
+   * mode, `off` included, so an incomplete session's cause is always on disk.
+   */
+  error(message: string, time_s: number): void;
+  /** An upgrade refused with `http_status` before the session existed (`direction: "admission"`); every mode. */
+  admission(attempt: number, http_status: number, time_s: number): void;
   /** Resolves when all of this session's records are on disk; rejects with TraceWriteError. */
   close(): Promise<void>;
 }
@@ -169,6 +176,8 @@ export class TraceWriter extends EventEmitter {
         return !this.backedUp;
       },
       receipt: (r) => s.receipts.push(r.event_id, r.seq, r.scheduled_s, r.start_s, r.completed_s),
+      error: (message, time_s) => s.lines.append('error', time_s, JSON.stringify({ message })),
+      admission: (attempt, http_status, time_s) => s.lines.append('admission', time_s, JSON.stringify({ type: 'connection_denied', http_status, attempt })),
       close: () => this.closeSession(s),
     };
   }

@@ -21,9 +21,13 @@ export interface ConnectOptions {
   retry_delay_ms?: number;
   headers?: Record<string, string>;
   session_id?: string;
+  /** Told of each refused upgrade (HTTP 503) that a retry follows: `attempt` counts from 1. */
+  onAdmissionDenied?(attempt: number, http_status: number): void;
+  /** Bound on the close handshake when a session ends on a fault; the socket is dropped after it. */
+  close_timeout_ms?: number;
 }
 
-const DEFAULTS = { connect_timeout_ms: 10_000, retries_on_503: 3, retry_delay_ms: 250 };
+const DEFAULTS = { connect_timeout_ms: 10_000, retries_on_503: 3, retry_delay_ms: 250, close_timeout_ms: 2000 };
 const UNEXPECTED_STATUS = /Unexpected server response: (\d+)/;
 
 /**
@@ -101,12 +105,23 @@ export class WsConnection {
     });
   }
 
-  /** Ends the session with `error` (it arrives through events$) and drops the socket. */
+  /**
+   * Ends the session with `error` (it arrives through events$) and closes the socket with a close
+   * frame, dropping it only if the server does not answer within `close_timeout_ms`: a server may
+   * still be sending its own close, and one dropped without a close frame logs a lost connection.
+   */
   fail(error: Error): void {
     if (this.ended) return;
     this.ended = true;
     this.closing = true;
-    this.ws?.terminate();
+    const ws = this.ws;
+    if (ws && ws.readyState === WebSocket.OPEN) {
+      const timer = setTimeout(() => ws.terminate(), this.options.close_timeout_ms ?? DEFAULTS.close_timeout_ms);
+      ws.once('close', () => clearTimeout(timer));
+      ws.close(1000, 'done');
+    } else if (ws && ws.readyState === WebSocket.CONNECTING) {
+      ws.terminate();
+    }
     this.subject.error(error);
   }
 
@@ -131,6 +146,7 @@ export class WsConnection {
       } catch (err) {
         const error = err as TransportError;
         if (error.info?.status === 503 && this.attempts <= retries && !this.ended) {
+          this.options.onAdmissionDenied?.(this.attempts, 503);
           await new Promise((r) => setTimeout(r, delay_ms));
           continue;
         }

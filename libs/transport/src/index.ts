@@ -3,7 +3,7 @@ export type { ConnectOptions, ReceivedEvent } from './connection';
 export { waitForEvent } from './wait-for';
 export { sendOn } from './send-on';
 export type { OutgoingFrame, SendReceipt } from './send-on';
-export { nativeHandshake, nativeEndSession, failOnFatalServerError, NativeFlow } from './native-session';
+export { nativeHandshake, nativeEndSession, NativeFlow } from './native-session';
 export { OpenAIFlow, readSessionCreated } from './openai-session';
 export type { OpenAIFlowConfig } from './openai-session';
 export { createSessionFlow } from './create-flow';

@@ -7,10 +7,12 @@ import {
   nativeInputEnd,
   nativeSessionClose,
   nativeSessionUpdate,
+  readNativeGrant,
   serverError,
-  type NativeSessionRequest,
+  type ProtocolError,
 } from '@duplex-bench/protocol';
-import type { WsConnection } from './connection';
+import type { ReceivedEvent, WsConnection } from './connection';
+import { TransportError } from './errors';
 import { waitForEvent } from './wait-for';
 import type { EndReport, FlowOptions, SessionFlow, SessionGrant } from './session-flow';
 
@@ -34,37 +36,34 @@ function sendTraced(conn: WsConnection, frame: string, options: NativeFlowOption
 }
 
 /**
- * Ends the session on a fatal server `error` event; non-fatal ones are left to the caller to count.
- * Subscribe before the handshake so an error during it is seen.
+ * The next event of `type`, or the server's `error` event as a ProtocolError: a native client
+ * stops waiting on any error (sglang-omni's own client does).
  */
-export function failOnFatalServerError(conn: WsConnection): Subscription {
-  return conn.events$.subscribe({
-    next: (e) => {
-      if (e.frame.type !== NativeEvent.error) return;
-      const error = serverError(e.frame);
-      if (error.info.fatal) conn.fail(error);
-    },
-    error: () => undefined,
-  });
+async function nextOrError(conn: WsConnection, type: string, timeout_ms: number, reason: 'handshake_timeout' | 'drain_timeout'): Promise<ReceivedEvent> {
+  const e = await waitForEvent(conn, [type, NativeEvent.error], timeout_ms, reason);
+  if (e.frame.type === NativeEvent.error) throw serverError(e.frame);
+  return e;
 }
 
-/** `session.created` → `session.update` → `session.updated`; resolves with the granted capabilities. */
-export async function nativeHandshake(
-  conn: WsConnection,
-  event_id: string,
-  request: NativeSessionRequest,
-  options: NativeFlowOptions = {},
-): Promise<Record<string, unknown>> {
+/**
+ * `session.created` → `session.update` (only `output_modalities: ["audio"]`) → `session.updated`;
+ * resolves with the `session.updated` event. An error event or a close on the way ends it.
+ */
+export async function nativeHandshake(conn: WsConnection, event_id: string, options: NativeFlowOptions = {}): Promise<Record<string, unknown>> {
   const timeout_ms = options.handshake_timeout_ms ?? DEFAULT_TIMEOUTS.handshake_timeout_ms;
-  const created = waitForEvent(conn, NativeEvent.sessionCreated, timeout_ms, 'handshake_timeout');
-  // Promise.all holds both: an open that fails must not leave `created` rejecting unhandled.
-  await Promise.all([conn.opened, created]);
-  const updated = waitForEvent(conn, NativeEvent.sessionUpdated, timeout_ms, 'handshake_timeout');
-  sendTraced(conn, nativeSessionUpdate(event_id, request), options);
-  const event = (await updated).frame.event();
-  const session = (event.session ?? {}) as Record<string, unknown>;
-  const sglang = (session.sglang ?? {}) as Record<string, unknown>;
-  return (sglang.granted ?? {}) as Record<string, unknown>;
+  try {
+    const created = nextOrError(conn, NativeEvent.sessionCreated, timeout_ms, 'handshake_timeout');
+    // Promise.all holds both: an open that fails must not leave `created` rejecting unhandled.
+    await Promise.all([conn.opened, created]);
+    const updated = nextOrError(conn, NativeEvent.sessionUpdated, timeout_ms, 'handshake_timeout');
+    sendTraced(conn, nativeSessionUpdate(event_id), options);
+    return (await updated).frame.event();
+  } catch (err) {
+    if (err instanceof TransportError && err.reason === 'server_closed') {
+      throw new TransportError('server_closed', `the server closed the session during the handshake (${err.message})`, err.info);
+    }
+    throw err;
+  }
 }
 
 export interface NativeDrainReport {
@@ -74,24 +73,25 @@ export interface NativeDrainReport {
   padding_ms?: number;
 }
 
+/** Waits (bounded) for `session.closed`, then closes the socket with a close frame (bounded). */
+async function awaitSessionClosed(conn: WsConnection, close_ms: number): Promise<void> {
+  await waitForEvent(conn, NativeEvent.sessionClosed, close_ms, 'close_timeout');
+  await conn.close(close_ms);
+}
+
 /**
  * `sglang.input_audio.end` … `sglang.input_audio.drained`, then `session.close` → `session.closed`,
- * then the socket closes. Every step is bounded.
+ * then the socket closes. Every step is bounded; an error event before `drained` ends it.
  */
-export async function nativeEndSession(
-  conn: WsConnection,
-  ids: { end: string; close: string },
-  options: NativeFlowOptions = {},
-): Promise<NativeDrainReport> {
+export async function nativeEndSession(conn: WsConnection, ids: { end: string; close: string }, options: NativeFlowOptions = {}): Promise<NativeDrainReport> {
   const drain_ms = options.drain_timeout_ms ?? DEFAULT_TIMEOUTS.drain_timeout_ms;
   const close_ms = options.close_timeout_ms ?? DEFAULT_TIMEOUTS.close_timeout_ms;
-  const drained = waitForEvent(conn, NativeEvent.drained, drain_ms, 'drain_timeout');
+  const drained = nextOrError(conn, NativeEvent.drained, drain_ms, 'drain_timeout');
   sendTraced(conn, nativeInputEnd(ids.end), options);
   const event = (await drained).frame.event();
-  const closed = waitForEvent(conn, NativeEvent.sessionClosed, close_ms, 'close_timeout');
+  const closed = awaitSessionClosed(conn, close_ms);
   sendTraced(conn, nativeSessionClose(ids.close), options);
   await closed;
-  await conn.close(close_ms);
   const pick = (k: string) => (typeof event[k] === 'number' ? (event[k] as number) : undefined);
   return {
     accepted_end_ms: pick('accepted_end_ms'),
@@ -108,17 +108,17 @@ export class NativeFlow implements SessionFlow {
   constructor(private readonly session_id: string) {}
 
   attach(conn: WsConnection): Subscription {
-    return failOnFatalServerError(conn);
+    // Error events end the session through `endsOn`; nothing else needs watching.
+    return conn.events$.subscribe({ error: () => undefined });
   }
 
   isKnownType(type: string): boolean {
     return isKnownNativeType(type);
   }
 
-  async handshake(conn: WsConnection, input_sample_rate: number, options: FlowOptions): Promise<SessionGrant> {
-    const grant = await nativeHandshake(conn, `${this.session_id}_update`, { input_sample_rate }, options);
-    const rate = (grant.output_audio_format as { sample_rate?: unknown } | undefined)?.sample_rate;
-    return typeof rate === 'number' && rate > 0 ? { output_sample_rate: rate } : {};
+  async handshake(conn: WsConnection, _input_sample_rate: number, options: FlowOptions): Promise<SessionGrant> {
+    const updated = await nativeHandshake(conn, `${this.session_id}_update`, options);
+    return readNativeGrant(updated);
   }
 
   append(event_id: string, seq: number, t_start_ms: number, audio_b64: string): string {
@@ -129,8 +129,27 @@ export class NativeFlow implements SessionFlow {
     return null;
   }
 
+  /** sglang-omni's client stops streaming on any server error, fatal or not. */
+  endsOn(): boolean {
+    return true;
+  }
+
   async end(conn: WsConnection, options: FlowOptions): Promise<EndReport> {
     return { drain: await nativeEndSession(conn, { end: `${this.session_id}_end`, close: `${this.session_id}_close` }, options) };
+  }
+
+  /**
+   * After a server error: a fatal one means the server is ending the session, so the client sends
+   * nothing more; after any other it asks to close. Either way it waits (bounded) for
+   * `session.closed` and closes the socket with a close frame, never dropping it while the server
+   * may still answer (a closing session can hold the server's only admission slot). Server errors
+   * end a session only before `drained`, so `session.close` has not been sent yet.
+   */
+  async abort(conn: WsConnection, error: ProtocolError, options: FlowOptions): Promise<void> {
+    const close_ms = options.close_timeout_ms ?? DEFAULT_TIMEOUTS.close_timeout_ms;
+    const closed = awaitSessionClosed(conn, close_ms);
+    if (!error.info.fatal) sendTraced(conn, nativeSessionClose(`${this.session_id}_close`), options);
+    await closed;
   }
 
   serverEventSeq(): null {

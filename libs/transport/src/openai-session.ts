@@ -14,6 +14,7 @@ import {
   ServerEventSeqTracker,
   serverEventSeq,
   type DecodedFrame,
+  type ProtocolError,
   type TurnDetection,
 } from '@duplex-bench/protocol';
 import { WsConnection } from './connection';
@@ -198,6 +199,15 @@ export class OpenAIFlow implements SessionFlow {
     }
     await conn.close(close_ms);
     return {};
+  }
+
+  /** A fatal error (or one before the handshake is done) fails the connection in `observe`; others are counted. */
+  endsOn(): boolean {
+    return false;
+  }
+
+  async abort(conn: WsConnection, _error: ProtocolError, options: FlowOptions): Promise<void> {
+    await conn.close(options.close_timeout_ms ?? DEFAULTS.close_timeout_ms);
   }
 
   serverEventSeq(): ServerEventSeqFigures | null {

@@ -1,4 +1,5 @@
 import type { Subscription } from 'rxjs';
+import type { ProtocolError } from '@duplex-bench/protocol';
 import type { WsConnection } from './connection';
 import type { NativeDrainReport, NativeFlowOptions } from './native-session';
 import type { OpenAIFlowConfig } from './openai-session';
@@ -9,6 +10,8 @@ export interface SessionGrant {
   output_sample_rate?: number;
   /** Input unit the server announces (vLLM-Omni `capabilities.chunk_period_ms`). */
   chunk_period_ms?: number;
+  /** The native server's unit (`native_unit_ms` of its grant). */
+  native_unit_ms?: number;
 }
 
 export interface EndReport {
@@ -49,5 +52,9 @@ export interface SessionFlow {
   afterAppend(seq: number): string[] | null;
   /** Ends the input, waits (bounded) for the server's last output, and closes the session. */
   end(conn: WsConnection, options: FlowOptions): Promise<EndReport>;
+  /** Whether this server `error` event ends the session (the client stops streaming and closes). */
+  endsOn(error: ProtocolError): boolean;
+  /** Closes a session that `endsOn` a server error: bounded, with a close frame. */
+  abort(conn: WsConnection, error: ProtocolError, options: FlowOptions): Promise<void>;
   serverEventSeq(): ServerEventSeqFigures | null;
 }

@@ -26,17 +26,18 @@ const summary = (events: RunSummary['events']) =>
   }) as unknown as RunSummary;
 
 describe('buildMergedSummary', () => {
-  it('sums server errors, unknown event types and server_event_seq gaps over processes', () => {
+  it('sums server errors (and their codes), unknown event types and server_event_seq gaps over processes', () => {
     const merged = buildMergedSummary(
       ['p0', 'p1', 'p2'],
       [
-        { samples: samples(5), summary: summary({ server_errors: 1, unknown: { 'vendor.x': 2 }, server_event_seq: { sessions: 1, gaps: 1, missing_events: 3, not_rising: 0 } }) },
-        { samples: samples(5), summary: summary({ server_errors: 2, unknown: { 'vendor.x': 1, 'vendor.y': 1 } }) },
+        { samples: samples(5), summary: summary({ server_errors: 1, server_error_codes: { busy: 1 }, unknown: { 'vendor.x': 2 }, server_event_seq: { sessions: 1, gaps: 1, missing_events: 3, not_rising: 0 } }) },
+        { samples: samples(5), summary: summary({ server_errors: 2, server_error_codes: { busy: 1, overloaded: 1 }, unknown: { 'vendor.x': 1, 'vendor.y': 1 } }) },
         { samples: samples(5), summary: summary({ server_errors: 0, unknown: {}, server_event_seq: { sessions: 1, gaps: 2, missing_events: 2, not_rising: 1 } }) },
       ],
     );
     expect(merged.events).toEqual({
       server_errors: 3,
+      server_error_codes: { busy: 2, overloaded: 1 },
       unknown: { 'vendor.x': 3, 'vendor.y': 1 },
       server_event_seq: { sessions: 2, gaps: 3, missing_events: 5, not_rising: 1 },
     });

@@ -58,10 +58,12 @@ export function buildMergedSummary(dirs: string[], runs: Array<{ samples: Sample
     sessions.incomplete += s.sessions.incomplete;
     for (const [k, v] of Object.entries(s.sessions.incomplete_reasons)) reasons[k] = (reasons[k] ?? 0) + v;
   }
-  const events: RunSummary['events'] = { server_errors: 0, unknown: {} };
+  const codes: Record<string, number> = {};
+  const events: RunSummary['events'] = { server_errors: 0, server_error_codes: codes, unknown: {} };
   for (const s of summaries) {
     if (!s?.events) continue;
     events.server_errors += s.events.server_errors;
+    for (const [k, v] of Object.entries(s.events.server_error_codes ?? {})) codes[k] = (codes[k] ?? 0) + v;
     for (const [k, v] of Object.entries(s.events.unknown)) events.unknown[k] = (events.unknown[k] ?? 0) + v;
     const seq = s.events.server_event_seq;
     if (seq) {

@@ -35,7 +35,6 @@ export async function postprocessSession(task: PostprocessTask): Promise<Postpro
   const s: PostprocessSummary = { events_received: 0, events_sent: 0, audio_deltas: 0, audio_bytes: 0, audio_ms: 0, responses: 0, problems: [], wav: null };
   const chunks: Buffer[] = [];
   const open = new Set<string>();
-  let lastChunkSeq = -1;
   let drained = false;
   const lines = createInterface({ input: createReadStream(task.trace_path), crlfDelay: Infinity });
   for await (const line of lines) {
@@ -52,11 +51,6 @@ export async function postprocessSession(task: PostprocessTask): Promise<Postpro
       chunks.push(pcm);
       s.audio_deltas++;
       s.audio_bytes += pcm.length;
-      const seq = (event.sglang as { chunk_seq?: number } | undefined)?.chunk_seq;
-      if (typeof seq === 'number') {
-        if (seq <= lastChunkSeq) s.problems.push(`chunk_seq ${seq} after ${lastChunkSeq}`);
-        lastChunkSeq = seq;
-      }
     } else if (type === 'response.created') {
       open.add(String((event.response as { id?: string } | undefined)?.id));
       s.responses++;

@@ -11,6 +11,9 @@ import { mergeResult, type SampleResult } from './sample-results';
 
 jest.setTimeout(60_000);
 
+// Turns on 80 ms units at 22,050 Hz: the minicpmo model's turns on nemotron's unit and rate.
+const TURNS = { profile: 'minicpmo' as const, unit_ms: 80, output_sample_rate: 22050 };
+
 function io(): RunIo & { out: () => string } {
   let stdout = '';
   return {
@@ -35,7 +38,7 @@ async function results(dir: string): Promise<Map<string, SampleResult>> {
 describe('probe record against the model mock', () => {
   let mock: MockServer;
   beforeAll(async () => {
-    mock = await startMockServer({ port: 0, profile: 'model', model: { ttfp_ms: 100, rtf: 0.5, turn_every_s: 1 } });
+    mock = await startMockServer({ port: 0, ...TURNS, model: { ttfp_ms: 100, rtf: 0.5, turn_every_s: 1 } });
   });
   afterAll(() => mock.close());
 
@@ -87,7 +90,7 @@ describe('probe record against the model mock', () => {
 describe('probe record post-processing', () => {
   let mock: MockServer;
   beforeAll(async () => {
-    mock = await startMockServer({ port: 0, profile: 'model', model: { ttfp_ms: 100, rtf: 0.5, turn_every_s: 1 } });
+    mock = await startMockServer({ port: 0, ...TURNS, model: { ttfp_ms: 100, rtf: 0.5, turn_every_s: 1 } });
   });
   afterAll(() => mock.close());
 

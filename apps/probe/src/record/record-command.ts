@@ -7,6 +7,7 @@ import { describeHost, ProcessPool, projectRevision, UsageError } from '@duplex-
 import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
+import { GrantLog } from '../run/grant-record';
 import { EXIT, type RunIo } from '../run/command-io';
 import { authHeaders, dialectConfig, dialectRecord, redactArgv } from '../run/dialect-options';
 import { packetSizeOr } from '../run/packet-size';
@@ -63,6 +64,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   // Started before the first session, so its start-up never lands on a packet slot.
   const pool = opts.postprocess === 'pool' ? new ProcessPool({ module: WORKER, size: ProcessPool.sizeFor(availableParallelism()), nice: 10 }) : null;
   const postprocessing: Array<Promise<void>> = [];
+  const grants = new GrantLog(opts.output_sample_rate, opts.output_sample_rate_given, (line) => io.stderr.write(`${line}\n`));
   const ctx = measures.sessionContext({
     url: opts.url,
     dialect: dialectConfig(opts, opts.packet_ms, opts.output_sample_rate_given ? opts.output_sample_rate : undefined),
@@ -71,12 +73,15 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     connect_timeout_ms: opts.connect_timeout_ms,
     drain_timeout_ms: opts.drain_timeout_ms,
     output_sample_rate: opts.output_sample_rate,
+    output_sample_rate_given: opts.output_sample_rate_given,
+    onGrant: (grant) => grants.add(grant),
     stop$,
   });
   const started_s = clock.now_s();
   const runJson = {
     command: ['probe', 'record', ...redactArgv(io.argv)],
     dialect: dialectRecord(opts),
+    server_grant: grants.record,
     packet_ms: opts.packet_ms,
     packet_ms_source: size.source,
     dataset: opts.dataset ?? `synthetic: 4 subsets x ${opts.per_subset}, ${opts.min_input_s}-${opts.max_input_s} s, 2 variants`,

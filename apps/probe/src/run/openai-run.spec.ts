@@ -39,7 +39,7 @@ describe('probe run --protocol openai', () => {
     expect(code).toBe(0);
     expect(summary).toMatchObject({ qualified: true, packets: { sent: 3 * 20, late: 0 } });
     expect(summary.sessions).toMatchObject({ started: 3, completed: 3, incomplete: 0 });
-    expect(summary.events).toEqual({ server_errors: 0, unknown: {} });
+    expect(summary.events).toEqual({ server_errors: 0, server_error_codes: {}, unknown: {} });
     expect(stdout.trim().split('\n').pop()).toMatch(/^QUALIFIED/);
     for (const id of ['s0', 's1', 's2']) {
       const receipts = JSON.parse(await readFile(join(dir, 'sessions', id, 'input-send-receipts.json'), 'utf8'));

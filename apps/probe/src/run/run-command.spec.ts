@@ -187,7 +187,7 @@ describe('probe run and its trace writer', () => {
 
 describe('probe run against the model mock', () => {
   it('reports the server\'s response figures next to the pacing check', async () => {
-    const server = await startMockServer({ port: 0, profile: 'model', model: { ttfp_ms: 200, rtf: 0.5, turn_every_s: 1, tokens_per_step: 2 } });
+    const server = await startMockServer({ port: 0, profile: 'minicpmo', unit_ms: 80, output_sample_rate: 22050, model: { ttfp_ms: 200, rtf: 0.5, turn_every_s: 1, tokens_per_step: 2 } });
     try {
       const { code, summary, dir, stdout } = await probe(server.url, ['--concurrency', '4', '--duration', '2']);
       expect(code).toBe(0);

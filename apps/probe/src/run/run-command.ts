@@ -12,6 +12,7 @@ import type { RunOptions } from './run-options';
 import { RealtimeSession, reasonOf, SendBarrier, type SessionResult } from './session';
 import { ProcessMeasures } from './process-measures';
 import { Interrupts } from './interrupts';
+import { GrantLog } from './grant-record';
 import { authHeaders, dialectConfig, dialectRecord, redactArgv } from './dialect-options';
 import { EXIT, type RunIo } from './command-io';
 import { packetSizeOr } from './packet-size';
@@ -109,6 +110,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
   const measures = new ProcessMeasures(opts.packet_ms, clock);
   const { loop, scheduler, overlap, pacing, samples } = measures;
   const stop$ = new ReplaySubject<void>(1);
+  const grants = new GrantLog(opts.output_sample_rate, opts.output_sample_rate_given, (line) => io.stderr.write(`${line}\n`));
   const ctx = measures.sessionContext({
     url: opts.url,
     dialect: dialectConfig(opts, opts.packet_ms, opts.output_sample_rate_given ? opts.output_sample_rate : undefined),
@@ -117,6 +119,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     connect_timeout_ms: opts.connect_timeout_ms,
     drain_timeout_ms: opts.drain_timeout_ms,
     output_sample_rate: opts.output_sample_rate,
+    output_sample_rate_given: opts.output_sample_rate_given,
+    onGrant: (grant) => grants.add(grant),
     stop$,
     allSent: new SendBarrier(),
   });
@@ -124,6 +128,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     command: ['probe', 'run', ...redactArgv(io.argv)],
     protocol: opts.protocol,
     dialect: dialectRecord(opts),
+    server_grant: grants.record,
     layout: {
       processes: 1,
       concurrency: opts.concurrency,
@@ -212,7 +217,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(samples.toFile(pacing))),
     ]);
     if (opts.trace !== 'off' && !opts.keep_traces) {
-      await Promise.all(results.map((r) => removeTrace(join(opts.output, 'sessions', r.id, 'trace.jsonl'), io)));
+      // An incomplete session's trace stays: it holds what ended the session.
+      await Promise.all(results.filter((r) => r.completed).map((r) => removeTrace(join(opts.output, 'sessions', r.id, 'trace.jsonl'), io)));
     }
     io.stdout.write(`${renderRunSummary(summary, opts.output)}\n`);
     if (writer.failure) {

@@ -1,5 +1,5 @@
-import { map, Subscription, takeUntil, tap, type Observable } from 'rxjs';
-import type { PacketSource } from '@duplex-bench/audio';
+import { map, merge, Subject, Subscription, takeUntil, tap, type Observable } from 'rxjs';
+import { pcm16BytesPerMs, type PacketSource } from '@duplex-bench/audio';
 import { ticks, type Clock, type DeadlineScheduler } from '@duplex-bench/pacer';
 import { ProtocolError, serverError } from '@duplex-bench/protocol';
 import {
@@ -12,6 +12,7 @@ import {
   type NativeDrainReport,
   type ServerEventSeqFigures,
   type SessionFlow,
+  type SessionGrant,
 } from '@duplex-bench/transport';
 import { traceReceipts, traceReceived, TraceWriteError, type SessionTraceSink } from '@duplex-bench/tracer';
 import { ResponseTracker, type PacingRecorder, type ResponseEvent, type ResponseRecord, type SampleStore, type SessionResponseMetrics } from '@duplex-bench/metrics';
@@ -30,8 +31,12 @@ export interface SessionContext {
   samples: SampleStore;
   connect_timeout_ms: number;
   drain_timeout_ms: number;
-  /** Rate of the server's output audio, for durations computed from bytes. */
+  /** Rate of the server's output audio, for durations computed from bytes, until a server grants one. */
   output_sample_rate: number;
+  /** The user gave `output_sample_rate` (`--output-sample-rate`): it overrides what a server grants. */
+  output_sample_rate_given?: boolean;
+  /** Told of each session's grant (run.json records it; a flag that disagrees is warned about). */
+  onGrant?(grant: SessionGrant): void;
   /** Emits once to stop sending on every session (SIGINT); replays to sessions that start later. */
   stop$: Observable<void>;
   /** Received event types that the dialect does not define, counted by type. */
@@ -51,13 +56,19 @@ export interface SessionResult {
   packets_sent: number;
   late: number;
   server_errors: number;
+  /** Received server `error` events by their code (`error.code`, else `error.type`). */
+  server_error_codes?: Record<string, number>;
+  /** The server error that ended the session, when one did. */
+  server_error?: { code?: string; fatal: boolean; message: string };
   drain?: NativeDrainReport;
   /** The server's own event numbering (vLLM-Omni `server_event_seq`), when it numbers its events. */
   server_event_seq?: ServerEventSeqFigures;
   /** The input unit the server announced (vLLM-Omni `chunk_period_ms`), when it did. */
   server_chunk_period_ms?: number;
-  /** Output audio rate: the server's, when it stated one, else the run's assumption. */
+  /** Output audio rate the figures used: the flag's when given, else the server's grant, else the run's assumption. */
   output_sample_rate?: number;
+  /** The native server's unit (`native_unit_ms` of its grant), when it granted one. */
+  native_unit_ms?: number;
   /** Completed model turns and the session's response figures, when the server answered with responses. */
   responses?: ResponseRecord[];
   response_metrics?: SessionResponseMetrics;
@@ -106,8 +117,16 @@ export class RealtimeSession {
   private watching: Subscription | null = null;
   private readonly flow: SessionFlow;
   private server_errors = 0;
+  private readonly server_error_codes: Record<string, number> = {};
   /** The last server `error` event: a session the server closes after it ended for that error. */
   private lastServerError: ProtocolError | null = null;
+  /** The server error that stops this session (the dialect's flow says which do). */
+  private stoppedBy: ProtocolError | null = null;
+  private readonly stopped$ = new Subject<void>();
+  private native_unit_ms: number | undefined;
+  /** Send start of packet 0 and the input sent since, for the end of input. */
+  private origin_s: number | null = null;
+  private sent_bytes = 0;
   private chunk_period_ms: number | undefined;
   private broken: Error | null = null;
   /** Response metrics from the start of the input stream (packet 0's send). */
@@ -140,6 +159,7 @@ export class RealtimeSession {
       connect_timeout_ms: ctx.connect_timeout_ms,
       session_id: this.id,
       headers: ctx.headers,
+      onAdmissionDenied: (attempt, http_status) => sink.admission(attempt, http_status, ctx.clock.now_s()),
     });
     this.connection = conn;
     const addResponse = (r: ResponseEvent) => this.responses?.add(r);
@@ -147,10 +167,8 @@ export class RealtimeSession {
       next: (e) => {
         const type = e.frame.type;
         if (this.responses) addResponseEvents(e.frame, e.received_s, addResponse);
-        if (type === 'error') {
-          this.server_errors++;
-          this.lastServerError = serverError(e.frame);
-        } else if (!this.flow.isKnownType(type)) ctx.unknownEvents.set(type, (ctx.unknownEvents.get(type) ?? 0) + 1);
+        if (type === 'error') this.onServerError(serverError(e.frame));
+        else if (!this.flow.isKnownType(type)) ctx.unknownEvents.set(type, (ctx.unknownEvents.get(type) ?? 0) + 1);
       },
       error: (err: Error) => {
         this.broken = err;
@@ -158,8 +176,22 @@ export class RealtimeSession {
     });
     this.watching = this.flow.attach(conn);
     const grant = await this.flow.handshake(conn, this.packets.sample_rate, this.flowOptions());
-    if (grant.output_sample_rate) this.output_sample_rate = grant.output_sample_rate;
+    // The server's grant decides the output rate; a rate the user gave overrides it (the run warns when they differ).
+    if (grant.output_sample_rate && !ctx.output_sample_rate_given) this.output_sample_rate = grant.output_sample_rate;
     this.chunk_period_ms = grant.chunk_period_ms;
+    this.native_unit_ms = grant.native_unit_ms;
+    ctx.onGrant?.(grant);
+  }
+
+  private onServerError(error: ProtocolError): void {
+    this.server_errors++;
+    const code = error.info.server_code ?? error.info.server_type ?? 'unknown';
+    this.server_error_codes[code] = (this.server_error_codes[code] ?? 0) + 1;
+    this.lastServerError = error;
+    if (!this.stoppedBy && this.flow.endsOn(error)) {
+      this.stoppedBy = error;
+      this.stopped$.next();
+    }
   }
 
   /** The input unit the server announced in its handshake, if it did (after `open`). */
@@ -182,32 +214,84 @@ export class RealtimeSession {
     };
   }
 
+  /** Throws what ended the session while it streamed or waited: a broken socket or a server error. */
+  private throwIfEnded(): void {
+    if (this.broken) throw this.broken;
+    if (this.stoppedBy) throw this.stoppedBy;
+  }
+
+  /** Resolves when `until` does, or at once when a server error stops the session. */
+  private unlessStopped(until: Promise<void>): Promise<void> {
+    if (this.stoppedBy) return Promise.resolve();
+    let sub: Subscription | undefined;
+    const stopped = new Promise<void>((resolve) => (sub = this.stopped$.subscribe(() => resolve())));
+    return Promise.race([until, stopped]).finally(() => sub?.unsubscribe());
+  }
+
+  /**
+   * The end of input goes no earlier than packet 0's send start plus the input sent: the packets'
+   * audio has then played out in real time, as sglang-omni's client waits.
+   */
+  private untilInputPlayed(): Promise<void> {
+    if (this.origin_s === null) return Promise.resolve();
+    const end_s = this.origin_s + this.sent_bytes / pcm16BytesPerMs(this.packets.sample_rate) / 1000;
+    if (this.ctx.clock.now_s() >= end_s) return Promise.resolve();
+    return new Promise<void>((resolve) => this.ctx.scheduler.schedule(end_s, () => resolve()));
+  }
+
+  /**
+   * Closes a session that ended early. After a server error the dialect's flow asks to close and
+   * waits (bounded) for the server's `session.closed`; otherwise the socket closes with a close
+   * frame, dropped only when the server does not answer in time.
+   */
+  private async closeAfter(err: unknown): Promise<string | null> {
+    let note: string | null = null;
+    if (err instanceof ProtocolError && err.code === 'SERVER_ERROR' && this.flow.endsOn(err) && this.conn.isOpen) {
+      try {
+        await this.flow.abort(this.conn, err, this.flowOptions());
+      } catch (closeErr) {
+        note = reasonOf(closeErr).message;
+      }
+    }
+    this.conn.fail(err instanceof Error ? err : new Error(String(err)));
+    return note;
+  }
+
   /** Streams every packet from `start_s`, ends the flow, and closes the trace. Never rejects. */
   async stream(start_s: number): Promise<SessionResult> {
     const result: SessionResult = { id: this.id, completed: false, violation: false, packets_sent: 0, late: 0, server_errors: 0 };
     try {
       try {
+        // A server error between the handshake and the start ends the session before any packet.
+        this.throwIfEnded();
         await this.sendAll(start_s, result);
       } finally {
         this.ctx.allSent?.done();
       }
-      if (this.broken) throw this.broken;
-      if (this.ctx.allSent) await this.ctx.allSent.passed;
-      if (this.broken) throw this.broken;
+      this.throwIfEnded();
+      if (this.ctx.allSent) await this.unlessStopped(this.ctx.allSent.passed);
+      this.throwIfEnded();
+      await this.unlessStopped(this.untilInputPlayed());
+      this.throwIfEnded();
       const report = await this.flow.end(this.conn, this.flowOptions());
       if (report.drain) result.drain = report.drain;
       result.completed = true;
     } catch (err) {
       Object.assign(result, this.reasonWithServerError(err));
-      this.conn.fail(err as Error);
+      const note = await this.closeAfter(err);
+      if (note) result.message = `${result.message}; then ${note}`;
     }
     return this.finish(result);
   }
 
   /** Ends a session that never got to stream (its open failed). */
   async abandon(err: unknown): Promise<SessionResult> {
-    this.connection?.fail(err instanceof Error ? err : new Error(String(err)));
-    return this.finish({ id: this.id, completed: false, violation: false, packets_sent: 0, late: 0, server_errors: 0, ...reasonOf(err) });
+    const result: SessionResult = { id: this.id, completed: false, violation: false, packets_sent: 0, late: 0, server_errors: 0, ...this.reasonWithServerError(err) };
+    if (this.connection) {
+      const note = await this.closeAfter(err);
+      if (note) result.message = `${result.message}; then ${note}`;
+    }
+    return this.finish(result);
   }
 
   /** A server that closes the session after an `error` event ended it for that error. */
@@ -221,6 +305,12 @@ export class RealtimeSession {
     this.receiving?.unsubscribe();
     this.watching?.unsubscribe();
     result.server_errors = this.server_errors;
+    if (this.server_errors > 0) result.server_error_codes = this.server_error_codes;
+    const ended = this.stoppedBy ?? (result.reason === 'server_error' ? this.lastServerError : null);
+    if (ended) result.server_error = { code: ended.info.server_code ?? ended.info.server_type, fatal: ended.info.fatal === true, message: ended.message };
+    if (this.native_unit_ms !== undefined) result.native_unit_ms = this.native_unit_ms;
+    // What ended an incomplete session goes into its trace, in every trace mode.
+    if (!result.completed) this.sink.error(`${result.reason ?? 'incomplete'}: ${result.message ?? ''}`, this.ctx.clock.now_s());
     const seq = this.flow.serverEventSeq();
     if (seq) result.server_event_seq = seq;
     if (this.chunk_period_ms !== undefined) result.server_chunk_period_ms = this.chunk_period_ms;
@@ -250,31 +340,35 @@ export class RealtimeSession {
     return new Promise<void>((resolve, reject) => {
       let streaming = false;
       let ended = false;
+      let broken: Subscription | null = null;
+      // A Subscription up front: end() may run before subscribe() returns (a stop that came first).
+      const sub = new Subscription();
       const end = (err?: unknown) => {
         if (ended) return;
         ended = true;
         if (streaming) this.ctx.onStreamEnd();
-        broken.unsubscribe();
+        broken?.unsubscribe();
         sub.unsubscribe();
         if (err) reject(err);
         else resolve();
       };
-      // A session that breaks while streaming stops its ticks at once.
-      const broken = this.conn.events$.subscribe({ error: (err) => end(err) });
-      // A Subscription up front: end() may run before subscribe() returns (a stop that came first).
-      const sub = new Subscription();
+      // A session that breaks while streaming stops its ticks at once (one already broken, before the first).
+      broken = this.conn.events$.subscribe({ error: (err) => end(err) });
+      if (ended) return;
       sub.add(
         ticks(scheduler, { start_s, period_ms: packet_ms, count: packets.packet_count })
         .pipe(
-          takeUntil(stop$),
+          takeUntil(merge(stop$, this.stopped$)),
           map((tick) => {
             if (tick.seq === 0) {
               origin_s = tick.origin_s;
+              this.origin_s = origin_s;
               streaming = true;
               this.responses = new ResponseTracker({ output_sample_rate: this.output_sample_rate }, origin_s);
               this.ctx.onStreamStart();
             }
             const event_id = prefix + tick.seq;
+            this.sent_bytes += packets.packetBytes(tick.seq);
             return {
               seq: tick.seq,
               event_id,

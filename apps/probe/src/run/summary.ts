@@ -25,6 +25,8 @@ export interface RunSummary extends PacingFigures {
   scheduler: DeadlineSchedulerStats;
   events: {
     server_errors: number;
+    /** Server `error` events by code (`error.code`, else `error.type`), over every session. */
+    server_error_codes?: Record<string, number>;
     unknown: Record<string, number>;
     /** vLLM-Omni `server_event_seq`, over the sessions whose server numbered its events. */
     server_event_seq?: { sessions: number; gaps: number; missing_events: number; not_rising: number };
@@ -147,6 +149,7 @@ export function buildSummary(i: SummaryInputs): RunSummary {
   let completed = 0;
   let with_violation = 0;
   let server_errors = 0;
+  const server_error_codes: Record<string, number> = {};
   let stamped: NonNullable<RunSummary['events']['server_event_seq']> | undefined;
   for (const r of i.results) {
     if (r.server_event_seq) {
@@ -160,6 +163,7 @@ export function buildSummary(i: SummaryInputs): RunSummary {
     else if (r.reason) reasons[r.reason] = (reasons[r.reason] ?? 0) + 1;
     if (r.violation) with_violation++;
     server_errors += r.server_errors;
+    for (const [code, n] of Object.entries(r.server_error_codes ?? {})) server_error_codes[code] = (server_error_codes[code] ?? 0) + n;
   }
   const summary: RunSummary = {
     // An interrupted run is partial: never a qualified measurement, whatever its packets did.
@@ -182,7 +186,7 @@ export function buildSummary(i: SummaryInputs): RunSummary {
     trace_backlog_peak_bytes: i.trace.backlog_peak_bytes,
     trace: i.trace,
     scheduler: i.scheduler,
-    events: { server_errors, unknown: Object.fromEntries(i.unknown), ...(stamped ? { server_event_seq: stamped } : {}) },
+    events: { server_errors, server_error_codes, unknown: Object.fromEntries(i.unknown), ...(stamped ? { server_event_seq: stamped } : {}) },
     packet_ms: i.packet_ms,
     duration_s: i.duration_s,
     measurement_origin: MEASUREMENT_ORIGIN,

@@ -1,0 +1,175 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startMockServer } from '@duplex-bench/mock-servers';
+import { startFaultyMock, type MockFault } from '@duplex-bench/mock-servers/testing';
+import { probe } from './run-harness.spec-helpers';
+
+jest.setTimeout(60_000);
+
+interface TraceLine {
+  direction: 'send' | 'receive' | 'error' | 'admission';
+  time_s: number;
+  event: Record<string, unknown>;
+}
+
+async function traceOf(dir: string, id: string): Promise<TraceLine[]> {
+  const text = await readFile(join(dir, 'sessions', id, 'trace.jsonl'), 'utf8');
+  return text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as TraceLine);
+}
+
+const sent = (trace: TraceLine[]) => trace.filter((l) => l.direction === 'send').map((l) => l.event.type);
+const received = (trace: TraceLine[]) => trace.filter((l) => l.direction === 'receive').map((l) => l.event.type);
+
+/**
+ * Every fault a real server can show ends the session in bounded time, with the right reason, and
+ * the cause on disk as an `error` record (the last line of the trace). sglang-omni's own client
+ * stops streaming on ANY server error and closes with a close frame, never dropping the socket
+ * while the server may still answer.
+ */
+describe('probe run (native) against a server that misbehaves', () => {
+  const FLAGS = ['--concurrency', '2', '--duration', '0.8', '--trace', 'full', '--keep-traces', '--drain-timeout-s', '0.5'];
+
+  const cases: Array<{ name: string; fault: MockFault; reason: string; message: RegExp; sends: string[]; receives?: string[] }> = [
+    {
+      name: 'a fatal error at once',
+      fault: { after_appends: 0, action: 'fatal_error' },
+      reason: 'server_error',
+      message: /injected_fault.*fatal/,
+      sends: ['session.update'],
+      receives: ['session.created', 'session.updated', 'error', 'session.closed'],
+    },
+    {
+      name: 'a fatal error after some packets',
+      fault: { after_appends: 3, action: 'fatal_error' },
+      reason: 'server_error',
+      message: /injected_fault.*fatal/,
+      // Nothing more after a fatal error: not even session.close.
+      sends: ['session.update', 'input_audio_buffer.append', 'input_audio_buffer.append', 'input_audio_buffer.append'],
+    },
+    {
+      name: 'a non-fatal error on every append',
+      fault: { after_appends: 1, action: 'refuse_appends' },
+      reason: 'server_error',
+      message: /input_rejected.*non-fatal/,
+      // The client stops at the first error and asks to close.
+      sends: ['session.update', 'input_audio_buffer.append', 'session.close'],
+    },
+    { name: 'silence (no answers)', fault: { after_appends: 3, action: 'stop_answering' }, reason: 'drain_timeout', message: /no sglang\.input_audio\.drained within 500 ms/, sends: [] },
+    { name: 'malformed JSON', fault: { after_appends: 3, action: 'malformed_frame' }, reason: 'malformed_frame', message: /malformed server frame '\{"type":"sglang\.input_audio\.accepted","seq":'/, sends: [] },
+    { name: 'a number that is not finite', fault: { after_appends: 3, action: 'non_finite' }, reason: 'malformed_frame', message: /accepted_end_ms":1e999.*not finite/, sends: [] },
+    { name: 'a disconnect without a close frame', fault: { after_appends: 3, action: 'drop' }, reason: 'server_closed', message: /server closed the session \(code 1006/, sends: [] },
+    {
+      name: 'a close before session.updated',
+      fault: { after_appends: 0, action: 'close_in_handshake' },
+      reason: 'server_closed',
+      message: /the server closed the session during the handshake/,
+      sends: ['session.update'],
+      receives: ['session.created'],
+    },
+  ];
+
+  it.each(cases)('ends on $name in bounded time as $reason, with the cause in the trace', async ({ fault, reason, message, sends, receives }) => {
+    const server = await startFaultyMock(fault);
+    try {
+      const started = performance.now();
+      const { code, summary, dir, stdout } = await probe(server.url, FLAGS);
+      // 0.8 s of input, a 0.5 s drain bound, a 2 s close bound (dropped sockets) and start-up.
+      expect(performance.now() - started).toBeLessThan(6000);
+      expect(summary.sessions).toMatchObject({ started: 2, completed: 0, incomplete: 2, incomplete_reasons: { [reason]: 2 } });
+      expect(code).toBe(1);
+      for (const id of ['s0', 's1']) {
+        const trace = await traceOf(dir, id);
+        const last = trace.at(-1) as TraceLine;
+        expect(last.direction).toBe('error');
+        expect(String(last.event.message)).toMatch(new RegExp(`^${reason}: `));
+        expect(String(last.event.message)).toMatch(message);
+        if (sends.length > 0) expect(sent(trace)).toEqual(sends);
+        if (receives) expect(received(trace)).toEqual(receives);
+        // The trace's clock never goes back.
+        for (let i = 1; i < trace.length; i++) expect(trace[i].time_s).toBeGreaterThanOrEqual(trace[i - 1].time_s);
+      }
+      if (reason === 'server_error') expect(summary.events.server_error_codes).toEqual({ [fault.action === 'refuse_appends' ? 'input_rejected' : 'injected_fault']: 2 });
+      expect(stdout).not.toMatch(/missed its cadence/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('after a non-fatal error, waits for session.closed and closes with a close frame: the server counts the session closed, and the summary names the code', async () => {
+    const server = await startFaultyMock({ after_appends: 1, action: 'refuse_appends' });
+    try {
+      const { summary, dir, stdout } = await probe(server.url, FLAGS);
+      const trace = await traceOf(dir, 's0');
+      expect(received(trace).slice(-2)).toEqual(['error', 'session.closed']);
+      expect(server.stats().sessions).toMatchObject({ completed: 2, active: 0 });
+      expect(summary.sessions.incomplete_reasons).toEqual({ server_error: 2 });
+      expect(stdout).toMatch(/server error events: input_rejected 2/);
+      expect(stdout).toMatch(/UNQUALIFIED: no packet was sent|QUALIFIED/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('completes a session whose server lingers after session.closed, closing the socket itself within its bound', async () => {
+    const server = await startFaultyMock({ after_appends: 1, action: 'linger' });
+    try {
+      const started = performance.now();
+      const { code, summary, dir } = await probe(server.url, FLAGS);
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(summary.sessions).toMatchObject({ completed: 2, incomplete: 0 });
+      expect(code).toBe(0);
+      expect(received(await traceOf(dir, 's0')).at(-1)).toBe('session.closed');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('records each refused upgrade as an admission record before the session, then the refusal as its error', async () => {
+    const server = await startMockServer({ port: 0, max_sessions: 1 });
+    try {
+      const { summary, dir } = await probe(server.url, [...FLAGS, '--open-parallel', '1']);
+      expect(summary.sessions.incomplete_reasons).toEqual({ admission_refused: 1 });
+      const trace = await traceOf(dir, 's1');
+      expect(trace.map((l) => l.direction)).toEqual(['admission', 'admission', 'admission', 'error']);
+      expect(trace.slice(0, 3).map((l) => l.event)).toEqual([1, 2, 3].map((attempt) => ({ type: 'connection_denied', http_status: 503, attempt })));
+      expect(String(trace[3].event.message)).toMatch(/^admission_refused: server refused the session with HTTP 503 4 times/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('probe run (native): the server grant decides the output rate', () => {
+  it('times audio at the granted 24,000 Hz with no flag, and records the grant in run.json', async () => {
+    const server = await startMockServer({ port: 0, output_sample_rate: 24000 });
+    try {
+      const { code, dir, stderr } = await probe(server.url, ['--concurrency', '1', '--duration', '0.8']);
+      expect(code).toBe(0);
+      const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
+      expect(run.server_grant).toMatchObject({ output_sample_rate: 24000, native_unit_ms: 80, output_sample_rate_used: 24000, output_sample_rate_source: 'server grant' });
+      const file = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
+      // 10 units of 80 ms in, 10 units of 80 ms out: 3,840 bytes each at 24 kHz.
+      expect(file.duplex_session_metrics[0].responses[0].audio_duration_ms).toBeCloseTo(800, 6);
+      expect(stderr).not.toMatch(/warning/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('lets --output-sample-rate override the grant, with one warning when they disagree', async () => {
+    const server = await startMockServer({ port: 0, output_sample_rate: 24000 });
+    try {
+      const { dir, stderr } = await probe(server.url, ['--concurrency', '2', '--duration', '0.8', '--output-sample-rate', '22050']);
+      expect(stderr.match(/warning: the server grants 24000 Hz output but --output-sample-rate is 22050/g)).toHaveLength(1);
+      const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
+      expect(run.server_grant).toMatchObject({ output_sample_rate: 24000, output_sample_rate_used: 22050, output_sample_rate_source: '--output-sample-rate' });
+      const file = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
+      expect(file.duplex_session_metrics[0].responses[0].audio_duration_ms).toBeCloseTo((10 * 3840) / 2 / 22.05, 3);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,279 @@
+import type WebSocket from 'ws';
+import {
+  base64ByteLength,
+  decodeFrame,
+  NATIVE_INPUT_BYTES_PER_MS,
+  NativeAudioDeltaTemplate,
+  nativeAccepted,
+  nativeAudioDone,
+  nativeDrained,
+  nativeError,
+  NativeEvent,
+  nativeInputEnded,
+  nativeResponseCreated,
+  nativeResponseDone,
+  nativeSessionClosed,
+  nativeSessionCreated,
+  nativeSessionUpdated,
+  nativeTranscriptDelta,
+  nativeUnitDone,
+  type DecodedFrame,
+  type NativeGrant,
+} from '@duplex-bench/protocol';
+import { ModelSession, type ModelOptions } from './model-session';
+import { NativeTurnFrames } from './turn-frames';
+import type { MockFault } from './mock-fault';
+import type { MockHost } from './openai-mock-session';
+
+/**
+ * - `append-echo`: no model; each whole input unit is answered at once (one response for the session).
+ * - `nemotron`: one response spans the session and completes after the client's end of input;
+ *   each input unit yields one unit of output, at the model's first-packet latency and real-time factor.
+ * - `minicpmo`: turns every `turn_every_s` of input, each completing while input goes on.
+ */
+export type NativeMockProfile = 'append-echo' | 'nemotron' | 'minicpmo';
+
+export interface NativeMockOptions {
+  profile: NativeMockProfile;
+  grant: NativeGrant;
+  /** append-echo: events per input unit, an audio delta, transcript deltas and `sglang.unit.done` (at least 2). */
+  replies_per_unit: number;
+  /** nemotron and minicpmo: how the model answers. */
+  model: ModelOptions | null;
+}
+
+/** The client waits for `session.closed` and closes; one that does not is dropped after this. */
+const CLOSE_GRACE_MS = 5000;
+const ECHO_RESPONSE = 'resp_0';
+const ECHO_ITEM = 'item_resp_0';
+
+/**
+ * One session of the native mock, as an sglang-omni duplex server speaks: `session.created` on
+ * connect, the grant on `session.update`, a receipt per append, `sglang.unit.done` per input unit
+ * (the last one holds the remainder; unit-aligned input ends with an empty unit), and on end of
+ * input `ended`, the response's end and `drained`. Input audio is measured by its base64 length,
+ * never decoded; output frames come from templates.
+ */
+export class NativeMockSession {
+  private readonly unit_ms: number;
+  private readonly unit_bytes: number;
+  private readonly model: ModelSession | null;
+  private readonly echo: NativeAudioDeltaTemplate;
+  private events = 0;
+  private closed = false;
+  private silent = false;
+  private refusing = false;
+  private appends = 0;
+  private accepted_bytes = 0;
+  /** Input beyond the last whole unit. */
+  private pending_bytes = 0;
+  private units = 0;
+  private echoOpen = false;
+  private first_arrival_s = 0;
+  private first_t_start_ms = 0;
+  private closeTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly host: MockHost,
+    private readonly id: string,
+    private readonly options: NativeMockOptions,
+    payload_b64: string,
+    private readonly fault: MockFault | null,
+  ) {
+    this.unit_ms = options.grant.native_unit_ms;
+    this.unit_bytes = NATIVE_INPUT_BYTES_PER_MS * this.unit_ms;
+    this.echo = new NativeAudioDeltaTemplate(ECHO_RESPONSE, ECHO_ITEM, payload_b64);
+    const frames = new NativeTurnFrames(payload_b64, () => this.nextEventId());
+    this.model = options.model ? new ModelSession(options.model, this.unit_ms, frames, host.clock, (frame) => this.send(frame)) : null;
+  }
+
+  start(): void {
+    this.send(nativeSessionCreated(this.nextEventId(), this.id));
+  }
+
+  dispose(): void {
+    if (this.closeTimer) clearTimeout(this.closeTimer);
+    this.model?.dispose();
+  }
+
+  private nextEventId(): string {
+    return `${this.id}_e${this.events++}`;
+  }
+
+  private send(frame: string): void {
+    // After session.closed, and once the server stopped answering, nothing more goes out.
+    if (this.closed || this.silent) return;
+    this.host.send(this.ws, frame);
+  }
+
+  onMessage(data: Buffer, isBinary: boolean, arrived_s: number): void {
+    if (this.silent || this.closed) return;
+    if (isBinary) {
+      this.send(nativeError(this.nextEventId(), 'binary_frame', 'text frames only', false));
+      return;
+    }
+    let frame: DecodedFrame;
+    try {
+      frame = decodeFrame(data.toString('utf8'));
+    } catch {
+      this.send(nativeError(this.nextEventId(), 'malformed_frame', 'frame is not a JSON event', false));
+      return;
+    }
+    const client_event_id = String(frame.event().event_id ?? '');
+    switch (frame.type) {
+      case NativeEvent.append:
+        this.onAppend(frame, client_event_id, arrived_s);
+        break;
+      case NativeEvent.sessionUpdate:
+        this.onSessionUpdate(client_event_id);
+        break;
+      case NativeEvent.inputEnd:
+        this.onInputEnd(client_event_id);
+        break;
+      case NativeEvent.sessionClose:
+        this.onSessionClose(client_event_id);
+        break;
+      default:
+        this.send(nativeError(this.nextEventId(), 'unknown_event', `event type ${JSON.stringify(frame.type)} is not supported`, false, client_event_id));
+        break;
+    }
+  }
+
+  private onSessionUpdate(client_event_id: string): void {
+    if (this.fault?.action === 'close_in_handshake') {
+      this.ws.close(1011, 'injected fault');
+      return;
+    }
+    this.send(nativeSessionUpdated(this.nextEventId(), client_event_id, this.id, this.options.grant));
+    if (this.fault && this.fault.after_appends === 0) this.applyFault(this.fault, client_event_id);
+  }
+
+  private onAppend(frame: DecodedFrame, client_event_id: string, arrived_s: number): void {
+    const event = frame.event();
+    const sglang = (event.sglang ?? {}) as { seq?: unknown; t_start_ms?: unknown };
+    const seq = typeof sglang.seq === 'number' ? sglang.seq : this.appends;
+    const t_start_ms = typeof sglang.t_start_ms === 'number' ? sglang.t_start_ms : this.accepted_bytes / NATIVE_INPUT_BYTES_PER_MS;
+    if (this.appends === 0) {
+      this.first_arrival_s = arrived_s;
+      this.first_t_start_ms = t_start_ms;
+    }
+    this.host.appended((arrived_s - this.first_arrival_s) * 1000 - (t_start_ms - this.first_t_start_ms));
+    this.appends++;
+    if (this.fault && this.fault.after_appends > 0 && this.appends >= this.fault.after_appends && this.applyFault(this.fault, client_event_id)) return;
+    if (this.refusing) {
+      this.send(nativeError(this.nextEventId(), 'input_rejected', 'append refused', false, client_event_id));
+      return;
+    }
+    const bytes = typeof event.audio === 'string' ? base64ByteLength(event.audio) : 0;
+    this.accepted_bytes += bytes;
+    this.pending_bytes += bytes;
+    this.send(nativeAccepted(this.nextEventId(), client_event_id, seq, this.accepted_bytes / NATIVE_INPUT_BYTES_PER_MS));
+    if (!this.model && !this.echoOpen) {
+      this.echoOpen = true;
+      this.send(nativeResponseCreated(this.nextEventId(), ECHO_RESPONSE));
+    }
+    while (this.pending_bytes >= this.unit_bytes) {
+      this.pending_bytes -= this.unit_bytes;
+      const index = this.units++;
+      if (this.model) this.model.onInputUnit(index);
+      else this.echoUnit(index, this.unit_ms);
+    }
+  }
+
+  /** append-echo: one input unit's answer, at once. */
+  private echoUnit(index: number, duration_ms: number): void {
+    const t_start_ms = index * this.unit_ms;
+    this.send(this.echo.encode(this.nextEventId(), index, 0, t_start_ms, duration_ms));
+    for (let i = 2; i < this.options.replies_per_unit; i++) this.send(nativeTranscriptDelta(this.nextEventId(), ECHO_RESPONSE, ECHO_ITEM, ' '));
+    this.send(nativeUnitDone(this.nextEventId(), index, t_start_ms, duration_ms));
+  }
+
+  private onInputEnd(client_event_id: string): void {
+    const accepted_end_ms = this.accepted_bytes / NATIVE_INPUT_BYTES_PER_MS;
+    this.send(nativeInputEnded(this.nextEventId(), client_event_id, accepted_end_ms));
+    // The tail is padded to a whole unit (`tail_policy: "pad"`): a whole unit of output, a unit that reports the remainder.
+    const tail_ms = this.pending_bytes / NATIVE_INPUT_BYTES_PER_MS;
+    this.pending_bytes = 0;
+    const padding_ms = Math.ceil(accepted_end_ms / this.unit_ms) * this.unit_ms - accepted_end_ms;
+    const finish = () => {
+      // Unit-aligned input ends with an empty unit, as the server's end-of-stream unit.
+      if (tail_ms === 0) this.send(nativeUnitDone(this.nextEventId(), this.units, this.units * this.unit_ms, 0));
+      this.send(nativeDrained(this.nextEventId(), client_event_id, { accepted_end_ms, consumed_ms: accepted_end_ms, discarded_ms: 0, padding_ms }));
+    };
+    const tailIndex = tail_ms > 0 ? this.units++ : -1;
+    if (this.model) {
+      this.model.onInputEnd(tail_ms, finish);
+      return;
+    }
+    if (tailIndex >= 0) this.echoUnit(tailIndex, tail_ms);
+    this.endEcho('stop');
+    finish();
+  }
+
+  private endEcho(end: 'stop' | 'client_closed'): void {
+    if (!this.echoOpen) return;
+    this.echoOpen = false;
+    this.send(nativeAudioDone(this.nextEventId(), ECHO_RESPONSE, ECHO_ITEM));
+    this.send(nativeResponseDone(this.nextEventId(), ECHO_RESPONSE, end));
+  }
+
+  private onSessionClose(client_event_id: string): void {
+    // Responses still open end cancelled: the client closed before they finished.
+    if (this.model) this.model.cancel();
+    else this.endEcho('client_closed');
+    this.send(nativeSessionClosed(this.nextEventId(), client_event_id));
+    this.closed = true;
+    this.host.completed();
+    if (this.fault?.action === 'linger') {
+      // Neither close nor read: the client must end the socket on its own, within its bound.
+      (this.ws as unknown as { _socket?: { pause(): void } })._socket?.pause();
+      return;
+    }
+    this.closeTimer = setTimeout(() => this.ws.terminate(), CLOSE_GRACE_MS);
+    this.closeTimer.unref();
+  }
+
+  /** Returns true when the append must not be answered. */
+  private applyFault(f: MockFault, client_event_id: string): boolean {
+    switch (f.action) {
+      case 'close':
+        this.ws.close(1011, 'injected fault');
+        return true;
+      case 'drop':
+        this.ws.terminate();
+        return true;
+      case 'malformed_frame':
+        this.host.send(this.ws, '{"type":"sglang.input_audio.accepted","seq":');
+        return true;
+      case 'non_finite':
+        this.host.send(this.ws, `{"type":"sglang.input_audio.accepted","event_id":"${this.nextEventId()}","seq":0,"accepted_end_ms":1e999,"client_event_id":"${client_event_id}"}`);
+        return true;
+      case 'fatal_error':
+        // A fatal error ends the session on the server's side: it says so and closes.
+        this.send(nativeError(this.nextEventId(), 'injected_fault', 'the test server gave up', true, client_event_id));
+        this.send(nativeSessionClosed(this.nextEventId(), null, 'error'));
+        this.closed = true;
+        this.ws.close(1011, 'injected fault');
+        return true;
+      case 'refuse_appends':
+        this.refusing = true;
+        return false;
+      case 'stop_answering':
+        this.silent = true;
+        this.model?.dispose();
+        return true;
+      case 'unknown_event':
+        if (this.appends === f.after_appends) this.send(`{"type":"vendor.keepalive","event_id":"${this.nextEventId()}"}`);
+        return false;
+      case 'linger':
+      case 'close_in_handshake':
+      case 'skip_event_seq':
+        return false;
+      default: {
+        const never: never = f.action;
+        throw new Error(`unknown fault ${String(never)}`);
+      }
+    }
+  }
+}
