@@ -1,5 +1,6 @@
 import { UsageError } from '@duplex-bench/launcher';
 import { LauncherLink } from '@duplex-bench/launcher';
+import { checkCommand, parseCheckOptions } from './check/check-command';
 import { mergeCommand } from './merge/merge-command';
 import { recordCommand } from './record/record-command';
 import { parseRecordOptions } from './record/record-options';
@@ -10,7 +11,8 @@ import { parseRunOptions } from './run/run-options';
 
 const USAGE =
   'usage: probe run --url ws://HOST:PORT/v1/realtime [--protocol native|openai] --concurrency N --duration S --output DIR [flags]' +
-  ' | probe record --url URL --concurrency N --output DIR [flags] | probe merge DIR... --output DIR';
+  ' | probe record --url URL --concurrency N --output DIR [flags] | probe merge DIR... --output DIR' +
+  ' | probe check DIR|TRACE.jsonl [--profile nemotron|minicpmo]';
 
 /** Runs one subcommand; returns the exit status. Bad input is one line on stderr and status 2. */
 export async function main(argv: string[]): Promise<number> {
@@ -33,6 +35,8 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'merge':
         return await mergeCommand(rest, { stdout: process.stdout });
+      case 'check':
+        return await checkCommand(parseCheckOptions(rest), { stdout: process.stdout, stderr: process.stderr });
       case 'record':
         return await recordCommand(parseRecordOptions(rest), {
           stdout: process.stdout,

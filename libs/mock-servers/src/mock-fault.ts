@@ -13,6 +13,9 @@ export interface MockFault {
    * - `stop_answering`: the server sends nothing more, timers and queued output included.
    * - `linger` (native): after `session.closed` the server neither closes the socket nor reads from it.
    * - `close_in_handshake` (native): the server closes the socket when `session.update` arrives.
+   * - `padded_tail`, `drained_first` (native, append-echo): a server that breaks the contract but
+   *   ends the session: the last unit reports a whole unit and drained counts the padding as
+   *   consumed; or drained comes before the response is done. `probe check` must catch both.
    * - `skip_event_seq` (openai with vLLM-Omni extensions): one `server_event_seq` number is never sent.
    * - `unknown_event`: one event of a type no dialect defines, then the append is answered as usual.
    */
@@ -26,6 +29,8 @@ export interface MockFault {
     | 'stop_answering'
     | 'linger'
     | 'close_in_handshake'
+    | 'padded_tail'
+    | 'drained_first'
     | 'skip_event_seq'
     | 'unknown_event';
   /** Only sessions whose index (in order of connection) is a multiple of this misbehave; default 1, all. */

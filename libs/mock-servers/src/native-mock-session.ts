@@ -196,19 +196,22 @@ export class NativeMockSession {
     const tail_ms = this.pending_bytes / NATIVE_INPUT_BYTES_PER_MS;
     this.pending_bytes = 0;
     const padding_ms = Math.ceil(accepted_end_ms / this.unit_ms) * this.unit_ms - accepted_end_ms;
+    const padded = this.fault?.action === 'padded_tail';
     const finish = () => {
       // Unit-aligned input ends with an empty unit, as the server's end-of-stream unit.
       if (tail_ms === 0) this.send(nativeUnitDone(this.nextEventId(), this.units, this.units * this.unit_ms, 0));
-      this.send(nativeDrained(this.nextEventId(), client_event_id, { accepted_end_ms, consumed_ms: accepted_end_ms, discarded_ms: 0, padding_ms }));
+      const consumed_ms = padded ? accepted_end_ms + padding_ms : accepted_end_ms;
+      this.send(nativeDrained(this.nextEventId(), client_event_id, { accepted_end_ms, consumed_ms, discarded_ms: 0, padding_ms }));
     };
     const tailIndex = tail_ms > 0 ? this.units++ : -1;
     if (this.model) {
       this.model.onInputEnd(tail_ms, finish);
       return;
     }
-    if (tailIndex >= 0) this.echoUnit(tailIndex, tail_ms);
+    if (tailIndex >= 0) this.echoUnit(tailIndex, padded ? this.unit_ms : tail_ms);
+    if (this.fault?.action === 'drained_first') finish();
     this.endEcho('stop');
-    finish();
+    if (this.fault?.action !== 'drained_first') finish();
   }
 
   private endEcho(end: 'stop' | 'client_closed'): void {
@@ -268,6 +271,8 @@ export class NativeMockSession {
         return false;
       case 'linger':
       case 'close_in_handshake':
+      case 'padded_tail':
+      case 'drained_first':
       case 'skip_event_seq':
         return false;
       default: {

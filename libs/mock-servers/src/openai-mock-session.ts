@@ -271,6 +271,8 @@ export class OpenAIMockSession {
       case 'refuse_appends':
       case 'linger':
       case 'close_in_handshake':
+      case 'padded_tail':
+      case 'drained_first':
         throw new RangeError(`fault ${f.action} is defined for the native dialect only`);
       default: {
         const never: never = f.action;

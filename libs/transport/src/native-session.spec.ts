@@ -170,6 +170,25 @@ describe('native session flow', () => {
     expect(closeCode).toBe(1000);
   });
 
+  it('fails a connection with a close frame, not by dropping it: the server sees 1000', async () => {
+    let closeCode = 0;
+    server = await startWsTestServer(() => (ws) => ws.on('close', (code: number) => (closeCode = code)));
+    const c = WsConnection.open(server.url);
+    conn = c;
+    await c.opened;
+    const ended = streamEnd(c.events$, BOUND_MS);
+    c.fail(new TransportError('drain_timeout', 'no drained'));
+    expect((await ended).error).toMatchObject({ reason: 'drain_timeout' });
+    await within(
+      (async () => {
+        while (closeCode === 0) await new Promise((r) => setTimeout(r, 10));
+      })(),
+      BOUND_MS,
+      'close frame',
+    );
+    expect(closeCode).toBe(1000);
+  });
+
   it('gives up waiting for session.closed after the close timeout, as close_timeout', async () => {
     server = await startWsTestServer(() => (ws) => ws.send(created()));
     const c = WsConnection.open(server.url);

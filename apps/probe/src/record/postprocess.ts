@@ -1,13 +1,12 @@
-import { createReadStream } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
+import { readFile, writeFile } from 'node:fs/promises';
 import { encodeWavPcm16 } from '@duplex-bench/audio';
+import { checkNativeTrace, grantedProfile, parseTraceLines } from '@duplex-bench/protocol';
 
 export interface PostprocessTask {
   trace_path: string;
   wav_path: string;
   output_sample_rate: number;
-  /** The openai dialect has no end-of-input event: `drained` is checked for native sessions only. */
+  /** Native traces are graded against the native contract; openai ones for responses left open. */
   protocol: 'native' | 'openai';
   /** Test hook: CPU burnt per task, as heavy validation would. */
   burn_ms?: number;
@@ -27,23 +26,25 @@ export interface PostprocessSummary {
 
 const AUDIO = new Set(['response.output_audio.delta', 'response.audio.delta']);
 
+interface TraceRecord {
+  direction: string;
+  event: Record<string, unknown>;
+}
+
 /**
- * Replays one finished session's trace: rebuilds its output audio as a WAV and checks the order
- * the dialect promises (chunk_seq counting up, every response done, and for native input drained).
+ * Replays one finished session's trace: rebuilds its output audio as a WAV and checks what the
+ * dialect promises. A native trace is held to the whole native contract (`checkNativeTrace`, by
+ * the profile its grant states); an openai one to every response done.
  */
 export async function postprocessSession(task: PostprocessTask): Promise<PostprocessSummary> {
   const s: PostprocessSummary = { events_received: 0, events_sent: 0, audio_deltas: 0, audio_bytes: 0, audio_ms: 0, responses: 0, problems: [], wav: null };
   const chunks: Buffer[] = [];
   const open = new Set<string>();
-  let drained = false;
-  const lines = createInterface({ input: createReadStream(task.trace_path), crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (!line) continue;
-    const { direction, event } = JSON.parse(line) as { direction: string; event: Record<string, unknown> };
-    if (direction === 'send') {
-      s.events_sent++;
-      continue;
-    }
+  const { records, errors } = parseTraceLines(await readFile(task.trace_path, 'utf8'));
+  for (const record of records as TraceRecord[]) {
+    const { direction, event } = record;
+    if (direction === 'send') s.events_sent++;
+    if (direction !== 'receive') continue;
     s.events_received++;
     const type = String(event.type);
     if (AUDIO.has(type) && typeof event.delta === 'string') {
@@ -56,12 +57,16 @@ export async function postprocessSession(task: PostprocessTask): Promise<Postpro
       s.responses++;
     } else if (type === 'response.done') {
       open.delete(String((event.response as { id?: string } | undefined)?.id));
-    } else if (type === 'sglang.input_audio.drained') {
-      drained = true;
     }
   }
-  if (open.size > 0) s.problems.push(`responses never done: ${[...open].join(', ')}`);
-  if (!drained && task.protocol === 'native') s.problems.push('no sglang.input_audio.drained');
+  if (task.protocol === 'native') {
+    const profile = grantedProfile(records);
+    if (!profile) s.problems.push('contract: the grant states no known profile (native_unit_ms and output rate)');
+    else s.problems.push(...checkNativeTrace(records, profile, { line_errors: errors }).violations.map((v) => `contract (${profile.name}): ${v}`));
+  } else {
+    s.problems.push(...errors);
+    if (open.size > 0) s.problems.push(`responses never done: ${[...open].join(', ')}`);
+  }
   s.audio_ms = (s.audio_bytes / (task.output_sample_rate * 2)) * 1000;
   if (chunks.length > 0) {
     await writeFile(task.wav_path, encodeWavPcm16(Buffer.concat(chunks), task.output_sample_rate));

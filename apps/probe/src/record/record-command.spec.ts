@@ -90,7 +90,8 @@ describe('probe record against the model mock', () => {
 describe('probe record post-processing', () => {
   let mock: MockServer;
   beforeAll(async () => {
-    mock = await startMockServer({ port: 0, ...TURNS, model: { ttfp_ms: 100, rtf: 0.5, turn_every_s: 1 } });
+    // A real profile: post-processing holds each native trace to the contract of its grant.
+    mock = await startMockServer({ port: 0, profile: 'nemotron', model: { ttfp_ms: 100, rtf: 0.5 } });
   });
   afterAll(() => mock.close());
 

@@ -173,3 +173,23 @@ describe('probe run (native): the server grant decides the output rate', () => {
     }
   });
 });
+
+describe('probe run (native): the end of input', () => {
+  it('goes no earlier than the first append\'s send start plus the input duration (sglang-omni\'s client rule)', async () => {
+    const server = await startMockServer({ port: 0 });
+    try {
+      // 1.02 s: 12 whole packets and a 60 ms one; the last packet goes at +960 ms, the end at +1,020 ms or later.
+      const { code, dir } = await probe(server.url, ['--concurrency', '1', '--duration', '1.02', '--trace', 'full', '--keep-traces']);
+      expect(code).toBe(0);
+      const trace = await traceOf(dir, 's0');
+      const appends = trace.filter((l) => l.event.type === 'input_audio_buffer.append');
+      const end = trace.find((l) => l.event.type === 'sglang.input_audio.end') as TraceLine;
+      expect(appends).toHaveLength(13);
+      expect(end.time_s - appends[0].time_s).toBeGreaterThanOrEqual(1.02);
+      const receipts = JSON.parse(await readFile(join(dir, 'sessions', 's0', 'input-send-receipts.json'), 'utf8'));
+      expect(end.time_s - receipts.appends[0].start_s).toBeGreaterThanOrEqual(1.02);
+    } finally {
+      await server.close();
+    }
+  });
+});
