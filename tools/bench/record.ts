@@ -51,7 +51,7 @@ async function one(concurrency: number, burst: number, run: number): Promise<Row
   const dir = join(String(values.out), `c${concurrency}-b${burst}-r${run}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const mock = await startMock(['--profile', 'model', '--burst-units', String(burst)]);
+  const mock = await startMock(['--profile', 'nemotron', '--burst-units', String(burst)]);
   const args = ['--import', 'tsx', join(ROOT, 'apps/probe/src/main.ts'), 'record', '--url', mock.url, '--concurrency', String(concurrency), '--per-subset', String(concurrency / 4), '--output', dir, '--quiet', '--allow-unqualified'];
   const code = await exited(spawn(process.execPath, args, { stdio: 'ignore' }), 20 * 60_000);
   await stopMock(mock);

@@ -19,6 +19,9 @@ export const SERVE_FLAGS = {
   'event-names': { kind: 'enum', values: ['ga', 'beta'], default: 'ga' },
   'vllm-extensions': { kind: 'bool' },
   'vad-silence-ms': { kind: 'number', min: 0, exclusive: true, default: 500 },
+  flavor: { kind: 'enum', values: ['openai', 'vllm-omni'], default: 'openai' },
+  'listen-every': { kind: 'int', min: 0, default: 0 },
+  'disconnect-grace-s': { kind: 'number', min: 0, default: 30 },
   'tls-cert': { kind: 'string' },
   'tls-key': { kind: 'string' },
 } as const;
@@ -28,7 +31,7 @@ export interface ServeOptions {
   profile: MockProfile;
   /** Unset: the profile's unit (native) or 80 ms (openai). */
   unit_ms?: number;
-  openai: { names: 'ga' | 'beta'; vllm: boolean; silence_ms: number };
+  openai: { names: 'ga' | 'beta'; vllm: boolean; silence_ms: number; flavor: 'openai' | 'vllm-omni'; listen_every: number; disconnect_grace_ms: number };
   tls?: { cert: string; key: string };
   /** Only what was given: each profile has its own timings. */
   model: Partial<ModelOptions>;
@@ -45,7 +48,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
   const f = parseFlags(argv, SERVE_FLAGS);
   if (f._.length > 0) throw new UsageError(`unexpected argument "${f._[0]}"`);
   if (f.port > 65535) throw new UsageError(`--port must be at most 65535, got ${f.port}`);
-  const openaiOnly = (['event-names', 'vllm-extensions', 'vad-silence-ms'] as const).filter((k) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`)));
+  const openaiOnly = (['event-names', 'vllm-extensions', 'vad-silence-ms', 'flavor', 'listen-every', 'disconnect-grace-s'] as const).filter((k) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`)));
   if (f.protocol !== 'openai' && openaiOnly.length > 0) throw new UsageError(`--${openaiOnly[0]} is for --protocol openai`);
   if ((f['tls-cert'] === undefined) !== (f['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   const unit = f['unit-ms'];
@@ -57,7 +60,14 @@ export function parseServeOptions(argv: string[]): ServeOptions {
   return {
     protocol: f.protocol as ServeOptions['protocol'],
     unit_ms: unit,
-    openai: { names: f['event-names'] as 'ga' | 'beta', vllm: f['vllm-extensions'], silence_ms: f['vad-silence-ms'] },
+    openai: {
+      names: f['event-names'] as 'ga' | 'beta',
+      vllm: f['vllm-extensions'],
+      silence_ms: f['vad-silence-ms'],
+      flavor: f.flavor as 'openai' | 'vllm-omni',
+      listen_every: f['listen-every'],
+      disconnect_grace_ms: f['disconnect-grace-s'] * 1000,
+    },
     tls: f['tls-cert'] !== undefined && f['tls-key'] !== undefined ? { cert: f['tls-cert'], key: f['tls-key'] } : undefined,
     profile,
     model: {

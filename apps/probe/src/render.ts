@@ -25,7 +25,7 @@ export function renderRunSummary(s: RunSummary, output: string): string {
   );
   const codes = Object.entries(s.events.server_error_codes ?? {});
   if (codes.length > 0) {
-    lines.splice(lines.length - 1, 0, `server error events: ${codes.map(([code, n]) => `${code} ${n}`).join(', ')} (a native session stops at its first)`);
+    lines.splice(lines.length - 1, 0, `server error events: ${codes.map(([code, n]) => `${code} ${n}`).join(', ')} (a native session ends at its first)`);
   }
   if (s.duplex) lines.splice(lines.length - 1, 0, ...renderDuplex(s.duplex));
   const late = `${s.packets.late} late packet(s) in ${s.sessions.with_violation} session(s)`;
@@ -53,7 +53,7 @@ export function renderDuplex(d: DuplexAggregate): string[] {
   ];
   if (server) lines.push(`  the same responses from response.created as received (client): TTFP ${st(d.client_ttfp_ms)}; TTFT ${st(d.client_ttft_ms)}`);
   lines.push(
-    `  RTF ${st(d.rtf, '')}; TPOT ${st(d.tpot_ms)} (client receive times)`,
+    `  RTF ${st(d.rtf, '')} (client receive times); TPOT ${st(d.tpot_ms)} (${d.measurement_origin.tpot_ms})`,
     `stream window (from input start): TTFP ${st(d.duplex_stream_ttfp_ms)}; RTF ${st(d.duplex_stream_rtf, '')}`,
   );
   return lines;

@@ -10,8 +10,22 @@ export type ResponseEvent =
   /** TTFT/TTFP the server measured from its own request start (vLLM-Omni `response_request_metrics`). */
   | { kind: 'server_metrics'; t_s: number; response_id: string; ttft_ms?: number; ttfp_ms?: number; measurement_origin?: Record<string, string> }
   | { kind: 'text_delta'; t_s: number; response_id: string; chars: number; tokens?: number }
-  | { kind: 'audio_delta'; t_s: number; response_id: string; bytes: number; duration_ms?: number; tokens?: number }
-  | { kind: 'response_done'; t_s: number; response_id: string };
+  | {
+      kind: 'audio_delta';
+      t_s: number;
+      response_id: string;
+      bytes: number;
+      duration_ms?: number;
+      tokens?: number;
+      /** The server's count of the response's audio so far, cumulative (vLLM-Omni `metadata.audio_duration_ms`). */
+      server_audio_duration_ms?: number;
+      /** The engine's own TPOT of the response so far (vLLM-Omni stage 0 `vllm_tpot_ms`). */
+      server_tpot_ms?: number;
+    }
+  /** `status`: how the response ended, when the server says (`listen`: the model kept listening). */
+  | { kind: 'response_done'; t_s: number; response_id: string; status?: ResponseStatus };
+
+export type ResponseStatus = 'completed' | 'cancelled' | 'failed' | 'incomplete' | 'listen';
 
 export interface ResponseRecord {
   response_id: string;
@@ -28,6 +42,12 @@ export interface ResponseRecord {
   server_measurement_origin?: Record<string, string>;
   rtf: number | null;
   tpot_ms: number | null;
+  /** How the response ended, when the server said; absent means it did not say. */
+  status?: ResponseStatus;
+  /** Where `audio_duration_ms` comes from. */
+  audio_duration_origin: 'server metadata.audio_duration_ms (cumulative)' | 'received bytes at the output rate';
+  /** Where `tpot_ms` comes from, or why it is absent. */
+  tpot_origin: 'server stage 0 vllm_tpot_ms' | 'client: elapsed over per-step token counts (server-sent counts)' | 'absent: no token counts and no server stage metrics';
   audio_duration_ms: number;
   tokens: number;
   /** Longest wait between two audio deltas of this response, in ms. */
@@ -83,6 +103,9 @@ interface Open {
   segmentTokens: number;
   tpotElapsed_ms: number;
   tpotTokens: number;
+  /** The largest cumulative audio duration the server stated, ms. */
+  serverAudio_ms: number;
+  serverTpot_ms: number | null;
 }
 
 /** Nearest-rank percentile of unsorted values. */
@@ -131,6 +154,8 @@ export class ResponseTracker {
             ttfp_ms: null,
             rtf: null,
             tpot_ms: null,
+            audio_duration_origin: 'received bytes at the output rate',
+            tpot_origin: 'absent: no token counts and no server stage metrics',
             audio_duration_ms: 0,
             tokens: 0,
             max_output_gap_ms: null,
@@ -145,6 +170,8 @@ export class ResponseTracker {
           segmentTokens: 0,
           tpotElapsed_ms: 0,
           tpotTokens: 0,
+          serverAudio_ms: 0,
+          serverTpot_ms: null,
         });
         break;
       }
@@ -178,6 +205,8 @@ export class ResponseTracker {
         this.play(r, e.t_s, duration_ms);
         r.lastAudio_s = e.t_s;
         r.record.audio_duration_ms += duration_ms;
+        if (e.server_audio_duration_ms !== undefined && e.server_audio_duration_ms > r.serverAudio_ms) r.serverAudio_ms = e.server_audio_duration_ms;
+        if (e.server_tpot_ms !== undefined) r.serverTpot_ms = e.server_tpot_ms;
         if (e.tokens) this.step(r, e.t_s, e.tokens);
         break;
       }
@@ -186,8 +215,20 @@ export class ResponseTracker {
         if (!r) break;
         this.open.delete(e.response_id);
         const rec = r.record;
+        if (e.status) rec.status = e.status;
+        // The server's cumulative count is what the response holds; bytes at an assumed rate are the fallback.
+        if (r.serverAudio_ms > 0) {
+          rec.audio_duration_ms = r.serverAudio_ms;
+          rec.audio_duration_origin = 'server metadata.audio_duration_ms (cumulative)';
+        }
         if (r.lastAudio_s !== null && rec.audio_duration_ms > 0) rec.rtf = ((r.lastAudio_s - rec.origin_s) * 1000) / rec.audio_duration_ms;
-        if (r.tpotTokens > 0) rec.tpot_ms = r.tpotElapsed_ms / r.tpotTokens;
+        if (r.serverTpot_ms !== null) {
+          rec.tpot_ms = r.serverTpot_ms;
+          rec.tpot_origin = 'server stage 0 vllm_tpot_ms';
+        } else if (r.tpotTokens > 0) {
+          rec.tpot_ms = r.tpotElapsed_ms / r.tpotTokens;
+          rec.tpot_origin = 'client: elapsed over per-step token counts (server-sent counts)';
+        }
         if (r.server) {
           // The server's own request start is an origin the client cannot see; its figures are
           // reported as TTFT/TTFP, named, and the client's are kept beside them.

@@ -10,4 +10,4 @@ export type { SamplesFile, SessionSampleColumns } from './samples';
 export { mergeSamples } from './merge';
 export type { MergedPacing } from './merge';
 export { ResponseTracker, stat } from './duplex-response';
-export type { ResponseEvent, ResponseRecord, SessionResponseMetrics, ResponseMetricsOptions, Stat } from './duplex-response';
+export type { ResponseEvent, ResponseRecord, ResponseStatus, SessionResponseMetrics, ResponseMetricsOptions, Stat } from './duplex-response';

@@ -8,13 +8,25 @@ import type { ModelOptions } from './model-session';
 import type { MockFault } from './mock-fault';
 import { NativeMockSession, type NativeMockOptions } from './native-mock-session';
 import { OpenAIMockSession, type MockHost, type OpenAIMockOptions } from './openai-mock-session';
+import { VllmMockSession, type VllmMockOptions } from './vllm-mock-session';
 import { CpuMeter, createUsHistogram, LoopLagMonitor, percentilesMs, recordMs, type PercentilesMs, type LoopLagFigures, type CpuFigures } from '@duplex-bench/metrics';
 
 export interface MockServerOptions {
   /** Wire dialect: sglang-omni `native` (default) or OpenAI Realtime `openai`. */
   protocol?: 'native' | 'openai';
   /** The openai dialect's settings: event names, vLLM-Omni extensions, VAD silence. */
-  openai?: Partial<Pick<OpenAIMockOptions, 'names' | 'vllm' | 'silence_ms'>>;
+  openai?: Partial<Pick<OpenAIMockOptions, 'names' | 'vllm' | 'silence_ms'>> & {
+    /** `vllm-omni`: vLLM-Omni's own duplex flow (client speaks first, ack-only playback, event journal, slots held after a disconnect). */
+    flavor?: 'openai' | 'vllm-omni';
+    /** vllm-omni: every Kth turn the model keeps listening (0 never). */
+    listen_every?: number;
+    /** vllm-omni: how long a session ended without `session.close` holds its slot (default 30 s). */
+    disconnect_grace_ms?: number;
+    /** vllm-omni: the wait for the client's first message (default 10 s). */
+    config_timeout_ms?: number;
+    /** vllm-omni: unacknowledged journal bytes that ask for a resync (default 8 MiB). */
+    journal_max_bytes?: number;
+  };
   /** Serve `wss://` with this key and certificate (PEM). */
   tls?: { key: string | Buffer; cert: string | Buffer };
   host?: string;
@@ -66,8 +78,13 @@ const MOCK_LIMITS: NativeLimits = {
 
 export interface MockStats {
   measurement_origin: Record<string, string>;
-  /** `with_bearer`: upgrades that carried an `Authorization: Bearer` header. */
-  sessions: { opened: number; completed: number; refused_503: number; active: number; with_bearer: number };
+  /**
+   * `with_bearer`: upgrades that carried an `Authorization: Bearer` header. vllm-omni flavour:
+   * `held_after_disconnect`, slots held now by sessions that ended without `session.close`;
+   * `refused_full`, sessions refused with `resource_exhausted`; `blocked_turns`, turns that waited
+   * for a playback acknowledgement.
+   */
+  sessions: { opened: number; completed: number; refused_503: number; active: number; with_bearer: number; held_after_disconnect?: number; refused_full?: number; blocked_turns?: number };
   appends: number;
   frames_sent: number;
   /** Per packet, as the mock saw it: arrival − (arrival of packet 0 + (t_start_ms − t_start_ms of packet 0)). */
@@ -134,7 +151,8 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
       return;
     }
-    if (options.max_sessions !== undefined && counts.active >= options.max_sessions) {
+    // vLLM-Omni refuses a full server with an error event after the upgrade, not with HTTP 503.
+    if (options.max_sessions !== undefined && !vllmFlavor && counts.active >= options.max_sessions) {
       counts.refused_503++;
       socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
       return;
@@ -181,6 +199,56 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
     session.start();
   }
 
+  const vllmFlavor = protocol === 'openai' && options.openai?.flavor === 'vllm-omni';
+  const vllmOptions: VllmMockOptions = {
+    output_sample_rate: output_rate,
+    unit_ms,
+    ttfp_ms: model?.ttfp_ms ?? 0,
+    rtf: model?.rtf ?? 0,
+    silence_ms: options.openai?.silence_ms ?? 500,
+    listen_every: options.openai?.listen_every ?? 0,
+    config_timeout_ms: options.openai?.config_timeout_ms ?? 10_000,
+    journal_max_bytes: options.openai?.journal_max_bytes ?? 8 * 2 ** 20,
+  };
+  const vllm = { held: 0, graced: 0, refused_full: 0, blocked_turns: 0, graceTimers: new Set<NodeJS.Timeout>() };
+
+  function onVllmSession(ws: WebSocket, index: number): void {
+    // A slot is held by every open session and, for the grace, by one that ended without session.close.
+    let freed = false;
+    const free = () => {
+      if (freed) return;
+      freed = true;
+      vllm.held--;
+    };
+    const slot = {
+      released: free,
+      disconnected: () => {
+        vllm.graced++;
+        const timer = setTimeout(() => {
+          vllm.graceTimers.delete(timer);
+          vllm.graced--;
+          free();
+        }, options.openai?.disconnect_grace_ms ?? 30_000);
+        vllm.graceTimers.add(timer);
+      },
+    };
+    const session = new VllmMockSession(ws, host, `mock_${index}`, vllmOptions, slot);
+    ws.on('error', () => undefined);
+    ws.on('close', () => {
+      counts.active--;
+      vllm.blocked_turns += session.blocked_turns;
+      session.onSocketClose();
+    });
+    ws.on('message', (data: Buffer, isBinary: boolean) => session.onMessage(data, isBinary, clock.now_s()));
+    if (options.max_sessions !== undefined && vllm.held >= options.max_sessions) {
+      vllm.refused_full++;
+      freed = true;
+      session.refuse(options.max_sessions);
+      return;
+    }
+    vllm.held++;
+  }
+
   function onNativeSession(ws: WebSocket, index: number, faulty: boolean): void {
     const session = new NativeMockSession(ws, host, `mock_${index}`, nativeOptions, outputPayload, faulty && fault ? fault : null);
     ws.on('error', () => undefined);
@@ -197,7 +265,8 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
     counts.active++;
     const index = nextId++;
     const faulty = fault !== undefined && index % (fault.every_nth_session ?? 1) === 0;
-    if (protocol === 'openai') onOpenAISession(ws, index, faulty);
+    if (vllmFlavor) onVllmSession(ws, index);
+    else if (protocol === 'openai') onOpenAISession(ws, index, faulty);
     else onNativeSession(ws, index, faulty);
   }
 
@@ -221,7 +290,14 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
         event_loop_lag_ms: 'mock process: lateness of a 10 ms timer',
         cpu_cores: 'mock process CPU seconds per wall second since start',
       },
-      sessions: { opened: counts.opened, completed: counts.completed, refused_503: counts.refused_503, active: counts.active, with_bearer: counts.with_bearer },
+      sessions: {
+        opened: counts.opened,
+        completed: counts.completed,
+        refused_503: counts.refused_503,
+        active: counts.active,
+        with_bearer: counts.with_bearer,
+        ...(vllmFlavor ? { held_after_disconnect: vllm.graced, refused_full: vllm.refused_full, blocked_turns: vllm.blocked_turns } : {}),
+      },
       appends: counts.appends,
       frames_sent: counts.frames_sent,
       arrival_deviation_ms: percentilesMs(arrival),
@@ -232,6 +308,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
     close: () =>
       new Promise<void>((resolve) => {
         loop.stop();
+        for (const timer of vllm.graceTimers) clearTimeout(timer);
         for (const client of wss.clients) client.terminate();
         wss.close();
         http.close(() => resolve());

@@ -165,6 +165,28 @@ describe('audioDeltaInfo', () => {
     expect(audioDeltaInfo(before).sample_rate_hz).toBe(24000);
   });
 
+  it('reads vLLM-Omni\'s rate, cumulative duration and stage-0 TPOT behind a metadata object over 1 KiB, never parsing the payload', () => {
+    const b64 = Buffer.alloc(44100).toString('base64');
+    const metadata = {
+      session_id: 's',
+      epoch: 0,
+      playback: { generated_ms: 1000, sent_ms: 1000, played_ms: 0, committed_ms: 0 },
+      vllm_omni: { runtime_impl: 'x'.repeat(1200), stage_metrics: { '0': { num_tokens_out: 12, vllm_ttft_ms: 80, vllm_tpot_ms: 21.5 }, '1': { vllm_tpot_ms: 99 } } },
+      audio_duration_ms: 2000,
+    };
+    const text = `{"type":"response.output_audio.delta","event_id":"e","response_id":"r","item_id":"item_r","output_index":0,"content_index":0,"delta":"${b64}","format":"pcm16","sample_rate_hz":22050,"metadata":${JSON.stringify(metadata)},"server_event_seq":9}`;
+    expect(text.length - text.lastIndexOf('"sample_rate_hz"')).toBeGreaterThan(1024);
+    const frame = decodeFrame(text);
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      expect(audioDeltaInfo(frame)).toEqual({ response_id: 'r', bytes: 44100, sample_rate_hz: 22050, audio_duration_ms: 2000, stage_tpot_ms: 21.5, stage_tokens_out: 12 });
+      // Only the tail after the payload was parsed.
+      for (const [arg] of parse.mock.calls) expect(String(arg)).not.toContain(b64.slice(0, 100));
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
   it('falls back to parsing when the layout differs', () => {
     const frame = decodeFrame(JSON.stringify({ type: 'response.audio.delta', delta: Buffer.alloc(30).toString('base64'), response_id: 'r' }, null, 1));
     expect(audioDeltaInfo(frame)).toEqual({ response_id: 'r', bytes: 30 });

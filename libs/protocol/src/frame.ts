@@ -78,38 +78,77 @@ const RESPONSE_ID = /"response_id"\s*:\s*"([^"\\]*)"/;
 const DELTA_KEY = '"delta":"';
 const RATE = /"sample_rate_hz"\s*:\s*(\d+)/;
 
-/** The `sample_rate_hz` an audio delta states (vLLM-Omni does), looked for near the frame's ends. */
-function statedRate(frame: DecodedFrame): number | undefined {
-  const text = frame.text;
-  if (!mentions(frame, '"sample_rate_hz"')) return undefined;
-  const m = RATE.exec(text.length < 2048 ? text : text.slice(0, 512)) ?? RATE.exec(text.slice(-1024));
-  const rate = m ? Number(m[1]) : 0;
-  return rate > 0 ? rate : undefined;
-}
-
 export interface AudioDeltaInfo {
   response_id: string;
   bytes: number;
-  /** The delta's own `sample_rate_hz`, when it states one. */
+  /** The delta's own `sample_rate_hz`, when it states one (vLLM-Omni). */
   sample_rate_hz?: number;
+  /** `metadata.audio_duration_ms`: the response's audio so far, cumulative, as the server counts it (vLLM-Omni). */
+  audio_duration_ms?: number;
+  /** Stage 0 of `metadata.vllm_omni.stage_metrics`: the engine's own TPOT and output tokens, when reported. */
+  stage_tpot_ms?: number;
+  stage_tokens_out?: number;
+}
+
+function positive(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined;
 }
 
 /**
- * The response id, audio byte count and stated rate of an audio delta, read from the text without
- * parsing or decoding the payload when the frame is laid out as servers write it; parsed otherwise.
+ * The keys a server writes after the payload (vLLM-Omni: `format`, `sample_rate_hz`, a `metadata`
+ * object that can pass 1 KiB, `server_event_seq`), read from the frame's tail only: the payload is
+ * never scanned or parsed, whatever its size.
+ */
+function readTail(info: AudioDeltaInfo, tail: string): void {
+  if (!tail.includes('"metadata"')) {
+    const m = RATE.exec(tail);
+    if (m && Number(m[1]) > 0) info.sample_rate_hz = Number(m[1]);
+    return;
+  }
+  let rest: Record<string, unknown>;
+  try {
+    rest = JSON.parse(`{${tail.slice(1)}`) as Record<string, unknown>;
+  } catch {
+    return;
+  }
+  const rate = positive(rest.sample_rate_hz);
+  if (rate) info.sample_rate_hz = rate;
+  const metadata = (rest.metadata ?? {}) as { audio_duration_ms?: unknown; vllm_omni?: { stage_metrics?: Record<string, unknown> } };
+  const duration = positive(metadata.audio_duration_ms);
+  if (duration) info.audio_duration_ms = duration;
+  const stage0 = metadata.vllm_omni?.stage_metrics?.['0'] as { vllm_tpot_ms?: unknown; num_tokens_out?: unknown } | undefined;
+  const tpot = positive(stage0?.vllm_tpot_ms);
+  if (tpot) info.stage_tpot_ms = tpot;
+  const tokens = positive(stage0?.num_tokens_out);
+  if (tokens) info.stage_tokens_out = tokens;
+}
+
+/**
+ * An audio delta's response id, audio byte count, and what the server states beside the payload
+ * (its rate, the response's cumulative duration, engine stage metrics), read without parsing or
+ * decoding the payload when the frame is laid out as servers write it; parsed otherwise.
  */
 export function audioDeltaInfo(frame: DecodedFrame): AudioDeltaInfo {
   const text = frame.text;
-  const id = RESPONSE_ID.exec(text.length > 400 ? text.slice(0, 400) : text);
   const at = text.indexOf(DELTA_KEY);
-  const sample_rate_hz = statedRate(frame);
-  const info = (response_id: string, bytes: number): AudioDeltaInfo => (sample_rate_hz ? { response_id, bytes, sample_rate_hz } : { response_id, bytes });
-  if (id && at >= 0) {
-    const end = text.indexOf('"', at + DELTA_KEY.length);
-    if (end > 0) return info(id[1], base64ByteLength(text.slice(at + DELTA_KEY.length, end)));
+  const end = at >= 0 ? text.indexOf('"', at + DELTA_KEY.length) : -1;
+  if (end > 0) {
+    const head = text.slice(0, at);
+    const id = RESPONSE_ID.exec(head);
+    if (id) {
+      const info: AudioDeltaInfo = { response_id: id[1], bytes: base64ByteLength(text.slice(at + DELTA_KEY.length, end)) };
+      const rate = RATE.exec(head);
+      if (rate && Number(rate[1]) > 0) info.sample_rate_hz = Number(rate[1]);
+      if (end + 2 < text.length) readTail(info, text.slice(end + 1));
+      return info;
+    }
   }
   const event = frame.event();
-  return info(String(event.response_id ?? ''), typeof event.delta === 'string' ? base64ByteLength(event.delta) : 0);
+  const info: AudioDeltaInfo = { response_id: String(event.response_id ?? ''), bytes: typeof event.delta === 'string' ? base64ByteLength(event.delta) : 0 };
+  const rest = { ...event };
+  delete rest.delta;
+  readTail(info, `,${JSON.stringify(rest).slice(1)}`);
+  return info;
 }
 
 /** Frames at or above this size are searched for a key only near their ends (see `mentions`). */

@@ -50,8 +50,23 @@ export {
 export type { OpenAISessionRequest, TurnDetection } from './openai';
 export { OpenAIServerEvents } from './openai-server';
 export type { OpenAINames } from './openai-server';
-export { chunkPeriodMs, serverEventSeq, responseRequestMetrics, ServerEventSeqTracker } from './vllm-omni';
-export type { ServerRequestMetrics } from './vllm-omni';
+export {
+  chunkPeriodMs,
+  serverEventSeq,
+  responseRequestMetrics,
+  ServerEventSeqTracker,
+  VllmEvent,
+  isKnownVllmType,
+  vllmRealtimeUrl,
+  vllmSessionUpdate,
+  vllmAppend,
+  vllmCommit,
+  vllmPlaybackAck,
+  vllmEventAck,
+  vllmSessionClose,
+  vllmSessionRates,
+} from './vllm-omni';
+export type { ServerRequestMetrics, VllmSessionRequest } from './vllm-omni';
 
 /* Error types */
 export { ProtocolError } from './errors';

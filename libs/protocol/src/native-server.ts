@@ -128,18 +128,17 @@ export class NativeAudioDeltaTemplate {
   }
 }
 
-/** A transcript delta; `num_tokens` (when given) is the step's token count, under `sglang`. */
+/**
+ * A transcript delta; `num_tokens` (when given) is the step's token count, under `sglang`. Built by
+ * concatenation: it goes out with every unit, and JSON.stringify of the whole event made the
+ * append-echo mock's replies to a unit 4-6 times slower to build (2.0-2.9 µs against 0.3-0.6 µs).
+ */
 export function nativeTranscriptDelta(event_id: string, response_id: string, item_id: string, text: string, num_tokens?: number): string {
-  return JSON.stringify({
-    type: NativeEvent.transcriptDelta,
-    event_id,
-    response_id,
-    item_id,
-    output_index: 0,
-    content_index: 0,
-    delta: text,
-    ...(num_tokens ? { sglang: { num_tokens } } : {}),
-  });
+  return (
+    `{"type":"${NativeEvent.transcriptDelta}","event_id":"${event_id}","response_id":"${response_id}","item_id":"${item_id}","output_index":0,"content_index":0,"delta":` +
+    JSON.stringify(text) +
+    (num_tokens ? `,"sglang":{"num_tokens":${num_tokens}}}` : '}')
+  );
 }
 
 export function nativeTextDelta(event_id: string, response_id: string, item_id: string, text: string): string {

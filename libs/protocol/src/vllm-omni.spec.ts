@@ -1,5 +1,18 @@
 import { decodeFrame } from './frame';
-import { chunkPeriodMs, responseRequestMetrics, ServerEventSeqTracker, serverEventSeq } from './vllm-omni';
+import {
+  chunkPeriodMs,
+  responseRequestMetrics,
+  ServerEventSeqTracker,
+  serverEventSeq,
+  vllmAppend,
+  vllmCommit,
+  vllmEventAck,
+  vllmPlaybackAck,
+  vllmRealtimeUrl,
+  vllmSessionClose,
+  vllmSessionRates,
+  vllmSessionUpdate,
+} from './vllm-omni';
 
 describe('vLLM-Omni extensions', () => {
   it('reads chunk_period_ms from session.created capabilities, and nothing from a plain session', () => {
@@ -48,5 +61,44 @@ describe('vLLM-Omni extensions', () => {
     );
     expect(responseRequestMetrics(created)).toEqual({ ttfp_ms: 90, ttft_ms: undefined });
     expect(responseRequestMetrics(decodeFrame('{"type":"response.created","response":{"id":"r"}}'))).toBeUndefined();
+  });
+});
+
+describe('vLLM-Omni client events (as vllm_omni/clients/duplex.py builds them)', () => {
+  it('connects with duplex=1, the model and autostart=0 unless the URL says otherwise', () => {
+    expect(vllmRealtimeUrl('ws://h:1/v1/realtime', 'm')).toBe('ws://h:1/v1/realtime?duplex=1&model=m&autostart=0');
+    expect(vllmRealtimeUrl('ws://h:1', 'm')).toBe('ws://h:1/v1/realtime?duplex=1&model=m&autostart=0');
+    expect(vllmRealtimeUrl('ws://h:1/v1/realtime?model=x&autostart=1')).toBe('ws://h:1/v1/realtime?model=x&autostart=1&duplex=1');
+  });
+
+  it('sends the first session.update with the flat beta keys and the audio block, turn_detection always present', () => {
+    const e = JSON.parse(vllmSessionUpdate('u', { model: 'm', input_sample_rate: 16000, output_sample_rate: 24000, turn_detection: 'none' }));
+    expect(e).toEqual({
+      type: 'session.update',
+      event_id: 'u',
+      session: {
+        model: 'm',
+        modalities: ['audio', 'text'],
+        input_audio_format: 'pcm16',
+        output_audio_format: 'pcm16',
+        sample_rate_hz: 16000,
+        audio: { input: { sample_rate_hz: 16000 }, output: { sample_rate_hz: 24000 } },
+        turn_detection: null,
+        extra_body: { auto_response: true },
+      },
+    });
+  });
+
+  it('builds appends, the final commit, playback and event acknowledgements and session.close', () => {
+    expect(JSON.parse(vllmAppend('a1', 'AAAA', 16000, 80, 160))).toEqual({ type: 'input_audio_buffer.append', audio: 'AAAA', format: 'pcm16', sample_rate_hz: 16000, duration_ms: 80, audio_end_ms: 160, event_id: 'a1' });
+    expect(JSON.parse(vllmCommit('c'))).toEqual({ type: 'input_audio_buffer.commit', final: true, event_id: 'c' });
+    expect(JSON.parse(vllmPlaybackAck('p', 'r7', 1234.9))).toEqual({ type: 'playback.ack', played_ms: 1234, committed_ms: 1234, response_id: 'r7', item_id: 'item_r7', event_id: 'p' });
+    expect(JSON.parse(vllmEventAck('k', 42))).toEqual({ type: 'session.event_ack', server_event_seq: 42, event_id: 'k' });
+    expect(JSON.parse(vllmSessionClose('x'))).toEqual({ type: 'session.close', event_id: 'x' });
+  });
+
+  it('reads the rates a session states: the audio block, the GA format, or the flat input rate', () => {
+    expect(vllmSessionRates({ audio: { input: { sample_rate_hz: 16000 }, output: { sample_rate_hz: 22050 } } })).toEqual({ input: 16000, output: 22050 });
+    expect(vllmSessionRates({ audio: { output: { format: { type: 'audio/pcm', rate: 24000 } } }, sample_rate_hz: 16000 })).toEqual({ input: 16000, output: 24000 });
   });
 });

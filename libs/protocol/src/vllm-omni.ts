@@ -97,3 +97,133 @@ export class ServerEventSeqTracker {
     if (this.last === undefined || seq > this.last) this.last = seq;
   }
 }
+
+// ---- vLLM-Omni's own duplex flow (`--protocol vllm-omni`): what its client sends ----
+// Facts from vllm-project/vllm-omni: the client vllm_omni/clients/duplex.py (SessionConfig,
+// build_realtime_url, acknowledge_collected_playback), the engine's session runner and playback
+// ledger under vllm_omni/engine/duplex/, and the eval runner that acks playback every 0.25 s.
+
+/** Events of vLLM-Omni's duplex flow beyond the OpenAI Realtime names. */
+export const VllmEvent = {
+  responseListen: 'response.listen',
+  responseSpeak: 'response.speak',
+  playbackAck: 'playback.ack',
+  playbackAcknowledged: 'playback.acknowledged',
+  eventAck: 'session.event_ack',
+  sessionClose: 'session.close',
+  sessionClosed: 'session.closed',
+  sessionExpired: 'session.expired',
+  resyncRequired: 'session.resync_required',
+  sessionResumed: 'session.resumed',
+  sessionReplaced: 'session.replaced',
+  heartbeatAck: 'session.heartbeat_ack',
+  overlapDecision: 'overlap.decision',
+  audioBufferCleared: 'output_audio_buffer.cleared',
+  turnEvent: 'turn.event',
+} as const;
+
+const VLLM_TYPES: ReadonlySet<string> = new Set([
+  ...Object.values(VllmEvent),
+  'conversation.item.retrieved',
+  'conversation.item.input_audio_transcription.completed',
+]);
+
+/** Whether a type is one of vLLM-Omni's own (the OpenAI names are known through `isKnownOpenAIType`). */
+export function isKnownVllmType(type: string): boolean {
+  return VLLM_TYPES.has(type) || type.startsWith('duplex.');
+}
+
+/**
+ * The realtime URL as vLLM-Omni's client connects: `duplex=1` and `model` added unless the URL has
+ * them, and `autostart=0` (the server then waits for the client's `session.update`).
+ */
+export function vllmRealtimeUrl(url: string, model?: string): string {
+  const u = new URL(url);
+  if (u.pathname === '' || u.pathname === '/') u.pathname = '/v1/realtime';
+  if (!u.searchParams.has('duplex')) u.searchParams.set('duplex', '1');
+  if (model !== undefined && !u.searchParams.has('model')) u.searchParams.set('model', model);
+  if (!u.searchParams.has('autostart')) u.searchParams.set('autostart', '0');
+  return u.toString();
+}
+
+export interface VllmSessionRequest {
+  model?: string;
+  input_sample_rate: number;
+  output_sample_rate: number;
+  /** `server_vad` asks the server to hear the user; the model still decides its own turns. */
+  turn_detection: 'server_vad' | 'none';
+}
+
+/**
+ * The first `session.update`, shaped as vLLM-Omni's client builds it: the flat beta keys
+ * (`input_audio_format`, `sample_rate_hz` for the input) and the GA-style `audio` block holding
+ * both rates, `turn_detection` always present, `extra_body.auto_response` (the model decides).
+ */
+export function vllmSessionUpdate(event_id: string, r: VllmSessionRequest): string {
+  return JSON.stringify({
+    type: 'session.update',
+    session: {
+      ...(r.model !== undefined ? { model: r.model } : {}),
+      modalities: ['audio', 'text'],
+      input_audio_format: 'pcm16',
+      output_audio_format: 'pcm16',
+      sample_rate_hz: r.input_sample_rate,
+      audio: { input: { sample_rate_hz: r.input_sample_rate }, output: { sample_rate_hz: r.output_sample_rate } },
+      turn_detection: r.turn_detection === 'server_vad' ? { type: 'server_vad' } : null,
+      extra_body: { auto_response: true },
+    },
+    event_id,
+  });
+}
+
+/** One append as their client sends it, by concatenation (`event_id` must pass `assertSafeId`). */
+export function vllmAppend(event_id: string, audio_b64: string, sample_rate_hz: number, duration_ms: number, audio_end_ms: number): string {
+  return (
+    '{"type":"input_audio_buffer.append","audio":"' +
+    audio_b64 +
+    '","format":"pcm16","sample_rate_hz":' +
+    sample_rate_hz +
+    ',"duration_ms":' +
+    Math.round(duration_ms) +
+    ',"audio_end_ms":' +
+    Math.round(audio_end_ms) +
+    ',"event_id":"' +
+    event_id +
+    '"}'
+  );
+}
+
+/** The commit their client sends (`final: true`); with `auto_response` the server starts the response itself. */
+export function vllmCommit(event_id: string): string {
+  return `{"type":"input_audio_buffer.commit","final":true,"event_id":"${event_id}"}`;
+}
+
+/** Playback of `played_ms` of a response acknowledged (committed as played), as their benchmark acks what it received. */
+export function vllmPlaybackAck(event_id: string, response_id: string, played_ms: number): string {
+  const ms = Math.floor(played_ms);
+  return JSON.stringify({ type: VllmEvent.playbackAck, played_ms: ms, committed_ms: ms, response_id, item_id: `item_${response_id}`, event_id });
+}
+
+/** The answer to each journaled event: the server trims its journal up to `server_event_seq`. */
+export function vllmEventAck(event_id: string, server_event_seq: number): string {
+  return `{"type":"${VllmEvent.eventAck}","server_event_seq":${server_event_seq},"event_id":"${event_id}"}`;
+}
+
+export function vllmSessionClose(event_id: string): string {
+  return `{"type":"${VllmEvent.sessionClose}","event_id":"${event_id}"}`;
+}
+
+/**
+ * The rates a vLLM-Omni session object states: `audio.input|output.sample_rate_hz` (what its client
+ * sent, echoed), else the GA `format.rate`, else the flat `sample_rate_hz` (input).
+ */
+export function vllmSessionRates(session: Record<string, unknown>): { input?: number; output?: number } {
+  const audio = record(session.audio);
+  const rate = (side: 'input' | 'output') => {
+    const block = record(audio?.[side]);
+    const v = block?.sample_rate_hz ?? record(block?.format)?.rate;
+    return typeof v === 'number' && v > 0 ? v : undefined;
+  };
+  const flat = typeof session.sample_rate_hz === 'number' && session.sample_rate_hz > 0 ? session.sample_rate_hz : undefined;
+  return { input: rate('input') ?? flat, output: rate('output') };
+}

@@ -1,5 +1,6 @@
 import { NativeFlow } from './native-session';
 import { OpenAIFlow } from './openai-session';
+import { VllmOmniFlow } from './vllm-omni-session';
 import type { DialectConfig, SessionFlow } from './session-flow';
 
 /** A new flow for one session; `session_id` prefixes the event ids the flow sends. */
@@ -9,6 +10,8 @@ export function createSessionFlow(config: DialectConfig, session_id: string): Se
       return new NativeFlow(session_id);
     case 'openai':
       return new OpenAIFlow(session_id, config);
+    case 'vllm-omni':
+      return new VllmOmniFlow(session_id, config);
     default: {
       const never: never = config;
       throw new Error(`unknown dialect ${JSON.stringify(never)}`);

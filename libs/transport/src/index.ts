@@ -6,6 +6,8 @@ export type { OutgoingFrame, SendReceipt } from './send-on';
 export { nativeHandshake, nativeEndSession, NativeFlow } from './native-session';
 export { OpenAIFlow, readSessionCreated } from './openai-session';
 export type { OpenAIFlowConfig } from './openai-session';
+export { VllmOmniFlow } from './vllm-omni-session';
+export type { VllmOmniFlowConfig } from './vllm-omni-session';
 export { createSessionFlow } from './create-flow';
 export type { DialectConfig, EndReport, FlowOptions, ServerEventSeqFigures, SessionFlow, SessionGrant } from './session-flow';
 export type { NativeFlowOptions, NativeDrainReport, SentHook } from './native-session';

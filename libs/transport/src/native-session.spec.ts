@@ -16,6 +16,10 @@ const SHORT = Buffer.alloc(640).toString('base64');
 const LIMITS = { session_timeout_s: 60 } as unknown as NativeLimits;
 const created = () => nativeSessionCreated('e0', 'x');
 const updated = (client_event_id: string, rate = 22050, unit = 80) => nativeSessionUpdated('e1', client_event_id, 'x', nativeGrant(rate, unit, LIMITS));
+/** Resolves once `done()` holds, checked every 10 ms (bounded by the caller's `within`). */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 10));
+}
 const update_id = (data: Buffer) => JSON.parse(data.toString()) as { type: string; event_id: string };
 
 describe('native session flow', () => {
@@ -159,13 +163,7 @@ describe('native session flow', () => {
     const error = new ProtocolError('SERVER_ERROR', 'x', { fatal });
     await within(new NativeFlow('s').abort(c, error, { onSend: (frame) => sent.push(JSON.parse(frame).type), close_timeout_ms: 1000 }), BOUND_MS, 'abort');
     expect(sent).toEqual(expected);
-    await within(
-      (async () => {
-        while (closeCode === 0) await new Promise((r) => setTimeout(r, 10));
-      })(),
-      BOUND_MS,
-      'close frame',
-    );
+    await within(until(() => closeCode !== 0), BOUND_MS, 'close frame');
     // 1000: the client sent a close frame; 1006 would mean it dropped the socket.
     expect(closeCode).toBe(1000);
   });
@@ -179,13 +177,7 @@ describe('native session flow', () => {
     const ended = streamEnd(c.events$, BOUND_MS);
     c.fail(new TransportError('drain_timeout', 'no drained'));
     expect((await ended).error).toMatchObject({ reason: 'drain_timeout' });
-    await within(
-      (async () => {
-        while (closeCode === 0) await new Promise((r) => setTimeout(r, 10));
-      })(),
-      BOUND_MS,
-      'close frame',
-    );
+    await within(until(() => closeCode !== 0), BOUND_MS, 'close frame');
     expect(closeCode).toBe(1000);
   });
 

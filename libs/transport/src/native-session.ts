@@ -9,7 +9,7 @@ import {
   nativeSessionUpdate,
   readNativeGrant,
   serverError,
-  type ProtocolError,
+  ProtocolError,
 } from '@duplex-bench/protocol';
 import type { ReceivedEvent, WsConnection } from './connection';
 import { TransportError } from './errors';
@@ -145,11 +145,16 @@ export class NativeFlow implements SessionFlow {
    * may still answer (a closing session can hold the server's only admission slot). Server errors
    * end a session only before `drained`, so `session.close` has not been sent yet.
    */
-  async abort(conn: WsConnection, error: ProtocolError, options: FlowOptions): Promise<void> {
+  async abort(conn: WsConnection, error: unknown, options: FlowOptions): Promise<void> {
     const close_ms = options.close_timeout_ms ?? DEFAULT_TIMEOUTS.close_timeout_ms;
     const closed = awaitSessionClosed(conn, close_ms);
-    if (!error.info.fatal) sendTraced(conn, nativeSessionClose(`${this.session_id}_close`), options);
+    if (!(error instanceof ProtocolError && error.info.fatal)) sendTraced(conn, nativeSessionClose(`${this.session_id}_close`), options);
     await closed;
+  }
+
+  /** A server error ends the session through `abort`; other failures close the socket (bounded). */
+  closesOnFailure(error: unknown): boolean {
+    return error instanceof ProtocolError && error.code === 'SERVER_ERROR';
   }
 
   serverEventSeq(): null {

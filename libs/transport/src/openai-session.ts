@@ -14,7 +14,6 @@ import {
   ServerEventSeqTracker,
   serverEventSeq,
   type DecodedFrame,
-  type ProtocolError,
   type TurnDetection,
 } from '@duplex-bench/protocol';
 import { WsConnection } from './connection';
@@ -206,7 +205,11 @@ export class OpenAIFlow implements SessionFlow {
     return false;
   }
 
-  async abort(conn: WsConnection, _error: ProtocolError, options: FlowOptions): Promise<void> {
+  closesOnFailure(): boolean {
+    return false;
+  }
+
+  async abort(conn: WsConnection, _error: unknown, options: FlowOptions): Promise<void> {
     await conn.close(options.close_timeout_ms ?? DEFAULTS.close_timeout_ms);
   }
 

@@ -3,6 +3,7 @@ import type { ProtocolError } from '@duplex-bench/protocol';
 import type { WsConnection } from './connection';
 import type { NativeDrainReport, NativeFlowOptions } from './native-session';
 import type { OpenAIFlowConfig } from './openai-session';
+import type { VllmOmniFlowConfig } from './vllm-omni-session';
 
 /** What a server states about the session it opened, read by the dialect's flow. */
 export interface SessionGrant {
@@ -32,7 +33,8 @@ export type FlowOptions = NativeFlowOptions;
 /** How the client drives one session of a dialect. */
 export type DialectConfig =
   | { protocol: 'native' }
-  | ({ protocol: 'openai' } & OpenAIFlowConfig);
+  | ({ protocol: 'openai' } & OpenAIFlowConfig)
+  | ({ protocol: 'vllm-omni' } & VllmOmniFlowConfig);
 
 /**
  * One session's dialect: the handshake, the frames that carry input, and the end of the session.
@@ -54,7 +56,9 @@ export interface SessionFlow {
   end(conn: WsConnection, options: FlowOptions): Promise<EndReport>;
   /** Whether this server `error` event ends the session (the client stops streaming and closes). */
   endsOn(error: ProtocolError): boolean;
-  /** Closes a session that `endsOn` a server error: bounded, with a close frame. */
-  abort(conn: WsConnection, error: ProtocolError, options: FlowOptions): Promise<void>;
+  /** Whether a session that failed with `error` (its socket still open) is closed through `abort`. */
+  closesOnFailure(error: unknown): boolean;
+  /** Closes a failed session in the dialect's way (bounded, ending with a close frame). */
+  abort(conn: WsConnection, error: unknown, options: FlowOptions): Promise<void>;
   serverEventSeq(): ServerEventSeqFigures | null;
 }

@@ -9,7 +9,7 @@ import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
 import { GrantLog } from '../run/grant-record';
 import { EXIT, type RunIo } from '../run/command-io';
-import { authHeaders, dialectConfig, dialectRecord, redactArgv } from '../run/dialect-options';
+import { authHeaders, dialectConfig, dialectRecord, redactArgv, sessionUrl } from '../run/dialect-options';
 import { packetSizeOr } from '../run/packet-size';
 import { Interrupts } from '../run/interrupts';
 import { RealtimeSession, type SessionResult } from '../run/session';
@@ -66,7 +66,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   const postprocessing: Array<Promise<void>> = [];
   const grants = new GrantLog(opts.output_sample_rate, opts.output_sample_rate_given, (line) => io.stderr.write(`${line}\n`));
   const ctx = measures.sessionContext({
-    url: opts.url,
+    url: sessionUrl(opts, opts.url),
     dialect: dialectConfig(opts, opts.packet_ms, opts.output_sample_rate_given ? opts.output_sample_rate : undefined),
     headers: authHeaders(opts),
     packets: await packetsOf(dataset[0], opts.packet_ms, opts.sample_rate), // each session is given its own

@@ -37,3 +37,18 @@ describe('dialect options', () => {
     expect(withoutSecrets(argv)).toEqual(['--url', 'ws://x', '--quiet']);
   });
 });
+
+describe('dialect options: vllm-omni', () => {
+  const vllm = (f: Record<string, unknown> = {}) => parseDialectOptions(flags({ protocol: 'vllm-omni', ...f }), {});
+
+  it('sends turn_detection null and commits only at the end unless a commit period is given, as vLLM-Omni\'s client does', () => {
+    expect(dialectConfig(vllm({ model: 'm' }), 80)).toEqual({ protocol: 'vllm-omni', model: 'm', turn_detection: 'none', commit_every_packets: Infinity, output_sample_rate: undefined });
+    expect(dialectConfig(vllm({ 'commit-every-s': 0.8 }), 80)).toMatchObject({ commit_every_packets: 10 });
+    expect(dialectConfig(vllm({ 'no-playback-ack': true }), 80)).toMatchObject({ no_playback_ack: true });
+  });
+
+  it('keeps --model and --no-playback-ack to the vllm-omni dialect', () => {
+    expect(() => parseDialectOptions(flags({ model: 'm' }), {})).toThrow(UsageError);
+    expect(() => parseDialectOptions(flags({ 'no-playback-ack': true }), {})).toThrow(UsageError);
+  });
+});

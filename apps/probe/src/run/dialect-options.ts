@@ -1,10 +1,12 @@
 import { UsageError } from '@duplex-bench/launcher';
-import type { TurnDetection } from '@duplex-bench/protocol';
+import { vllmRealtimeUrl, type TurnDetection } from '@duplex-bench/protocol';
 import type { DialectConfig } from '@duplex-bench/transport';
 
 /** Flags that choose and configure the wire dialect; `run` and `record` share them. */
 export const DIALECT_FLAGS = {
-  protocol: { kind: 'enum', values: ['native', 'openai'], default: 'native' },
+  protocol: { kind: 'enum', values: ['native', 'openai', 'vllm-omni'], default: 'native' },
+  model: { kind: 'string' },
+  'no-playback-ack': { kind: 'bool' },
   'api-key': { kind: 'string' },
   'turn-detection': { kind: 'enum', values: ['server_vad', 'none'] },
   'commit-every-s': { kind: 'number', min: 0, exclusive: true },
@@ -18,7 +20,13 @@ export const DEFAULT_PACKET_MS = 80;
 export const CHILD_KEY_ENV = 'DUPLEX_BENCH_API_KEY';
 
 export interface DialectOptions {
-  protocol: 'native' | 'openai';
+  protocol: 'native' | 'openai' | 'vllm-omni';
+  /** vllm-omni: the model named in the URL and in session.update. */
+  model?: string;
+  /** vllm-omni without --commit-every-s: one commit, at the end (the model decides its own turns). */
+  commit_given: boolean;
+  /** vllm-omni, a test flag: never acknowledge playback (an ack-only server then holds its turns). */
+  no_playback_ack: boolean;
   /** Bearer key for the upgrade request. Never written to run.json, traces or logs. */
   api_key?: string;
   turn_detection: TurnDetection;
@@ -31,6 +39,8 @@ export interface DialectOptions {
 
 interface DialectFlagValues {
   protocol: string;
+  model?: string;
+  'no-playback-ack'?: boolean;
   'api-key'?: string;
   'turn-detection'?: string;
   'commit-every-s'?: number;
@@ -47,7 +57,10 @@ export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv
     }
     if (f['sample-rate'] !== 16000) throw new UsageError('--sample-rate must be 16000 for the native dialect');
   }
-  const turn_detection = (f['turn-detection'] ?? 'server_vad') as TurnDetection;
+  if (f.model !== undefined && protocol !== 'vllm-omni') throw new UsageError('--model is for --protocol vllm-omni');
+  if (f['no-playback-ack'] && protocol !== 'vllm-omni') throw new UsageError('--no-playback-ack is for --protocol vllm-omni');
+  // vLLM-Omni's client sends turn_detection null by default: the model decides its own turns.
+  const turn_detection = (f['turn-detection'] ?? (protocol === 'vllm-omni' ? 'none' : 'server_vad')) as TurnDetection;
   if (f['commit-every-s'] !== undefined && turn_detection !== 'none') {
     throw new UsageError('--commit-every-s needs --turn-detection none (with server_vad the server finds the turns)');
   }
@@ -57,9 +70,12 @@ export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv
   if (api_key !== undefined && !/^[\x21-\x7e]+$/.test(api_key)) throw new UsageError('--api-key must be printable ASCII without spaces');
   return {
     protocol,
+    ...(f.model !== undefined ? { model: f.model } : {}),
     api_key,
     turn_detection,
     commit_every_s: f['commit-every-s'] ?? 1,
+    commit_given: f['commit-every-s'] !== undefined,
+    no_playback_ack: f['no-playback-ack'] === true,
     sample_rate: f['sample-rate'],
     packet_ms,
     packet_ms_given: f['packet-ms'] !== undefined,
@@ -76,12 +92,28 @@ export function checkPacket(packet_ms: number, sample_rate: number): void {
 /** The session flow's configuration once the packet size is known. */
 export function dialectConfig(o: DialectOptions, packet_ms: number, output_sample_rate?: number): DialectConfig {
   if (o.protocol === 'native') return { protocol: 'native' };
+  const every = Math.max(1, Math.round((o.commit_every_s * 1000) / packet_ms));
+  if (o.protocol === 'vllm-omni') {
+    return {
+      protocol: 'vllm-omni',
+      model: o.model,
+      turn_detection: o.turn_detection,
+      commit_every_packets: o.commit_given ? every : Infinity,
+      output_sample_rate,
+      ...(o.no_playback_ack ? { no_playback_ack: true } : {}),
+    };
+  }
   return {
     protocol: 'openai',
     turn_detection: o.turn_detection,
-    commit_every_packets: Math.max(1, Math.round((o.commit_every_s * 1000) / packet_ms)),
+    commit_every_packets: every,
     output_sample_rate,
   };
+}
+
+/** The URL sessions connect to: vLLM-Omni's client adds `duplex=1`, `model` and `autostart=0`. */
+export function sessionUrl(o: DialectOptions, url: string): string {
+  return o.protocol === 'vllm-omni' ? vllmRealtimeUrl(url, o.model) : url;
 }
 
 /** Upgrade request headers: the bearer key, when there is one. */
@@ -123,7 +155,8 @@ export function dialectRecord(o: DialectOptions & { output_sample_rate: number }
     protocol: o.protocol,
     input_sample_rate: o.sample_rate,
     output_sample_rate_assumed: o.output_sample_rate,
-    ...(o.protocol === 'openai' ? { turn_detection: o.turn_detection, ...(o.turn_detection === 'none' ? { commit_every_s: o.commit_every_s } : {}) } : {}),
+    ...(o.protocol !== 'native' ? { turn_detection: o.turn_detection, ...(o.turn_detection === 'none' ? { commit_every_s: o.commit_given || o.protocol === 'openai' ? o.commit_every_s : 'end of input only' } : {}) } : {}),
+    ...(o.model !== undefined ? { model: o.model } : {}),
     bearer_key_sent: o.api_key !== undefined,
   };
 }

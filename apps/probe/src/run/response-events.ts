@@ -1,5 +1,9 @@
 import { audioDeltaInfo, gaEventName, OpenAIEvent, responseRequestMetrics, type DecodedFrame } from '@duplex-bench/protocol';
-import type { ResponseEvent } from '@duplex-bench/metrics';
+import type { ResponseEvent, ResponseStatus } from '@duplex-bench/metrics';
+
+const STATUSES: ReadonlySet<string> = new Set<ResponseStatus>(['completed', 'cancelled', 'failed', 'incomplete']);
+/** vLLM-Omni: the model decided to keep listening; with a response id it ends that response. */
+const LISTEN = 'response.listen';
 
 const TEXT: ReadonlySet<string> = new Set([OpenAIEvent.textDelta, OpenAIEvent.transcriptDelta]);
 
@@ -15,7 +19,15 @@ export function addResponseEvents(frame: DecodedFrame, t_s: number, add: (e: Res
     response_id = info.response_id;
     // A delta that states its own rate (vLLM-Omni) is timed by it, not by the session's assumed rate.
     const duration_ms = info.sample_rate_hz ? (info.bytes / (info.sample_rate_hz * 2)) * 1000 : undefined;
-    add({ kind: 'audio_delta', t_s, response_id, bytes: info.bytes, ...(duration_ms !== undefined ? { duration_ms } : {}) });
+    add({
+      kind: 'audio_delta',
+      t_s,
+      response_id,
+      bytes: info.bytes,
+      ...(duration_ms !== undefined ? { duration_ms } : {}),
+      ...(info.audio_duration_ms !== undefined ? { server_audio_duration_ms: info.audio_duration_ms } : {}),
+      ...(info.stage_tpot_ms !== undefined ? { server_tpot_ms: info.stage_tpot_ms } : {}),
+    });
   } else if (TEXT.has(type)) {
     const e = frame.event();
     const tokens = (e.sglang as { num_tokens?: unknown } | undefined)?.num_tokens;
@@ -28,14 +40,19 @@ export function addResponseEvents(frame: DecodedFrame, t_s: number, add: (e: Res
       tokens: typeof tokens === 'number' ? tokens : undefined,
     });
   } else if (type === OpenAIEvent.responseCreated || type === OpenAIEvent.responseDone) {
-    const response = frame.event().response as { id?: unknown } | undefined;
+    const response = frame.event().response as { id?: unknown; status?: unknown } | undefined;
     response_id = String(response?.id ?? '');
     // response.done carries no first-output figures; its metrics would arrive after the response closed.
     if (type === OpenAIEvent.responseDone) {
-      add({ kind: 'response_done', t_s, response_id });
+      const status = typeof response?.status === 'string' && STATUSES.has(response.status) ? (response.status as ResponseStatus) : undefined;
+      add({ kind: 'response_done', t_s, response_id, ...(status ? { status } : {}) });
       return;
     }
     add({ kind: 'response_created', t_s, response_id });
+  } else if (type === LISTEN) {
+    const id = frame.event().response_id;
+    if (typeof id === 'string' && id) add({ kind: 'response_done', t_s, response_id: id, status: 'listen' });
+    return;
   } else {
     return;
   }

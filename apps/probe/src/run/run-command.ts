@@ -13,7 +13,7 @@ import { RealtimeSession, reasonOf, SendBarrier, type SessionResult } from './se
 import { ProcessMeasures } from './process-measures';
 import { Interrupts } from './interrupts';
 import { GrantLog } from './grant-record';
-import { authHeaders, dialectConfig, dialectRecord, redactArgv } from './dialect-options';
+import { authHeaders, dialectConfig, dialectRecord, redactArgv, sessionUrl } from './dialect-options';
 import { EXIT, type RunIo } from './command-io';
 import { packetSizeOr } from './packet-size';
 import { duplexMetrics } from './summary';
@@ -112,7 +112,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
   const stop$ = new ReplaySubject<void>(1);
   const grants = new GrantLog(opts.output_sample_rate, opts.output_sample_rate_given, (line) => io.stderr.write(`${line}\n`));
   const ctx = measures.sessionContext({
-    url: opts.url,
+    url: sessionUrl(opts, opts.url),
     dialect: dialectConfig(opts, opts.packet_ms, opts.output_sample_rate_given ? opts.output_sample_rate : undefined),
     headers: authHeaders(opts),
     packets,

@@ -40,7 +40,7 @@ describe('parseRunOptions', () => {
     ['--concurrency', '2.5', '--concurrency must be a whole number, got "2.5"'],
     ['--duration', '-1', '--duration must be greater than 0, got -1'],
     ['--duration', 'ten', '--duration must be a number, got "ten"'],
-    ['--protocol', 'grpc', '--protocol must be one of native|openai, got "grpc"'],
+    ['--protocol', 'grpc', '--protocol must be one of native|openai|vllm-omni, got "grpc"'],
     ['--url', 'http://127.0.0.1:8765/v1/realtime', '--url must start with ws:// or wss://, got "http://127.0.0.1:8765/v1/realtime"'],
     ['--url', 'not a url', '--url is not a URL: "not a url"'],
     ['--trace', 'some', '--trace must be one of full|events|off, got "some"'],

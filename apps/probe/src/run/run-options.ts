@@ -89,7 +89,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
 
 /** Output rate assumed when the server states none: sglang-omni's 22,050 Hz, OpenAI's 24,000 Hz. */
 export function defaultOutputRate(protocol: DialectOptions['protocol']): number {
-  return protocol === 'openai' ? 24000 : 22050;
+  return protocol === 'native' ? 22050 : 24000;
 }
 
 /**

@@ -240,13 +240,14 @@ export class RealtimeSession {
   }
 
   /**
-   * Closes a session that ended early. After a server error the dialect's flow asks to close and
-   * waits (bounded) for the server's `session.closed`; otherwise the socket closes with a close
-   * frame, dropped only when the server does not answer in time.
+   * Closes a session that ended early. Where the dialect's flow says so (native: after a server
+   * error; vllm-omni: always) it closes the session in the dialect's way and waits (bounded) for
+   * the server's `session.closed`; then the socket closes with a close frame, dropped only when
+   * the server does not answer in time.
    */
   private async closeAfter(err: unknown): Promise<string | null> {
     let note: string | null = null;
-    if (err instanceof ProtocolError && err.code === 'SERVER_ERROR' && this.flow.endsOn(err) && this.conn.isOpen) {
+    if (this.conn.isOpen && this.flow.closesOnFailure(err)) {
       try {
         await this.flow.abort(this.conn, err, this.flowOptions());
       } catch (closeErr) {

@@ -57,6 +57,11 @@ export interface DuplexAggregate {
   measurement_origin: Record<string, string>;
 }
 
+/** The distinct origins a pooled figure draws on, joined. */
+function originsOf(origins: string[]): string {
+  return [...new Set(origins)].join(' or ');
+}
+
 /**
  * Response figures of a run: per response pooled over every session, and the sessions' stream
  * windows. Returns the summary's aggregate and the per-session file, or null without responses.
@@ -85,8 +90,8 @@ export function duplexMetrics(
     measurement_origin: {
       ttft_ms: `response origin (${origins}) to first non-empty text or transcript delta received`,
       ttfp_ms: `response origin (${origins}) to first audio delta received`,
-      rtf: 'response origin to last audio delta received, over the response audio duration (bytes / (rate x 2))',
-      tpot_ms: 'elapsed time over tokens within continuous generation segments (server per-step token counts), gaps excluded',
+      rtf: `response.created received to last audio delta received, over the response audio duration (${originsOf(responses.map((r) => r.audio_duration_origin))})`,
+      tpot_ms: originsOf(responses.filter((r) => r.tpot_ms !== null).map((r) => r.tpot_origin)) || 'absent: no token counts and no server stage metrics',
       duplex_stream: 'input stream start (send of packet 0) to first text / first audio / last audio over all emitted audio; includes concurrent realtime input',
       output_gap_max_ms: 'per session: longest wait between two audio deltas of one response (client receive times); stats over sessions',
       drift_max_ms: 'per session: largest lag of received audio behind real-time playback within a response; stats over sessions',

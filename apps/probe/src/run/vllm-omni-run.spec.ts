@@ -1,0 +1,163 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { encodeWavPcm16, syntheticPcm } from '@duplex-bench/audio';
+import { startMockServer, type MockServer, type MockServerOptions } from '@duplex-bench/mock-servers';
+import { probe } from './run-harness.spec-helpers';
+
+jest.setTimeout(90_000);
+
+interface TraceLine {
+  direction: string;
+  event: Record<string, unknown> & { type?: string };
+}
+
+async function trace(dir: string, id: string): Promise<TraceLine[]> {
+  const text = await readFile(join(dir, 'sessions', id, 'trace.jsonl'), 'utf8');
+  return text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as TraceLine);
+}
+
+/** 12 s of speech-like input: quiet noise, 2.8 s on and 1.2 s off (the synthetic dataset's audio). */
+async function speechWav(): Promise<string> {
+  const file = join(await mkdtemp(join(tmpdir(), 'vllm-run-')), 'speech.wav');
+  await writeFile(file, encodeWavPcm16(syntheticPcm({ id: 's', subset: '', variant: '', duration_s: 12, file: null, seed: 3 }), 16000));
+  return file;
+}
+
+/** A server like vLLM-Omni's duplex endpoint: one slot per session, 22,050 Hz output stated in each delta. */
+const VLLM: MockServerOptions = {
+  port: 0,
+  protocol: 'openai',
+  profile: 'model',
+  input_sample_rate: 16000,
+  output_sample_rate: 22050,
+  max_sessions: 2,
+  model: { ttfp_ms: 100, rtf: 0.5 },
+  openai: { flavor: 'vllm-omni', listen_every: 3, silence_ms: 400 },
+};
+
+describe('probe run --protocol vllm-omni against a vLLM-Omni-like server', () => {
+  let mock: MockServer;
+  let wav: string;
+  beforeAll(async () => {
+    mock = await startMockServer(VLLM);
+    wav = await speechWav();
+  });
+  afterAll(() => mock.close());
+
+  const run = (extra: string[] = []) =>
+    probe(mock.url, ['--protocol', 'vllm-omni', '--model', 'm', '--audio', wav, '--duration', '12', '--concurrency', '2', '--trace', 'full', '--keep-traces', ...extra]);
+
+  it('speaks first, acknowledges playback and every journaled event, closes every session, and times audio at the delta\'s 22,050 Hz', async () => {
+    const { code, summary, dir } = await run();
+    expect(code).toBe(0);
+    expect(summary.sessions).toMatchObject({ started: 2, completed: 2, incomplete: 0 });
+    for (const id of ['s0', 's1']) {
+      const lines = await trace(dir, id);
+      const sent = lines.filter((l) => l.direction === 'send').map((l) => l.event.type);
+      const received = lines.filter((l) => l.direction === 'receive');
+      expect(sent[0]).toBe('session.update');
+      expect(received[0].event.type).toBe('session.created');
+      expect(received[1].event.type).toBe('session.updated');
+      expect(sent.filter((t) => t === 'session.close')).toHaveLength(1);
+      expect(received.at(-1)?.event.type).toBe('session.closed');
+      expect(sent.filter((t) => t === 'playback.ack').length).toBeGreaterThan(0);
+      // Every journaled event was acknowledged with its number.
+      const numbered = received.map((l) => l.event.server_event_seq).filter((n): n is number => typeof n === 'number');
+      const eventAcks = lines.filter((l) => l.event.type === 'session.event_ack').map((l) => l.event.server_event_seq);
+      expect(eventAcks).toEqual(numbered);
+      // Every response's audio is acknowledged whole: the last ack of each states all it received (at 22,050 Hz).
+      const received_ms = new Map<string, number>();
+      for (const l of received) {
+        if (l.event.type !== 'response.output_audio.delta') continue;
+        const id = String(l.event.response_id);
+        received_ms.set(id, (received_ms.get(id) ?? 0) + (Buffer.from(String(l.event.delta), 'base64').length / (22050 * 2)) * 1000);
+      }
+      const acked = new Map<string, number>();
+      for (const l of lines) if (l.event.type === 'playback.ack') acked.set(String(l.event.response_id), Number(l.event.played_ms));
+      expect(received_ms.size).toBeGreaterThanOrEqual(2);
+      for (const [id, ms] of received_ms) expect(acked.get(id)).toBe(Math.floor(ms));
+    }
+    const file = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
+    for (const s of file.duplex_session_metrics) {
+      const spoken = s.responses.filter((r: { status?: string }) => r.status === 'completed');
+      expect(spoken.length).toBeGreaterThanOrEqual(2);
+      expect(s.responses.some((r: { status?: string }) => r.status === 'listen')).toBe(true);
+      for (const r of spoken) {
+        expect(r.audio_duration_origin).toBe('server metadata.audio_duration_ms (cumulative)');
+        expect(r.tpot_origin).toBe('server stage 0 vllm_tpot_ms');
+        expect(r.audio_duration_ms % 80).toBe(0);
+      }
+    }
+    // The grant asked 24,000 Hz; the deltas state 22,050 Hz, and the figures follow the deltas.
+    const runJson = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
+    expect(runJson.server_grant).toMatchObject({ chunk_period_ms: 80 });
+    // No slot is held afterwards: a second run right after is admitted.
+    const again = await run();
+    expect(again.summary.sessions).toMatchObject({ completed: 2, incomplete: 0 });
+    expect(mock.stats().sessions).toMatchObject({ refused_full: 0, held_after_disconnect: 0 });
+  });
+
+  it('with --no-playback-ack, the server holds every turn after the first: playback is never acknowledged', async () => {
+    const blockedBefore = mock.stats().sessions.blocked_turns ?? 0;
+    const { dir } = await run(['--no-playback-ack']);
+    for (const id of ['s0', 's1']) {
+      const lines = await trace(dir, id);
+      expect(lines.filter((l) => l.event.type === 'playback.ack')).toHaveLength(0);
+      expect(lines.filter((l) => l.event.type === 'response.created')).toHaveLength(1);
+      expect(lines.filter((l) => l.event.type === 'session.close')).toHaveLength(1);
+    }
+    // The blocked turns are counted when the sessions' sockets close.
+    await new Promise((r) => setTimeout(r, 100));
+    expect((mock.stats().sessions.blocked_turns ?? 0) - blockedBefore).toBe(2);
+  });
+});
+
+describe('the vllm-omni mock', () => {
+  it('waits for the client\'s first message, then answers config_timeout and closes', async () => {
+    const mock = await startMockServer({ ...VLLM, openai: { ...VLLM.openai, config_timeout_ms: 200 } });
+    try {
+      const ws = new WebSocket(mock.url);
+      const frames: string[] = [];
+      ws.on('message', (d) => frames.push(String(d)));
+      const code = await new Promise<number>((resolve) => ws.on('close', (c) => resolve(c)));
+      expect(frames.map((f) => JSON.parse(f).type)).toEqual(['error']);
+      expect(JSON.parse(frames[0]).error).toMatchObject({ code: 'config_timeout' });
+      expect(code).toBe(1000);
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it('holds the slot of a session dropped without session.close for the grace, refusing the next with resource_exhausted', async () => {
+    const mock = await startMockServer({ ...VLLM, max_sessions: 1, openai: { ...VLLM.openai, disconnect_grace_ms: 300 } });
+    const open = async () => {
+      const ws = new WebSocket(mock.url);
+      const frames: Array<Record<string, unknown>> = [];
+      ws.on('message', (d) => frames.push(JSON.parse(String(d))));
+      await new Promise((r) => ws.once('open', r));
+      ws.send(JSON.stringify({ type: 'session.update', session: {}, event_id: 'u' }));
+      await new Promise((r) => setTimeout(r, 100));
+      return { ws, frames };
+    };
+    try {
+      const first = await open();
+      expect(first.frames.map((f) => f.type)).toEqual(['session.created', 'session.updated']);
+      first.ws.terminate();
+      await new Promise((r) => setTimeout(r, 50));
+      const refused = await open();
+      expect(refused.frames[0]).toMatchObject({ type: 'error', error: { code: 'resource_exhausted' } });
+      expect(mock.stats().sessions).toMatchObject({ held_after_disconnect: 1, refused_full: 1 });
+      await new Promise((r) => setTimeout(r, 400));
+      const admitted = await open();
+      expect(admitted.frames.map((f) => f.type)).toEqual(['session.created', 'session.updated']);
+      admitted.ws.terminate();
+    } finally {
+      await mock.close();
+    }
+  });
+});

@@ -1,0 +1,356 @@
+import type WebSocket from 'ws';
+import { decodeFrame, type DecodedFrame } from '@duplex-bench/protocol';
+import type { MockHost } from './openai-mock-session';
+
+/**
+ * vLLM-Omni's duplex endpoint as a mock (`--protocol openai --flavor vllm-omni`). Facts from
+ * vllm-project/vllm-omni (entrypoints/duplex/serving.py, engine/duplex/ session runner, realtime
+ * events and playback ledger, clients/duplex.py):
+ * - the client speaks first: the server waits for `session.update` (an `error` `config_timeout`
+ *   and a close after 10 s), then answers `session.created` and `session.updated`;
+ * - appends get no receipt; speech is found by energy (RMS of the PCM16 samples ≥ 0.003), and
+ *   silence never starts a turn; the model decides its turns (`auto_response`);
+ * - playback is "ack only": a response whose audio was sent and not acknowledged by
+ *   `playback.ack` keeps the session busy, and the next turn waits for the acknowledgement;
+ * - every event but `session.created` ends with `server_event_seq`; `session.event_ack` trims the
+ *   journal, which past `journal_max_bytes` unacknowledged asks `session.resync_required`;
+ * - `session.close` → `session.closed` → close 1000; a plain disconnect holds the session's slot
+ *   for the disconnect grace; a full server answers the upgrade with error `resource_exhausted`.
+ */
+export interface VllmMockOptions {
+  output_sample_rate: number;
+  /** `session.capabilities.chunk_period_ms`, and the size of an output delta. */
+  unit_ms: number;
+  /** First audio of a response, after its turn starts. */
+  ttfp_ms: number;
+  /** Each further unit of output takes unit_ms × rtf. */
+  rtf: number;
+  /** Silence after speech that ends the user's turn. */
+  silence_ms: number;
+  /** Every Kth turn the model keeps listening (`response.listen`); 0 never. */
+  listen_every: number;
+  config_timeout_ms: number;
+  journal_max_bytes: number;
+}
+
+/** Speech when the RMS of the samples (as a fraction of full scale) reaches this (vLLM-Omni's overlap_silence_rms). */
+const SPEECH_RMS = 0.003;
+
+interface Response {
+  id: string;
+  units: number;
+  sent_ms: number;
+  acked_ms: number;
+  listen: boolean;
+  done: boolean;
+  timer: NodeJS.Timeout | null;
+  /** Server clock at the turn's start, for its own request metrics. */
+  started_s: number;
+}
+
+/** What a session needs of its server beyond MockHost: the slot it holds. */
+export interface VllmSlot {
+  /** The session ended without `session.close`: its slot stays held for the disconnect grace. */
+  disconnected(): void;
+  /** The session closed with `session.close` or was refused: its slot is free at once. */
+  released(): void;
+}
+
+export class VllmMockSession {
+  private n = 0;
+  private seq = 0;
+  private opened = false;
+  private closed = false;
+  private configTimer: NodeJS.Timeout | null;
+  private unacked_bytes = 0;
+  private resyncSent = false;
+  private output_rate: number;
+  private in_rate = 16000;
+  private speech_ms = 0;
+  private silence_ms = 0;
+  private speaking = false;
+  private items = 0;
+  private turns = 0;
+  private pendingTurn = false;
+  private readonly responses = new Map<string, Response>();
+  private appends = 0;
+  private first_arrival_s = 0;
+  private bytes_in = 0;
+  /** Turns that had to wait for a playback acknowledgement. */
+  blocked_turns = 0;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly host: MockHost,
+    private readonly id: string,
+    private readonly options: VllmMockOptions,
+    private readonly slot: VllmSlot,
+  ) {
+    this.output_rate = options.output_sample_rate;
+    this.configTimer = setTimeout(() => {
+      this.sendUnjournaled(this.error('config_timeout', 'invalid_request_error', 'Timeout waiting for session.update'));
+      this.ws.close(1000, 'config_timeout');
+    }, options.config_timeout_ms);
+  }
+
+  /** Refuses the session: the server holds its limit of sessions. */
+  refuse(limit: number): void {
+    this.clearConfig();
+    this.sendUnjournaled(this.error('resource_exhausted', 'rate_limit_error', `duplex_session_capacity_exhausted: limit=${limit}`));
+    this.closed = true;
+    this.ws.close(1000, 'resource_exhausted');
+  }
+
+  /** The socket closed: a session that was not closed with `session.close` keeps its slot for the grace. */
+  onSocketClose(): void {
+    this.clearConfig();
+    for (const r of this.responses.values()) if (r.timer) clearTimeout(r.timer);
+    if (this.closed) return;
+    this.closed = true;
+    this.slot.disconnected();
+  }
+
+  private clearConfig(): void {
+    if (this.configTimer) clearTimeout(this.configTimer);
+    this.configTimer = null;
+  }
+
+  private eventId(): string {
+    return `event_${this.id}_${this.n++}`;
+  }
+
+  private error(code: string, type: string, message: string, client_event_id?: string): string {
+    return JSON.stringify({ type: 'error', event_id: this.eventId(), error: { type, code, message, ...(client_event_id ? { event_id: client_event_id } : {}) } });
+  }
+
+  private sendUnjournaled(frame: string): void {
+    if (this.ws.readyState === this.ws.OPEN) this.host.send(this.ws, frame);
+  }
+
+  /** A journaled event: `server_event_seq` goes last; unacknowledged bytes past the bound ask for a resync. */
+  private send(fields: Record<string, unknown>): void {
+    if (this.closed) return;
+    const head = JSON.stringify({ type: fields.type, event_id: this.eventId(), ...fields });
+    if (this.resyncSent) {
+      this.sendUnjournaled(head);
+      return;
+    }
+    const frame = `${head.slice(0, -1)},"server_event_seq":${++this.seq}}`;
+    this.unacked_bytes += frame.length;
+    this.sendUnjournaled(frame);
+    if (this.unacked_bytes > this.options.journal_max_bytes) {
+      this.resyncSent = true;
+      this.sendUnjournaled(JSON.stringify({ type: 'session.resync_required', event_id: this.eventId(), session_id: this.id, reason: 'journal_overflow' }));
+    }
+  }
+
+  onMessage(data: Buffer, isBinary: boolean, arrived_s: number): void {
+    if (this.closed) return;
+    let frame: DecodedFrame;
+    try {
+      if (isBinary) throw new Error('binary');
+      frame = decodeFrame(data.toString('utf8'));
+    } catch {
+      this.sendUnjournaled(this.error('invalid_json', 'invalid_request_error', 'frame is not a JSON event'));
+      return;
+    }
+    const event = frame.event();
+    const client_event_id = typeof event.event_id === 'string' ? event.event_id : undefined;
+    if (!this.opened) this.open(frame.type === 'session.update' ? ((event.session ?? {}) as Record<string, unknown>) : {});
+    switch (frame.type) {
+      case 'session.update':
+        break;
+      case 'input_audio_buffer.append':
+        this.onAppend(event, arrived_s);
+        break;
+      case 'input_audio_buffer.commit':
+        this.onCommit();
+        break;
+      case 'playback.ack':
+        this.onPlaybackAck(event, client_event_id);
+        break;
+      case 'session.event_ack':
+        // The journal up to this number is trimmed.
+        this.unacked_bytes = 0;
+        break;
+      case 'session.close':
+        this.onClose();
+        break;
+      default:
+        this.send({ type: 'error', error: { type: 'invalid_request_error', code: 'bad_event', message: `unsupported event ${frame.type}`, event_id: client_event_id } });
+        break;
+    }
+  }
+
+  private open(session: Record<string, unknown>): void {
+    this.opened = true;
+    this.clearConfig();
+    const audio = (session.audio ?? {}) as { input?: { sample_rate_hz?: unknown }; output?: { sample_rate_hz?: unknown } };
+    const asked = audio.output?.sample_rate_hz;
+    // This model speaks at its own rate whatever the client asks; each delta states it.
+    const input = audio.input?.sample_rate_hz ?? session.sample_rate_hz;
+    if (typeof input === 'number' && input > 0) this.in_rate = input;
+    const payload = {
+      id: this.id,
+      object: 'realtime.session',
+      type: 'realtime',
+      model: session.model ?? 'duplex-bench-mock',
+      modalities: ['audio', 'text'],
+      playback_commit_policy: 'ack_only',
+      capabilities: { chunk_period_ms: this.options.unit_ms },
+      audio: { input: { sample_rate_hz: this.in_rate }, output: { sample_rate_hz: typeof asked === 'number' ? asked : this.output_rate } },
+      turn_detection: session.turn_detection ?? null,
+    };
+    this.sendUnjournaled(JSON.stringify({ type: 'session.created', event_id: this.eventId(), session: payload }));
+    this.send({ type: 'session.updated', session: payload });
+  }
+
+  private onAppend(event: Record<string, unknown>, arrived_s: number): void {
+    const audio = typeof event.audio === 'string' ? event.audio : '';
+    const pcm = Buffer.from(audio, 'base64');
+    if (this.appends++ === 0) this.first_arrival_s = arrived_s;
+    this.host.appended((arrived_s - this.first_arrival_s) * 1000 - (this.bytes_in / (this.in_rate * 2)) * 1000);
+    this.bytes_in += pcm.length;
+    const ms = (pcm.length / (this.in_rate * 2)) * 1000;
+    if (rms(pcm) >= SPEECH_RMS) {
+      if (!this.speaking) {
+        this.speaking = true;
+        this.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: Math.round((this.bytes_in / (this.in_rate * 2)) * 1000 - ms), item_id: `item_in_${this.items}` });
+      }
+      this.speech_ms += ms;
+      this.silence_ms = 0;
+    } else if (this.speaking) {
+      this.silence_ms += ms;
+      if (this.silence_ms >= this.options.silence_ms) this.endSpeech();
+    }
+  }
+
+  /** The user stopped speaking: the model takes a turn (or waits for the playback acknowledgement it needs). */
+  private endSpeech(): void {
+    this.speaking = false;
+    this.silence_ms = 0;
+    this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round((this.bytes_in / (this.in_rate * 2)) * 1000), item_id: `item_in_${this.items++}` });
+    this.takeTurn();
+  }
+
+  private busy(): boolean {
+    for (const r of this.responses.values()) if (!r.done || r.acked_ms < r.sent_ms) return true;
+    return false;
+  }
+
+  private takeTurn(): void {
+    if (this.speech_ms <= 0) return;
+    if (this.busy()) {
+      if (!this.pendingTurn) this.blocked_turns++;
+      this.pendingTurn = true;
+      return;
+    }
+    this.pendingTurn = false;
+    const units = Math.max(1, Math.round(this.speech_ms / this.options.unit_ms));
+    this.speech_ms = 0;
+    const turn = this.turns++;
+    const listen = this.options.listen_every > 0 && turn % this.options.listen_every === this.options.listen_every - 1;
+    const id = `resp_${this.id}_${turn}`;
+    const r: Response = { id, units, sent_ms: 0, acked_ms: 0, listen, done: false, timer: null, started_s: this.host.clock.now_s() };
+    this.responses.set(id, r);
+    this.send({ type: 'response.created', response_id: id, response: { id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [] } });
+    if (listen) {
+      this.send({ type: 'response.listen', session_id: this.id, epoch: 0, response_id: id, response: { id, object: 'realtime.response', status: 'listening' } });
+      this.finish(r, 'listen');
+      return;
+    }
+    this.send({ type: 'response.speak', response_id: id, item_id: `item_${id}`, output_index: 0, content_index: 0 });
+    r.timer = setTimeout(() => this.emit(r, 0), this.options.ttfp_ms);
+  }
+
+  private emit(r: Response, unit: number): void {
+    r.timer = null;
+    if (this.closed) return;
+    const bytes = Math.floor((this.output_rate * this.options.unit_ms) / 1000) * 2;
+    r.sent_ms += this.options.unit_ms;
+    const vllm_omni: Record<string, unknown> = { runtime_impl: 'duplex-bench-mock', stage_metrics: { '0': { num_tokens_out: (unit + 1) * 4, vllm_tpot_ms: 20 } } };
+    if (unit === 0) {
+      const ms = Math.round((this.host.clock.now_s() - r.started_s) * 1e6) / 1000;
+      vllm_omni.response_request_metrics = { source: 'server_monotonic_request_start', ttfp_ms: ms, ttft_ms: ms };
+    }
+    const metadata = { session_id: this.id, epoch: 0, model_speak: true, end_of_turn: unit === r.units - 1, playback: { generated_ms: r.sent_ms, sent_ms: r.sent_ms, played_ms: r.acked_ms, committed_ms: r.acked_ms }, vllm_omni, audio_duration_ms: r.sent_ms };
+    this.send({ type: 'response.output_audio.delta', response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0, delta: silence(bytes), format: 'pcm16', sample_rate_hz: this.output_rate, metadata });
+    this.send({ type: 'response.output_audio_transcript.delta', response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0, delta: 'word ' });
+    if (unit + 1 < r.units) r.timer = setTimeout(() => this.emit(r, unit + 1), this.options.unit_ms * this.options.rtf);
+    else this.finish(r, 'completed');
+  }
+
+  private finish(r: Response, how: 'completed' | 'listen'): void {
+    r.done = true;
+    if (how === 'completed') this.send({ type: 'response.output_audio.done', response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0 });
+    this.send({ type: 'response.done', response_id: r.id, response: { id: r.id, object: 'realtime.response', status: 'completed', status_details: { type: 'completed', reason: how === 'listen' ? 'listen' : 'stop' }, output: [] } });
+    this.send({ type: 'rate_limits.updated', rate_limits: [] });
+    this.maybeForget(r);
+  }
+
+  private maybeForget(r: Response): void {
+    if (r.done && r.acked_ms >= r.sent_ms) this.responses.delete(r.id);
+    if (this.pendingTurn && !this.busy()) this.takeTurn();
+  }
+
+  private onPlaybackAck(event: Record<string, unknown>, client_event_id?: string): void {
+    const id = typeof event.response_id === 'string' ? event.response_id : String(event.item_id ?? '').replace(/^item_/, '');
+    const r = this.responses.get(id);
+    const played = event.played_ms;
+    if (typeof played !== 'number') {
+      this.send({ type: 'error', error: { type: 'invalid_request_error', code: 'bad_event', message: 'playback.ack requires numeric played_ms', event_id: client_event_id } });
+      return;
+    }
+    if (!r) return;
+    const committed = typeof event.committed_ms === 'number' ? event.committed_ms : played;
+    r.acked_ms = Math.max(r.acked_ms, Math.min(committed, r.sent_ms));
+    this.send({ type: 'playback.acknowledged', event: { type: 'playback.acknowledged', session_id: this.id, item_id: `item_${id}`, played_ms: played, committed_ms: committed } });
+    this.maybeForget(r);
+  }
+
+  private onCommit(): void {
+    if (this.speaking) {
+      this.speaking = false;
+      this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round((this.bytes_in / (this.in_rate * 2)) * 1000), item_id: `item_in_${this.items}` });
+    }
+    const item = `item_in_${this.items++}`;
+    this.send({ type: 'input_audio_buffer.committed', previous_item_id: null, item_id: item, event: { type: 'input.committed', session_id: this.id } });
+    if (this.speech_ms > 0) this.takeTurn();
+    // A silent buffer: the model keeps listening.
+    else this.send({ type: 'response.listen', session_id: this.id, epoch: 0, response: { object: 'realtime.response', status: 'listening' }, reason: 'silence_or_noise' });
+  }
+
+  private onClose(): void {
+    for (const r of this.responses.values()) {
+      if (r.timer) clearTimeout(r.timer);
+      if (!r.done) this.send({ type: 'response.done', response_id: r.id, response: { id: r.id, object: 'realtime.response', status: 'cancelled', status_details: { type: 'cancelled', reason: 'client_cancelled' }, output: [] } });
+    }
+    this.send({ type: 'session.closed', session_id: this.id, reason: 'client_close', event: {} });
+    this.closed = true;
+    this.host.completed();
+    this.slot.released();
+    this.ws.close(1000, 'client_close');
+  }
+}
+
+/** RMS of PCM16 samples as a fraction of full scale, from every 4th sample: enough to tell speech from silence. */
+function rms(pcm: Buffer): number {
+  let sum = 0;
+  let n = 0;
+  for (let i = 0; i + 1 < pcm.length; i += 8) {
+    const v = pcm.readInt16LE(i) / 32768;
+    sum += v * v;
+    n++;
+  }
+  return n > 0 ? Math.sqrt(sum / n) : 0;
+}
+
+const silences = new Map<number, string>();
+function silence(bytes: number): string {
+  let s = silences.get(bytes);
+  if (!s) {
+    s = Buffer.alloc(bytes).toString('base64');
+    silences.set(bytes, s);
+  }
+  return s;
+}
