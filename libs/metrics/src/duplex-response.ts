@@ -306,7 +306,7 @@ export class ResponseTracker {
       stream_measurement_origin: {
         ttft: 'input stream start to first non-empty text delta',
         ttfp: 'input stream start to first audio packet',
-        rtf: 'input stream start-to-last-audio receive time divided by total emitted audio duration; includes concurrent realtime input',
+        rtf: 'input stream start-to-last-audio receive time divided by total emitted audio duration (every audio delta received, its response finished or not); includes concurrent realtime input',
         output_gap_max_ms: 'longest wait between two audio deltas of one response, client receive times',
         drift_max_ms: 'per response: receive span of its audio minus the audio received before the last delta; the largest',
         playback_underruns: 'a player starting each response at its first delta plus the prebuffer, running dry',

@@ -129,6 +129,20 @@ describe('openai mock', () => {
     c.close();
   });
 
+  it('with server VAD, takes a manual commit of what was appended since the last one, and refuses an empty one', async () => {
+    // An independent GA client that streamed 4 s and committed got input_audio_buffer_commit_empty before.
+    const server = await start({ openai: { silence_ms: 5000 }, model: { turn_every_s: 60 } });
+    const c = await session(server, pcm16k({ type: 'server_vad' }));
+    for (let i = 0; i < 50; i++) c.send({ type: 'input_audio_buffer.append', audio: PACKET });
+    c.send({ type: 'input_audio_buffer.commit', event_id: 'c1' });
+    await c.next(of('input_audio_buffer.committed'));
+    c.send({ type: 'input_audio_buffer.commit', event_id: 'c2' });
+    const error = await c.next(of('error'));
+    expect(error.error).toMatchObject({ code: 'input_audio_buffer_commit_empty', event_id: 'c2' });
+    expect(c.events.filter(of('error'))).toHaveLength(1);
+    c.close();
+  });
+
   it('sends beta output names when asked', async () => {
     const server = await start({ openai: { names: 'beta' } });
     const c = await session(server, pcm16k(null));

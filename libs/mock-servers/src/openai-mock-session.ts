@@ -56,6 +56,8 @@ export class OpenAIMockSession {
   private bytes = 0;
   /** Bytes beyond the last whole unit (server VAD) or since the last commit (no turn detection). */
   private pending = 0;
+  /** Bytes appended since the last commit (manual or by server VAD): what a manual commit commits. */
+  private sinceCommit = 0;
   private units = 0;
   private committedUnits = 0;
   private turns = 0;
@@ -187,6 +189,7 @@ export class OpenAIMockSession {
     this.appends++;
     this.bytes += bytes;
     this.pending += bytes;
+    this.sinceCommit += bytes;
     if (this.fault && this.appends >= this.fault.after_appends && this.applyFault(this.fault)) return;
     if (this.turn_detection === 'none') return;
     while (this.pending >= this.unitBytes) {
@@ -227,17 +230,33 @@ export class OpenAIMockSession {
     this.send(this.events.committed(item, this.lastItem));
     this.lastItem = item;
     this.speechItem = null;
+    this.sinceCommit = 0;
     this.model.closeTurn();
   }
 
+  /**
+   * A manual commit, with or without server VAD (OpenAI and vLLM-Omni both take one): it commits
+   * what was appended since the last commit; under server VAD it also ends the turn in progress.
+   */
   private onCommit(client_event_id: string | undefined): void {
-    if (this.pending === 0) {
+    if (this.sinceCommit === 0) {
       this.send(this.events.error('input_audio_buffer_commit_empty', 'the input audio buffer is empty', client_event_id));
       return;
+    }
+    if (this.turn_detection === 'server_vad') {
+      if (this.pending > 0) {
+        this.pending = 0;
+        this.onSpeechUnit(this.units++);
+      }
+      if (this.model.inTurn) {
+        this.endSpeech();
+        return;
+      }
     }
     const item = `item_in_${this.items++}`;
     this.committedUnits += Math.ceil(this.pending / this.unitBytes);
     this.pending = 0;
+    this.sinceCommit = 0;
     this.send(this.events.committed(item, this.lastItem));
     this.lastItem = item;
   }

@@ -157,6 +157,10 @@ export class NativeFlow implements SessionFlow {
     return error instanceof ProtocolError && error.code === 'SERVER_ERROR';
   }
 
+  dialectEvents(): null {
+    return null;
+  }
+
   serverEventSeq(): null {
     return null;
   }

@@ -213,6 +213,10 @@ export class OpenAIFlow implements SessionFlow {
     await conn.close(options.close_timeout_ms ?? DEFAULTS.close_timeout_ms);
   }
 
+  dialectEvents(): null {
+    return null;
+  }
+
   serverEventSeq(): ServerEventSeqFigures | null {
     if (this.seq.seen === 0) return null;
     const { seen, gaps, missing_events, not_rising } = this.seq;

@@ -61,4 +61,6 @@ export interface SessionFlow {
   /** Closes a failed session in the dialect's way (bounded, ending with a close frame). */
   abort(conn: WsConnection, error: unknown, options: FlowOptions): Promise<void>;
   serverEventSeq(): ServerEventSeqFigures | null;
+  /** Events of the dialect's own that say something about the session, counted (vllm-omni: listen decisions, resyncs, expiries). */
+  dialectEvents(): Record<string, number> | null;
 }

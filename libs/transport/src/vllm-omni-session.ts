@@ -313,6 +313,10 @@ export class VllmOmniFlow implements SessionFlow {
     await this.close(conn, options.close_timeout_ms ?? DEFAULTS.close_timeout_ms);
   }
 
+  dialectEvents(): Record<string, number> {
+    return { ...this.counts };
+  }
+
   serverEventSeq(): ServerEventSeqFigures | null {
     if (this.seq.seen === 0) return null;
     const { seen, gaps, missing_events, not_rising } = this.seq;

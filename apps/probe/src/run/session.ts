@@ -61,6 +61,8 @@ export interface SessionResult {
   /** The server error that ended the session, when one did. */
   server_error?: { code?: string; fatal: boolean; message: string };
   drain?: NativeDrainReport;
+  /** vLLM-Omni's own events, counted: listen decisions, resyncs asked, expiries, playback acknowledgements. */
+  dialect_events?: Record<string, number>;
   /** The server's own event numbering (vLLM-Omni `server_event_seq`), when it numbers its events. */
   server_event_seq?: ServerEventSeqFigures;
   /** The input unit the server announced (vLLM-Omni `chunk_period_ms`), when it did. */
@@ -314,6 +316,8 @@ export class RealtimeSession {
     if (!result.completed) this.sink.error(`${result.reason ?? 'incomplete'}: ${result.message ?? ''}`, this.ctx.clock.now_s());
     const seq = this.flow.serverEventSeq();
     if (seq) result.server_event_seq = seq;
+    const own = this.flow.dialectEvents();
+    if (own) result.dialect_events = own;
     if (this.chunk_period_ms !== undefined) result.server_chunk_period_ms = this.chunk_period_ms;
     result.output_sample_rate = this.output_sample_rate;
     if (this.responses && this.responses.done.length > 0) {

@@ -28,6 +28,8 @@ export interface RunSummary extends PacingFigures {
     /** Server `error` events by code (`error.code`, else `error.type`), over every session. */
     server_error_codes?: Record<string, number>;
     unknown: Record<string, number>;
+    /** vLLM-Omni's own events over every session: listen decisions, resyncs asked, expiries, playback acknowledgements. */
+    dialect?: Record<string, number>;
     /** vLLM-Omni `server_event_seq`, over the sessions whose server numbered its events. */
     server_event_seq?: { sessions: number; gaps: number; missing_events: number; not_rising: number };
   };
@@ -155,6 +157,7 @@ export function buildSummary(i: SummaryInputs): RunSummary {
   let with_violation = 0;
   let server_errors = 0;
   const server_error_codes: Record<string, number> = {};
+  let dialect: Record<string, number> | undefined;
   let stamped: NonNullable<RunSummary['events']['server_event_seq']> | undefined;
   for (const r of i.results) {
     if (r.server_event_seq) {
@@ -169,6 +172,10 @@ export function buildSummary(i: SummaryInputs): RunSummary {
     if (r.violation) with_violation++;
     server_errors += r.server_errors;
     for (const [code, n] of Object.entries(r.server_error_codes ?? {})) server_error_codes[code] = (server_error_codes[code] ?? 0) + n;
+    if (r.dialect_events) {
+      dialect ??= {};
+      for (const [k, n] of Object.entries(r.dialect_events)) dialect[k] = (dialect[k] ?? 0) + n;
+    }
   }
   const summary: RunSummary = {
     // An interrupted run is partial: never a qualified measurement, whatever its packets did.
@@ -191,7 +198,7 @@ export function buildSummary(i: SummaryInputs): RunSummary {
     trace_backlog_peak_bytes: i.trace.backlog_peak_bytes,
     trace: i.trace,
     scheduler: i.scheduler,
-    events: { server_errors, server_error_codes, unknown: Object.fromEntries(i.unknown), ...(stamped ? { server_event_seq: stamped } : {}) },
+    events: { server_errors, server_error_codes, unknown: Object.fromEntries(i.unknown), ...(dialect ? { dialect } : {}), ...(stamped ? { server_event_seq: stamped } : {}) },
     packet_ms: i.packet_ms,
     duration_s: i.duration_s,
     measurement_origin: MEASUREMENT_ORIGIN,

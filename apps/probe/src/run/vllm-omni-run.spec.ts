@@ -56,6 +56,9 @@ describe('probe run --protocol vllm-omni against a vLLM-Omni-like server', () =>
     const { code, summary, dir } = await run();
     expect(code).toBe(0);
     expect(summary.sessions).toMatchObject({ started: 2, completed: 2, incomplete: 0 });
+    // Each session's third turn is a listen decision, and one more ends its silent last commit.
+    expect(summary.events.dialect).toMatchObject({ listen: 4, resync_required: 0, expired: 0 });
+    expect(summary.events.dialect?.playback_acknowledged).toBeGreaterThan(0);
     for (const id of ['s0', 's1']) {
       const lines = await trace(dir, id);
       const sent = lines.filter((l) => l.direction === 'send').map((l) => l.event.type);
