@@ -46,6 +46,8 @@ interface Response {
   timer: NodeJS.Timeout | null;
   /** Server clock at the turn's start, for its own request metrics. */
   started_s: number;
+  /** Commits of user input before the response began. */
+  commitsBefore: number;
 }
 
 /** What a session needs of its server beyond MockHost: the slot it holds. */
@@ -74,6 +76,7 @@ export class VllmMockSession {
   private pendingTurn = false;
   private readonly responses = new Map<string, Response>();
   private appends = 0;
+  private commits = 0;
   private first_arrival_s = 0;
   private bytes_in = 0;
   /** Turns that had to wait for a playback acknowledgement. */
@@ -251,7 +254,7 @@ export class VllmMockSession {
     const turn = this.turns++;
     const listen = this.options.listen_every > 0 && turn % this.options.listen_every === this.options.listen_every - 1;
     const id = `resp_${this.id}_${turn}`;
-    const r: Response = { id, units, sent_ms: 0, acked_ms: 0, listen, done: false, timer: null, started_s: this.host.clock.now_s() };
+    const r: Response = { id, units, sent_ms: 0, acked_ms: 0, listen, done: false, timer: null, started_s: this.host.clock.now_s(), commitsBefore: this.commits };
     this.responses.set(id, r);
     this.send({ type: 'response.created', response_id: id, response: { id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [] } });
     if (listen) {
@@ -302,6 +305,11 @@ export class VllmMockSession {
       return;
     }
     if (!r) return;
+    // The playback ledger refuses an acknowledgement that arrives after a later user input was committed.
+    if (r.commitsBefore < this.commits) {
+      this.send({ type: 'error', error: { type: 'invalid_request_error', code: 'playback_ack_too_late', message: 'playback.ack arrived after a later user input was committed.', event_id: client_event_id } });
+      return;
+    }
     const committed = typeof event.committed_ms === 'number' ? event.committed_ms : played;
     r.acked_ms = Math.max(r.acked_ms, Math.min(committed, r.sent_ms));
     this.send({ type: 'playback.acknowledged', event: { type: 'playback.acknowledged', session_id: this.id, item_id: `item_${id}`, played_ms: played, committed_ms: committed } });
@@ -314,6 +322,7 @@ export class VllmMockSession {
       this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round((this.bytes_in / (this.in_rate * 2)) * 1000), item_id: `item_in_${this.items}` });
     }
     const item = `item_in_${this.items++}`;
+    this.commits++;
     this.send({ type: 'input_audio_buffer.committed', previous_item_id: null, item_id: item, event: { type: 'input.committed', session_id: this.id } });
     if (this.speech_ms > 0) this.takeTurn();
     // A silent buffer: the model keeps listening.

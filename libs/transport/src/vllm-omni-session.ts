@@ -80,6 +80,11 @@ export class VllmOmniFlow implements SessionFlow {
   private sends = 0;
   /** A commit sent and not yet answered with `input_audio_buffer.committed` (or an error). */
   private awaitingCommit = false;
+  /**
+   * Responses that existed when the last commit went: the server refuses an acknowledgement of
+   * them after it (`playback_ack_too_late`, "arrived after a later user input was committed").
+   */
+  private beforeLastCommit: ReadonlySet<string> = new Set();
   private created: Record<string, unknown> | null = null;
   /** Counted events of vLLM-Omni's own that say something about the session. */
   readonly counts = { listen: 0, resync_required: 0, expired: 0, playback_acknowledged: 0 };
@@ -194,6 +199,7 @@ export class VllmOmniFlow implements SessionFlow {
   private ackPlayback(): void {
     if (!this.ready || this.closeSent || this.config.no_playback_ack) return;
     for (const [id, p] of this.playback) {
+      if (this.beforeLastCommit.has(id)) continue;
       if (Math.floor(p.received_ms) > Math.floor(p.acked_ms)) {
         p.acked_ms = p.received_ms;
         this.send(vllmPlaybackAck(this.nextId('p'), id, p.received_ms));
@@ -257,15 +263,18 @@ export class VllmOmniFlow implements SessionFlow {
   }
 
   /**
-   * Acknowledge what was received (an acknowledgement after a later commit is refused as too late),
-   * commit the last input, wait (bounded) until its answer is done and the server quiet, acknowledge
-   * once more, then `session.close` → `session.closed` and close the socket.
+   * Acknowledge what was received, commit the last input, wait (bounded) until its answer is done
+   * and the server quiet, acknowledge the responses that began after the commit (earlier ones
+   * would be refused as too late), then `session.close` → `session.closed` and close the socket.
    */
   async end(conn: WsConnection, options: FlowOptions): Promise<EndReport> {
     const drain_ms = options.drain_timeout_ms ?? DEFAULTS.drain_timeout_ms;
     const close_ms = options.close_timeout_ms ?? DEFAULTS.close_timeout_ms;
     this.ackPlayback();
-    if (this.uncommitted > 0) this.send(this.commitFrame());
+    if (this.uncommitted > 0) {
+      this.send(this.commitFrame());
+      this.beforeLastCommit = new Set([...this.playback.keys(), ...this.open]);
+    }
     try {
       await firstValueFrom(
         conn.events$.pipe(

@@ -59,6 +59,8 @@ describe('probe run --protocol vllm-omni against a vLLM-Omni-like server', () =>
     // Each session's third turn is a listen decision, and one more ends its silent last commit.
     expect(summary.events.dialect).toMatchObject({ listen: 4, resync_required: 0, expired: 0 });
     expect(summary.events.dialect?.playback_acknowledged).toBeGreaterThan(0);
+    // No acknowledgement raced the last commit (the mock refuses those as playback_ack_too_late).
+    expect(summary.events.server_error_codes).toEqual({});
     for (const id of ['s0', 's1']) {
       const lines = await trace(dir, id);
       const sent = lines.filter((l) => l.direction === 'send').map((l) => l.event.type);
@@ -73,17 +75,23 @@ describe('probe run --protocol vllm-omni against a vLLM-Omni-like server', () =>
       const numbered = received.map((l) => l.event.server_event_seq).filter((n): n is number => typeof n === 'number');
       const eventAcks = lines.filter((l) => l.event.type === 'session.event_ack').map((l) => l.event.server_event_seq);
       expect(eventAcks).toEqual(numbered);
-      // Every response's audio is acknowledged whole: the last ack of each states all it received (at 22,050 Hz).
+      // Every response finished before the last commit is acknowledged whole (at the deltas' 22,050 Hz);
+      // after the commit no earlier response is acknowledged: the server would refuse it as too late.
+      const lastCommit = lines.findIndex((l) => l.event.type === 'input_audio_buffer.commit');
+      const before = lines.slice(0, lastCommit);
       const received_ms = new Map<string, number>();
-      for (const l of received) {
-        if (l.event.type !== 'response.output_audio.delta') continue;
+      for (const l of before) {
+        if (l.direction !== 'receive' || l.event.type !== 'response.output_audio.delta') continue;
         const id = String(l.event.response_id);
         received_ms.set(id, (received_ms.get(id) ?? 0) + (Buffer.from(String(l.event.delta), 'base64').length / (22050 * 2)) * 1000);
       }
+      const finished = new Set(before.filter((l) => l.event.type === 'response.done').map((l) => (l.event.response as { id: string }).id));
       const acked = new Map<string, number>();
-      for (const l of lines) if (l.event.type === 'playback.ack') acked.set(String(l.event.response_id), Number(l.event.played_ms));
-      expect(received_ms.size).toBeGreaterThanOrEqual(2);
-      for (const [id, ms] of received_ms) expect(acked.get(id)).toBe(Math.floor(ms));
+      for (const l of before) if (l.event.type === 'playback.ack') acked.set(String(l.event.response_id), Number(l.event.played_ms));
+      expect(finished.size).toBeGreaterThanOrEqual(2);
+      for (const id of finished) if (received_ms.has(id)) expect(acked.get(id)).toBe(Math.floor(received_ms.get(id) as number));
+      const earlier = new Set(before.filter((l) => l.event.type === 'response.created').map((l) => (l.event.response as { id: string }).id));
+      for (const l of lines.slice(lastCommit)) if (l.event.type === 'playback.ack') expect(earlier.has(String(l.event.response_id))).toBe(false);
     }
     const file = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
     for (const s of file.duplex_session_metrics) {
@@ -117,6 +125,24 @@ describe('probe run --protocol vllm-omni against a vLLM-Omni-like server', () =>
     // The blocked turns are counted when the sessions' sockets close.
     await new Promise((r) => setTimeout(r, 100));
     expect((mock.stats().sessions.blocked_turns ?? 0) - blockedBefore).toBe(2);
+  });
+});
+
+describe('probe run --protocol vllm-omni: a response still speaking at the last commit', () => {
+  it('is not acknowledged after the commit, which the server would refuse as playback_ack_too_late', async () => {
+    // Every turn speaks: the third starts at 11.2 s and is still streaming when the input ends at 12 s.
+    const mock = await startMockServer({ ...VLLM, openai: { ...VLLM.openai, listen_every: 0 } });
+    try {
+      const { summary, dir } = await probe(mock.url, ['--protocol', 'vllm-omni', '--model', 'm', '--audio', await speechWav(), '--duration', '12', '--concurrency', '1', '--trace', 'full', '--keep-traces']);
+      expect(summary.sessions).toMatchObject({ completed: 1 });
+      const lines = await trace(dir, 's0');
+      const commit = lines.findIndex((l) => l.event.type === 'input_audio_buffer.commit');
+      const streaming = lines.slice(commit).some((l) => l.direction === 'receive' && l.event.type === 'response.output_audio.delta');
+      expect(streaming).toBe(true);
+      expect(summary.events.server_error_codes).toEqual({});
+    } finally {
+      await mock.close();
+    }
   });
 });
 
