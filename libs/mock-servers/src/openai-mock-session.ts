@@ -154,6 +154,12 @@ export class OpenAIMockSession {
         this.model.respond(this.committedUnits);
         this.committedUnits = 0;
         break;
+      case 'session.close':
+        // vLLM-Omni's endpoint closes a session on request; a plain OpenAI server has no such event.
+        if (!this.options.vllm) break;
+        this.send(this.events.sessionClosed('client_close'));
+        this.ws.close(1000, 'client_close');
+        break;
       default:
         break;
     }

@@ -44,6 +44,11 @@ export class OpenAIServerEvents {
     return this.event(OpenAIEvent.sessionCreated, { session });
   }
 
+  /** vLLM-Omni: the answer to `session.close`. */
+  sessionClosed(reason: string): string {
+    return this.event('session.closed', { session_id: this.session_id, reason, event: {} });
+  }
+
   sessionUpdated(session: Record<string, unknown>): string {
     return this.event(OpenAIEvent.sessionUpdated, { session });
   }

@@ -13,6 +13,8 @@ import {
   serverError,
   ServerEventSeqTracker,
   serverEventSeq,
+  VllmEvent,
+  vllmSessionClose,
   type DecodedFrame,
   type TurnDetection,
 } from '@duplex-bench/protocol';
@@ -196,8 +198,22 @@ export class OpenAIFlow implements SessionFlow {
       if (err instanceof EmptyError) throw new TransportError('server_closed', 'session closed before its responses were done', { url: conn.url });
       throw err;
     }
+    if (this.closesSession()) {
+      const closed = waitForEvent(conn, VllmEvent.sessionClosed, close_ms, 'close_timeout');
+      this.send(conn, vllmSessionClose(`${this.session_id}_close`), options);
+      await closed;
+    }
     await conn.close(close_ms);
     return {};
+  }
+
+  /**
+   * A server that shows vLLM-Omni's extensions (`capabilities.chunk_period_ms`, `server_event_seq`)
+   * is asked to close the session with `session.close`: there a plain disconnect holds the session
+   * slot for its disconnect grace. OpenAI itself has no such event.
+   */
+  private closesSession(): boolean {
+    return this.seq.seen > 0 || (this.created !== null && chunkPeriodMs(this.created) !== undefined);
   }
 
   /** A fatal error (or one before the handshake is done) fails the connection in `observe`; others are counted. */

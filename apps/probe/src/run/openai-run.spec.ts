@@ -136,8 +136,12 @@ describe('probe run --protocol openai', () => {
 
   it("reads vLLM-Omni's extensions: chunk_period_ms sets the packet, server_event_seq gaps are counted, server metrics are the named origin", async () => {
     const mock = await openaiMock({ ...MODEL, unit_ms: 160, openai: { ...MODEL.openai, vllm: true } }, { after_appends: 4, action: 'skip_event_seq' });
-    const { code, summary, dir, stderr, stdout } = await probe(mock.url, ['--protocol', 'openai', '--concurrency', '2', '--duration', '1.6']);
+    const { code, summary, dir, stderr, stdout } = await probe(mock.url, ['--protocol', 'openai', '--concurrency', '2', '--duration', '1.6', '--trace', 'full', '--keep-traces']);
     expect(code).toBe(0);
+    // A server with vLLM-Omni's extensions is asked to close the session: a plain disconnect would hold its slot.
+    const lines = (await readFile(join(dir, 'sessions', 's0', 'trace.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.direction === 'send').at(-1).event.type).toBe('session.close');
+    expect(lines.at(-1).event.type).toBe('session.closed');
     expect(stderr).toContain("160 ms, the server's chunk_period_ms");
     expect(stdout).toContain("(the server's own figures, from its request start)");
     expect(stdout).toContain('the same responses from response.created as received (client)');
@@ -157,6 +161,14 @@ describe('probe run --protocol openai', () => {
     }
     expect(summary.duplex?.measurement_origin.server_response_request_metrics).toContain('server clock');
     expect(summary.duplex?.client_ttfp_ms?.count).toBe(4);
+  });
+
+  it('sends no session.close to a server without vLLM-Omni\'s extensions (OpenAI has no such event)', async () => {
+    const mock = await openaiMock({});
+    const { code, dir } = await probe(mock.url, ['--protocol', 'openai', '--concurrency', '1', '--duration', '0.8', '--trace', 'full', '--keep-traces']);
+    expect(code).toBe(0);
+    const text = await readFile(join(dir, 'sessions', 's0', 'trace.jsonl'), 'utf8');
+    expect(text).not.toContain('"session.close"');
   });
 
   it('with --packet-ms given, keeps it whatever the server announces', async () => {
