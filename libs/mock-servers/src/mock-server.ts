@@ -9,6 +9,7 @@ import type { MockFault } from './mock-fault';
 import { NativeMockSession, type NativeMockOptions } from './native-mock-session';
 import { OpenAIMockSession, type MockHost, type OpenAIMockOptions } from './openai-mock-session';
 import { VllmMockSession, type VllmMockOptions } from './vllm-mock-session';
+import { ArrivalOffsets } from './arrival-offsets';
 import { CpuMeter, createUsHistogram, LoopLagMonitor, percentilesMs, recordMs, type PercentilesMs, type LoopLagFigures, type CpuFigures } from '@duplex-bench/metrics';
 
 export interface MockServerOptions {
@@ -87,7 +88,7 @@ export interface MockStats {
   sessions: { opened: number; completed: number; refused_503: number; active: number; with_bearer: number; held_after_disconnect?: number; refused_full?: number; blocked_turns?: number };
   appends: number;
   frames_sent: number;
-  /** Per packet, as the mock saw it: arrival − (arrival of packet 0 + (t_start_ms − t_start_ms of packet 0)). */
+  /** Per packet, as the mock saw it: (arrival − media start) − the session's smallest (arrival − media start). */
   arrival_deviation_ms: PercentilesMs;
   arrivals_late: number;
   event_loop_lag_ms: LoopLagFigures;
@@ -133,8 +134,10 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
     model,
   };
 
+  // Sessions that ended are in `arrival` for good; open ones are added to a copy when stats are read.
   const arrival = createUsHistogram();
   let arrivalsLate = 0;
+  const openArrivals = new Set<ArrivalOffsets>();
   const counts = { opened: 0, completed: 0, refused_503: 0, active: 0, with_bearer: 0, appends: 0, frames_sent: 0 };
   const loop = new LoopLagMonitor(10, clock).start();
   const cpu = new CpuMeter(clock);
@@ -169,10 +172,18 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
   const host: MockHost = {
     clock,
     send,
-    appended: (dev_ms) => {
-      recordMs(arrival, Math.abs(dev_ms));
-      if (Math.abs(dev_ms) > unit_ms) arrivalsLate++;
-      counts.appends++;
+    arrivals: () => {
+      const a = new ArrivalOffsets();
+      openArrivals.add(a);
+      return a;
+    },
+    arrivalsDone: (a) => {
+      if (!openArrivals.delete(a)) return;
+      counts.appends += a.count;
+      a.forEachDeviation((d) => {
+        recordMs(arrival, d);
+        if (d > unit_ms) arrivalsLate++;
+      });
     },
     completed: () => counts.completed++,
   };
@@ -281,30 +292,44 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
   return {
     url: `${options.tls ? 'wss' : 'ws'}://${listenHost}:${port}${PATH}`,
     port,
-    stats: () => ({
-      measurement_origin: {
-        arrival_deviation_ms:
-          protocol === 'openai'
-            ? 'mock message-handler time of append N minus (that of append 0 + the audio before N, in ms at the input rate), monotonic clock'
-            : 'mock message-handler time of packet N minus (that of packet 0 + t_start_ms of N - t_start_ms of 0), monotonic clock',
-        event_loop_lag_ms: 'mock process: lateness of a 10 ms timer',
-        cpu_cores: 'mock process CPU seconds per wall second since start',
-      },
-      sessions: {
-        opened: counts.opened,
-        completed: counts.completed,
-        refused_503: counts.refused_503,
-        active: counts.active,
-        with_bearer: counts.with_bearer,
-        ...(vllmFlavor ? { held_after_disconnect: vllm.graced, refused_full: vllm.refused_full, blocked_turns: vllm.blocked_turns } : {}),
-      },
-      appends: counts.appends,
-      frames_sent: counts.frames_sent,
-      arrival_deviation_ms: percentilesMs(arrival),
-      arrivals_late: arrivalsLate,
-      event_loop_lag_ms: loop.figures(),
-      cpu_cores: cpu.figures(),
-    }),
+    stats: () => {
+      // Sessions still open count with what they sent so far, against their earliest offset so far.
+      const all = createUsHistogram();
+      all.add(arrival);
+      let late = arrivalsLate;
+      let appends = counts.appends;
+      for (const a of openArrivals) {
+        appends += a.count;
+        a.forEachDeviation((d) => {
+          recordMs(all, d);
+          if (d > unit_ms) late++;
+        });
+      }
+      return {
+        measurement_origin: {
+          arrival_deviation_ms:
+            protocol === 'openai'
+              ? "per session: mock message-handler time of append N minus the audio before N (ms at the input rate), minus the session's smallest such offset; monotonic clock"
+              : "per session: mock message-handler time of packet N minus its t_start_ms, minus the session's smallest such offset; monotonic clock",
+          event_loop_lag_ms: 'mock process: lateness of a 10 ms timer',
+          cpu_cores: 'mock process CPU seconds per wall second since start',
+        },
+        sessions: {
+          opened: counts.opened,
+          completed: counts.completed,
+          refused_503: counts.refused_503,
+          active: counts.active,
+          with_bearer: counts.with_bearer,
+          ...(vllmFlavor ? { held_after_disconnect: vllm.graced, refused_full: vllm.refused_full, blocked_turns: vllm.blocked_turns } : {}),
+        },
+        appends,
+        frames_sent: counts.frames_sent,
+        arrival_deviation_ms: percentilesMs(all),
+        arrivals_late: late,
+        event_loop_lag_ms: loop.figures(),
+        cpu_cores: cpu.figures(),
+      };
+    },
     close: () =>
       new Promise<void>((resolve) => {
         loop.stop();

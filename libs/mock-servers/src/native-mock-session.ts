@@ -24,6 +24,7 @@ import { ModelSession, type ModelOptions } from './model-session';
 import { NativeTurnFrames } from './turn-frames';
 import type { MockFault } from './mock-fault';
 import type { MockHost } from './openai-mock-session';
+import type { ArrivalOffsets } from './arrival-offsets';
 
 /**
  * - `append-echo`: no model; each whole input unit is answered at once (one response for the session).
@@ -69,8 +70,7 @@ export class NativeMockSession {
   private pending_bytes = 0;
   private units = 0;
   private echoOpen = false;
-  private first_arrival_s = 0;
-  private first_t_start_ms = 0;
+  private readonly arrivals: ArrivalOffsets;
   private closeTimer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -83,6 +83,7 @@ export class NativeMockSession {
   ) {
     this.unit_ms = options.grant.native_unit_ms;
     this.unit_bytes = NATIVE_INPUT_BYTES_PER_MS * this.unit_ms;
+    this.arrivals = host.arrivals();
     this.echo = new NativeAudioDeltaTemplate(ECHO_RESPONSE, ECHO_ITEM, payload_b64);
     const frames = new NativeTurnFrames(payload_b64, () => this.nextEventId());
     this.model = options.model ? new ModelSession(options.model, this.unit_ms, frames, host.clock, (frame) => this.send(frame)) : null;
@@ -93,6 +94,7 @@ export class NativeMockSession {
   }
 
   dispose(): void {
+    this.host.arrivalsDone(this.arrivals);
     if (this.closeTimer) clearTimeout(this.closeTimer);
     this.model?.dispose();
   }
@@ -154,11 +156,7 @@ export class NativeMockSession {
     const sglang = (event.sglang ?? {}) as { seq?: unknown; t_start_ms?: unknown };
     const seq = typeof sglang.seq === 'number' ? sglang.seq : this.appends;
     const t_start_ms = typeof sglang.t_start_ms === 'number' ? sglang.t_start_ms : this.accepted_bytes / NATIVE_INPUT_BYTES_PER_MS;
-    if (this.appends === 0) {
-      this.first_arrival_s = arrived_s;
-      this.first_t_start_ms = t_start_ms;
-    }
-    this.host.appended((arrived_s - this.first_arrival_s) * 1000 - (t_start_ms - this.first_t_start_ms));
+    this.arrivals.add(arrived_s * 1000 - t_start_ms);
     this.appends++;
     if (this.fault && this.fault.after_appends > 0 && this.appends >= this.fault.after_appends && this.applyFault(this.fault, client_event_id)) return;
     if (this.refusing) {

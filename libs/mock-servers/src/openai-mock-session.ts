@@ -15,13 +15,16 @@ import {
 import { ModelSession, type ModelOptions } from './model-session';
 import { OpenAITurnFrames } from './turn-frames';
 import type { MockFault } from './mock-fault';
+import type { ArrivalOffsets } from './arrival-offsets';
 
 /** What the server lends each of its sessions: its clock, its counters and its socket writes. */
 export interface MockHost {
   clock: Clock;
   send(ws: WebSocket, frame: string): void;
-  /** One append arrived, `deviation_ms` from where its position in the stream puts it; counted and recorded. */
-  appended(deviation_ms: number): void;
+  /** A session's arrival offsets, registered with the server's stats until `arrivalsDone`. */
+  arrivals(): ArrivalOffsets;
+  /** The session ended: its arrivals go into the server's figures for good. */
+  arrivalsDone(arrivals: ArrivalOffsets): void;
   completed(): void;
 }
 
@@ -65,7 +68,7 @@ export class OpenAIMockSession {
   private lastItem: string | null = null;
   private speechItem: string | null = null;
   private silence: NodeJS.Timeout | null = null;
-  private first_arrival_s = 0;
+  private readonly arrivals: ArrivalOffsets;
   private silent = false;
 
   constructor(
@@ -78,6 +81,7 @@ export class OpenAIMockSession {
   ) {
     this.events = new OpenAIServerEvents(id, options.names);
     this.input_rate = options.input_sample_rate;
+    this.arrivals = host.arrivals();
     const frames = new OpenAITurnFrames(this.events, payload_b64, host.clock, options.vllm);
     this.model = new ModelSession(options.model, options.unit_ms, frames, host.clock, (frame) => this.send(frame));
   }
@@ -87,6 +91,7 @@ export class OpenAIMockSession {
   }
 
   dispose(): void {
+    this.host.arrivalsDone(this.arrivals);
     if (this.silence) clearTimeout(this.silence);
     this.model.dispose();
   }
@@ -189,9 +194,8 @@ export class OpenAIMockSession {
   private onAppend(frame: DecodedFrame, arrived_s: number): void {
     const audio = frame.event().audio;
     const bytes = typeof audio === 'string' ? base64ByteLength(audio) : 0;
-    if (this.appends === 0) this.first_arrival_s = arrived_s;
     // Where this append sits in the stream says when it was due: its first byte's time.
-    this.host.appended((arrived_s - this.first_arrival_s) * 1000 - this.bytes / pcm16BytesPerMs(this.input_rate));
+    this.arrivals.add(arrived_s * 1000 - this.bytes / pcm16BytesPerMs(this.input_rate));
     this.appends++;
     this.bytes += bytes;
     this.pending += bytes;

@@ -1,6 +1,7 @@
 import type WebSocket from 'ws';
 import { decodeFrame, type DecodedFrame } from '@duplex-bench/protocol';
 import type { MockHost } from './openai-mock-session';
+import type { ArrivalOffsets } from './arrival-offsets';
 
 /**
  * vLLM-Omni's duplex endpoint as a mock (`--protocol openai --flavor vllm-omni`). Facts from
@@ -77,7 +78,7 @@ export class VllmMockSession {
   private readonly responses = new Map<string, Response>();
   private appends = 0;
   private commits = 0;
-  private first_arrival_s = 0;
+  private readonly arrivals: ArrivalOffsets;
   private bytes_in = 0;
   /** Turns that had to wait for a playback acknowledgement. */
   blocked_turns = 0;
@@ -90,6 +91,7 @@ export class VllmMockSession {
     private readonly slot: VllmSlot,
   ) {
     this.output_rate = options.output_sample_rate;
+    this.arrivals = host.arrivals();
     this.configTimer = setTimeout(() => {
       this.sendUnjournaled(this.error('config_timeout', 'invalid_request_error', 'Timeout waiting for session.update'));
       this.ws.close(1000, 'config_timeout');
@@ -106,6 +108,7 @@ export class VllmMockSession {
 
   /** The socket closed: a session that was not closed with `session.close` keeps its slot for the grace. */
   onSocketClose(): void {
+    this.host.arrivalsDone(this.arrivals);
     this.clearConfig();
     for (const r of this.responses.values()) if (r.timer) clearTimeout(r.timer);
     if (this.closed) return;
@@ -211,8 +214,8 @@ export class VllmMockSession {
   private onAppend(event: Record<string, unknown>, arrived_s: number): void {
     const audio = typeof event.audio === 'string' ? event.audio : '';
     const pcm = Buffer.from(audio, 'base64');
-    if (this.appends++ === 0) this.first_arrival_s = arrived_s;
-    this.host.appended((arrived_s - this.first_arrival_s) * 1000 - (this.bytes_in / (this.in_rate * 2)) * 1000);
+    this.appends++;
+    this.arrivals.add(arrived_s * 1000 - (this.bytes_in / (this.in_rate * 2)) * 1000);
     this.bytes_in += pcm.length;
     const ms = (pcm.length / (this.in_rate * 2)) * 1000;
     if (rms(pcm) >= SPEECH_RMS) {

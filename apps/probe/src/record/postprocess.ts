@@ -40,6 +40,8 @@ export async function postprocessSession(task: PostprocessTask): Promise<Postpro
   const s: PostprocessSummary = { events_received: 0, events_sent: 0, audio_deltas: 0, audio_bytes: 0, audio_ms: 0, responses: 0, problems: [], wav: null };
   const chunks: Buffer[] = [];
   const open = new Set<string>();
+  // A delta that states its own rate (vLLM-Omni) is timed, and written, at that rate.
+  let stated_rate: number | null = null;
   const { records, errors } = parseTraceLines(await readFile(task.trace_path, 'utf8'));
   for (const record of records as TraceRecord[]) {
     const { direction, event } = record;
@@ -52,6 +54,9 @@ export async function postprocessSession(task: PostprocessTask): Promise<Postpro
       chunks.push(pcm);
       s.audio_deltas++;
       s.audio_bytes += pcm.length;
+      const rate = typeof event.sample_rate_hz === 'number' && event.sample_rate_hz > 0 ? event.sample_rate_hz : task.output_sample_rate;
+      stated_rate ??= rate;
+      s.audio_ms += (pcm.length / (rate * 2)) * 1000;
     } else if (type === 'response.created') {
       open.add(String((event.response as { id?: string } | undefined)?.id));
       s.responses++;
@@ -67,9 +72,8 @@ export async function postprocessSession(task: PostprocessTask): Promise<Postpro
     s.problems.push(...errors);
     if (open.size > 0) s.problems.push(`responses never done: ${[...open].join(', ')}`);
   }
-  s.audio_ms = (s.audio_bytes / (task.output_sample_rate * 2)) * 1000;
   if (chunks.length > 0) {
-    await writeFile(task.wav_path, encodeWavPcm16(Buffer.concat(chunks), task.output_sample_rate));
+    await writeFile(task.wav_path, encodeWavPcm16(Buffer.concat(chunks), stated_rate ?? task.output_sample_rate));
     s.wav = task.wav_path;
   }
   if (task.burn_ms) {

@@ -125,12 +125,27 @@ describe('probe record post-processing', () => {
 
 describe('mergeResult', () => {
   const base = { sample_id: 's', subset: 'qa', variant: 'a', duration_s: 1, completed: true, violation: false, packets_sent: 10, late: 0, server_errors: 0 };
-  it('never replaces stored metrics with empty ones', () => {
+  it('never replaces a complete record with an incomplete attempt, and lists both attempts', () => {
     const stored = { ...base, response_metrics: { audio_turn_count: 2 } } as unknown as SampleResult;
-    const fresh = { ...base, completed: false, reason: 'server_closed' } as unknown as SampleResult;
+    const fresh = { ...base, completed: false, reason: 'interrupted', packets_sent: 3, late: 1, violation: true } as unknown as SampleResult;
     const merged = mergeResult(stored, fresh);
-    expect(merged.completed).toBe(false);
-    expect(merged.response_metrics).toEqual({ audio_turn_count: 2 });
+    expect(merged).toMatchObject({ completed: true, packets_sent: 10, late: 0, violation: false, response_metrics: { audio_turn_count: 2 } });
+    expect(merged.reason).toBeUndefined();
+    expect(merged.attempts?.map((a) => [a.completed, a.packets_sent])).toEqual([
+      [true, 10],
+      [false, 3],
+    ]);
+  });
+
+  it('keeps a record whole from one attempt: a complete rerun replaces an incomplete record, old metrics and reason included', () => {
+    const stored = { ...base, completed: false, reason: 'server_closed', late: 2, violation: true, response_metrics: { audio_turn_count: 1 }, postprocess_error: 'x' } as unknown as SampleResult;
+    const fresh = { ...base } as unknown as SampleResult;
+    const merged = mergeResult(stored, fresh);
+    expect(merged).toMatchObject({ completed: true, late: 0, violation: false });
+    expect(merged.response_metrics).toBeUndefined();
+    expect(merged.reason).toBeUndefined();
+    expect(merged.postprocess_error).toBeUndefined();
+    expect(merged.attempts).toHaveLength(2);
   });
   it('takes fresh metrics over stored ones', () => {
     const stored = { ...base, response_metrics: { audio_turn_count: 2 } } as unknown as SampleResult;

@@ -13,6 +13,23 @@ export interface SampleResult extends Omit<SessionResult, 'id'> {
   /** The post-processing worker's summary of the session's trace, once it has run. */
   postprocess?: PostprocessSummary;
   postprocess_error?: string;
+  /** Every attempt at this sample, oldest first, in brief: nothing measured is dropped when a better attempt is kept. */
+  attempts?: AttemptBrief[];
+}
+
+export interface AttemptBrief {
+  completed: boolean;
+  reason?: string;
+  message?: string;
+  packets_sent: number;
+  late: number;
+  violation: boolean;
+  responses: number;
+}
+
+function brief(r: SampleResult): AttemptBrief {
+  const { completed, reason, message, packets_sent, late, violation } = r;
+  return { completed, ...(reason ? { reason } : {}), ...(message ? { message } : {}), packets_sent, late, violation, responses: r.responses?.length ?? 0 };
 }
 
 export function sampleResult(sample: Sample, r: SessionResult): SampleResult {
@@ -22,17 +39,16 @@ export function sampleResult(sample: Sample, r: SessionResult): SampleResult {
 }
 
 /**
- * Merges a new result over a stored one, by sample id. Stored metrics are never replaced by
- * empty ones: a rerun that got no responses keeps the responses recorded before.
+ * The record a sample keeps after a new attempt, by sample id. It comes whole from one attempt,
+ * never mixed: completion, pacing, response metrics, reason and post-processing belong together.
+ * A complete attempt beats an incomplete one (an interrupted or failed rerun never replaces a
+ * complete record, and never counts as complete); between equals the newer wins. Every attempt
+ * stays listed in `attempts`.
  */
 export function mergeResult(stored: SampleResult | undefined, fresh: SampleResult): SampleResult {
-  if (!stored) return fresh;
-  const merged = { ...stored, ...fresh };
-  if (!fresh.response_metrics && stored.response_metrics) {
-    merged.response_metrics = stored.response_metrics;
-    merged.responses = stored.responses;
-  }
-  return merged;
+  const attempts = [...(stored?.attempts ?? (stored ? [brief(stored)] : [])), brief(fresh)];
+  const keep = stored && stored.completed && !fresh.completed ? stored : fresh;
+  return { ...keep, attempts };
 }
 
 /** Every stored sample result under `dir/samples`, by sample id. */

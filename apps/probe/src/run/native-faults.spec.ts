@@ -1,8 +1,12 @@
-import { readFile } from 'node:fs/promises';
+import { EventEmitter } from 'node:events';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockServer } from '@duplex-bench/mock-servers';
 import { startFaultyMock, type MockFault } from '@duplex-bench/mock-servers/testing';
 import { probe } from './run-harness.spec-helpers';
+import { runCommand } from './run-command';
+import { parseRunOptions } from './run-options';
 
 jest.setTimeout(60_000);
 
@@ -188,6 +192,33 @@ describe('probe run (native): the end of input', () => {
       expect(end.time_s - appends[0].time_s).toBeGreaterThanOrEqual(1.02);
       const receipts = JSON.parse(await readFile(join(dir, 'sessions', 's0', 'input-send-receipts.json'), 'utf8'));
       expect(end.time_s - receipts.appends[0].start_s).toBeGreaterThanOrEqual(1.02);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('probe run (native): an interrupted session', () => {
+  it('is incomplete, reason interrupted, however cleanly its flow ends: its input was cut short', async () => {
+    const server = await startMockServer({ port: 0 });
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'probe-run-'));
+      const signals = new EventEmitter();
+      const io = {
+        stdout: { write: () => true },
+        stderr: { write: () => true, isTTY: false },
+        signals,
+        exitNow: () => undefined,
+        argv: [],
+      };
+      const started = runCommand(parseRunOptions(['--url', server.url, '--output', dir, '--quiet', '--concurrency', '2', '--duration', '5']), io);
+      await new Promise((r) => setTimeout(r, 1500));
+      signals.emit('SIGINT');
+      expect(await started).toBe(130);
+      const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+      expect(summary.interrupted).toBe(true);
+      expect(summary.sessions).toMatchObject({ completed: 0, incomplete: 2, incomplete_reasons: { interrupted: 2 } });
+      expect(summary.packets.sent).toBeLessThan(2 * 63);
     } finally {
       await server.close();
     }

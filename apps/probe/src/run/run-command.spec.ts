@@ -20,6 +20,21 @@ describe('probe run against the append-echo mock', () => {
   });
   afterAll(() => mock.close());
 
+  it('agrees with the mock: its arrival deviation (against each session\'s earliest offset) stays within 10 ms of the client\'s send deviation', async () => {
+    const fresh = await startMockServer({ port: 0 });
+    try {
+      const { summary } = await probe(fresh.url, ['--concurrency', '64', '--duration', '2']);
+      const stats = fresh.stats();
+      expect(stats.appends).toBe(summary.packets.sent);
+      // The mock's arrival adds the loopback hop and its own handler's wait to the client's send deviation.
+      expect(stats.arrival_deviation_ms.p99 as number).toBeLessThan((summary.pacing_deviation_ms.p99 as number) + 10);
+      expect(stats.arrival_deviation_ms.p50 as number).toBeLessThan((summary.pacing_deviation_ms.p50 as number) + 10);
+      expect(stats.measurement_origin.arrival_deviation_ms).toMatch(/smallest such offset/);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('streams every packet, qualifies, and its receipts and samples agree with the summary', async () => {
     const { code, stdout, summary, dir } = await probe(mock.url, ['--concurrency', '4', '--duration', '1.2', '--trace', 'full', '--keep-traces']);
     expect(code).toBe(0);

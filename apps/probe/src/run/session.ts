@@ -278,7 +278,10 @@ export class RealtimeSession {
       this.throwIfEnded();
       const report = await this.flow.end(this.conn, this.flowOptions());
       if (report.drain) result.drain = report.drain;
-      result.completed = true;
+      // A stream cut short (SIGINT) ends its session cleanly but is not a complete measurement.
+      if (result.packets_sent < this.packets.packet_count) {
+        Object.assign(result, { reason: 'interrupted', message: `stopped after ${result.packets_sent} of ${this.packets.packet_count} packets` });
+      } else result.completed = true;
     } catch (err) {
       Object.assign(result, this.reasonWithServerError(err));
       const note = await this.closeAfter(err);
