@@ -1,4 +1,4 @@
-import { EmptyError, firstValueFrom, NEVER, startWith, switchMap, take, throwError, timeout, timer, type Subscription } from 'rxjs';
+import type { Subscription } from 'rxjs';
 import { monotonicClock } from '@duplex-bench/pacer';
 import {
   chunkPeriodMs,
@@ -19,8 +19,8 @@ import {
   type TurnDetection,
 } from '@duplex-bench/protocol';
 import { WsConnection } from './connection';
-import { TransportError } from './errors';
 import { waitForEvent } from './wait-for';
+import { waitForQuiet } from './wait-quiet';
 import type { EndReport, FlowOptions, ServerEventSeqFigures, SessionFlow, SessionGrant } from './session-flow';
 
 const DEFAULTS = { handshake_timeout_ms: 10_000, drain_timeout_ms: 30_000, close_timeout_ms: 5_000 };
@@ -172,32 +172,13 @@ export class OpenAIFlow implements SessionFlow {
     if (this.config.turn_detection === 'none' && this.uncommitted > 0) {
       for (const frame of this.commitFrames()) this.send(conn, frame, options);
     }
-    try {
-      const quiet_ms = this.config.end_quiet_ms ?? END_QUIET_MS;
-      await firstValueFrom(
-        conn.events$.pipe(
-          startWith(null),
-          // Every event restarts the wait; one that opens something stops it until it is done.
-          switchMap(() => (this.idle() ? timer(quiet_ms) : NEVER)),
-          take(1),
-          timeout({
-            first: drain_ms,
-            with: () =>
-              throwError(
-                () =>
-                  new TransportError(
-                    'drain_timeout',
-                    `server not quiet within ${drain_ms} ms (${this.open.size} responses open, ${this.asked.size} asked for${this.speaking ? ', speech in progress' : ''})`,
-                    { url: conn.url, session_id: this.session_id },
-                  ),
-              ),
-          }),
-        ),
-      );
-    } catch (err) {
-      if (err instanceof EmptyError) throw new TransportError('server_closed', 'session closed before its responses were done', { url: conn.url });
-      throw err;
-    }
+    await waitForQuiet(conn, {
+      idle: () => this.idle(),
+      busy: () => `${this.open.size} responses open, ${this.asked.size} asked for${this.speaking ? ', speech in progress' : ''}`,
+      quiet_ms: this.config.end_quiet_ms ?? END_QUIET_MS,
+      drain_ms,
+      session_id: this.session_id,
+    });
     if (this.closesSession()) {
       const closed = waitForEvent(conn, VllmEvent.sessionClosed, close_ms, 'close_timeout');
       this.send(conn, vllmSessionClose(`${this.session_id}_close`), options);

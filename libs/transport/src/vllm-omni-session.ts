@@ -1,4 +1,4 @@
-import { EmptyError, firstValueFrom, NEVER, startWith, Subscription, switchMap, take, throwError, timeout, timer } from 'rxjs';
+import type { Subscription } from 'rxjs';
 import { monotonicClock } from '@duplex-bench/pacer';
 import {
   audioDeltaInfo,
@@ -22,8 +22,8 @@ import {
   type DecodedFrame,
 } from '@duplex-bench/protocol';
 import type { WsConnection } from './connection';
-import { TransportError } from './errors';
 import { waitForEvent } from './wait-for';
+import { waitForQuiet } from './wait-quiet';
 import type { EndReport, FlowOptions, ServerEventSeqFigures, SessionFlow, SessionGrant } from './session-flow';
 
 const DEFAULTS = { handshake_timeout_ms: 10_000, drain_timeout_ms: 30_000, close_timeout_ms: 5_000 };
@@ -275,30 +275,13 @@ export class VllmOmniFlow implements SessionFlow {
       this.send(this.commitFrame());
       this.beforeLastCommit = new Set([...this.playback.keys(), ...this.open]);
     }
-    try {
-      await firstValueFrom(
-        conn.events$.pipe(
-          startWith(null),
-          switchMap(() => (this.idle() ? timer(this.config.end_quiet_ms ?? 200) : NEVER)),
-          take(1),
-          timeout({
-            first: drain_ms,
-            with: () =>
-              throwError(
-                () =>
-                  new TransportError(
-                    'drain_timeout',
-                    `server not done within ${drain_ms} ms (${this.open.size} responses open${this.awaitingCommit ? ', last commit unanswered' : ''})`,
-                    { url: conn.url, session_id: this.session_id },
-                  ),
-              ),
-          }),
-        ),
-      );
-    } catch (err) {
-      if (err instanceof EmptyError) throw new TransportError('server_closed', 'session closed before its responses were done', { url: conn.url });
-      throw err;
-    }
+    await waitForQuiet(conn, {
+      idle: () => this.idle(),
+      busy: () => `${this.open.size} responses open${this.awaitingCommit ? ', last commit unanswered' : ''}`,
+      quiet_ms: this.config.end_quiet_ms ?? 200,
+      drain_ms,
+      session_id: this.session_id,
+    });
     this.ackPlayback();
     await this.close(conn, close_ms);
     return {};

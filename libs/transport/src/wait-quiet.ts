@@ -1,0 +1,31 @@
+import { EmptyError, firstValueFrom, NEVER, startWith, switchMap, take, throwError, timeout, timer } from 'rxjs';
+import type { WsConnection } from './connection';
+import { TransportError } from './errors';
+
+/**
+ * Resolves once the session has been `idle()` for `quiet_ms` with no event arriving: every event
+ * restarts the wait, and one that opens something (a response, a turn) stops it until it is done.
+ * Bounded by `drain_ms` (a `drain_timeout` naming `busy()`); a session that closes meanwhile
+ * rejects as `server_closed`. Dialects without an end-of-input receipt end their sessions this way.
+ */
+export async function waitForQuiet(
+  conn: WsConnection,
+  o: { idle: () => boolean; busy: () => string; quiet_ms: number; drain_ms: number; session_id: string },
+): Promise<void> {
+  try {
+    await firstValueFrom(
+      conn.events$.pipe(
+        startWith(null),
+        switchMap(() => (o.idle() ? timer(o.quiet_ms) : NEVER)),
+        take(1),
+        timeout({
+          first: o.drain_ms,
+          with: () => throwError(() => new TransportError('drain_timeout', `server not done within ${o.drain_ms} ms (${o.busy()})`, { url: conn.url, session_id: o.session_id })),
+        }),
+      ),
+    );
+  } catch (err) {
+    if (err instanceof EmptyError) throw new TransportError('server_closed', 'session closed before its responses were done', { url: conn.url });
+    throw err;
+  }
+}
