@@ -64,6 +64,20 @@ describe('mergeSamples', () => {
     expect(mergeSamples([process(100, 8, 400, 1, pooled), process(200, 5, 300, 2, pooled)]).peak_overlapping_streams).toBe(8);
   });
 
+  it('keeps steady-state percentiles: each process\'s packets after its own warm-up, as one pooled recorder would', () => {
+    // The same steady-from time in the pooled recorder as in each process: 105 s and 115 s.
+    const pooledA = new PacingRecorder(80, 105);
+    const pooledB = new PacingRecorder(80, 115);
+    const a = process(100, 8, 400, 1, pooledA);
+    const b = process(110, 5, 300, 2, pooledB);
+    const merged = mergeSamples([a, b], [105, 115]);
+    const steady = merged.pacing_deviation_steady_ms;
+    expect(steady).toBeDefined();
+    expect(steady?.count).toBe(pooledA.steadyDeviation.totalCount + pooledB.steadyDeviation.totalCount);
+    expect(steady?.count).toBeLessThan(merged.packets.sent);
+    expect(mergeSamples([a, b]).pacing_deviation_steady_ms).toBeUndefined();
+  });
+
   it('refuses runs with different packet lengths', () => {
     const a = decodeSamples(encodeSamples(new SampleStore(80).toFile(new PacingRecorder(80))));
     const b = decodeSamples(encodeSamples(new SampleStore(40).toFile(new PacingRecorder(40))));

@@ -1,5 +1,5 @@
 import { isLate } from '@duplex-bench/pacer';
-import { decodeHistogram, mergeHistograms, percentilesMs, type PercentilesMs } from './histogram';
+import { createUsHistogram, decodeHistogram, mergeHistograms, percentilesMs, recordMs, type PercentilesMs } from './histogram';
 import { peakOverlap } from './overlap';
 import type { SamplesFile } from './samples';
 
@@ -10,6 +10,8 @@ export interface MergedPacing {
   sessions_with_violation: number;
   packets: { sent: number; late: number };
   pacing_deviation_ms: PercentilesMs;
+  /** Of the packets sent after each process's warm-up, when the processes had one (`steady_from_s`). */
+  pacing_deviation_steady_ms?: PercentilesMs;
   pacing_deviation_signed_ms: { min: number | null; max: number | null };
   websocket_send_ms: PercentilesMs;
   append_span_ms: PercentilesMs;
@@ -24,7 +26,7 @@ export interface MergedPacing {
  * the processes' HDR histograms merged from their encoded form, which is the same as recording every
  * packet into one histogram; counts come from the raw samples. Never an average of percentiles.
  */
-export function mergeSamples(files: SamplesFile[]): MergedPacing {
+export function mergeSamples(files: SamplesFile[], steady_from_s: ReadonlyArray<number | undefined> = []): MergedPacing {
   if (files.length === 0) throw new RangeError('nothing to merge');
   const packet_ms = files[0].packet_ms;
   for (const f of files) {
@@ -38,7 +40,10 @@ export function mergeSamples(files: SamplesFile[]): MergedPacing {
   let max = -Infinity;
   const late_times_s: number[] = [];
   const intervals: Array<[number, number]> = [];
-  for (const f of files) {
+  // Steady state from the raw samples: each process's packets sent after its own warm-up ended.
+  const steady = steady_from_s.some((t) => t !== undefined) ? createUsHistogram() : null;
+  for (const [fi, f] of files.entries()) {
+    const from_s = steady_from_s[fi];
     for (const s of f.sessions) {
       const n = s.deviation_ms.length;
       if (n === 0) continue;
@@ -47,6 +52,7 @@ export function mergeSamples(files: SamplesFile[]): MergedPacing {
       let violated = false;
       for (let i = 0; i < n; i++) {
         const d = s.deviation_ms[i];
+        if (steady && from_s !== undefined && s.start_s[i] >= from_s) recordMs(steady, Math.abs(d));
         if (d < min) min = d;
         if (d > max) max = d;
         if (isLate(d, packet_ms)) {
@@ -68,6 +74,7 @@ export function mergeSamples(files: SamplesFile[]): MergedPacing {
     sessions_with_violation: withViolation,
     packets: { sent, late },
     pacing_deviation_ms: pooled('deviation'),
+    ...(steady ? { pacing_deviation_steady_ms: percentilesMs(steady) } : {}),
     pacing_deviation_signed_ms: { min: round(min), max: round(max) },
     websocket_send_ms: pooled('send'),
     append_span_ms: pooled('append_span'),

@@ -1,6 +1,9 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { decodeSamples, encodeSamples, PacingRecorder, SampleStore } from '@duplex-bench/metrics';
 import type { RunSummary } from '../run/summary';
-import { buildMergedSummary } from './merge-command';
+import { buildMergedSummary, steadyFrom } from './merge-command';
 
 /** One process's samples: one session of `packets` on-time packets. */
 function samples(packets: number) {
@@ -42,5 +45,15 @@ describe('buildMergedSummary', () => {
       server_event_seq: { sessions: 2, gaps: 3, missing_events: 5, not_rising: 1 },
     });
     expect(merged.packets.sent).toBe(15);
+  });
+});
+
+describe('steadyFrom', () => {
+  it('is the run\'s start gate plus its warm-up, when it had one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'merge-steady-'));
+    await writeFile(join(dir, 'run.json'), JSON.stringify({ gate_s: 10.5 }));
+    expect(await steadyFrom(dir, { warmup_s: 2 } as RunSummary)).toBe(12.5);
+    expect(await steadyFrom(dir, { warmup_s: 0 } as RunSummary)).toBeUndefined();
+    expect(await steadyFrom(dir, null)).toBeUndefined();
   });
 });

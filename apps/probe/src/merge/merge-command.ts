@@ -17,6 +17,8 @@ export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   peak_rss_bytes: { max: number; per_process: number[] };
   event_loop_lag_ms: { max: number | null; over_80ms: number };
   first_late_s: number | null;
+  /** The processes' warm-up; `pacing_deviation_steady_ms` covers the packets after it. */
+  warmup_s: number;
   /** Server errors, unknown event types and `server_event_seq` gaps, summed over processes. */
   events: RunSummary['events'];
   /** Responses of every process's sessions pooled, when the server answered with model turns. */
@@ -25,7 +27,21 @@ export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   measurement_origin: Record<string, string>;
 }
 
-async function readRun(dir: string): Promise<{ samples: SamplesFile; summary: RunSummary | null }> {
+/** A run read back for pooling; `steady_from_s`: when its warm-up ended (start gate + `--warmup-s`), when it had one. */
+export interface RunForMerge {
+  samples: SamplesFile;
+  summary: RunSummary | null;
+  steady_from_s?: number;
+}
+
+/** When a run's warm-up ended on the host clock: its run.json start gate plus its summary's warm-up, if it had one. */
+export async function steadyFrom(dir: string, summary: RunSummary | null): Promise<number | undefined> {
+  if (!summary || !(summary.warmup_s > 0)) return undefined;
+  const run = await readFile(join(dir, 'run.json'), 'utf8').then((t) => JSON.parse(t) as { gate_s?: unknown }, () => null);
+  return typeof run?.gate_s === 'number' ? run.gate_s + summary.warmup_s : undefined;
+}
+
+async function readRun(dir: string): Promise<RunForMerge> {
   let bytes: Buffer;
   try {
     bytes = await readFile(join(dir, 'samples.msgpack'));
@@ -42,12 +58,15 @@ async function readRun(dir: string): Promise<{ samples: SamplesFile; summary: Ru
     (text) => JSON.parse(text) as RunSummary,
     () => null, // a process that died before its summary still has its samples
   );
-  return { samples, summary };
+  return { samples, summary, steady_from_s: await steadyFrom(dir, summary) };
 }
 
 /** Pools runs of processes that streamed at once on one host into one summary. Pure. */
-export function buildMergedSummary(dirs: string[], runs: Array<{ samples: SamplesFile; summary: RunSummary | null }>): MergedSummary {
-  const { late_times_s, ...pacing } = mergeSamples(runs.map((r) => r.samples));
+export function buildMergedSummary(dirs: string[], runs: RunForMerge[]): MergedSummary {
+  const { late_times_s, ...pacing } = mergeSamples(
+    runs.map((r) => r.samples),
+    runs.map((r) => r.steady_from_s),
+  );
   const summaries = runs.map((r) => r.summary);
   const reasons: Record<string, number> = {};
   const sessions = { started: 0, completed: 0, incomplete: 0, with_violation: pacing.sessions_with_violation, incomplete_reasons: reasons };
@@ -91,6 +110,7 @@ export function buildMergedSummary(dirs: string[], runs: Array<{ samples: Sample
       over_80ms: summaries.reduce((a, s) => a + (s?.event_loop_lag_ms.over_80ms ?? 0), 0),
     },
     first_late_s: late_times_s[0] ?? null,
+    warmup_s: Math.max(0, ...summaries.map((s) => s?.warmup_s ?? 0)),
     events,
     sources: dirs,
     measurement_origin: {

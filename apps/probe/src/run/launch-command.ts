@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { decodeSamples, type SamplesFile } from '@duplex-bench/metrics';
 import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores, type ChildOutcome } from '@duplex-bench/launcher';
 import { monotonicClock } from '@duplex-bench/pacer';
-import { buildMergedSummary, mergeDuplex, renderMerged } from '../merge/merge-command';
+import { buildMergedSummary, mergeDuplex, renderMerged, steadyFrom } from '../merge/merge-command';
 import { EXIT, type RunIo } from './command-io';
 import type { RunOptions } from './run-options';
 import { CHILD_KEY_ENV, redactArgv, withoutSecrets } from './dialect-options';
@@ -13,10 +13,10 @@ import type { RunSummary } from './summary';
 
 const MAIN = join(__dirname, '..', `main${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
 
-async function readChild(dir: string): Promise<{ samples: SamplesFile | null; summary: RunSummary | null }> {
+async function readChild(dir: string): Promise<{ samples: SamplesFile | null; summary: RunSummary | null; steady_from_s?: number }> {
   const samples = await readFile(join(dir, 'samples.msgpack')).then(decodeSamples, () => null);
   const summary = await readFile(join(dir, 'summary.json'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
-  return { samples, summary };
+  return { samples, summary, steady_from_s: await steadyFrom(dir, summary) };
 }
 
 /**
@@ -70,7 +70,7 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
   const children = await Promise.all(dirs.map(readChild));
   const merged = buildMergedSummary(
     dirs.filter((_, i) => children[i].samples),
-    children.filter((c) => c.samples).map((c) => ({ samples: c.samples as SamplesFile, summary: c.summary })),
+    children.filter((c) => c.samples).map((c) => ({ samples: c.samples as SamplesFile, summary: c.summary, steady_from_s: c.steady_from_s })),
   );
   // A child that died left no summary: its sessions are incomplete, with the reason.
   const died = result.children.filter((c: ChildOutcome) => c.failure !== null || !children[c.index].summary);
