@@ -55,6 +55,10 @@ describe('probe record against the model mock', () => {
     }
     const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
     expect(run.samples).toMatchObject({ total: 8, recorded: 8, completed: 8 });
+    // The summary's duration is the longest input recorded (it was a hard-coded 0).
+    const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+    expect(summary.duration_s).toBe(Math.max(...[...stored.values()].map((r) => r.duration_s)));
+    expect(summary.duration_s).toBeGreaterThanOrEqual(1);
     expect(typeof run.load.client_loop.lags_over_80ms).toBe('number');
     const duplex = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
     expect(duplex.duplex_session_metrics).toHaveLength(8);

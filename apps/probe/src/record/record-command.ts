@@ -150,7 +150,10 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     measures.stop();
     await writer.close();
 
-    const summary = measures.summary(results, { interrupted: signals.interrupted, trace: writer.stats(), warmup_s: 0, duration_s: 0 });
+    // A recording has no warm-up flag: every packet counts. Its inputs vary in length; the longest recorded now stands for the duration.
+    const duration_s = Math.max(0, ...todo.filter((s) => results.some((r) => r.id === s.id)).map((s) => s.duration_s));
+    const summary = measures.summary(results, { interrupted: signals.interrupted, trace: writer.stats(), warmup_s: 0, duration_s });
+    summary.measurement_origin = { ...summary.measurement_origin, duration_s: 'record: the longest input among the samples recorded in this invocation, seconds' };
     // Response metrics cover every sample recorded into this directory, this run's and earlier ones.
     const all: SessionResult[] = [...stored.values()].map((r: SampleResult) => ({ ...r, id: r.sample_id }));
     const duplex = duplexMetrics(all);
