@@ -64,14 +64,18 @@ describe('probe record against the model mock', () => {
     expect(duplex.duplex_session_metrics).toHaveLength(8);
   });
 
-  it('resumes: skips what is done and keeps its metrics', async () => {
+  it('resumes with nothing left: reports the stored result and rewrites no file', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'record-'));
     await recordCommand(parseRecordOptions(flags(dir)), io());
     const before = await results(dir);
+    const files = ['summary.json', 'run.json', 'duplex_metrics.json', 'samples.msgpack'];
+    const contents = await Promise.all(files.map((f) => readFile(join(dir, f))));
     const again = io();
     expect(await recordCommand(parseRecordOptions(flags(dir)), again)).toBe(0);
-    expect(again.out()).toMatch(/8 already done, 0 recorded now/);
+    expect(again.out()).toMatch(/all already complete; nothing recorded, nothing rewritten\nQUALIFIED: as stored/);
     expect(await results(dir)).toEqual(before);
+    const after = await Promise.all(files.map((f) => readFile(join(dir, f))));
+    for (const [i, f] of files.entries()) expect([f, after[i].equals(contents[i])]).toEqual([f, true]);
     const duplex = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
     expect(duplex.duplex_session_metrics).toHaveLength(8);
   });

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { ReplaySubject } from 'rxjs';
@@ -52,6 +52,15 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   const stored = await readResults(given.output);
   const todo = dataset.filter((s) => !stored.get(s.id)?.completed);
   const skipped = dataset.length - todo.length;
+  if (todo.length === 0) {
+    // Nothing left to record: the stored recording stands, and no file of it is rewritten.
+    const summary = await readFile(join(given.output, 'summary.json'), 'utf8').then((t) => JSON.parse(t) as { qualified?: boolean }, () => null);
+    io.stdout.write(
+      `samples: ${dataset.length} in the dataset, all already complete; nothing recorded, nothing rewritten\n` +
+        (summary ? `${summary.qualified ? 'QUALIFIED' : 'UNQUALIFIED'}: as stored in ${join(given.output, 'summary.json')}\n` : ''),
+    );
+    return summary && !summary.qualified && !given.allow_unqualified ? EXIT.unqualified : EXIT.ok;
+  }
   const size = await packetSizeOr(given.url, given, given.connect_timeout_ms, (message) => io.stderr.write(`error: ${message}\n`));
   if (!size) return EXIT.failed;
   const opts: RecordOptions = { ...given, packet_ms: size.packet_ms };
