@@ -92,6 +92,13 @@ describe('probe record against the model mock', () => {
     const after = await results(dir);
     expect(after.get('qa-000-b')?.completed).toBe(true);
     expect(after.get('chat-000-a')).toEqual(before.get('chat-000-a'));
+    // The earlier attempt's trace is kept aside; the new trace holds one session only.
+    const session = join(dir, 'sessions', 'qa-000-b');
+    const trace = await readFile(join(session, 'trace.jsonl'), 'utf8');
+    expect(trace.match(/"type":"session\.created"/g)).toHaveLength(1);
+    const earlier = await readFile(join(session, 'trace.attempt-1.jsonl'), 'utf8');
+    expect(earlier.match(/"type":"session\.created"/g)).toHaveLength(1);
+    expect(after.get('qa-000-b')?.attempts).toHaveLength(2);
   });
 });
 

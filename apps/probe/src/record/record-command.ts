@@ -18,7 +18,7 @@ import { duplexMetrics } from '../run/summary';
 import { Checkpoint } from './checkpoint';
 import type { RecordOptions } from './record-options';
 import { postprocessSession, type PostprocessSummary, type PostprocessTask } from './postprocess';
-import { mergeResult, readResults, sampleResult, writeResult, type SampleResult } from './sample-results';
+import { keepEarlierAttempt, mergeResult, readResults, sampleResult, writeResult, type SampleResult } from './sample-results';
 
 async function loadDataset(opts: RecordOptions): Promise<Sample[]> {
   if (!opts.dataset) return syntheticDataset({ per_subset: opts.per_subset, min_input_s: opts.min_input_s, max_input_s: opts.max_input_s });
@@ -110,6 +110,10 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
 
   const signals = new Interrupts(io, 'no new sessions; open ones stop sending, drain and are saved', () => stop$.next());
   try {
+    for (const s of todo) {
+      const earlier = stored.get(s.id);
+      if (earlier) await keepEarlierAttempt(opts.output, earlier);
+    }
     await writer.started();
     io.stderr.write(`recording ${todo.length} of ${dataset.length} samples (${skipped} already done), ${opts.concurrency} at a time\n`);
     let next = 0;

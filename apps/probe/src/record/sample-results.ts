@@ -67,6 +67,25 @@ export async function readResults(dir: string): Promise<Map<string, SampleResult
   return out;
 }
 
+/**
+ * Moves an earlier attempt's trace and receipts aside (`trace.attempt-N.jsonl`,
+ * `input-send-receipts.attempt-N.json`) before the sample is recorded again: the trace writer
+ * appends, and a trace holding two attempts would be replayed and checked as one session.
+ */
+export async function keepEarlierAttempt(dir: string, stored: SampleResult): Promise<void> {
+  const n = stored.attempts?.length ?? 1;
+  const session = join(dir, 'sessions', stored.sample_id);
+  const move = async (name: string, aside: string) => {
+    try {
+      await rename(join(session, name), join(session, aside));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  };
+  await move('trace.jsonl', `trace.attempt-${n}.jsonl`);
+  await move('input-send-receipts.json', `input-send-receipts.attempt-${n}.json`);
+}
+
 /** Writes one result whole: to a temporary name, then renamed, so an interrupted write leaves the old one. */
 export async function writeResult(dir: string, r: SampleResult): Promise<void> {
   await mkdir(join(dir, 'samples'), { recursive: true });
