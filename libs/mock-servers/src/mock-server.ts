@@ -128,7 +128,6 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
   // nemotron keeps one response for the whole session: no turn setting changes that.
   if (model && profile === 'nemotron') model.turn_every_s = Infinity;
   const nativeOptions: NativeMockOptions = {
-    profile: profile === 'model' ? 'nemotron' : profile,
     grant: nativeGrant(output_rate, unit_ms, MOCK_LIMITS),
     replies_per_unit: replies,
     model,

@@ -26,20 +26,14 @@ import type { MockFault } from './mock-fault';
 import type { MockHost } from './openai-mock-session';
 import type { ArrivalOffsets } from './arrival-offsets';
 
-/**
- * - `append-echo`: no model; each whole input unit is answered at once (one response for the session).
- * - `nemotron`: one response spans the session and completes after the client's end of input;
- *   each input unit yields one unit of output, at the model's first-packet latency and real-time factor.
- * - `minicpmo`: turns every `turn_every_s` of input, each completing while input goes on.
- */
-export type NativeMockProfile = 'append-echo' | 'nemotron' | 'minicpmo';
-
 export interface NativeMockOptions {
-  profile: NativeMockProfile;
   grant: NativeGrant;
   /** append-echo: events per input unit, an audio delta, transcript deltas and `sglang.unit.done` (at least 2). */
   replies_per_unit: number;
-  /** nemotron and minicpmo: how the model answers. */
+  /**
+   * nemotron and minicpmo: how the model answers (nemotron, one response for the session; minicpmo,
+   * turns every `turn_every_s`). Null: append-echo, each whole unit answered at once.
+   */
   model: ModelOptions | null;
 }
 

@@ -76,7 +76,6 @@ export class VllmMockSession {
   private turns = 0;
   private pendingTurn = false;
   private readonly responses = new Map<string, Response>();
-  private appends = 0;
   private commits = 0;
   private readonly arrivals: ArrivalOffsets;
   private bytes_in = 0;
@@ -214,7 +213,6 @@ export class VllmMockSession {
   private onAppend(event: Record<string, unknown>, arrived_s: number): void {
     const audio = typeof event.audio === 'string' ? event.audio : '';
     const pcm = Buffer.from(audio, 'base64');
-    this.appends++;
     this.arrivals.add(arrived_s * 1000 - (this.bytes_in / (this.in_rate * 2)) * 1000);
     this.bytes_in += pcm.length;
     const ms = (pcm.length / (this.in_rate * 2)) * 1000;

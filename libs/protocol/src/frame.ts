@@ -129,6 +129,18 @@ function readTail(info: AudioDeltaInfo, tail: string): void {
  * decoding the payload when the frame is laid out as servers write it; parsed otherwise.
  */
 export function audioDeltaInfo(frame: DecodedFrame): AudioDeltaInfo {
+  // A session's flow and its response metrics both read each delta: its tail is parsed once.
+  let info = deltaInfos.get(frame);
+  if (!info) {
+    info = readDeltaInfo(frame);
+    deltaInfos.set(frame, info);
+  }
+  return info;
+}
+
+const deltaInfos = new WeakMap<DecodedFrame, AudioDeltaInfo>();
+
+function readDeltaInfo(frame: DecodedFrame): AudioDeltaInfo {
   const text = frame.text;
   const at = text.indexOf(DELTA_KEY);
   const end = at >= 0 ? text.indexOf('"', at + DELTA_KEY.length) : -1;

@@ -1,4 +1,4 @@
-import type { Subscription } from 'rxjs';
+import { Subscription } from 'rxjs';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import {
   isKnownNativeType,
@@ -107,9 +107,9 @@ export class NativeFlow implements SessionFlow {
 
   constructor(private readonly session_id: string) {}
 
-  attach(conn: WsConnection): Subscription {
-    // Error events end the session through `endsOn`; nothing else needs watching.
-    return conn.events$.subscribe({ error: () => undefined });
+  /** Error events end the session through `endsOn`; nothing else needs watching. */
+  attach(): Subscription {
+    return new Subscription();
   }
 
   isKnownType(type: string): boolean {

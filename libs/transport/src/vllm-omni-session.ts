@@ -87,7 +87,7 @@ export class VllmOmniFlow implements SessionFlow {
   private beforeLastCommit: ReadonlySet<string> = new Set();
   private created: Record<string, unknown> | null = null;
   /** Counted events of vLLM-Omni's own that say something about the session. */
-  readonly counts = { listen: 0, resync_required: 0, expired: 0, playback_acknowledged: 0 };
+  private readonly counts = { listen: 0, resync_required: 0, expired: 0, playback_acknowledged: 0 };
 
   constructor(
     private readonly session_id: string,

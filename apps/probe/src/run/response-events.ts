@@ -1,9 +1,8 @@
-import { audioDeltaInfo, gaEventName, OpenAIEvent, responseRequestMetrics, type DecodedFrame } from '@duplex-bench/protocol';
+import { audioDeltaInfo, gaEventName, OpenAIEvent, responseRequestMetrics, VllmEvent, type DecodedFrame } from '@duplex-bench/protocol';
 import type { ResponseEvent, ResponseStatus } from '@duplex-bench/metrics';
 
 const STATUSES: ReadonlySet<string> = new Set<ResponseStatus>(['completed', 'cancelled', 'failed', 'incomplete']);
-/** vLLM-Omni: the model decided to keep listening; with a response id it ends that response. */
-const LISTEN = 'response.listen';
+
 
 const TEXT: ReadonlySet<string> = new Set([OpenAIEvent.textDelta, OpenAIEvent.transcriptDelta]);
 
@@ -49,7 +48,8 @@ export function addResponseEvents(frame: DecodedFrame, t_s: number, add: (e: Res
       return;
     }
     add({ kind: 'response_created', t_s, response_id });
-  } else if (type === LISTEN) {
+  } else if (type === VllmEvent.responseListen) {
+    // The model decided to keep listening; with a response id that ends the response.
     const id = frame.event().response_id;
     if (typeof id === 'string' && id) add({ kind: 'response_done', t_s, response_id: id, status: 'listen' });
     return;
