@@ -41,20 +41,22 @@ export function renderRunSummary(s: RunSummary, output: string): string {
   return lines.join('\n');
 }
 
-/** The response lines of a summary, each saying where its figures run from. */
+/** The response lines of a summary, each saying where its figures run from and how many they pool. */
 export function renderDuplex(d: DuplexAggregate): string[] {
-  const st = (x: { p50: number | null; p99: number | null } | undefined, unit = ' ms') =>
-    !x || x.p50 === null ? '-' : `p50 ${x.p50}${unit} p99 ${x.p99}${unit}`;
-  const server = d.client_ttfp_ms !== undefined;
+  const st = (x: { count: number; p50: number | null; p99: number | null } | undefined, unit = ' ms') =>
+    !x || x.p50 === null ? '-' : `p50 ${x.p50}${unit} p99 ${x.p99}${unit} (n ${x.count})`;
   const lines = [
-    server
-      ? `server responses: ${d.responses} in ${d.sessions} sessions; TTFP ${st(d.ttfp_ms)}; TTFT ${st(d.ttft_ms)} (the server's own figures, from its request start)`
-      : `server responses (client receive times, from response.created as received): ${d.responses} in ${d.sessions} sessions; TTFP ${st(d.ttfp_ms)}; TTFT ${st(d.ttft_ms)}`,
+    `responses of the ${d.sessions} complete sessions (${d.sessions_answered} answered): ${d.responses} finished, ${d.responses_unfinished} unfinished`,
+    `  client, from response.created as received: TTFP ${st(d.ttfp_ms)}; TTFT ${st(d.ttft_ms)}; RTF ${st(d.rtf, '')}; TPOT ${st(d.tpot_ms)}`,
   ];
-  if (server) lines.push(`  the same responses from response.created as received (client): TTFP ${st(d.client_ttfp_ms)}; TTFT ${st(d.client_ttft_ms)}`);
-  lines.push(
-    `  RTF ${st(d.rtf, '')} (client receive times); TPOT ${st(d.tpot_ms)} (${d.measurement_origin.tpot_ms})`,
-    `stream window (from input start): TTFP ${st(d.duplex_stream_ttfp_ms)}; RTF ${st(d.duplex_stream_rtf, '')}`,
-  );
+  if (d.server_ttfp_ms || d.server_ttft_ms || d.server_tpot_ms) {
+    lines.push(`  server, its own clock from its request start: TTFP ${st(d.server_ttfp_ms)}; TTFT ${st(d.server_ttft_ms)}; TPOT ${st(d.server_tpot_ms)}`);
+  }
+  lines.push(`  stream window, client, from input start: TTFP ${st(d.duplex_stream_ttfp_ms)}; RTF ${st(d.duplex_stream_rtf, '')}`);
+  if (d.incomplete) {
+    const i = d.incomplete;
+    const why = Object.entries(i.reasons).map(([k, n]) => `${k} ${n}`).join(', ');
+    lines.push(`  apart, ${i.sessions} incomplete sessions (${why}): ${i.responses} finished responses; client TTFP ${st(i.ttfp_ms)}`);
+  }
   return lines;
 }

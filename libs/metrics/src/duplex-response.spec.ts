@@ -12,7 +12,7 @@ describe('ResponseTracker', () => {
     for (let i = 0; i < 10; i++) t.add({ kind: 'audio_delta', t_s: 11.2 + i * 0.04, response_id: 'r1', bytes: BYTES_80MS });
     t.add({ kind: 'response_done', t_s: 11.7, response_id: 'r1' });
     const [r] = t.done;
-    expect(r.origin).toBe('response.created received');
+    expect(r).toMatchObject({ ttft_origin: 'response.created received', ttfp_origin: 'response.created received' });
     expect(r.ttft_ms).toBeCloseTo(250, 6);
     expect(r.ttfp_ms).toBeCloseTo(200, 6);
     // last audio at 11.56 s, 800 ms of audio: (560 ms) / 800 ms
@@ -20,7 +20,7 @@ describe('ResponseTracker', () => {
     expect(r.rtf).toBeCloseTo(0.7, 6);
   });
 
-  it("reports the server's own TTFT/TTFP when it sends them, names the origin, and keeps the client's", () => {
+  it("reports the server's own TTFT/TTFP when it sends them, names each origin, and keeps the client's", () => {
     const t = new ResponseTracker({ output_sample_rate: RATE }, 0);
     t.add({ kind: 'response_created', t_s: 2, response_id: 'r' });
     t.add({ kind: 'audio_delta', t_s: 2.1, response_id: 'r', bytes: BYTES_80MS, duration_ms: 80 });
@@ -29,12 +29,36 @@ describe('ResponseTracker', () => {
     t.add({ kind: 'server_metrics', t_s: 2.15, response_id: 'r', ttft_ms: 170 });
     t.add({ kind: 'response_done', t_s: 2.2, response_id: 'r' });
     const r = t.done[0];
-    expect(r).toMatchObject({ origin: 'server response_request_metrics', origin_s: 2, ttft_ms: 170, ttfp_ms: 150 });
+    const server = 'server response_request_metrics';
+    expect(r).toMatchObject({ origin_s: 2, ttft_ms: 170, ttfp_ms: 150, ttft_origin: server, ttfp_origin: server });
     expect(r.server_measurement_origin).toEqual({ ttfp: 'request start to first audio' });
     expect(r.client_ttfp_ms).toBeCloseTo(100, 6);
     expect(r.client_ttft_ms).toBeCloseTo(150, 6);
     // RTF stays on the client's receive clock: (2.1 - 2.0) s over 80 ms of audio.
     expect(r.rtf).toBeCloseTo(1.25, 6);
+  });
+
+  it('a server that sends only its TTFP leaves TTFT wholly the client figure', () => {
+    const t = new ResponseTracker({ output_sample_rate: RATE }, 0);
+    t.add({ kind: 'response_created', t_s: 2, response_id: 'r' });
+    t.add({ kind: 'audio_delta', t_s: 2.1, response_id: 'r', bytes: BYTES_80MS, duration_ms: 80 });
+    t.add({ kind: 'server_metrics', t_s: 2.1, response_id: 'r', ttfp_ms: 150 });
+    t.add({ kind: 'text_delta', t_s: 2.15, response_id: 'r', chars: 2 });
+    t.add({ kind: 'response_done', t_s: 2.2, response_id: 'r' });
+    const r = t.done[0];
+    expect(r).toMatchObject({ ttfp_ms: 150, ttfp_origin: 'server response_request_metrics', ttft_origin: 'response.created received' });
+    expect('client_ttft_ms' in r).toBe(false);
+    expect(r.ttft_ms).toBeCloseTo(150, 6);
+  });
+
+  it('counts a session answered by a response that never finished, and the response as unfinished', () => {
+    const t = new ResponseTracker({ output_sample_rate: RATE }, 0);
+    expect(t.answered).toBe(false);
+    t.add({ kind: 'response_created', t_s: 1, response_id: 'r' });
+    t.add({ kind: 'audio_delta', t_s: 1.3, response_id: 'r', bytes: BYTES_80MS });
+    expect(t.answered).toBe(true);
+    expect(t.done).toHaveLength(0);
+    expect(t.metrics()).toMatchObject({ responses_unfinished: 1, stream_ttfp_ms: 1300 });
   });
 
   it('weights TPOT by tokens: a step of 3 tokens 30 ms after the first is 10 ms per token', () => {

@@ -27,15 +27,21 @@ export type ResponseEvent =
 
 export type ResponseStatus = 'completed' | 'cancelled' | 'failed' | 'incomplete' | 'listen';
 
+/** Where a response's TTFT or TTFP runs from: the client's receipt of `response.created`, or the server's own request start (vLLM-Omni). */
+export type ResponseOrigin = 'response.created received' | 'server response_request_metrics';
+
 export interface ResponseRecord {
   response_id: string;
-  /** Origin of `ttft_ms` and `ttfp_ms`. RTF, gaps and drift always run from `response.created` as received. */
-  origin: 'response.created received' | 'server response_request_metrics';
-  /** Client receive time of `response.created`, monotonic seconds. */
+  /** Client receive time of `response.created`, monotonic seconds: the origin of RTF, gaps and drift, and of TTFT/TTFP unless the server sent its own. */
   origin_s: number;
+  /** Origin to the first non-empty text or transcript delta; the origin is `ttft_origin`. */
   ttft_ms: number | null;
+  /** Origin to the first audio delta; the origin is `ttfp_origin`. */
   ttfp_ms: number | null;
-  /** When the server sent its own figures: the client's, from `response.created` received. */
+  /** Each figure's own origin: a server that sends only its TTFP leaves TTFT the client's. */
+  ttft_origin: ResponseOrigin;
+  ttfp_origin: ResponseOrigin;
+  /** When that figure is the server's: the client's own, from `response.created` received. */
   client_ttft_ms?: number | null;
   client_ttfp_ms?: number | null;
   /** What the server says its figures run from and to. */
@@ -67,6 +73,8 @@ export interface Stat {
 
 export interface SessionResponseMetrics {
   audio_turn_count: number;
+  /** Responses the server created but never finished (no `response.done`) before the session ended. */
+  responses_unfinished: number;
   ttft_ms: Stat;
   ttfp_ms: Stat;
   rtf: Stat;
@@ -115,6 +123,10 @@ function percentile(values: number[], p: number): number | null {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
+/** A response's TTFT / TTFP on the client's clock, whichever origin its own figure has. */
+export const clientTtft = (r: ResponseRecord): number | null => (r.ttft_origin === 'response.created received' ? r.ttft_ms : (r.client_ttft_ms ?? null));
+export const clientTtfp = (r: ResponseRecord): number | null => (r.ttfp_origin === 'response.created received' ? r.ttfp_ms : (r.client_ttfp_ms ?? null));
+
 export function stat(values: Array<number | null>): Stat {
   const v = values.filter((x): x is number => x !== null && Number.isFinite(x));
   const round = (x: number | null) => (x === null ? null : Math.round(x * 1000) / 1000);
@@ -141,6 +153,11 @@ export class ResponseTracker {
     private readonly stream_start_s: number,
   ) {}
 
+  /** The server answered at all: a response created, or any text or audio received. */
+  get answered(): boolean {
+    return this.done.length > 0 || this.open.size > 0 || this.firstAudio_s !== null || this.firstText_s !== null;
+  }
+
   add(e: ResponseEvent): void {
     switch (e.kind) {
       case 'response_created': {
@@ -148,8 +165,9 @@ export class ResponseTracker {
           server: null,
           record: {
             response_id: e.response_id,
-            origin: 'response.created received',
             origin_s: e.t_s,
+            ttft_origin: 'response.created received',
+            ttfp_origin: 'response.created received',
             ttft_ms: null,
             ttfp_ms: null,
             rtf: null,
@@ -230,13 +248,18 @@ export class ResponseTracker {
           rec.tpot_origin = 'client: elapsed over per-step token counts (server-sent counts)';
         }
         if (r.server) {
-          // The server's own request start is an origin the client cannot see; its figures are
-          // reported as TTFT/TTFP, named, and the client's are kept beside them.
-          rec.origin = 'server response_request_metrics';
-          rec.client_ttft_ms = rec.ttft_ms;
-          rec.client_ttfp_ms = rec.ttfp_ms;
-          if (r.server.ttft_ms !== undefined) rec.ttft_ms = r.server.ttft_ms;
-          if (r.server.ttfp_ms !== undefined) rec.ttfp_ms = r.server.ttfp_ms;
+          // The server's own request start is an origin the client cannot see. Each figure the
+          // server sent takes its place, named; the client's own stays beside it.
+          if (r.server.ttft_ms !== undefined) {
+            rec.client_ttft_ms = rec.ttft_ms;
+            rec.ttft_ms = r.server.ttft_ms;
+            rec.ttft_origin = 'server response_request_metrics';
+          }
+          if (r.server.ttfp_ms !== undefined) {
+            rec.client_ttfp_ms = rec.ttfp_ms;
+            rec.ttfp_ms = r.server.ttfp_ms;
+            rec.ttfp_origin = 'server response_request_metrics';
+          }
           if (r.server.measurement_origin) rec.server_measurement_origin = r.server.measurement_origin;
         }
         this.done.push(rec);
@@ -291,8 +314,10 @@ export class ResponseTracker {
     const generation_ms = ms(this.lastAudio_s);
     return {
       audio_turn_count: this.done.filter((r) => r.audio_duration_ms > 0).length,
-      ttft_ms: stat(this.done.map((r) => r.ttft_ms)),
-      ttfp_ms: stat(this.done.map((r) => r.ttfp_ms)),
+      responses_unfinished: this.open.size,
+      // The client's figures only: the server's own are another clock and stay on each response.
+      ttft_ms: stat(this.done.map(clientTtft)),
+      ttfp_ms: stat(this.done.map(clientTtfp)),
       rtf: stat(this.done.map((r) => r.rtf)),
       tpot_ms: stat(this.done.map((r) => r.tpot_ms)),
       stream_ttft_ms: ms(this.firstText_s),

@@ -1,5 +1,6 @@
 import { pack } from 'msgpackr';
-import { decodeSamples, encodeSamples, SampleStore } from './samples';
+import { decodeSamples, encodeSamples, SampleStore, samplesFileOf, type SessionSampleColumns } from './samples';
+import { mergeSamples } from './merge';
 import { PacingRecorder, type PacketTimes } from './pacing-recorder';
 
 function packet(seq: number, origin_s: number, dev_ms: number): PacketTimes {
@@ -61,5 +62,30 @@ describe('SampleStore', () => {
   it('refuses bytes that are not a samples file', () => {
     expect(() => decodeSamples(pack({ format: 'something.else' }))).toThrow(/not a duplex-bench samples file/);
     expect(() => decodeSamples(pack(null))).toThrow(/not a duplex-bench samples file/);
+  });
+});
+
+describe('samplesFileOf', () => {
+  it('builds histograms from the chosen sessions alone, and pools like the recorder that saw them', () => {
+    const store = new SampleStore(80);
+    const recorder = new PacingRecorder(80);
+    const a = store.open('a');
+    const b = store.open('b');
+    for (let seq = 0; seq < 50; seq++) {
+      for (const [col, origin, dev] of [[a, 1, seq % 5], [b, 2, seq === 30 ? 95 : 1]] as const) {
+        const p = packet(seq, origin, seq === 0 ? 0 : dev);
+        col.push(p);
+        recorder.record(p, origin);
+      }
+    }
+    const both = mergeSamples([samplesFileOf([store.sessionColumns('a'), store.sessionColumns('b')].map((s) => s as SessionSampleColumns), 80)]);
+    const whole = mergeSamples([store.toFile(recorder)]);
+    expect(both.pacing_deviation_ms).toEqual(whole.pacing_deviation_ms);
+    expect(both.packets).toEqual({ sent: 100, late: 1 });
+    // Session a alone: its histograms hold none of b's late packet.
+    const onlyA = mergeSamples([samplesFileOf([store.sessionColumns('a') as SessionSampleColumns], 80)]);
+    expect(onlyA.packets).toEqual({ sent: 50, late: 0 });
+    expect(onlyA.pacing_deviation_ms.max).toBeLessThan(5);
+    expect(store.sessionColumns('never')).toBeNull();
   });
 });

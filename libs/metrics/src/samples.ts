@@ -1,6 +1,6 @@
 import { Packr } from 'msgpackr';
 import { deviationMs } from '@duplex-bench/pacer';
-import { encodeHistogram } from './histogram';
+import { createUsHistogram, encodeHistogram, recordMs } from './histogram';
 import type { PacketTimes, PacingRecorder } from './pacing-recorder';
 
 /** One session's packets in columns (seconds on the monotonic clock; send in ms). */
@@ -68,24 +68,28 @@ export class SampleStore {
     return out;
   }
 
+  /** One session's packets in columns, with each packet's deviation from the session's packet 0; null for a session never opened. */
+  sessionColumns(id: string): SessionSampleColumns | null {
+    const c = this.sessions.get(id);
+    if (!c) return null;
+    const n = c.size;
+    const pick = (k: number) => Float64Array.from({ length: n }, (_, i) => c.f[4 * i + k]);
+    const start_s = pick(1);
+    const seq = c.seq.slice(0, n);
+    const origin_s = n > 0 ? start_s[0] : 0;
+    return {
+      id,
+      seq,
+      scheduled_s: pick(0),
+      start_s,
+      completed_s: pick(2),
+      send_ms: pick(3),
+      deviation_ms: Float64Array.from({ length: n }, (_, i) => deviationMs(start_s[i], origin_s, seq[i], this.packet_ms)),
+    };
+  }
+
   toFile(pacing: PacingRecorder): SamplesFile {
-    const sessions: SessionSampleColumns[] = [];
-    for (const [id, c] of this.sessions) {
-      const n = c.size;
-      const pick = (k: number) => Float64Array.from({ length: n }, (_, i) => c.f[4 * i + k]);
-      const start_s = pick(1);
-      const seq = c.seq.slice(0, n);
-      const origin_s = n > 0 ? start_s[0] : 0;
-      sessions.push({
-        id,
-        seq,
-        scheduled_s: pick(0),
-        start_s,
-        completed_s: pick(2),
-        send_ms: pick(3),
-        deviation_ms: Float64Array.from({ length: n }, (_, i) => deviationMs(start_s[i], origin_s, seq[i], this.packet_ms)),
-      });
-    }
+    const sessions = [...this.sessions.keys()].map((id) => this.sessionColumns(id) as SessionSampleColumns);
     const histograms = {
       deviation: encodeHistogram(pacing.deviation),
       send: encodeHistogram(pacing.send),
@@ -93,6 +97,25 @@ export class SampleStore {
     };
     return { format: 'duplex-bench.samples', version: 1, packet_ms: this.packet_ms, histograms, sessions };
   }
+}
+
+/**
+ * A samples file of chosen sessions, its histograms built from their columns: what a recording
+ * keeps per attempt, and pools over the attempts it reports.
+ */
+export function samplesFileOf(sessions: SessionSampleColumns[], packet_ms: number): SamplesFile {
+  const deviation = createUsHistogram();
+  const send = createUsHistogram();
+  const appendSpan = createUsHistogram();
+  for (const s of sessions) {
+    for (let i = 0; i < s.seq.length; i++) {
+      recordMs(deviation, Math.abs(s.deviation_ms[i]));
+      recordMs(send, s.send_ms[i]);
+      recordMs(appendSpan, Math.max(0, (s.completed_s[i] - s.scheduled_s[i]) * 1000));
+    }
+  }
+  const histograms = { deviation: encodeHistogram(deviation), send: encodeHistogram(send), append_span: encodeHistogram(appendSpan) };
+  return { format: 'duplex-bench.samples', version: 1, packet_ms, histograms, sessions };
 }
 
 const packr = new Packr();

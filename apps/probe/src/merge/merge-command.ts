@@ -5,7 +5,7 @@ import { decodeSamples, mergeSamples, type MergedPacing, type SamplesFile } from
 import { renderDuplex } from '../render';
 import type { SessionResult } from '../run/session';
 import type { DuplexAggregate, RunSummary } from '../run/summary';
-import { duplexMetrics, MEASUREMENT_ORIGIN } from '../run/summary';
+import { duplexMetrics, MEASUREMENT_ORIGIN, type DuplexSession } from '../run/summary';
 
 export const MERGE_FLAGS = { output: { kind: 'string', required: true }, quiet: { kind: 'bool' } } as const;
 
@@ -122,19 +122,24 @@ export function buildMergedSummary(dirs: string[], runs: RunForMerge[]): MergedS
   };
 }
 
-type DuplexSessions = Array<Pick<SessionResult, 'id' | 'responses' | 'response_metrics'>>;
+type DuplexSessions = DuplexSession[];
 
 /** The sessions of a run's `duplex_metrics.json`; none when the run has no such file. */
 async function readDuplexSessions(dir: string): Promise<DuplexSessions> {
-  let file: { duplex_session_metrics?: Array<Record<string, unknown> & { session_id: string; responses?: SessionResult['responses'] }> };
+  let file: {
+    duplex_session_metrics?: Array<Record<string, unknown> & { session_id: string; completed?: boolean; reason?: SessionResult['reason']; responses?: SessionResult['responses'] }>;
+  };
   try {
     file = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw new UsageError(`${dir}/duplex_metrics.json: ${(err as Error).message}`);
   }
-  return (file.duplex_session_metrics ?? []).map(({ session_id, responses, ...metrics }) => ({
+  return (file.duplex_session_metrics ?? []).map(({ session_id, completed, reason, responses, ...metrics }) => ({
     id: session_id,
+    // Every session in the file says whether it completed; a file without the field is read as complete.
+    completed: completed !== false,
+    ...(reason ? { reason } : {}),
     responses,
     response_metrics: metrics as unknown as SessionResult['response_metrics'],
   }));

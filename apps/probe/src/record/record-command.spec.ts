@@ -6,6 +6,7 @@ import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import type { RunIo } from '../run/command-io';
 import { recordCommand } from './record-command';
 import { parseWavPcm16 } from '@duplex-bench/audio';
+import { decodeSamples } from '@duplex-bench/metrics';
 import { parseRecordOptions } from './record-options';
 import { mergeResult, type SampleResult } from './sample-results';
 
@@ -99,6 +100,64 @@ describe('probe record against the model mock', () => {
     const earlier = await readFile(join(session, 'trace.attempt-1.jsonl'), 'utf8');
     expect(earlier.match(/"type":"session\.created"/g)).toHaveLength(1);
     expect(after.get('qa-000-b')?.attempts).toHaveLength(2);
+    // Each attempt keeps its packets; the record points at its own attempt's.
+    expect(after.get('qa-000-b')?.pacing_file).toBe(join('sessions', 'qa-000-b', 'pacing.msgpack'));
+    expect(after.get('qa-000-b')?.attempts?.[0].pacing_file).toBe(join('sessions', 'qa-000-b', 'pacing.attempt-1.msgpack'));
+    await readFile(join(session, 'pacing.attempt-1.msgpack'));
+    // The summary's pacing covers every stored sample, not only this invocation's one.
+    const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+    const stored = [...after.values()];
+    expect(summary.packets.sent).toBe(stored.reduce((n, r) => n + r.packets_sent, 0));
+    expect(summary.sessions).toMatchObject({ started: 8, completed: 8 });
+    expect(decodeSamples(await readFile(join(dir, 'samples.msgpack'))).sessions.map((x) => x.id).sort()).toEqual(stored.map((r) => r.sample_id).sort());
+    // run.json keeps both invocations.
+    const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
+    expect(run.invocations.map((i: { recorded: number; interrupted: boolean }) => [i.recorded, i.interrupted])).toEqual([
+      [8, false],
+      [1, false],
+    ]);
+  });
+});
+
+describe('probe record interrupted, then run again', () => {
+  let mock: MockServer;
+  beforeAll(async () => {
+    mock = await startMockServer({ port: 0, ...TURNS, model: { ttfp_ms: 100, rtf: 0.5, turn_every_s: 1 } });
+  });
+  afterAll(() => mock.close());
+
+  it('stores no cut-short sample as complete; the resumed summary covers every sample; a second resume changes no file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'record-int-'));
+    const flags = ['--url', mock.url, '--output', dir, '--concurrency', '4', '--per-subset', '1', '--min-input-s', '2', '--max-input-s', '3'];
+    const first = io();
+    const running = recordCommand(parseRecordOptions(flags), first);
+    // SIGINT once the first wave streams: its four sessions are cut short.
+    for (let i = 0; i < 200 && !(await readdir(join(dir, 'sessions')).catch(() => [])).length; i++) await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, 800));
+    first.signals.emit('SIGINT');
+    expect(await running).toBe(130);
+    const cut = await results(dir);
+    expect(cut.size).toBeGreaterThan(0);
+    for (const r of cut.values()) expect([r.sample_id, r.completed, r.reason]).toEqual([r.sample_id, false, 'interrupted']);
+
+    expect(await recordCommand(parseRecordOptions(flags), io())).toBe(0);
+    const after = await results(dir);
+    expect(after.size).toBe(8);
+    for (const r of after.values()) {
+      expect(r.completed).toBe(true);
+      // Every packet of its input: one per 80 ms, the last one partial.
+      expect(r.packets_sent).toBe(Math.ceil((r.duration_s * 1000) / 80 - 1e-9));
+    }
+    const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+    expect(summary.packets.sent).toBe([...after.values()].reduce((n, r) => n + r.packets_sent, 0));
+    expect(summary.sessions).toMatchObject({ started: 8, completed: 8, incomplete: 0 });
+
+    const files = ['summary.json', 'run.json', 'duplex_metrics.json', 'samples.msgpack'];
+    const contents = await Promise.all(files.map((f) => readFile(join(dir, f))));
+    expect(await recordCommand(parseRecordOptions(flags), io())).toBe(0);
+    const unchanged = await Promise.all(files.map((f) => readFile(join(dir, f))));
+    for (const [i, f] of files.entries()) expect([f, unchanged[i].equals(contents[i])]).toEqual([f, true]);
+    expect(await results(dir)).toEqual(after);
   });
 });
 

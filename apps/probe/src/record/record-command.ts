@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ReplaySubject } from 'rxjs';
 import { pcmPackets, readWavPcm16, syntheticDataset, syntheticPackets, wavDataset, type PacketSource, type Sample } from '@duplex-bench/audio';
 import { describeHost, ProcessPool, projectRevision, UsageError } from '@duplex-bench/launcher';
-import { encodeSamples } from '@duplex-bench/metrics';
+import { decodeSamples, encodeSamples, mergeSamples, samplesFileOf, type SampleStore, type SamplesFile, type SessionSampleColumns } from '@duplex-bench/metrics';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
 import { GrantLog } from '../run/grant-record';
@@ -15,6 +15,7 @@ import { Interrupts } from '../run/interrupts';
 import { RealtimeSession, type SessionResult } from '../run/session';
 import { ProcessMeasures } from '../run/process-measures';
 import { duplexMetrics } from '../run/summary';
+import { renderDuplex } from '../render';
 import { Checkpoint } from './checkpoint';
 import type { RecordOptions } from './record-options';
 import { postprocessSession, type PostprocessSummary, type PostprocessTask } from './postprocess';
@@ -38,6 +39,43 @@ async function packetsOf(sample: Sample, packet_ms: number, sample_rate: number)
  * streamed at its own absolute cadence. Results go to `samples/<id>.json` as each session ends;
  * recording again into the same directory skips what is done and keeps stored metrics.
  */
+/** One invocation of `record` into a directory, as run.json keeps it. */
+interface Invocation {
+  command: string[];
+  started_epoch_ms: number;
+  ended_epoch_ms: number | null;
+  /** Null while it runs, or when it ended without writing its end (killed). */
+  interrupted: boolean | null;
+  to_record: number;
+  recorded: number;
+  completed: number;
+}
+
+/** Writes the packets of a sample's attempt that just ended, one session in the `samples.msgpack` layout; returns its path relative to `dir`. */
+async function writeAttemptPacing(dir: string, sample_id: string, store: SampleStore, packet_ms: number): Promise<string | null> {
+  const columns = store.sessionColumns(sample_id);
+  if (!columns || columns.seq.length === 0) return null;
+  const path = join('sessions', sample_id, 'pacing.msgpack');
+  await mkdir(join(dir, 'sessions', sample_id), { recursive: true });
+  await writeFile(join(dir, path), encodeSamples(samplesFileOf([columns], packet_ms)));
+  return path;
+}
+
+/** The packets of the attempts the stored records come from, pooled; `missing` counts records with no packet file. */
+async function keptPacing(dir: string, kept: SampleResult[], packet_ms: number): Promise<{ file: SamplesFile; missing: number }> {
+  const sessions: SessionSampleColumns[] = [];
+  let missing = 0;
+  for (const r of kept) {
+    if (!r.pacing_file) {
+      missing++;
+      continue;
+    }
+    const file = decodeSamples(await readFile(join(dir, r.pacing_file)));
+    for (const s of file.sessions) sessions.push({ ...s, id: r.sample_id });
+  }
+  return { file: samplesFileOf(sessions, packet_ms), missing };
+}
+
 /** Seam for tests: CPU burnt by each post-processing task. */
 export interface RecordHooks {
   postprocess_burn_ms?: number;
@@ -87,7 +125,19 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     stop$,
   });
   const started_s = clock.now_s();
+  // Each invocation into this directory is kept in run.json, oldest first; the rest describes the latest.
+  const earlierRun = await readFile(join(opts.output, 'run.json'), 'utf8').then((t) => JSON.parse(t) as { invocations?: Invocation[] }, () => null);
+  const invocation: Invocation = {
+    command: ['probe', 'record', ...redactArgv(io.argv)],
+    started_epoch_ms: Date.now(),
+    ended_epoch_ms: null,
+    interrupted: null,
+    to_record: todo.length,
+    recorded: 0,
+    completed: 0,
+  };
   const runJson = {
+    invocations: [...(earlierRun?.invocations ?? []), invocation],
     command: ['probe', 'record', ...redactArgv(io.argv)],
     dialect: dialectRecord(opts),
     server_grant: grants.record,
@@ -112,7 +162,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   try {
     for (const s of todo) {
       const earlier = stored.get(s.id);
-      if (earlier) await keepEarlierAttempt(opts.output, earlier);
+      if (earlier) stored.set(s.id, await keepEarlierAttempt(opts.output, earlier));
     }
     await writer.started();
     io.stderr.write(`recording ${todo.length} of ${dataset.length} samples (${skipped} already done), ${opts.concurrency} at a time\n`);
@@ -133,7 +183,8 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
         }
         first = false;
         results.push(result);
-        const merged = mergeResult(stored.get(sample.id), sampleResult(sample, result));
+        const pacing_file = await writeAttemptPacing(opts.output, sample.id, samples, opts.packet_ms);
+        const merged = mergeResult(stored.get(sample.id), { ...sampleResult(sample, result), ...(pacing_file ? { pacing_file } : {}) });
         stored.set(sample.id, merged);
         await writeResult(opts.output, merged);
         if (opts.postprocess !== 'off' && result.packets_sent > 0) {
@@ -154,7 +205,11 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
           else await done;
         }
         runJson.samples.recorded++;
-        if (result.completed) runJson.samples.completed++;
+        invocation.recorded++;
+        if (result.completed) {
+          runJson.samples.completed++;
+          invocation.completed++;
+        }
         checkpoint.ask();
       }
     };
@@ -163,35 +218,61 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     measures.stop();
     await writer.close();
 
-    // A recording has no warm-up flag: every packet counts. Its inputs vary in length; the longest recorded now stands for the duration.
-    const duration_s = Math.max(0, ...todo.filter((s) => results.some((r) => r.id === s.id)).map((s) => s.duration_s));
-    const summary = measures.summary(results, { interrupted: signals.interrupted, trace: writer.stats(), warmup_s: 0, duration_s });
-    summary.measurement_origin = { ...summary.measurement_origin, duration_s: 'record: the longest input among the samples recorded in this invocation, seconds' };
-    // Response metrics cover every sample recorded into this directory, this run's and earlier ones.
-    const all: SessionResult[] = [...stored.values()].map((r: SampleResult) => ({ ...r, id: r.sample_id }));
+    // The summary reports exactly the samples stored: their records and the packets of the same
+    // attempts, this invocation's and earlier ones. The process figures are this invocation's.
+    const kept = [...stored.values()];
+    const reported = await keptPacing(opts.output, kept, opts.packet_ms);
+    const all: SessionResult[] = kept.map((r: SampleResult) => ({ ...r, id: r.sample_id }));
+    // A recording has no warm-up flag: every packet counts. Its inputs vary in length; the longest reported stands for the duration.
+    const duration_s = Math.max(0, ...kept.map((r) => r.duration_s));
+    const pooled = mergeSamples([reported.file]);
+    const summary = measures.summary(all, {
+      interrupted: signals.interrupted,
+      trace: writer.stats(),
+      warmup_s: 0,
+      duration_s,
+      pacing: {
+        packets: pooled.packets,
+        pacing_deviation_ms: pooled.pacing_deviation_ms,
+        pacing_deviation_signed_ms: pooled.pacing_deviation_signed_ms,
+        websocket_send_ms: pooled.websocket_send_ms,
+        append_span_ms: pooled.append_span_ms,
+        buffered_amount_peak_bytes: pacing.bufferedPeak,
+      },
+    });
+    summary.measurement_origin = {
+      ...summary.measurement_origin,
+      scope:
+        'record: sessions and pacing cover every sample stored in this directory, each from the attempt its record comes from (this invocation or an earlier one); ' +
+        'event-loop lag, GC, CPU, RSS, overlapping streams, trace, scheduler and buffered_amount_peak_bytes are this invocation\'s (history in run.json)',
+      duration_s: 'record: the longest input among the samples reported, seconds',
+      ...(reported.missing > 0 ? { packets: `${reported.missing} stored sample(s) have no packet file (recorded with no packet sent, or by an older version); their packets are not in the pacing figures` } : {}),
+    };
     const duplex = duplexMetrics(all);
     if (duplex) summary.duplex = duplex.aggregate;
     runJson.ended_s = clock.now_s();
+    invocation.ended_epoch_ms = Date.now();
+    invocation.interrupted = signals.interrupted;
+    invocation.recorded = results.length;
+    invocation.completed = results.filter((r) => r.completed).length;
     await Promise.all([
       writeFile(join(opts.output, 'summary.json'), JSON.stringify(summary, null, 1)),
       writeFile(join(opts.output, 'duplex_metrics.json'), JSON.stringify(duplex?.file ?? { duplex_session_metrics: [] }, null, 1)),
-      writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(samples.toFile(pacing))),
+      writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(reported.file)),
       checkpoint.final(),
     ]);
     const d = summary.pacing_deviation_ms;
     io.stdout.write(
       [
-        `samples: ${dataset.length} in the dataset, ${skipped} already done, ${results.length} recorded now, ${results.filter((r) => r.completed).length} completed`,
-        `packets: ${summary.packets.sent} sent, ${summary.packets.late} late; |deviation| p99 ${d.p99 ?? '-'} ms, max ${d.max ?? '-'} ms; sessions with a violation ${summary.sessions.with_violation}`,
+        `samples: ${dataset.length} in the dataset, ${skipped} already done, ${results.length} recorded now, ${results.filter((r) => r.completed).length} completed; ${summary.sessions.completed} of ${dataset.length} stored complete`,
+        `packets of the stored samples: ${summary.packets.sent} sent, ${summary.packets.late} late; |deviation| p99 ${d.p99 ?? '-'} ms, max ${d.max ?? '-'} ms; sessions with a violation ${summary.sessions.with_violation}`,
         `client loop lag max ${summary.event_loop_lag_ms.max ?? '-'} ms (over 80 ms: ${summary.event_loop_lag_ms.over_80ms}); recorder CPU ${summary.cpu_cores.total} cores`,
-        summary.duplex
-          ? `responses: ${summary.duplex.responses}; TTFP p50 ${summary.duplex.ttfp_ms.p50} ms; RTF p50 ${summary.duplex.rtf.p50}; stream TTFP p50 ${summary.duplex.duplex_stream_ttfp_ms.p50} ms`
-          : 'responses: none',
-        signals.interrupted ? 'INTERRUPTED: partial recording; run again into the same directory to finish it' : summary.qualified || results.length === 0 ? 'QUALIFIED: every packet within one packet interval' : 'UNQUALIFIED: late packets; the recording measured the client, not only the server',
+        ...(summary.duplex ? renderDuplex(summary.duplex) : ['responses: none']),
+        signals.interrupted ? 'INTERRUPTED: partial recording; run again into the same directory to finish it' : summary.qualified ? 'QUALIFIED: every packet within one packet interval' : 'UNQUALIFIED: late packets; the recording measured the client, not only the server',
       ].join('\n') + '\n',
     );
     if (signals.interrupted) return EXIT.interrupted;
-    if (results.length > 0 && !summary.qualified && !opts.allow_unqualified) return EXIT.unqualified;
+    if (!summary.qualified && !opts.allow_unqualified) return EXIT.unqualified;
     return EXIT.ok;
   } finally {
     measures.stop();

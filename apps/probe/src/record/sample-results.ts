@@ -15,6 +15,8 @@ export interface SampleResult extends Omit<SessionResult, 'id'> {
   postprocess_error?: string;
   /** Every attempt at this sample, oldest first, in brief: nothing measured is dropped when a better attempt is kept. */
   attempts?: AttemptBrief[];
+  /** This attempt's packets (`samples.msgpack` layout, one session), relative to the recording's directory. */
+  pacing_file?: string;
 }
 
 export interface AttemptBrief {
@@ -25,11 +27,22 @@ export interface AttemptBrief {
   late: number;
   violation: boolean;
   responses: number;
+  /** The attempt's packets, relative to the recording's directory. */
+  pacing_file?: string;
 }
 
 function brief(r: SampleResult): AttemptBrief {
-  const { completed, reason, message, packets_sent, late, violation } = r;
-  return { completed, ...(reason ? { reason } : {}), ...(message ? { message } : {}), packets_sent, late, violation, responses: r.responses?.length ?? 0 };
+  const { completed, reason, message, packets_sent, late, violation, pacing_file } = r;
+  return {
+    completed,
+    ...(reason ? { reason } : {}),
+    ...(message ? { message } : {}),
+    packets_sent,
+    late,
+    violation,
+    responses: r.responses?.length ?? 0,
+    ...(pacing_file ? { pacing_file } : {}),
+  };
 }
 
 export function sampleResult(sample: Sample, r: SessionResult): SampleResult {
@@ -68,22 +81,35 @@ export async function readResults(dir: string): Promise<Map<string, SampleResult
 }
 
 /**
- * Moves an earlier attempt's trace and receipts aside (`trace.attempt-N.jsonl`,
- * `input-send-receipts.attempt-N.json`) before the sample is recorded again: the trace writer
- * appends, and a trace holding two attempts would be replayed and checked as one session.
+ * Moves an earlier attempt's trace, receipts and packets aside (`trace.attempt-N.jsonl`,
+ * `input-send-receipts.attempt-N.json`, `pacing.attempt-N.msgpack`) before the sample is recorded
+ * again: the trace writer appends, and a trace holding two attempts would be replayed and checked
+ * as one session. Returns the stored record pointing at its packets' new name, written back first.
  */
-export async function keepEarlierAttempt(dir: string, stored: SampleResult): Promise<void> {
+export async function keepEarlierAttempt(dir: string, stored: SampleResult): Promise<SampleResult> {
   const n = stored.attempts?.length ?? 1;
-  const session = join(dir, 'sessions', stored.sample_id);
-  const move = async (name: string, aside: string) => {
+  const session = join('sessions', stored.sample_id);
+  const move = async (name: string, aside: string): Promise<boolean> => {
     try {
-      await rename(join(session, name), join(session, aside));
+      await rename(join(dir, session, name), join(dir, session, aside));
+      return true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      return false;
     }
   };
   await move('trace.jsonl', `trace.attempt-${n}.jsonl`);
   await move('input-send-receipts.json', `input-send-receipts.attempt-${n}.json`);
+  const current = join(session, 'pacing.msgpack');
+  if (stored.pacing_file !== current || !(await move('pacing.msgpack', `pacing.attempt-${n}.msgpack`))) return stored;
+  const aside = join(session, `pacing.attempt-${n}.msgpack`);
+  const moved: SampleResult = {
+    ...stored,
+    pacing_file: aside,
+    attempts: stored.attempts?.map((a) => (a.pacing_file === current ? { ...a, pacing_file: aside } : a)),
+  };
+  await writeResult(dir, moved);
+  return moved;
 }
 
 /** Writes one result whole: to a temporary name, then renamed, so an interrupted write leaves the old one. */

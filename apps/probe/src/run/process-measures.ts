@@ -7,6 +7,7 @@ import {
   peakRssBytes,
   percentilesMs,
   SampleStore,
+  type PacingFigures,
 } from '@duplex-bench/metrics';
 import { DeadlineScheduler, type Clock } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
@@ -65,10 +66,11 @@ export class ProcessMeasures {
     return { max_lag_ms: f.max, lags_over_80ms: f.over_80ms };
   }
 
-  summary(results: SessionResult[], i: { interrupted: boolean; trace: TraceWriterStats; warmup_s: number; duration_s: number }): RunSummary {
+  /** The summary of `results`; `pacing` replaces this process's own when the results span other invocations (a resumed recording). */
+  summary(results: SessionResult[], i: { interrupted: boolean; trace: TraceWriterStats; warmup_s: number; duration_s: number; pacing?: PacingFigures }): RunSummary {
     return buildSummary({
       results,
-      pacing: this.pacing.figures(),
+      pacing: i.pacing ?? this.pacing.figures(),
       steady: percentilesMs(this.pacing.steadyDeviation),
       warmup_s: i.warmup_s,
       loop: this.loop.figures(),

@@ -323,7 +323,9 @@ export class RealtimeSession {
     if (own) result.dialect_events = own;
     if (this.chunk_period_ms !== undefined) result.server_chunk_period_ms = this.chunk_period_ms;
     result.output_sample_rate = this.output_sample_rate;
-    if (this.responses && this.responses.done.length > 0) {
+    // A session the server answered keeps its stream figures even with no finished response:
+    // dropping it would leave only the sessions that got that far (survivorship).
+    if (this.responses?.answered) {
       result.responses = this.responses.done;
       result.response_metrics = this.responses.metrics();
     }

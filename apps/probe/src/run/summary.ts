@@ -1,4 +1,4 @@
-import { stat, type CpuFigures, type GcFigures, type LoopLagFigures, type PacingFigures, type PercentilesMs, type Stat } from '@duplex-bench/metrics';
+import { clientTtfp, clientTtft, stat, type ResponseOrigin, type CpuFigures, type GcFigures, type LoopLagFigures, type PacingFigures, type PercentilesMs, type Stat } from '@duplex-bench/metrics';
 import type { DeadlineSchedulerStats } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
 import type { SessionResult } from './session';
@@ -40,22 +40,37 @@ export interface RunSummary extends PacingFigures {
   duplex?: DuplexAggregate;
 }
 
-export interface DuplexAggregate {
+/** Response figures of one group of sessions. Every latency here is the client's own (receive times). */
+export interface ResponseFigures {
   sessions: number;
+  /** Sessions the server answered at all (a response created, or any text or audio). */
+  sessions_answered: number;
+  /** Finished responses (`response.done` received), and responses created but never finished. */
   responses: number;
+  responses_unfinished: number;
   ttft_ms: Stat;
   ttfp_ms: Stat;
   rtf: Stat;
+  /** TPOT the client measured from server-sent token counts; the engine's own TPOT is `server_tpot_ms`. */
   tpot_ms: Stat;
-  /** When the server sent its own TTFT/TTFP: the client's figures, from response.created received. */
-  client_ttft_ms?: Stat;
-  client_ttfp_ms?: Stat;
+  /** The server's own figures (vLLM-Omni `response_request_metrics`, stage-0 `vllm_tpot_ms`), each over the responses that carried it; absent when none did. */
+  server_ttft_ms?: Stat;
+  server_ttfp_ms?: Stat;
+  server_tpot_ms?: Stat;
   duplex_stream_ttft_ms: Stat;
   duplex_stream_ttfp_ms: Stat;
   duplex_stream_rtf: Stat;
   output_gap_max_ms: Stat;
   drift_max_ms: Stat;
   playback_underruns: number;
+}
+
+/**
+ * The response figures of a run: complete sessions pooled; incomplete sessions' figures apart
+ * (a session cut short answers differently), counted by reason.
+ */
+export interface DuplexAggregate extends ResponseFigures {
+  incomplete?: ResponseFigures & { reasons: Record<string, number> };
   measurement_origin: Record<string, string>;
 }
 
@@ -64,53 +79,76 @@ function originsOf(origins: string[]): string {
   return [...new Set(origins)].join(' or ');
 }
 
-/**
- * Response figures of a run: per response pooled over every session, and the sessions' stream
- * windows. Returns the summary's aggregate and the per-session file, or null without responses.
- */
-export function duplexMetrics(
-  results: Array<Pick<SessionResult, 'id' | 'responses' | 'response_metrics'>>,
-): { aggregate: DuplexAggregate; file: Record<string, unknown> } | null {
-  const answered = results.filter((r) => r.response_metrics);
-  if (answered.length === 0) return null;
+export type DuplexSession = Pick<SessionResult, 'id' | 'completed' | 'reason' | 'responses' | 'response_metrics'>;
+
+function responseFigures(sessions: DuplexSession[]): ResponseFigures {
+  const answered = sessions.filter((r) => r.response_metrics);
   const responses = answered.flatMap((r) => r.responses ?? []);
   const stream = answered.map((r) => r.response_metrics as NonNullable<SessionResult['response_metrics']>);
-  const origins = [...new Set(responses.map((r) => r.origin))].join(' or ');
-  const aggregate: DuplexAggregate = {
-    sessions: answered.length,
+  const serverTpot = responses.filter((r) => r.tpot_origin === 'server stage 0 vllm_tpot_ms');
+  const figures: ResponseFigures = {
+    sessions: sessions.length,
+    sessions_answered: answered.length,
     responses: responses.length,
-    ttft_ms: stat(responses.map((r) => r.ttft_ms)),
-    ttfp_ms: stat(responses.map((r) => r.ttfp_ms)),
+    responses_unfinished: stream.reduce((n, m) => n + (m.responses_unfinished ?? 0), 0),
+    ttft_ms: stat(responses.map(clientTtft)),
+    ttfp_ms: stat(responses.map(clientTtfp)),
     rtf: stat(responses.map((r) => r.rtf)),
-    tpot_ms: stat(responses.map((r) => r.tpot_ms)),
+    tpot_ms: stat(responses.filter((r) => r.tpot_origin !== 'server stage 0 vllm_tpot_ms').map((r) => r.tpot_ms)),
     duplex_stream_ttft_ms: stat(stream.map((m) => m.stream_ttft_ms)),
     duplex_stream_ttfp_ms: stat(stream.map((m) => m.stream_ttfp_ms)),
     duplex_stream_rtf: stat(stream.map((m) => m.stream_rtf)),
     output_gap_max_ms: stat(stream.map((m) => m.output_gap_max_ms)),
     drift_max_ms: stat(stream.map((m) => m.drift_max_ms)),
     playback_underruns: stream.reduce((n, m) => n + m.playback_underruns, 0),
+  };
+  const byServer = (origin: ResponseOrigin) => origin === 'server response_request_metrics';
+  if (responses.some((r) => byServer(r.ttft_origin))) figures.server_ttft_ms = stat(responses.filter((r) => byServer(r.ttft_origin)).map((r) => r.ttft_ms));
+  if (responses.some((r) => byServer(r.ttfp_origin))) figures.server_ttfp_ms = stat(responses.filter((r) => byServer(r.ttfp_origin)).map((r) => r.ttfp_ms));
+  if (serverTpot.length > 0) figures.server_tpot_ms = stat(serverTpot.map((r) => r.tpot_ms));
+  return figures;
+}
+
+/**
+ * Response figures of a run: per response pooled over the complete sessions, the sessions' stream
+ * windows, and the incomplete sessions' figures apart. Returns the summary's aggregate and the
+ * per-session file, or null when the server answered no session.
+ */
+export function duplexMetrics(results: DuplexSession[]): { aggregate: DuplexAggregate; file: Record<string, unknown> } | null {
+  const answered = results.filter((r) => r.response_metrics);
+  if (answered.length === 0) return null;
+  const complete = results.filter((r) => r.completed);
+  const incomplete = results.filter((r) => !r.completed);
+  const responses = complete.flatMap((r) => r.responses ?? []);
+  const aggregate: DuplexAggregate = {
+    ...responseFigures(complete),
     measurement_origin: {
-      ttft_ms: `response origin (${origins}) to first non-empty text or transcript delta received`,
-      ttfp_ms: `response origin (${origins}) to first audio delta received`,
-      rtf: `response.created received to last audio delta received, over the response audio duration (${originsOf(responses.map((r) => r.audio_duration_origin))})`,
-      tpot_ms: originsOf(responses.filter((r) => r.tpot_ms !== null).map((r) => r.tpot_origin)) || 'absent: no token counts and no server stage metrics',
-      duplex_stream: 'input stream start (send of packet 0) to first text / first audio / last audio over all emitted audio; includes concurrent realtime input',
-      output_gap_max_ms: 'per session: longest wait between two audio deltas of one response (client receive times); stats over sessions',
-      drift_max_ms: 'per session: largest lag of received audio behind real-time playback within a response; stats over sessions',
-      playback_underruns: 'simulated player per response (80 ms prebuffer) running dry, summed over sessions',
+      sessions: 'complete sessions only; incomplete sessions are in `incomplete`, apart',
+      ttft_ms: 'client: response.created received to first non-empty text or transcript delta received',
+      ttfp_ms: 'client: response.created received to first audio delta received',
+      rtf: `client: response.created received to last audio delta received, over the response audio duration (${originsOf(responses.map((r) => r.audio_duration_origin)) || 'none'})`,
+      tpot_ms: 'client: elapsed over the server-sent token counts of each step (responses without counts left out)',
+      duplex_stream: 'client: input stream start (send of packet 0) to first text / first audio / last audio over all emitted audio; includes concurrent realtime input',
+      output_gap_max_ms: 'client: per session, longest wait between two audio deltas of one response (receive times); stats over sessions',
+      drift_max_ms: 'client: per session, largest lag of received audio behind real-time playback within a response; stats over sessions',
+      playback_underruns: 'client: simulated player per response (80 ms prebuffer) running dry, summed over sessions',
     },
   };
-  if (responses.some((r) => r.origin === 'server response_request_metrics')) {
-    aggregate.client_ttft_ms = stat(responses.map((r) => (r.client_ttft_ms === undefined ? r.ttft_ms : r.client_ttft_ms)));
-    aggregate.client_ttfp_ms = stat(responses.map((r) => (r.client_ttfp_ms === undefined ? r.ttfp_ms : r.client_ttfp_ms)));
-    const said = responses.find((r) => r.server_measurement_origin)?.server_measurement_origin;
-    aggregate.measurement_origin.server_response_request_metrics = `server clock, from its own request start${said ? `: ${JSON.stringify(said)}` : ''}; not comparable with client figures`;
-    aggregate.measurement_origin.client_ttft_ms = 'response.created received to first non-empty text or transcript delta received';
-    aggregate.measurement_origin.client_ttfp_ms = 'response.created received to first audio delta received';
+  if (incomplete.some((r) => r.response_metrics)) {
+    const reasons: Record<string, number> = {};
+    for (const r of incomplete) reasons[r.reason ?? 'unknown'] = (reasons[r.reason ?? 'unknown'] ?? 0) + 1;
+    aggregate.incomplete = { ...responseFigures(incomplete), reasons };
   }
+  const all = [...responses, ...incomplete.flatMap((r) => r.responses ?? [])];
+  if (all.some((r) => r.ttft_origin !== 'response.created received' || r.ttfp_origin !== 'response.created received')) {
+    const said = all.find((r) => r.server_measurement_origin)?.server_measurement_origin;
+    aggregate.measurement_origin.server_ttft_ms = aggregate.measurement_origin.server_ttfp_ms =
+      `server clock, from its own request start (response_request_metrics${said ? `: ${JSON.stringify(said)}` : ''}); over the responses that carried it; not comparable with the client figures`;
+  }
+  if (all.some((r) => r.tpot_origin === 'server stage 0 vllm_tpot_ms')) aggregate.measurement_origin.server_tpot_ms = 'server: stage 0 vllm_tpot_ms, as last stated in a response\'s audio deltas';
   const file = {
     ...aggregate,
-    duplex_session_metrics: answered.map((r) => ({ session_id: r.id, ...r.response_metrics, responses: r.responses })),
+    duplex_session_metrics: answered.map((r) => ({ session_id: r.id, completed: r.completed, ...(r.reason ? { reason: r.reason } : {}), ...r.response_metrics, responses: r.responses })),
   };
   return { aggregate, file };
 }
