@@ -4,8 +4,6 @@ export { parseRunOptions } from './run/run-options';
 export type { RunOptions } from './run/run-options';
 export { runCommand } from './run/run-command';
 export type { RunHooks } from './run/run-command';
-export { EXIT } from './run/command-io';
-export type { RunIo } from './run/command-io';
 export { buildSummary } from './run/summary';
 export type { RunSummary } from './run/summary';
 export { renderRunSummary } from './render';

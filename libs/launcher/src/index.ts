@@ -1,14 +1,10 @@
 export { describeHost, physicalCoreCount, projectRevision } from './host';
 export type { HostInfo, ProjectRevision } from './host';
-export { parseFlags } from './flags';
-export type { FlagSpecs, Parsed } from './flags';
 export { Launcher, pinProcess } from './launch';
 export type { LaunchOptions, LaunchResult, ChildOutcome } from './launch';
 export { LauncherLink, CHILD_ENV } from './ipc';
 export { planCpus, readPhysicalCores } from './cpu-plan';
 export type { CpuPlan } from './cpu-plan';
 
-/* Error types */
-export { UsageError } from './flags';
 export { ProcessPool, serveTasks } from './process-pool';
 export type { ProcessPoolOptions } from './process-pool';

@@ -61,6 +61,35 @@ describe('ResponseTracker', () => {
     expect(t.metrics()).toMatchObject({ responses_unfinished: 1, stream_ttfp_ms: 1300 });
   });
 
+  it("leaves the client's hold on its end of input out of every figure that spans it, and nothing else", () => {
+    const figures = (hold: boolean) => {
+      const t = new ResponseTracker({ output_sample_rate: RATE }, 0);
+      t.add({ kind: 'response_created', t_s: 1, response_id: 'early' });
+      t.add({ kind: 'audio_delta', t_s: 1.2, response_id: 'early', bytes: BYTES_80MS });
+      t.add({ kind: 'response_done', t_s: 1.3, response_id: 'early' });
+      t.add({ kind: 'response_created', t_s: 9, response_id: 'last' });
+      t.add({ kind: 'audio_delta', t_s: 9.5, response_id: 'last', bytes: BYTES_80MS });
+      // Input played out at 10 s; the client held its end of input until 10.7 s.
+      if (hold) t.excludeInputEndHold(10, 10.7);
+      t.add({ kind: 'audio_delta', t_s: 11, response_id: 'last', bytes: BYTES_80MS });
+      t.add({ kind: 'response_done', t_s: 11.1, response_id: 'last' });
+      return { m: t.metrics(), early: t.done[0], last: t.done[1] };
+    };
+    const held = figures(true);
+    const plain = figures(false);
+    expect(plain.m.stream_audio_generation_ms).toBeCloseTo(11000, 6);
+    expect(held.m.stream_audio_generation_ms).toBeCloseTo(10300, 6);
+    expect(held.m.input_end_held_ms).toBeCloseTo(700, 6);
+    expect(plain.m.input_end_held_ms).toBeUndefined();
+    // The last response spans the hold: 2 s less 0.7 s over 160 ms of audio.
+    expect(held.last.rtf).toBeCloseTo(1300 / 160, 6);
+    expect(held.last.client_hold_excluded_ms).toBeCloseTo(700, 6);
+    expect(plain.last.rtf).toBeCloseTo(2000 / 160, 6);
+    // Before the hold nothing changes.
+    expect(held.early).toEqual(plain.early);
+    expect(held.last.ttfp_ms).toBeCloseTo(500, 6);
+  });
+
   it('weights TPOT by tokens: a step of 3 tokens 30 ms after the first is 10 ms per token', () => {
     const t = new ResponseTracker({ output_sample_rate: RATE }, 0);
     t.add({ kind: 'response_created', t_s: 1, response_id: 'r' });

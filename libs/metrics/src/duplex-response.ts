@@ -56,6 +56,8 @@ export interface ResponseRecord {
   tpot_origin: 'server stage 0 vllm_tpot_ms' | 'client: elapsed over per-step token counts (server-sent counts)' | 'absent: no token counts and no server stage metrics';
   audio_duration_ms: number;
   tokens: number;
+  /** The client's own hold on its end of input that fell inside this response's RTF span and was left out of it, ms. */
+  client_hold_excluded_ms?: number;
   /** Longest wait between two audio deltas of this response, in ms. */
   max_output_gap_ms: number | null;
   /** Receive span of the audio minus the audio it carried before the last delta, in ms: > 0 means output fell behind real time. */
@@ -84,6 +86,8 @@ export interface SessionResponseMetrics {
   stream_rtf: number | null;
   stream_audio_generation_ms: number | null;
   stream_audio_duration_ms: number;
+  /** How long the client held its end of input past the real client's rule; left out of the figures that span it. */
+  input_end_held_ms?: number;
   output_gap_max_ms: number | null;
   drift_max_ms: number | null;
   playback_underruns: number;
@@ -146,12 +150,35 @@ export class ResponseTracker {
   private firstAudio_s: number | null = null;
   private lastAudio_s: number | null = null;
   private audio_ms = 0;
+  /** A wait the client imposed on its end of input past the real client's rule, when it did (see `excludeInputEndHold`). */
+  private hold: { from_s: number; to_s: number } | null = null;
 
   constructor(
     private readonly options: ResponseMetricsOptions,
     /** Start of the input stream: send start of packet 0. */
     private readonly stream_start_s: number,
   ) {}
+
+  /**
+   * The client held its end of input from `from_s` (when the real client would have sent it) to
+   * `to_s` (when it did). The server's answer to the end of input waits on it, so every figure that
+   * ends after `to_s` and starts before `from_s` leaves the held time out: it is the client's wait,
+   * not the server's.
+   */
+  excludeInputEndHold(from_s: number, to_s: number): void {
+    if (to_s > from_s) this.hold = { from_s, to_s };
+  }
+
+  /** The held time inside a span from `a_s` to `b_s` that ends after the hold, ms; 0 otherwise. */
+  private heldMs(a_s: number, b_s: number): number {
+    if (!this.hold || b_s < this.hold.to_s) return 0;
+    return Math.max(0, this.hold.to_s - Math.max(a_s, this.hold.from_s)) * 1000;
+  }
+
+  /** `a_s` to `b_s` in ms, less any client hold inside it. */
+  private spanMs(a_s: number, b_s: number): number {
+    return (b_s - a_s) * 1000 - this.heldMs(a_s, b_s);
+  }
 
   /** The server answered at all: a response created, or any text or audio received. */
   get answered(): boolean {
@@ -207,7 +234,7 @@ export class ResponseTracker {
         const r = this.open.get(e.response_id);
         if (e.chars > 0) {
           this.firstText_s ??= e.t_s;
-          if (r && r.record.ttft_ms === null) r.record.ttft_ms = (e.t_s - r.record.origin_s) * 1000;
+          if (r && r.record.ttft_ms === null) r.record.ttft_ms = this.spanMs(r.record.origin_s, e.t_s);
         }
         if (r && e.tokens) this.step(r, e.t_s, e.tokens);
         break;
@@ -219,7 +246,7 @@ export class ResponseTracker {
         this.audio_ms += duration_ms;
         const r = this.open.get(e.response_id);
         if (!r) break;
-        if (r.record.ttfp_ms === null) r.record.ttfp_ms = (e.t_s - r.record.origin_s) * 1000;
+        if (r.record.ttfp_ms === null) r.record.ttfp_ms = this.spanMs(r.record.origin_s, e.t_s);
         this.play(r, e.t_s, duration_ms);
         r.lastAudio_s = e.t_s;
         r.record.audio_duration_ms += duration_ms;
@@ -239,7 +266,11 @@ export class ResponseTracker {
           rec.audio_duration_ms = r.serverAudio_ms;
           rec.audio_duration_origin = 'server metadata.audio_duration_ms (cumulative)';
         }
-        if (r.lastAudio_s !== null && rec.audio_duration_ms > 0) rec.rtf = ((r.lastAudio_s - rec.origin_s) * 1000) / rec.audio_duration_ms;
+        if (r.lastAudio_s !== null && rec.audio_duration_ms > 0) {
+          rec.rtf = this.spanMs(rec.origin_s, r.lastAudio_s) / rec.audio_duration_ms;
+          const held = this.heldMs(rec.origin_s, r.lastAudio_s);
+          if (held > 0) rec.client_hold_excluded_ms = Math.round(held * 1000) / 1000;
+        }
         if (r.serverTpot_ms !== null) {
           rec.tpot_ms = r.serverTpot_ms;
           rec.tpot_origin = 'server stage 0 vllm_tpot_ms';
@@ -310,7 +341,7 @@ export class ResponseTracker {
   }
 
   metrics(): SessionResponseMetrics {
-    const ms = (t: number | null) => (t === null ? null : Math.round((t - this.stream_start_s) * 1e6) / 1000);
+    const ms = (t: number | null) => (t === null ? null : Math.round(this.spanMs(this.stream_start_s, t) * 1000) / 1000);
     const generation_ms = ms(this.lastAudio_s);
     return {
       audio_turn_count: this.done.filter((r) => r.audio_duration_ms > 0).length,
@@ -325,6 +356,7 @@ export class ResponseTracker {
       stream_rtf: generation_ms !== null && this.audio_ms > 0 ? Math.round((generation_ms / this.audio_ms) * 1e6) / 1e6 : null,
       stream_audio_generation_ms: generation_ms,
       stream_audio_duration_ms: Math.round(this.audio_ms * 1000) / 1000,
+      ...(this.hold ? { input_end_held_ms: Math.round((this.hold.to_s - this.hold.from_s) * 1e6) / 1000 } : {}),
       output_gap_max_ms: this.maxOf((r) => r.max_output_gap_ms),
       drift_max_ms: this.maxOf((r) => r.drift_ms),
       playback_underruns: this.done.reduce((n, r) => n + r.playback_underruns, 0),
@@ -332,6 +364,8 @@ export class ResponseTracker {
         ttft: 'input stream start to first non-empty text delta',
         ttfp: 'input stream start to first audio packet',
         rtf: 'input stream start-to-last-audio receive time divided by total emitted audio duration (every audio delta received, its response finished or not); includes concurrent realtime input',
+        input_end_held_ms:
+          'client: how long this client held its end of input past the real client\'s rule (input played out) so every session\'s last packet went first; left out of every figure spanning it (ttft, ttfp, rtf, stream figures)',
         output_gap_max_ms: 'longest wait between two audio deltas of one response, client receive times',
         drift_max_ms: 'per response: receive span of its audio minus the audio received before the last delta; the largest',
         playback_underruns: 'a player starting each response at its first delta plus the prebuffer, running dry',

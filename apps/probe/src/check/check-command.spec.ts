@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UsageError } from '@duplex-bench/launcher';
+import { UsageError } from '@duplex-bench/cli';
 import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import { startFaultyMock, type MockFault } from '@duplex-bench/mock-servers/testing';
 import { probe } from '../run/run-harness.spec-helpers';

@@ -1,13 +1,13 @@
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { parseFlags, UsageError } from '@duplex-bench/launcher';
+import { parseFlags, UsageError } from '@duplex-bench/cli';
 import { checkNativeTrace, grantedProfile, NATIVE_PROFILES, parseTraceLines, type NativeCheckResult, type NativeProfileName } from '@duplex-bench/protocol';
-import { EXIT } from '../run/command-io';
+import { EXIT } from '@duplex-bench/cli';
 
 export const CHECK_FLAGS = {
-  profile: { kind: 'enum', values: ['nemotron', 'minicpmo'] },
-  output: { kind: 'string' },
-  quiet: { kind: 'bool' },
+  profile: { kind: 'enum', values: ['nemotron', 'minicpmo'], group: 'dialect', help: "grade against this native profile instead of the one each trace's grant states" },
+  output: { kind: 'string', group: 'output', help: 'write the verdicts as JSON to this file', value: 'FILE' },
+  quiet: { kind: 'bool', group: 'output', help: 'print only the verdict line' },
 } as const;
 
 export interface CheckOptions {
@@ -105,7 +105,10 @@ export function renderCheck(report: CheckReport, quiet: boolean): string {
 }
 
 /** `probe check`: grades traces against the native contract, writes check.json, exits 0 only when every trace passes. */
-export async function checkCommand(options: CheckOptions, io: { stdout: { write(s: string): unknown }; stderr: { write(s: string): unknown } }): Promise<number> {
+export async function checkCommand(
+  options: CheckOptions,
+  io: { stdout: { write(s: string): unknown }; stderr: { write(s: string): unknown }; emit?(summary: unknown): void },
+): Promise<number> {
   const files = await traceFiles(options.path);
   const results: SessionCheck[] = [];
   for (const file of files) results.push(await checkTraceFile(file, options.profile));
@@ -127,5 +130,7 @@ export async function checkCommand(options: CheckOptions, io: { stdout: { write(
     return EXIT.failed;
   }
   io.stdout.write(`${renderCheck(report, options.quiet)}\nwritten to ${out}\n`);
+  const { contract, sessions, pass, fail, not_exercised } = report;
+  io.emit?.({ contract, sessions, pass, fail, not_exercised, failed: results.filter((r) => r.status === 'fail').map((r) => r.trace), output: out });
   return report.pass === report.sessions ? EXIT.ok : EXIT.failed;
 }

@@ -1,13 +1,16 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseFlags, UsageError } from '@duplex-bench/launcher';
+import { parseFlags, UsageError } from '@duplex-bench/cli';
 import { decodeSamples, mergeSamples, type MergedPacing, type SamplesFile } from '@duplex-bench/metrics';
 import { renderDuplex } from '../render';
 import type { SessionResult } from '../run/session';
 import type { DuplexAggregate, RunSummary } from '../run/summary';
 import { duplexMetrics, MEASUREMENT_ORIGIN, type DuplexSession } from '../run/summary';
 
-export const MERGE_FLAGS = { output: { kind: 'string', required: true }, quiet: { kind: 'bool' } } as const;
+export const MERGE_FLAGS = {
+  output: { kind: 'string', required: true, group: 'output', help: 'directory for the pooled summary.json and duplex_metrics.json', value: 'DIR' },
+  quiet: { kind: 'bool', group: 'output', help: 'no progress lines' },
+} as const;
 
 export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   qualified: boolean;
@@ -171,7 +174,7 @@ export function renderMerged(s: MergedSummary, output: string): string {
 }
 
 /** `probe merge DIR… --output OUT`. Returns the exit status. */
-export async function mergeCommand(argv: string[], io: { stdout: { write(s: string): unknown } }): Promise<number> {
+export async function mergeCommand(argv: string[], io: { stdout: { write(s: string): unknown }; emit?(summary: unknown): void }): Promise<number> {
   const flags = parseFlags(argv, MERGE_FLAGS);
   const dirs = flags._;
   if (dirs.length === 0) throw new UsageError('probe merge needs at least one run directory');
@@ -182,5 +185,6 @@ export async function mergeCommand(argv: string[], io: { stdout: { write(s: stri
   if (duplex) summary.duplex = duplex;
   await writeFile(join(flags.output, 'summary.json'), JSON.stringify(summary, null, 1));
   io.stdout.write(`${renderMerged(summary, flags.output)}\n`);
+  io.emit?.(summary);
   return summary.qualified ? 0 : 3;
 }

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
-import type { RunIo } from '../run/command-io';
+import type { RunIo } from '@duplex-bench/cli';
 import { recordCommand } from './record-command';
 import { parseWavPcm16 } from '@duplex-bench/audio';
 import { decodeSamples } from '@duplex-bench/metrics';
@@ -15,7 +15,7 @@ jest.setTimeout(60_000);
 // Turns on 80 ms units at 22,050 Hz: the minicpmo model's turns on nemotron's unit and rate.
 const TURNS = { profile: 'minicpmo' as const, unit_ms: 80, output_sample_rate: 22050 };
 
-function io(): RunIo & { out: () => string } {
+function io(): RunIo & { out: () => string; signals: EventEmitter } {
   let stdout = '';
   return {
     stdout: { write: (s: string) => (stdout += s) },

@@ -3,15 +3,16 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { ReplaySubject } from 'rxjs';
 import { pcmPackets, readWavPcm16, syntheticDataset, syntheticPackets, wavDataset, type PacketSource, type Sample } from '@duplex-bench/audio';
-import { describeHost, ProcessPool, projectRevision, UsageError } from '@duplex-bench/launcher';
+import { describeHost, ProcessPool, projectRevision } from '@duplex-bench/launcher';
+import { UsageError } from '@duplex-bench/cli';
 import { decodeSamples, encodeSamples, mergeSamples, samplesFileOf, type SampleStore, type SamplesFile, type SessionSampleColumns } from '@duplex-bench/metrics';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
 import { GrantLog } from '../run/grant-record';
-import { EXIT, type RunIo } from '../run/command-io';
+import { EXIT, type RunIo } from '@duplex-bench/cli';
 import { authHeaders, dialectConfig, dialectRecord, redactArgv, sessionUrl } from '../run/dialect-options';
 import { packetSizeOr } from '../run/packet-size';
-import { Interrupts } from '../run/interrupts';
+import { Interrupts } from '@duplex-bench/cli';
 import { RealtimeSession, type SessionResult } from '../run/session';
 import { ProcessMeasures } from '../run/process-measures';
 import { duplexMetrics } from '../run/summary';
@@ -93,6 +94,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   if (todo.length === 0) {
     // Nothing left to record: the stored recording stands, and no file of it is rewritten.
     const summary = await readFile(join(given.output, 'summary.json'), 'utf8').then((t) => JSON.parse(t) as { qualified?: boolean }, () => null);
+    io.emit?.(summary);
     io.stdout.write(
       `samples: ${dataset.length} in the dataset, all already complete; nothing recorded, nothing rewritten\n` +
         (summary ? `${summary.qualified ? 'QUALIFIED' : 'UNQUALIFIED'}: as stored in ${join(given.output, 'summary.json')}\n` : ''),
@@ -271,6 +273,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
         signals.interrupted ? 'INTERRUPTED: partial recording; run again into the same directory to finish it' : summary.qualified ? 'QUALIFIED: every packet within one packet interval' : 'UNQUALIFIED: late packets; the recording measured the client, not only the server',
       ].join('\n') + '\n',
     );
+    io.emit?.(summary);
     if (signals.interrupted) return EXIT.interrupted;
     if (!summary.qualified && !opts.allow_unqualified) return EXIT.unqualified;
     return EXIT.ok;

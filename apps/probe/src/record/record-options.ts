@@ -1,23 +1,23 @@
-import { parseFlags, UsageError } from '@duplex-bench/launcher';
+import { parseFlags, UsageError } from '@duplex-bench/cli';
 import { DIALECT_FLAGS, parseDialectOptions, type DialectOptions } from '../run/dialect-options';
 import { defaultOutputRate } from '../run/run-options';
 
 export const RECORD_FLAGS = {
-  url: { kind: 'string', required: true },
+  url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
   ...DIALECT_FLAGS,
-  concurrency: { kind: 'int', min: 1, required: true },
-  'per-subset': { kind: 'int', min: 1, default: 8 },
-  output: { kind: 'string', required: true },
-  dataset: { kind: 'string' },
-  'min-input-s': { kind: 'number', min: 0, exclusive: true, default: 20 },
-  'max-input-s': { kind: 'number', min: 0, exclusive: true, default: 60 },
-  'output-sample-rate': { kind: 'int', min: 1 },
-  trace: { kind: 'enum', values: ['full', 'events', 'off'], default: 'full' },
-  postprocess: { kind: 'enum', values: ['pool', 'inline', 'off'], default: 'pool' },
-  'connect-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 10 },
-  'drain-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 30 },
-  'allow-unqualified': { kind: 'bool' },
-  quiet: { kind: 'bool' },
+  concurrency: { kind: 'int', min: 1, required: true, group: 'load', help: 'sessions at a time', value: 'N' },
+  'per-subset': { kind: 'int', min: 1, default: 8, group: 'input', help: 'synthetic dataset: samples per subset (4 subsets, 2 variants each)', value: 'N' },
+  output: { kind: 'string', required: true, group: 'output', help: 'recording directory; recording into it again resumes', value: 'DIR' },
+  dataset: { kind: 'string', group: 'input', help: 'a directory of 16 kHz mono PCM16 WAV files (subdirectories become subsets) instead of the synthetic dataset', value: 'DIR' },
+  'min-input-s': { kind: 'number', min: 0, exclusive: true, default: 20, group: 'input', help: 'synthetic dataset: shortest input, seconds', value: 'S' },
+  'max-input-s': { kind: 'number', min: 0, exclusive: true, default: 60, group: 'input', help: 'synthetic dataset: longest input, seconds', value: 'S' },
+  'output-sample-rate': { kind: 'int', min: 1, group: 'dialect', help: "output audio rate of the figures and output.wav, Hz; overrides the server's grant", value: 'HZ' },
+  trace: { kind: 'enum', values: ['full', 'events', 'off'], default: 'full', group: 'output', help: 'full (every event), events (audio payloads as byte lengths) or off (send receipts only)' },
+  postprocess: { kind: 'enum', values: ['pool', 'inline', 'off'], default: 'pool', group: 'output', help: 'replay each finished trace in a process pool (pool), in the recording process (inline), or not at all (off)' },
+  'connect-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 10, group: 'limits', help: 'bound on connect plus handshake, seconds', value: 'S' },
+  'drain-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 30, group: 'limits', help: 'bound on the end of input (the server finishing its answer), seconds', value: 'S' },
+  'allow-unqualified': { kind: 'bool', group: 'output', help: 'exit 0 even when a packet was late (else 3)' },
+  quiet: { kind: 'bool', group: 'output', help: 'no progress lines' },
 } as const;
 
 export interface RecordOptions extends DialectOptions {

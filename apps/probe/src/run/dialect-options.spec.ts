@@ -1,4 +1,4 @@
-import { UsageError } from '@duplex-bench/launcher';
+import { UsageError } from '@duplex-bench/cli';
 import { dialectConfig, parseDialectOptions, redactArgv, withoutSecrets } from './dialect-options';
 
 const flags = (f: Record<string, unknown> = {}) => ({ protocol: 'openai', 'sample-rate': 16000, ...f });

@@ -1,17 +1,17 @@
-import { UsageError } from '@duplex-bench/launcher';
+import { UsageError } from '@duplex-bench/cli';
 import { vllmRealtimeUrl, type TurnDetection } from '@duplex-bench/protocol';
 import type { DialectConfig } from '@duplex-bench/transport';
 
 /** Flags that choose and configure the wire dialect; `run` and `record` share them. */
 export const DIALECT_FLAGS = {
-  protocol: { kind: 'enum', values: ['native', 'openai', 'vllm-omni'], default: 'native' },
-  model: { kind: 'string' },
-  'no-playback-ack': { kind: 'bool' },
-  'api-key': { kind: 'string' },
-  'turn-detection': { kind: 'enum', values: ['server_vad', 'none'] },
-  'commit-every-s': { kind: 'number', min: 0, exclusive: true },
-  'sample-rate': { kind: 'int', min: 1, default: 16000 },
-  'packet-ms': { kind: 'number', min: 0, exclusive: true },
+  protocol: { kind: 'enum', values: ['native', 'openai', 'vllm-omni'], default: 'native', group: 'dialect', help: "the server's dialect: native (sglang-omni duplex), openai (OpenAI Realtime, GA names) or vllm-omni (vLLM-Omni's duplex flow)" },
+  model: { kind: 'string', group: 'dialect', help: 'vllm-omni: the model named in the URL and in session.update', value: 'NAME' },
+  'no-playback-ack': { kind: 'bool', group: 'testing', help: 'vllm-omni: never acknowledge playback (an ack-only server then holds its turns)' },
+  'api-key': { kind: 'string', group: 'connection', help: 'bearer key sent on the upgrade (default: OPENAI_API_KEY with openai); redacted everywhere', value: 'KEY' },
+  'turn-detection': { kind: 'enum', values: ['server_vad', 'none'], group: 'dialect', help: 'openai and vllm-omni: server_vad or none (default: server_vad; vllm-omni: none)' },
+  'commit-every-s': { kind: 'number', min: 0, exclusive: true, group: 'dialect', help: 'with --turn-detection none: commit (openai: and ask for a response) after this much input, seconds (default: 1; vllm-omni: once, at the end)', value: 'S' },
+  'sample-rate': { kind: 'int', min: 1, default: 16000, group: 'input', help: 'input PCM16 rate, Hz (native takes 16000 only)', value: 'HZ' },
+  'packet-ms': { kind: 'number', min: 0, exclusive: true, group: 'input', help: "packet length, ms (default: 80; openai: the server's chunk_period_ms when it announces one)", value: 'MS' },
 } as const;
 
 export const DEFAULT_PACKET_MS = 80;

@@ -4,11 +4,11 @@ import { decodeSamples, type SamplesFile } from '@duplex-bench/metrics';
 import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores, type ChildOutcome } from '@duplex-bench/launcher';
 import { monotonicClock } from '@duplex-bench/pacer';
 import { buildMergedSummary, mergeDuplex, renderMerged, steadyFrom } from '../merge/merge-command';
-import { EXIT, type RunIo } from './command-io';
+import { EXIT, type RunIo } from '@duplex-bench/cli';
 import type { RunOptions } from './run-options';
 import { CHILD_KEY_ENV, redactArgv, withoutSecrets } from './dialect-options';
 import { packetSizeOr } from './packet-size';
-import { Interrupts } from './interrupts';
+import { Interrupts } from '@duplex-bench/cli';
 import type { RunSummary } from './summary';
 
 const MAIN = join(__dirname, '..', `main${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
@@ -105,6 +105,7 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
   await writeFile(join(opts.output, 'summary.json'), JSON.stringify(summary, null, 1));
   await writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1));
   io.stdout.write(`${renderMerged(summary, opts.output)}\n`);
+  io.emit?.(summary);
   for (const c of died) io.stderr.write(`error: process ${c.index} ${c.failure ?? 'left no summary'}\n`);
   if (died.length > 0) return EXIT.failed;
   if (summary.interrupted) return EXIT.interrupted;

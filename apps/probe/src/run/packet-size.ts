@@ -1,6 +1,6 @@
 import { chunkPeriodMs } from '@duplex-bench/protocol';
 import { readSessionCreated } from '@duplex-bench/transport';
-import { UsageError } from '@duplex-bench/launcher';
+import { UsageError } from '@duplex-bench/cli';
 import { authHeaders, checkPacket, type DialectOptions } from './dialect-options';
 import { reasonOf } from './session';
 

@@ -6,7 +6,7 @@ import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import { startFaultyMock, type MockFault } from '@duplex-bench/mock-servers/testing';
 import { decodeSamples } from '@duplex-bench/metrics';
 import { runCommand, type RunHooks } from './run-command';
-import type { RunIo } from './command-io';
+import type { RunIo } from '@duplex-bench/cli';
 import { parseRunOptions } from './run-options';
 import type { RunSummary } from './summary';
 import { probe } from './run-harness.spec-helpers';
@@ -219,7 +219,28 @@ describe('probe run against the model mock', () => {
       expect(d?.tpot_ms.p50).toBeLessThan(40 + 8);
       const file = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
       expect(file.duplex_session_metrics).toHaveLength(4);
-      expect(stdout).toMatch(/server responses \(client receive times/);
+      expect(stdout).toMatch(/responses of the 4 complete sessions \(4 answered\): 8 finished/);
+      expect(stdout).toMatch(/client, from response.created as received: TTFP p50 /);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("measures the client's hold on each end of input and leaves it out of the server's stream figures", async () => {
+    // nemotron: one response per session whose last audio answers the end of input.
+    const server = await startMockServer({ port: 0, profile: 'nemotron', model: { ttfp_ms: 100, rtf: 0.5 } });
+    try {
+      // Starts 480 ms apart: the first session's end of input waits about 480 ms for the last session's last packet.
+      const { code, dir } = await probe(server.url, ['--concurrency', '2', '--duration', '1.6', '--start-spread-ms', '960']);
+      expect(code).toBe(0);
+      const file = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
+      const [first, last] = file.duplex_session_metrics as Array<{ input_end_held_ms?: number; stream_audio_generation_ms: number }>;
+      expect(first.input_end_held_ms).toBeGreaterThan(480 - 80);
+      expect(first.input_end_held_ms).toBeLessThan(480 + 80);
+      expect(last.input_end_held_ms ?? 0).toBeLessThan(40);
+      // Without the hold left out, the first session's generation time would be ~480 ms longer.
+      expect(Math.abs(first.stream_audio_generation_ms - last.stream_audio_generation_ms)).toBeLessThan(150);
+      expect(file.input_end_held_ms.count).toBeGreaterThanOrEqual(1);
     } finally {
       await server.close();
     }

@@ -2,7 +2,8 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { firstValueFrom, ReplaySubject } from 'rxjs';
 import { AudioFormatError, pcmPackets, readWavPcm16, silencePackets, type PacketSource } from '@duplex-bench/audio';
-import { describeHost, projectRevision, UsageError } from '@duplex-bench/launcher';
+import { describeHost, projectRevision } from '@duplex-bench/launcher';
+import { UsageError } from '@duplex-bench/cli';
 import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, spreadStarts, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
@@ -11,10 +12,10 @@ import { Progress } from './progress';
 import type { RunOptions } from './run-options';
 import { RealtimeSession, reasonOf, SendBarrier, type SessionResult } from './session';
 import { ProcessMeasures } from './process-measures';
-import { Interrupts } from './interrupts';
+import { Interrupts } from '@duplex-bench/cli';
 import { GrantLog } from './grant-record';
 import { authHeaders, dialectConfig, dialectRecord, redactArgv, sessionUrl } from './dialect-options';
-import { EXIT, type RunIo } from './command-io';
+import { EXIT, type RunIo } from '@duplex-bench/cli';
 import { packetSizeOr } from './packet-size';
 import { duplexMetrics } from './summary';
 
@@ -221,6 +222,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       await Promise.all(results.filter((r) => r.completed).map((r) => removeTrace(join(opts.output, 'sessions', r.id, 'trace.jsonl'), io)));
     }
     io.stdout.write(`${renderRunSummary(summary, opts.output)}\n`);
+    io.emit?.(summary);
     if (writer.failure) {
       io.stderr.write(`error: ${writer.failure.message}; the sessions it held are incomplete\n`);
       return EXIT.failed;

@@ -3,7 +3,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCommand } from './run-command';
-import type { RunIo } from './command-io';
+import type { RunIo } from '@duplex-bench/cli';
 import { parseRunOptions } from './run-options';
 import type { RunSummary } from './summary';
 

@@ -1,4 +1,4 @@
-import { UsageError } from '@duplex-bench/launcher';
+import { UsageError } from '@duplex-bench/cli';
 import { parseRunOptions } from './run-options';
 
 const BASE = ['--url', 'ws://127.0.0.1:8765/v1/realtime', '--concurrency', '64', '--duration', '30', '--output', 'out/r'];

@@ -230,14 +230,19 @@ export class RealtimeSession {
     return Promise.race([until, stopped]).finally(() => sub?.unsubscribe());
   }
 
+  /** When the input sent has played out in real time from packet 0's send start; null before packet 0. */
+  private inputPlayedAt_s(): number | null {
+    if (this.origin_s === null) return null;
+    return this.origin_s + this.sent_bytes / pcm16BytesPerMs(this.packets.sample_rate) / 1000;
+  }
+
   /**
    * The end of input goes no earlier than packet 0's send start plus the input sent: the packets'
    * audio has then played out in real time, as sglang-omni's client waits.
    */
   private untilInputPlayed(): Promise<void> {
-    if (this.origin_s === null) return Promise.resolve();
-    const end_s = this.origin_s + this.sent_bytes / pcm16BytesPerMs(this.packets.sample_rate) / 1000;
-    if (this.ctx.clock.now_s() >= end_s) return Promise.resolve();
+    const end_s = this.inputPlayedAt_s();
+    if (end_s === null || this.ctx.clock.now_s() >= end_s) return Promise.resolve();
     return new Promise<void>((resolve) => this.ctx.scheduler.schedule(end_s, () => resolve()));
   }
 
@@ -272,7 +277,12 @@ export class RealtimeSession {
         this.ctx.allSent?.done();
       }
       this.throwIfEnded();
-      if (this.ctx.allSent) await this.unlessStopped(this.ctx.allSent.passed);
+      if (this.ctx.allSent) {
+        await this.unlessStopped(this.ctx.allSent.passed);
+        // The barrier's wait past the real client's rule is the client's own: measured, and left out of the server's figures.
+        const played_s = this.inputPlayedAt_s();
+        if (played_s !== null) this.responses?.excludeInputEndHold(played_s, this.ctx.clock.now_s());
+      }
       this.throwIfEnded();
       await this.unlessStopped(this.untilInputPlayed());
       this.throwIfEnded();

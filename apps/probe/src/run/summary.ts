@@ -63,6 +63,8 @@ export interface ResponseFigures {
   output_gap_max_ms: Stat;
   drift_max_ms: Stat;
   playback_underruns: number;
+  /** The client's own hold on each session's end of input past the real client's rule, over the sessions it held; left out of the figures above. */
+  input_end_held_ms: Stat;
 }
 
 /**
@@ -101,6 +103,7 @@ function responseFigures(sessions: DuplexSession[]): ResponseFigures {
     output_gap_max_ms: stat(stream.map((m) => m.output_gap_max_ms)),
     drift_max_ms: stat(stream.map((m) => m.drift_max_ms)),
     playback_underruns: stream.reduce((n, m) => n + m.playback_underruns, 0),
+    input_end_held_ms: stat(stream.map((m) => m.input_end_held_ms ?? null)),
   };
   const byServer = (origin: ResponseOrigin) => origin === 'server response_request_metrics';
   if (responses.some((r) => byServer(r.ttft_origin))) figures.server_ttft_ms = stat(responses.filter((r) => byServer(r.ttft_origin)).map((r) => r.ttft_ms));
@@ -132,6 +135,8 @@ export function duplexMetrics(results: DuplexSession[]): { aggregate: DuplexAggr
       output_gap_max_ms: 'client: per session, longest wait between two audio deltas of one response (receive times); stats over sessions',
       drift_max_ms: 'client: per session, largest lag of received audio behind real-time playback within a response; stats over sessions',
       playback_underruns: 'client: simulated player per response (80 ms prebuffer) running dry, summed over sessions',
+      input_end_held_ms:
+        "client: per session, how long the probe held its end of input past the real client's rule (input played out in real time) until every session had sent its last packet; that time is left out of every figure above that spans it",
     },
   };
   if (incomplete.some((r) => r.response_metrics)) {

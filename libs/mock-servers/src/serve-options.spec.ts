@@ -1,4 +1,4 @@
-import { UsageError } from '@duplex-bench/launcher';
+import { UsageError } from '@duplex-bench/cli';
 import { parseServeOptions } from './serve-options';
 
 describe('mock serve flags', () => {

@@ -1,4 +1,4 @@
-/** Exit status of every probe command. */
+/** Exit status of every command: 0 done, 1 failed, 2 bad input, 3 pacing unqualified, 130 interrupted. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, unqualified: 3, interrupted: 130 } as const;
 
 /** What a command talks to: streams and the process's signals, so tests can drive it. */
@@ -9,4 +9,6 @@ export interface RunIo {
   /** Leaves at once on a second interrupt. */
   exitNow(code: number): void;
   argv: string[];
+  /** With `--json`: takes the command's final summary, written as one JSON line on stdout. */
+  emit?(summary: unknown): void;
 }

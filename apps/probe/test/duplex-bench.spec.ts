@@ -1,0 +1,117 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { flagsOf } from '@duplex-bench/cli';
+import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
+import { DUPLEX_BENCH } from '../src/duplex-bench';
+
+jest.setTimeout(90_000);
+
+/** The executable a user runs (`npx duplex-bench`, the package's bin). */
+const BIN = join(__dirname, '..', '..', '..', 'bin', 'duplex-bench.js');
+
+interface Exit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `duplex-bench args`, bounded in time; `during` may act on the child while it runs. */
+function duplexBench(args: string[], during?: (child: ChildProcess, stderr: () => string) => void): Promise<Exit> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (d) => (stdout += d));
+    child.stderr?.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`duplex-bench ${args.join(' ')} did not exit within 60 s`));
+    }, 60_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    during?.(child, () => stderr);
+  });
+}
+
+describe('duplex-bench, the executable', () => {
+  let mock: MockServer;
+  beforeAll(async () => {
+    mock = await startMockServer({ port: 0 });
+  });
+  afterAll(() => mock.close());
+
+  const run = (dir: string, ...more: string[]) => ['run', '--url', mock.url, '--concurrency', '2', '--duration', '1', '--output', dir, ...more];
+
+  it.each(['run', 'record', 'merge', 'check', 'serve'])('%s --help lists every flag with its group and exits 0', async (command) => {
+    const { code, stdout, stderr } = await duplexBench([command, '--help']);
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    expect(stdout).toMatch(new RegExp(`^Usage: duplex-bench ${command} `));
+    expect(stdout).toMatch(/\nOutput:\n/);
+    const spec = DUPLEX_BENCH.commands.find((c) => c.name === command);
+    for (const flag of Object.keys(flagsOf(spec as NonNullable<typeof spec>))) expect(stdout).toMatch(new RegExp(`\\n  --${flag}\\b`));
+  });
+
+  it('--help lists the commands, --version prints the version, both exit 0', async () => {
+    const help = await duplexBench(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['run', 'record', 'merge', 'check', 'serve']) expect(help.stdout).toMatch(new RegExp(`\\n  ${command} `));
+    const version = await duplexBench(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout).toBe(`${JSON.parse(await readFile(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')).version}\n`);
+  });
+
+  it('exits 0 after a qualified run; with --json the last stdout line is the summary, the human lines on stderr', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'db-ok-'));
+    const { code, stdout, stderr } = await duplexBench(run(dir, '--json'));
+    expect(code).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const summary = JSON.parse(lines[0]);
+    expect(summary).toEqual(JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')));
+    expect(summary.qualified).toBe(true);
+    expect(stderr).toContain('QUALIFIED');
+  });
+
+  it('exits 1 when the server cannot be reached, in one line', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'db-fail-'));
+    const { code, stderr } = await duplexBench(['run', '--url', 'ws://127.0.0.1:9/v1/realtime', '--concurrency', '1', '--duration', '1', '--output', dir]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^error: cannot connect to ws:\/\/127\.0\.0\.1:9\/v1\/realtime/);
+  });
+
+  it('exits 2 on bad input, in one line naming the flag', async () => {
+    const { code, stdout, stderr } = await duplexBench(['run', '--processes', '0', '--url', mock.url, '--concurrency', '1', '--duration', '1', '--output', '/tmp/x']);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toBe('error: --processes must be at least 1, got 0\n');
+    const unknown = await duplexBench(['run', '--bogus']);
+    expect([unknown.code, unknown.stderr]).toEqual([2, 'error: unknown flag --bogus\n']);
+  });
+
+  it('exits 3 when the client missed its cadence (a stall of its own loop)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'db-unq-'));
+    const { code, stdout } = await duplexBench(run(dir, '--inject-stall-ms', '300', '--start-spread-ms', '0'));
+    expect(code).toBe(3);
+    expect(stdout).toContain('UNQUALIFIED');
+  });
+
+  it('exits 130 when interrupted', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'db-int-'));
+    const { code } = await duplexBench(['run', '--url', mock.url, '--concurrency', '2', '--duration', '30', '--output', dir], (child, stderr) => {
+      // Interrupt once the sessions stream.
+      const poll = setInterval(() => {
+        if (stderr().includes('streaming:')) {
+          clearInterval(poll);
+          child.kill('SIGINT');
+        }
+      }, 20);
+      child.on('exit', () => clearInterval(poll));
+    });
+    expect(code).toBe(130);
+  });
+});

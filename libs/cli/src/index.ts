@@ -1,0 +1,11 @@
+export { parseFlags, helpOf, commandOf, FLAG_GROUPS } from './flags';
+export type { FlagSpec, FlagSpecs, FlagGroup, Parsed } from './flags';
+export { EXIT } from './command-io';
+export type { RunIo } from './command-io';
+export { Interrupts } from './interrupts';
+export { runProgram, programHelp, processIo, mainOf, flagsOf } from './program';
+export type { CliCommand, CliProgram } from './program';
+
+/* Error types */
+export { UsageError } from './flags';
+export { VERSION } from './version';
