@@ -84,7 +84,7 @@ describe('probe run --processes --protocol openai', () => {
       expect(summary.duplex).toMatchObject({ sessions: 4, responses: 4 });
       const duplex = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
       expect(duplex.duplex_session_metrics.map((s: { session_id: string }) => s.session_id).sort()).toEqual(['p0/s0', 'p0/s1', 'p1/s0', 'p1/s1']);
-      expect(stdout).toMatch(/server responses \(client receive times, from response\.created as received\): 4 in 4 sessions/);
+      expect(stdout).toMatch(/responses of the 4 complete sessions \(4 answered\): 4 finished/);
     } finally {
       await mock.close();
     }

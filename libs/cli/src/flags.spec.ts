@@ -36,6 +36,7 @@ describe('parseFlags', () => {
     [['--url', 'u', '--duration', '0'], '--duration must be greater than 0, got 0'],
     [['--url', 'u', '--duration', 'x'], '--duration must be a number, got "x"'],
     [['--url', 'u', '--trace', 'some'], '--trace must be one of full|off, got "some"'],
+    [['--url', 'u', '--quiet=yes'], '--quiet takes no value'],
   ])('%j: one line naming the flag', (argv, message) => {
     expect(usage(argv)).toBe(message);
   });

@@ -126,6 +126,10 @@ function usageErrorOf(err: CommanderError): UsageError {
 export function parseFlags<S extends FlagSpecs>(argv: string[], specs: S): Parsed<S> {
   const cmd = commandOf('command', specs).configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
   cmd.helpOption(false);
+  for (const arg of argv) {
+    const name = /^--([\w-]+)=/.exec(arg)?.[1];
+    if (name && specs[name]?.kind === 'bool') throw new UsageError(`--${name} takes no value`);
+  }
   try {
     cmd.parse(argv, { from: 'user' });
   } catch (err) {
