@@ -3,6 +3,8 @@ export type { Histogram, PercentilesMs } from './histogram';
 export { PacingRecorder, summarizePacing } from './pacing-recorder';
 export type { PacketTimes, PacingFigures } from './pacing-recorder';
 export { LoopLagMonitor, GcMonitor, CpuMeter, peakRssBytes } from './loop-monitor';
+export { Timeline } from './timeline';
+export type { TimelineFile } from './timeline';
 export type { LoopLagFigures, GcFigures, CpuFigures } from './loop-monitor';
 export { OverlapCounter, peakOverlap } from './overlap';
 export { SampleStore, encodeSamples, decodeSamples, samplesFileOf } from './samples';

@@ -23,6 +23,8 @@ export class LoopLagMonitor {
   constructor(
     private readonly interval_ms = 10,
     private readonly clock: Clock = monotonicClock,
+    /** Told of every lag measured, with its time (a timeline bins them). */
+    private readonly onLag?: (t_s: number, lag_ms: number) => void,
   ) {}
 
   start(): this {
@@ -32,6 +34,7 @@ export class LoopLagMonitor {
       const lag_ms = Math.max(0, (now_s - this.last_s) * 1000 - this.interval_ms);
       recordMs(this.histogram, lag_ms);
       if (lag_ms > 80) this.over80++;
+      this.onLag?.(now_s, lag_ms);
       this.last_s = now_s;
       this.timer = setTimeout(tick, this.interval_ms);
       this.timer.unref();
@@ -65,9 +68,18 @@ export class GcMonitor {
   max_ms = 0;
   private observer: PerformanceObserver | null = null;
 
+  constructor(
+    /** Told of every pause with its start on the monotonic clock (a timeline bins them). */
+    private readonly onPause?: (t_s: number, ms: number) => void,
+    private readonly clock: Clock = monotonicClock,
+  ) {}
+
   start(): this {
+    // perf_hooks times run from the process's time origin; the offset maps them to the clock.
+    const offset_s = this.clock.now_s() - performance.now() / 1000;
     this.observer = new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) {
+        this.onPause?.(offset_s + entry.startTime / 1000, entry.duration);
         this.count++;
         this.total_ms += entry.duration;
         if (entry.duration > this.max_ms) this.max_ms = entry.duration;

@@ -154,6 +154,11 @@ export class TraceWriter extends EventEmitter {
   }
 
   /** The error the worker died of, if it did. */
+  /** Bytes handed to the writer thread and not yet written, now. */
+  get backlogBytes(): number {
+    return this.backlog;
+  }
+
   get failure(): Error | null {
     return this.dead;
   }

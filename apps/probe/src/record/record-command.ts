@@ -109,6 +109,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   const { pacing, samples } = measures;
   const stop$ = new ReplaySubject<void>(1);
   const writer = new TraceWriter({ root: opts.output, mode: opts.trace });
+  measures.timeline.watchBacklog(() => writer.backlogBytes);
   const results: SessionResult[] = [];
   // Started before the first session, so its start-up never lands on a packet slot.
   const pool = opts.postprocess === 'pool' ? new ProcessPool({ module: WORKER, size: ProcessPool.sizeFor(availableParallelism()), nice: 10 }) : null;
@@ -261,6 +262,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
       writeFile(join(opts.output, 'summary.json'), JSON.stringify(summary, null, 1)),
       writeFile(join(opts.output, 'duplex_metrics.json'), JSON.stringify(duplex?.file ?? { duplex_session_metrics: [] }, null, 1)),
       writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(reported.file)),
+      writeFile(join(opts.output, 'timeline.json'), JSON.stringify(measures.timeline.toFile())),
       checkpoint.final(),
     ]);
     const d = summary.pacing_deviation_ms;

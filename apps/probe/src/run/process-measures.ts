@@ -7,6 +7,7 @@ import {
   peakRssBytes,
   percentilesMs,
   SampleStore,
+  Timeline,
   type PacingFigures,
 } from '@duplex-bench/metrics';
 import { DeadlineScheduler, type Clock } from '@duplex-bench/pacer';
@@ -20,7 +21,9 @@ import { buildSummary, type RunSummary } from './summary';
  */
 export class ProcessMeasures {
   readonly loop: LoopLagMonitor;
-  readonly gc = new GcMonitor().start();
+  /** The loop, GC, CPU and trace backlog in 0.5 s bins (timeline.json), for plotting beside the pacing. */
+  readonly timeline: Timeline;
+  readonly gc: GcMonitor;
   readonly cpu: CpuMeter;
   readonly scheduler = new DeadlineScheduler();
   readonly overlap = new OverlapCounter();
@@ -33,7 +36,9 @@ export class ProcessMeasures {
     readonly packet_ms: number,
     private readonly clock: Clock,
   ) {
-    this.loop = new LoopLagMonitor(10, clock).start();
+    this.timeline = new Timeline(0.5, clock).start();
+    this.loop = new LoopLagMonitor(10, clock, (t_s, ms) => this.timeline.loopLag(t_s, ms)).start();
+    this.gc = new GcMonitor((t_s, ms) => this.timeline.gcPause(t_s, ms), clock).start();
     this.cpu = new CpuMeter(clock);
     this.pacing = new PacingRecorder(packet_ms);
     this.samples = new SampleStore(packet_ms);
@@ -58,6 +63,7 @@ export class ProcessMeasures {
   stop(): void {
     this.loop.stop();
     this.gc.stop();
+    this.timeline.stop();
   }
 
   /** `load.client_loop` of run.json. */

@@ -82,6 +82,11 @@ export interface RunHooks {
   failedBeforeGate?(message: string): void;
 }
 
+/** Every session's outcome in brief (`sessions.json`): the per-session table of a report; response records stay in duplex_metrics.json. */
+export function sessionsFile(results: SessionResult[]): { sessions: Array<Omit<SessionResult, 'responses' | 'response_metrics'>> } {
+  return { sessions: results.map(({ responses: _r, response_metrics: _m, ...brief }) => brief) };
+}
+
 export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = monotonicClock, hooks: RunHooks = {}): Promise<number> {
   const size = await packetSizeOr(given.url, given, given.connect_timeout_ms, (message) => {
     io.stderr.write(`error: ${message}\n`);
@@ -151,6 +156,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
   const signals = new Interrupts(io, 'stopping sends, draining sessions, writing the summary', () => stop$.next());
 
   const writer = new TraceWriter({ root: opts.output, mode: opts.trace, ...hooks.writer });
+  measures.timeline.watchBacklog(() => writer.backlogBytes);
   const width = String(opts.concurrency - 1).length;
   const sessions = Array.from({ length: opts.concurrency }, (_, i) => {
     const id = `s${String(i).padStart(width, '0')}`;
@@ -216,6 +222,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       writeFile(join(opts.output, 'summary.json'), JSON.stringify(summary, null, 1)),
       writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1)),
       writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(samples.toFile(pacing))),
+      writeFile(join(opts.output, 'timeline.json'), JSON.stringify(measures.timeline.toFile())),
+      writeFile(join(opts.output, 'sessions.json'), JSON.stringify(sessionsFile(results))),
     ]);
     if (opts.trace !== 'off' && !opts.keep_traces) {
       // An incomplete session's trace stays: it holds what ended the session.

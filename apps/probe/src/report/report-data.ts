@@ -1,0 +1,311 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { UsageError } from '@duplex-bench/cli';
+import { decodeSamples, type ResponseRecord, type SamplesFile, type TimelineFile } from '@duplex-bench/metrics';
+import { isLate } from '@duplex-bench/pacer';
+
+/** Per time bin since the first packet: |deviation| p50, p99 and max over every session's packets, and the late ones. */
+export interface PacingBins {
+  t_s: number[];
+  p50_ms: number[];
+  p99_ms: number[];
+  max_ms: number[];
+  late: number[];
+  packets: number[];
+}
+
+/** One process's timeline, its times moved onto the report's axis (seconds since the first packet). */
+export interface ProcessTimeline {
+  name: string;
+  t_s: number[];
+  loop_lag_max_ms: number[];
+  gc_pause_total_ms: number[];
+  cpu_cores: number[];
+  trace_backlog_bytes: number[];
+}
+
+export interface SessionRow {
+  process: string;
+  id: string;
+  completed: boolean;
+  reason: string;
+  message: string;
+  packets: number;
+  late: number;
+  deviation_max_ms: number | null;
+  stream_ttfp_ms: number | null;
+  stream_rtf: number | null;
+  responses: number;
+}
+
+/** A response figure's values by origin, for its distribution. */
+export type ByOrigin = Record<string, number[]>;
+
+export interface ReportData {
+  kind: 'run' | 'recording' | 'several processes';
+  title: string;
+  dir: string;
+  verdict: { qualified: boolean; interrupted: boolean; line: string };
+  sessions: { started: number; completed: number; incomplete: number; incomplete_reasons: Record<string, number> };
+  packets: { sent: number; late: number };
+  command: string;
+  host: string;
+  project: string;
+  packet_ms: number;
+  bin_s: number;
+  pacing: PacingBins;
+  /** |deviation| at chosen ranks: [ms, fraction of packets at or below]. */
+  cdf: Array<[number, number]>;
+  timelines: ProcessTimeline[];
+  /** The server's or mock's own view, when given (`--mock-stats`). */
+  server_view: { source: string; arrival_deviation_ms: Record<string, number | null>; origin: string } | null;
+  responses: { ttft_ms: ByOrigin; ttfp_ms: ByOrigin; rtf: ByOrigin; tpot_ms: ByOrigin };
+  stream: { ttfp_ms: number[]; rtf: number[]; output_gap_max_ms: number[]; playback_underruns: number[] };
+  rows: SessionRow[];
+  summary_origin: Record<string, string>;
+}
+
+interface SummaryLike {
+  qualified: boolean;
+  interrupted: boolean;
+  packet_ms: number;
+  packets: { sent: number; late: number };
+  sessions: { started: number; completed: number; incomplete: number; incomplete_reasons: Record<string, number> };
+  measurement_origin?: Record<string, string>;
+  sources?: string[];
+}
+
+interface DuplexSessionLike {
+  session_id: string;
+  stream_ttfp_ms?: number | null;
+  stream_rtf?: number | null;
+  output_gap_max_ms?: number | null;
+  playback_underruns?: number;
+  responses?: ResponseRecord[];
+}
+
+interface SessionOutcome {
+  id: string;
+  completed: boolean;
+  reason?: string;
+  message?: string;
+  packets_sent: number;
+  late: number;
+}
+
+const readJson = async <T>(path: string): Promise<T | null> => {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as T;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new UsageError(`${path}: ${(err as Error).message}`);
+  }
+};
+
+/** The directories that hold the packets: the run itself, a launched run's p0…pN, or a merged run's sources. */
+async function processDirs(dir: string, summary: SummaryLike): Promise<string[]> {
+  const own = await readFile(join(dir, 'samples.msgpack')).then(
+    () => true,
+    () => false,
+  );
+  if (own) return [dir];
+  if (summary.sources?.length) return summary.sources;
+  const children = (await readdir(dir)).filter((n) => /^p\d+$/.test(n)).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+  if (children.length === 0) throw new UsageError(`${dir}: no samples.msgpack, no process directories (p0, p1 …) and no merged sources`);
+  return children.map((c) => join(dir, c));
+}
+
+/** Nearest-rank percentile of sorted values. */
+const rank = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+const round3 = (v: number) => Math.round(v * 1000) / 1000;
+
+/** Per-bin pacing over every session's packets, times from the first packet of all. */
+export function pacingBins(files: SamplesFile[], packet_ms: number, bin_s: number): { bins: PacingBins; first_s: number } {
+  let first_s = Infinity;
+  for (const f of files) for (const s of f.sessions) if (s.start_s.length > 0 && s.start_s[0] < first_s) first_s = s.start_s[0];
+  const byBin: number[][] = [];
+  for (const f of files) {
+    for (const s of f.sessions) {
+      for (let i = 0; i < s.start_s.length; i++) {
+        const b = Math.floor((s.start_s[i] - first_s) / bin_s);
+        (byBin[b] ??= []).push(Math.abs(s.deviation_ms[i]));
+      }
+    }
+  }
+  const bins: PacingBins = { t_s: [], p50_ms: [], p99_ms: [], max_ms: [], late: [], packets: [] };
+  for (let b = 0; b < byBin.length; b++) {
+    const values = Float64Array.from(byBin[b] ?? []).sort();
+    bins.t_s.push(round3(b * bin_s));
+    bins.packets.push(values.length);
+    bins.p50_ms.push(values.length ? round3(rank(values, 50)) : 0);
+    bins.p99_ms.push(values.length ? round3(rank(values, 99)) : 0);
+    bins.max_ms.push(values.length ? round3(values[values.length - 1]) : 0);
+    bins.late.push(values.filter((v) => isLate(v, packet_ms)).length);
+  }
+  return { bins, first_s: Number.isFinite(first_s) ? first_s : 0 };
+}
+
+/** |deviation| at up to `points` ranks, denser in the tail, the largest always kept: [ms, fraction at or below]. */
+export function deviationCdf(files: SamplesFile[], points = 1500): Array<[number, number]> {
+  const all = Float64Array.from(files.flatMap((f) => f.sessions.flatMap((s) => Array.from(s.deviation_ms, Math.abs)))).sort();
+  const n = all.length;
+  if (n === 0) return [];
+  const ranks = new Set<number>();
+  for (let k = 0; k < points / 2; k++) ranks.add(Math.floor((k / (points / 2)) * (n - 1)));
+  // The tail on a log scale of the fraction above: 1e-1 … 1/n.
+  for (let k = 0; k < points / 2; k++) ranks.add(Math.min(n - 1, Math.floor(n - n * Math.pow(10, -(k / (points / 2)) * Math.log10(n)))));
+  ranks.add(n - 1);
+  return [...ranks].sort((a, b) => a - b).map((r) => [Math.max(round3(all[r]), 0.001), round3((r + 1) / n)]);
+}
+
+function byOrigin(responses: ResponseRecord[], pick: (r: ResponseRecord) => { origin: string; value: number | null }): ByOrigin {
+  const out: ByOrigin = {};
+  for (const r of responses) {
+    const { origin, value } = pick(r);
+    if (value === null || !Number.isFinite(value)) continue;
+    (out[origin] ??= []).push(round3(value));
+  }
+  return out;
+}
+
+/** Everything a report shows of the run in `dir`, read from its files. */
+export async function loadReport(dir: string, options: { mock_stats?: string; bin_s?: number } = {}): Promise<ReportData> {
+  const bin_s = options.bin_s ?? 0.5;
+  const summary = await readJson<SummaryLike>(join(dir, 'summary.json'));
+  if (!summary) throw new UsageError(`${dir}: no summary.json (not a run, recording or merged run directory)`);
+  const run = await readJson<{ command?: string[]; host?: Record<string, unknown>; project?: Record<string, unknown>; samples?: unknown }>(join(dir, 'run.json'));
+  const dirs = await processDirs(dir, summary);
+  const multi = dirs.length > 1;
+  const files: SamplesFile[] = [];
+  const timelines: ProcessTimeline[] = [];
+  const rows: SessionRow[] = [];
+  const responses: ResponseRecord[] = [];
+  const stream: ReportData['stream'] = { ttfp_ms: [], rtf: [], output_gap_max_ms: [], playback_underruns: [] };
+  const timelineFiles: Array<{ name: string; file: TimelineFile }> = [];
+  // A recording keeps one result per sample under samples/; a run keeps its sessions in sessions.json.
+  const recording = (await readdir(join(dir, 'samples')).catch(() => null)) !== null;
+
+  for (const [i, d] of dirs.entries()) {
+    const name = multi ? `p${i}` : '';
+    let samples: SamplesFile;
+    try {
+      samples = decodeSamples(await readFile(join(d, 'samples.msgpack')));
+    } catch (err) {
+      throw new UsageError(`${d}/samples.msgpack: ${(err as Error).message}`);
+    }
+    files.push(samples);
+    const timeline = await readJson<TimelineFile>(join(d, 'timeline.json'));
+    if (timeline) timelineFiles.push({ name: name || 'probe', file: timeline });
+    const duplex = await readJson<{ duplex_session_metrics?: DuplexSessionLike[] }>(join(d, 'duplex_metrics.json'));
+    const perSession = new Map((duplex?.duplex_session_metrics ?? []).map((m) => [m.session_id, m]));
+    for (const m of perSession.values()) {
+      responses.push(...(m.responses ?? []));
+      if (m.stream_ttfp_ms != null) stream.ttfp_ms.push(m.stream_ttfp_ms);
+      if (m.stream_rtf != null) stream.rtf.push(m.stream_rtf);
+      if (m.output_gap_max_ms != null) stream.output_gap_max_ms.push(m.output_gap_max_ms);
+      stream.playback_underruns.push(m.playback_underruns ?? 0);
+    }
+    const outcomes = recording ? await recordOutcomes(d) : ((await readJson<{ sessions: SessionOutcome[] }>(join(d, 'sessions.json')))?.sessions ?? []);
+    const packetsOf = new Map(samples.sessions.map((s) => [s.id, s]));
+    const ids = outcomes.length > 0 ? outcomes.map((o) => o.id) : samples.sessions.map((s) => s.id);
+    const outcomeOf = new Map(outcomes.map((o) => [o.id, o]));
+    for (const id of ids) {
+      const o = outcomeOf.get(id);
+      const p = packetsOf.get(id);
+      let max: number | null = null;
+      let late = 0;
+      if (p) {
+        for (const d of p.deviation_ms) {
+          const a = Math.abs(d);
+          if (max === null || a > max) max = a;
+          if (isLate(a, samples.packet_ms)) late++;
+        }
+      }
+      const m = perSession.get(id);
+      rows.push({
+        process: name,
+        id,
+        completed: o?.completed ?? true,
+        reason: o?.reason ?? '',
+        message: o?.message ?? '',
+        packets: p?.seq.length ?? o?.packets_sent ?? 0,
+        late: o?.late ?? late,
+        deviation_max_ms: max === null ? null : round3(max),
+        stream_ttfp_ms: m?.stream_ttfp_ms ?? null,
+        stream_rtf: m?.stream_rtf ?? null,
+        responses: m?.responses?.length ?? 0,
+      });
+    }
+  }
+  const { bins, first_s } = pacingBins(files, summary.packet_ms, bin_s);
+  for (const { name, file } of timelineFiles) {
+    timelines.push({
+      name,
+      t_s: file.loop_lag_max_ms.map((_, i) => round3(file.origin_s + (i + 1) * file.bin_s - first_s)),
+      loop_lag_max_ms: file.loop_lag_max_ms,
+      gc_pause_total_ms: file.gc_pause_total_ms,
+      cpu_cores: file.cpu_cores,
+      trace_backlog_bytes: file.trace_backlog_bytes,
+    });
+  }
+  const mock = options.mock_stats ? await readJson<{ arrival_deviation_ms: Record<string, number | null>; measurement_origin?: Record<string, string> }>(options.mock_stats) : null;
+  if (options.mock_stats && !mock) throw new UsageError(`--mock-stats ${options.mock_stats}: no such file`);
+  const reasons = Object.entries(summary.sessions.incomplete_reasons ?? {});
+  const kind: ReportData['kind'] = multi ? 'several processes' : recording ? 'recording' : 'run';
+  const l = summary.packets.late;
+  return {
+    kind,
+    title: `duplex-bench ${kind}: ${dir}`,
+    dir,
+    verdict: {
+      qualified: summary.qualified,
+      interrupted: summary.interrupted,
+      line: summary.interrupted
+        ? 'INTERRUPTED: a partial run, not a server measurement'
+        : summary.qualified
+          ? 'QUALIFIED: every packet within one packet interval of its schedule; this run measures the server'
+          : `UNQUALIFIED: ${l} late packet(s)${summary.packets.sent === 0 ? ', no packet sent' : ''}; the client missed its cadence, so this run is not a server measurement`,
+    },
+    sessions: summary.sessions,
+    packets: summary.packets,
+    command: (run?.command ?? []).join(' ') || '(no run.json)',
+    host: run?.host ? describe(run.host) : '(no run.json)',
+    project: run?.project ? describe(run.project) : '',
+    packet_ms: summary.packet_ms,
+    bin_s,
+    pacing: bins,
+    cdf: deviationCdf(files),
+    timelines,
+    server_view: mock
+      ? { source: options.mock_stats as string, arrival_deviation_ms: mock.arrival_deviation_ms, origin: mock.measurement_origin?.arrival_deviation_ms ?? 'mock: arrival deviation' }
+      : null,
+    responses: {
+      // Each figure by its own origin: the server's clock and the client's are never one distribution.
+      ttft_ms: byOrigin(responses, (r) => ({ origin: r.ttft_origin ?? 'response.created received', value: r.ttft_ms })),
+      ttfp_ms: byOrigin(responses, (r) => ({ origin: r.ttfp_origin ?? 'response.created received', value: r.ttfp_ms })),
+      rtf: byOrigin(responses, (r) => ({ origin: `response.created received; audio duration: ${r.audio_duration_origin}`, value: r.rtf })),
+      tpot_ms: byOrigin(responses, (r) => ({ origin: r.tpot_origin, value: r.tpot_ms })),
+    },
+    stream,
+    rows,
+    summary_origin: { ...(summary.measurement_origin ?? {}), incomplete_reasons: reasons.map(([k, n]) => `${k} ${n}`).join(', ') },
+  };
+}
+
+function describe(o: Record<string, unknown>): string {
+  return Object.entries(o)
+    .filter(([, v]) => v !== null && typeof v !== 'object')
+    .map(([k, v]) => `${k} ${String(v)}`)
+    .join(', ');
+}
+
+/** A recording's per-sample outcomes, from samples/<id>.json. */
+async function recordOutcomes(dir: string): Promise<SessionOutcome[]> {
+  const names = (await readdir(join(dir, 'samples'))).filter((n) => n.endsWith('.json')).sort();
+  const out: SessionOutcome[] = [];
+  for (const n of names) {
+    const r = (await readJson<SessionOutcome & { sample_id: string }>(join(dir, 'samples', n))) as SessionOutcome & { sample_id: string };
+    out.push({ id: r.sample_id, completed: r.completed, reason: r.reason, message: r.message, packets_sent: r.packets_sent, late: r.late });
+  }
+  return out;
+}

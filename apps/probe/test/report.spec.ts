@@ -1,0 +1,112 @@
+import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import type { RunIo } from '@duplex-bench/cli';
+import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
+import { main } from '../src/main';
+
+jest.setTimeout(90_000);
+
+/** Debian's chromium; `.ci/run` installs it. Elsewhere without it these tests are skipped, and say so. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveBrowser = existsSync(CHROMIUM);
+if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests skipped: no ${CHROMIUM} (apt-get install chromium)\n`);
+
+async function probe(argv: string[]): Promise<{ code: number; stderr: string }> {
+  let stderr = '';
+  const io: RunIo = {
+    stdout: { write: () => true },
+    stderr: { write: (s: string) => (stderr += s) },
+    signals: new EventEmitter(),
+    exitNow: (code) => {
+      throw new Error(`exitNow(${code}) in a test`);
+    },
+    argv: argv.slice(1),
+  };
+  return { code: await main(argv, io), stderr };
+}
+
+(haveBrowser || process.env.CI ? describe : describe.skip)('report, opened in Chromium', () => {
+  let mock: MockServer;
+  let browser: Browser;
+  beforeAll(async () => {
+    mock = await startMockServer({ port: 0, profile: 'nemotron', model: { ttfp_ms: 100, rtf: 0.5 } });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await mock?.close();
+  });
+
+  /** Opens a report; returns console errors, how many canvases drew no pixel, the table's rows, and a screenshot's path. */
+  async function open(html: string) {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const errors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    page.on('pageerror', (e) => errors.push(String(e)));
+    // No network: any request other than the file itself fails the test.
+    await page.route('**', (route) => (route.request().url().startsWith('file://') ? route.continue() : route.abort()));
+    await page.goto(`file://${html}`);
+    await page.waitForFunction(() => (window as unknown as { reportReady?: boolean }).reportReady === true, null, { timeout: 15_000 });
+    const canvases = await page.$$eval('canvas', (list) =>
+      list.map((c) => {
+        const ctx = (c as HTMLCanvasElement).getContext('2d') as CanvasRenderingContext2D;
+        const { data } = ctx.getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height);
+        let drawn = 0;
+        for (let i = 3; i < data.length; i += 4) if (data[i] > 0) drawn++;
+        return drawn;
+      }),
+    );
+    const rows = await page.$$eval('#sessions tbody tr', (r) => r.length);
+    const verdict = await page.textContent('#verdict');
+    const shot = html.replace(/\.html$/, '.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    // Sorting by late packets, descending, puts the row with the most first.
+    await page.click('#sessions th[data-key="late"]');
+    await page.click('#sessions th[data-key="late"]');
+    const firstLate = await page.$eval('#sessions tbody tr td:nth-child(4)', (td) => Number(td.textContent));
+    await page.close();
+    return { errors, canvases, rows, verdict, shot, firstLate };
+  }
+
+  it('run --report: a self-contained page with every chart drawn and one table row per session', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'report-run-'));
+    const { code, stderr } = await probe(['run', '--url', mock.url, '--concurrency', '6', '--duration', '2', '--output', dir, '--quiet', '--report']);
+    expect(code).toBe(0);
+    expect(stderr).toContain(`report written to ${join(dir, 'report.html')}`);
+    const html = join(dir, 'report.html');
+    expect((await stat(html)).size).toBeLessThan(3_000_000);
+    const page = await open(html);
+    expect(page.errors).toEqual([]);
+    expect(page.canvases.length).toBeGreaterThanOrEqual(8);
+    expect(page.canvases.filter((drawn) => drawn === 0)).toEqual([]);
+    expect(page.rows).toBe(6);
+    expect(page.verdict).toMatch(/^QUALIFIED/);
+    expect(page.firstLate).toBe(0);
+    process.stderr.write(`report screenshot: ${page.shot}\n`);
+    await stat(page.shot);
+  });
+
+  it('a recording and an unqualified run: the verdict says why, the late packets sort first', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'report-unq-'));
+    const { code } = await probe(['run', '--url', mock.url, '--concurrency', '4', '--duration', '2', '--output', dir, '--quiet', '--inject-stall-ms', '300', '--start-spread-ms', '0', '--report']);
+    expect(code).toBe(3);
+    const page = await open(join(dir, 'report.html'));
+    expect(page.errors).toEqual([]);
+    expect(page.verdict).toMatch(/^UNQUALIFIED: \d+ late packet/);
+    expect(page.firstLate).toBeGreaterThan(0);
+
+    const rec = await mkdtemp(join(tmpdir(), 'report-rec-'));
+    const recorded = await probe(['record', '--url', mock.url, '--output', rec, '--concurrency', '4', '--per-subset', '1', '--min-input-s', '1', '--max-input-s', '1.5', '--postprocess', 'off', '--report']);
+    expect(recorded.code).toBe(0);
+    const recPage = await open(join(rec, 'report.html'));
+    expect(recPage.errors).toEqual([]);
+    expect(recPage.rows).toBe(8);
+    expect(await readFile(join(rec, 'report.html'), 'utf8')).toContain('duplex-bench recording');
+  });
+});

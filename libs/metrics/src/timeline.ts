@@ -1,0 +1,112 @@
+import { monotonicClock, type Clock } from '@duplex-bench/pacer';
+
+/** One process's measures in time bins, for plotting beside the pacing: what the loop, GC, CPU and the trace writer did when. */
+export interface TimelineFile {
+  format: 'duplex-bench.timeline';
+  version: 1;
+  /** Bin width, seconds; bin i starts at `origin_s + i × bin_s` on the host's monotonic clock. */
+  bin_s: number;
+  origin_s: number;
+  loop_lag_max_ms: number[];
+  gc_pause_total_ms: number[];
+  gc_pause_max_ms: number[];
+  cpu_cores: number[];
+  trace_backlog_bytes: number[];
+  measurement_origin: Record<string, string>;
+}
+
+/**
+ * Bins of one process's own measures from `origin_s`: the longest loop lag and the GC pauses that
+ * fell in each bin, and, sampled at each bin's end, the CPU it used and the trace writer's backlog.
+ */
+export class Timeline {
+  private readonly lag: number[] = [];
+  private readonly gcTotal: number[] = [];
+  private readonly gcMax: number[] = [];
+  private readonly cpu: number[] = [];
+  private readonly backlog: number[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private lastCpu = process.cpuUsage();
+  private last_s: number;
+  readonly origin_s: number;
+
+  constructor(
+    readonly bin_s = 0.5,
+    private readonly clock: Clock = monotonicClock,
+    private backlogBytes: () => number = () => 0,
+  ) {
+    this.origin_s = clock.now_s();
+    this.last_s = this.origin_s;
+  }
+
+  private bin(t_s: number): number {
+    return Math.max(0, Math.floor((t_s - this.origin_s) / this.bin_s));
+  }
+
+  private static maxInto(a: number[], i: number, v: number): void {
+    while (a.length <= i) a.push(0);
+    if (v > a[i]) a[i] = v;
+  }
+
+  /** A loop lag of `ms` measured at `t_s`. */
+  loopLag(t_s: number, ms: number): void {
+    Timeline.maxInto(this.lag, this.bin(t_s), ms);
+  }
+
+  /** A GC pause of `ms` that started at `t_s`. */
+  gcPause(t_s: number, ms: number): void {
+    const i = this.bin(t_s);
+    Timeline.maxInto(this.gcMax, i, ms);
+    while (this.gcTotal.length <= i) this.gcTotal.push(0);
+    this.gcTotal[i] += ms;
+  }
+
+  /** Where the trace writer's backlog is read from at each bin's end. */
+  watchBacklog(read: () => number): void {
+    this.backlogBytes = read;
+  }
+
+  /** Samples CPU and backlog at each bin's end until `stop`. */
+  start(): this {
+    this.timer = setInterval(() => this.sample(), this.bin_s * 1000);
+    this.timer.unref();
+    return this;
+  }
+
+  private sample(): void {
+    const now_s = this.clock.now_s();
+    const used = process.cpuUsage(this.lastCpu);
+    this.lastCpu = process.cpuUsage();
+    const i = this.bin(now_s - this.bin_s / 2);
+    Timeline.maxInto(this.cpu, i, (used.user + used.system) / 1e6 / Math.max(1e-9, now_s - this.last_s));
+    Timeline.maxInto(this.backlog, i, this.backlogBytes());
+    this.last_s = now_s;
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  toFile(): TimelineFile {
+    const n = Math.max(this.lag.length, this.gcTotal.length, this.cpu.length, this.backlog.length);
+    const fill = (a: number[]) => Array.from({ length: n }, (_, i) => Math.round((a[i] ?? 0) * 1000) / 1000);
+    return {
+      format: 'duplex-bench.timeline',
+      version: 1,
+      bin_s: this.bin_s,
+      origin_s: this.origin_s,
+      loop_lag_max_ms: fill(this.lag),
+      gc_pause_total_ms: fill(this.gcTotal),
+      gc_pause_max_ms: fill(this.gcMax),
+      cpu_cores: fill(this.cpu),
+      trace_backlog_bytes: fill(this.backlog),
+      measurement_origin: {
+        loop_lag_max_ms: 'client process: the longest lateness of its 10 ms timer within the bin',
+        gc_pause_total_ms: 'client process: perf_hooks gc entries starting within the bin, summed (gc_pause_max_ms: the longest)',
+        cpu_cores: 'client process: CPU seconds per wall second, sampled at the end of each bin',
+        trace_backlog_bytes: 'client: trace and receipt bytes handed to the writer thread and not yet written, sampled at the end of each bin',
+      },
+    };
+  }
+}
