@@ -52,11 +52,12 @@ async function probe(argv: string[]): Promise<{ code: number; stderr: string }> 
     // No network: any request other than the file itself fails the test.
     await page.route('**', (route) => (route.request().url().startsWith('file://') ? route.continue() : route.abort()));
     await page.goto(`file://${html}`);
-    await page.waitForFunction(() => (window as unknown as { reportReady?: boolean }).reportReady === true, null, { timeout: 15_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { reportReady?: boolean }).reportReady === true, null, { timeout: 15_000 });
+    type Canvas = { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
     const canvases = await page.$$eval('canvas', (list) =>
-      list.map((c) => {
-        const ctx = (c as HTMLCanvasElement).getContext('2d') as CanvasRenderingContext2D;
-        const { data } = ctx.getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height);
+      list.map((element) => {
+        const c = element as unknown as Canvas;
+        const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
         let drawn = 0;
         for (let i = 3; i < data.length; i += 4) if (data[i] > 0) drawn++;
         return drawn;

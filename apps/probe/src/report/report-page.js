@@ -227,5 +227,6 @@
     fill();
   });
   fill();
+  window.reportReadyMs = window.performance.now();
   window.reportReady = true;
 })();

@@ -1,0 +1,39 @@
+import { PacingRecorder, SampleStore } from '@duplex-bench/metrics';
+import { deviationCdf, pacingBins } from './report-data';
+
+/** Two sessions of 20 packets, 80 ms apart; session b's packet 13 is 95 ms late. */
+function samples() {
+  const store = new SampleStore(80);
+  for (const [id, origin] of [['a', 10], ['b', 10.04]] as const) {
+    const col = store.open(id);
+    for (let seq = 0; seq < 20; seq++) {
+      const dev_ms = id === 'b' && seq === 13 ? 95 : seq === 0 ? 0 : (seq % 3) * 0.5;
+      const start_s = origin + (seq * 80 + dev_ms) / 1000;
+      col.push({ seq, scheduled_s: origin + seq * 0.08, start_s, completed_s: start_s + 0.0002, send_ms: 0.2, buffered_bytes: 0 });
+    }
+  }
+  return store.toFile(new PacingRecorder(80));
+}
+
+describe('report data', () => {
+  it('bins every packet by its send start since the first packet: p50, p99, max and the late ones per bin', () => {
+    const { bins, first_s } = pacingBins([samples()], 80, 0.5);
+    expect(first_s).toBe(10);
+    expect(bins.packets.reduce((a, b) => a + b, 0)).toBe(40);
+    expect(bins.late.reduce((a, b) => a + b, 0)).toBe(1);
+    // b's packet 13 goes at 10.04 + 1.04 + 0.095 s: the bin from 1.0 s.
+    const i = bins.late.findIndex((n) => n > 0);
+    expect(bins.t_s[i]).toBe(1);
+    expect(bins.max_ms[i]).toBeCloseTo(95, 3);
+    expect(Math.max(...bins.max_ms.filter((_, k) => k !== i))).toBeLessThanOrEqual(1);
+  });
+
+  it('keeps the largest deviation in the CDF, rising to 1', () => {
+    const cdf = deviationCdf([samples()], 10);
+    expect(cdf.at(-1)).toEqual([95, 1]);
+    for (let k = 1; k < cdf.length; k++) {
+      expect(cdf[k][0]).toBeGreaterThanOrEqual(cdf[k - 1][0]);
+      expect(cdf[k][1]).toBeGreaterThan(cdf[k - 1][1]);
+    }
+  });
+});
