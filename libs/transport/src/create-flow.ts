@@ -1,7 +1,7 @@
-import { NativeFlow } from './native-session';
-import { OpenAIFlow } from './openai-session';
-import { VllmOmniFlow } from './vllm-omni-session';
-import type { DialectConfig, SessionFlow } from './session-flow';
+import { NativeFlow } from './native-flow';
+import { OpenAIFlow } from './openai-flow';
+import { VllmOmniFlow } from './vllm-omni-flow';
+import type { DialectConfig, SessionFlow } from './flow';
 
 /** A new flow for one session; `session_id` prefixes the event ids the flow sends. */
 export function createSessionFlow(config: DialectConfig, session_id: string): SessionFlow {

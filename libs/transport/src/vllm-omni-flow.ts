@@ -1,5 +1,4 @@
 import type { Subscription } from 'rxjs';
-import { monotonicClock } from '@duplex-bench/pacer';
 import {
   audioDeltaInfo,
   base64ByteLength,
@@ -24,25 +23,9 @@ import {
 import type { WsConnection } from './connection';
 import { waitForEvent } from './wait-for';
 import { waitForQuiet } from './wait-quiet';
-import type { EndReport, FlowOptions, ServerEventSeqFigures, SessionFlow, SessionGrant } from './session-flow';
+import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type ServerEventSeqFigures, type SessionFlow, type SessionGrant, type VllmOmniFlowConfig } from './flow';
 
-const DEFAULTS = { handshake_timeout_ms: 10_000, drain_timeout_ms: 30_000, close_timeout_ms: 5_000 };
 
-export interface VllmOmniFlowConfig {
-  /** `model` of the URL and of `session.update`; omitted when not given. */
-  model?: string;
-  turn_detection: 'server_vad' | 'none';
-  /** Commit after this many packets (`--turn-detection none`); with server VAD only the last commit is sent. */
-  commit_every_packets: number;
-  /** Output rate asked for in `session.update` (their client asks 24,000 Hz unless told otherwise). */
-  output_sample_rate?: number;
-  /** Playback acknowledgements this often (their benchmark: every 0.25 s). */
-  ack_every_ms?: number;
-  /** Test hook: never acknowledge playback, to show the turns an ack-only server then blocks. */
-  no_playback_ack?: boolean;
-  /** How long the server must stay quiet after the last commit is answered before the session closes. */
-  end_quiet_ms?: number;
-}
 
 interface Playback {
   /** Output audio received for the response, ms at its stated rate. */
@@ -101,9 +84,7 @@ export class VllmOmniFlow implements SessionFlow {
   private send(frame: string): void {
     const conn = this.conn;
     if (!conn || !conn.isOpen) return;
-    const sent_s = (this.options.clock ?? monotonicClock).now_s();
-    conn.send(frame);
-    this.options.onSend?.(frame, sent_s);
+    sendTraced(conn, frame, this.options);
   }
 
   attach(conn: WsConnection): Subscription {
@@ -211,7 +192,7 @@ export class VllmOmniFlow implements SessionFlow {
   async handshake(conn: WsConnection, input_sample_rate: number, options: FlowOptions): Promise<SessionGrant> {
     this.options = options;
     this.input_rate = input_sample_rate;
-    const timeout_ms = options.handshake_timeout_ms ?? DEFAULTS.handshake_timeout_ms;
+    const timeout_ms = options.handshake_timeout_ms ?? FLOW_TIMEOUTS.handshake_timeout_ms;
     // The client speaks first; the answer is session.created, then session.updated, often in one
     // read from the socket: both waits start before the update goes, so neither event is missed.
     const created = waitForEvent(conn, OpenAIEvent.sessionCreated, timeout_ms, 'handshake_timeout');
@@ -268,8 +249,8 @@ export class VllmOmniFlow implements SessionFlow {
    * would be refused as too late), then `session.close` → `session.closed` and close the socket.
    */
   async end(conn: WsConnection, options: FlowOptions): Promise<EndReport> {
-    const drain_ms = options.drain_timeout_ms ?? DEFAULTS.drain_timeout_ms;
-    const close_ms = options.close_timeout_ms ?? DEFAULTS.close_timeout_ms;
+    const drain_ms = options.drain_timeout_ms ?? FLOW_TIMEOUTS.drain_timeout_ms;
+    const close_ms = options.close_timeout_ms ?? FLOW_TIMEOUTS.close_timeout_ms;
     this.ackPlayback();
     if (this.uncommitted > 0) {
       this.send(this.commitFrame());
@@ -302,7 +283,7 @@ export class VllmOmniFlow implements SessionFlow {
   }
 
   async abort(conn: WsConnection, _error: unknown, options: FlowOptions): Promise<void> {
-    await this.close(conn, options.close_timeout_ms ?? DEFAULTS.close_timeout_ms);
+    await this.close(conn, options.close_timeout_ms ?? FLOW_TIMEOUTS.close_timeout_ms);
   }
 
   dialectEvents(): Record<string, number> {

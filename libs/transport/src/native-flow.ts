@@ -1,5 +1,4 @@
 import { Subscription } from 'rxjs';
-import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import {
   isKnownNativeType,
   NativeEvent,
@@ -14,26 +13,11 @@ import {
 import type { ReceivedEvent, WsConnection } from './connection';
 import { TransportError } from './errors';
 import { waitForEvent } from './wait-for';
-import type { EndReport, FlowOptions, SessionFlow, SessionGrant } from './session-flow';
+import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type NativeDrainReport, type SessionFlow, type SessionGrant } from './flow';
 
-/** Called with each control frame the flow sends and the time it went, so it can be traced. */
-export type SentHook = (frame: string, sent_s: number) => void;
 
-export interface NativeFlowOptions {
-  clock?: Clock;
-  onSend?: SentHook;
-  handshake_timeout_ms?: number;
-  drain_timeout_ms?: number;
-  close_timeout_ms?: number;
-}
 
-const DEFAULT_TIMEOUTS = { handshake_timeout_ms: 10_000, drain_timeout_ms: 30_000, close_timeout_ms: 5_000 };
 
-function sendTraced(conn: WsConnection, frame: string, options: NativeFlowOptions): void {
-  const sent_s = (options.clock ?? monotonicClock).now_s();
-  conn.send(frame);
-  options.onSend?.(frame, sent_s);
-}
 
 /**
  * The next event of `type`, or the server's `error` event as a ProtocolError: a native client
@@ -49,8 +33,8 @@ async function nextOrError(conn: WsConnection, type: string, timeout_ms: number,
  * `session.created` → `session.update` (only `output_modalities: ["audio"]`) → `session.updated`;
  * resolves with the `session.updated` event. An error event or a close on the way ends it.
  */
-export async function nativeHandshake(conn: WsConnection, event_id: string, options: NativeFlowOptions = {}): Promise<Record<string, unknown>> {
-  const timeout_ms = options.handshake_timeout_ms ?? DEFAULT_TIMEOUTS.handshake_timeout_ms;
+export async function nativeHandshake(conn: WsConnection, event_id: string, options: FlowOptions = {}): Promise<Record<string, unknown>> {
+  const timeout_ms = options.handshake_timeout_ms ?? FLOW_TIMEOUTS.handshake_timeout_ms;
   try {
     const created = nextOrError(conn, NativeEvent.sessionCreated, timeout_ms, 'handshake_timeout');
     // Promise.all holds both: an open that fails must not leave `created` rejecting unhandled.
@@ -66,12 +50,6 @@ export async function nativeHandshake(conn: WsConnection, event_id: string, opti
   }
 }
 
-export interface NativeDrainReport {
-  accepted_end_ms?: number;
-  consumed_ms?: number;
-  discarded_ms?: number;
-  padding_ms?: number;
-}
 
 /** Waits (bounded) for `session.closed`, then closes the socket with a close frame (bounded). */
 async function awaitSessionClosed(conn: WsConnection, close_ms: number): Promise<void> {
@@ -83,9 +61,9 @@ async function awaitSessionClosed(conn: WsConnection, close_ms: number): Promise
  * `sglang.input_audio.end` … `sglang.input_audio.drained`, then `session.close` → `session.closed`,
  * then the socket closes. Every step is bounded; an error event before `drained` ends it.
  */
-export async function nativeEndSession(conn: WsConnection, ids: { end: string; close: string }, options: NativeFlowOptions = {}): Promise<NativeDrainReport> {
-  const drain_ms = options.drain_timeout_ms ?? DEFAULT_TIMEOUTS.drain_timeout_ms;
-  const close_ms = options.close_timeout_ms ?? DEFAULT_TIMEOUTS.close_timeout_ms;
+export async function nativeEndSession(conn: WsConnection, ids: { end: string; close: string }, options: FlowOptions = {}): Promise<NativeDrainReport> {
+  const drain_ms = options.drain_timeout_ms ?? FLOW_TIMEOUTS.drain_timeout_ms;
+  const close_ms = options.close_timeout_ms ?? FLOW_TIMEOUTS.close_timeout_ms;
   const drained = nextOrError(conn, NativeEvent.drained, drain_ms, 'drain_timeout');
   sendTraced(conn, nativeInputEnd(ids.end), options);
   const event = (await drained).frame.event();
@@ -146,7 +124,7 @@ export class NativeFlow implements SessionFlow {
    * end a session only before `drained`, so `session.close` has not been sent yet.
    */
   async abort(conn: WsConnection, error: unknown, options: FlowOptions): Promise<void> {
-    const close_ms = options.close_timeout_ms ?? DEFAULT_TIMEOUTS.close_timeout_ms;
+    const close_ms = options.close_timeout_ms ?? FLOW_TIMEOUTS.close_timeout_ms;
     const closed = awaitSessionClosed(conn, close_ms);
     if (!(error instanceof ProtocolError && error.info.fatal)) sendTraced(conn, nativeSessionClose(`${this.session_id}_close`), options);
     await closed;

@@ -1,5 +1,4 @@
 import type { Subscription } from 'rxjs';
-import { monotonicClock } from '@duplex-bench/pacer';
 import {
   chunkPeriodMs,
   gaEventName,
@@ -16,24 +15,13 @@ import {
   VllmEvent,
   vllmSessionClose,
   type DecodedFrame,
-  type TurnDetection,
 } from '@duplex-bench/protocol';
 import { WsConnection } from './connection';
 import { waitForEvent } from './wait-for';
 import { waitForQuiet } from './wait-quiet';
-import type { EndReport, FlowOptions, ServerEventSeqFigures, SessionFlow, SessionGrant } from './session-flow';
+import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type OpenAIFlowConfig, type ServerEventSeqFigures, type SessionFlow, type SessionGrant } from './flow';
 
-const DEFAULTS = { handshake_timeout_ms: 10_000, drain_timeout_ms: 30_000, close_timeout_ms: 5_000 };
 
-export interface OpenAIFlowConfig {
-  turn_detection: TurnDetection;
-  /** With `turn_detection: 'none'`: commit and ask for a response after this many packets. */
-  commit_every_packets: number;
-  /** Output rate to ask for; left to the server when not given. */
-  output_sample_rate?: number;
-  /** How long the server must stay quiet before the session is closed (default 200 ms). */
-  end_quiet_ms?: number;
-}
 
 /**
  * A server's events come in bursts: one response's `response.done` can arrive just before the next
@@ -125,13 +113,11 @@ export class OpenAIFlow implements SessionFlow {
   }
 
   private send(conn: WsConnection, frame: string, options: FlowOptions): void {
-    const sent_s = (options.clock ?? monotonicClock).now_s();
-    conn.send(frame);
-    options.onSend?.(frame, sent_s);
+    sendTraced(conn, frame, options);
   }
 
   async handshake(conn: WsConnection, input_sample_rate: number, options: FlowOptions): Promise<SessionGrant> {
-    const timeout_ms = options.handshake_timeout_ms ?? DEFAULTS.handshake_timeout_ms;
+    const timeout_ms = options.handshake_timeout_ms ?? FLOW_TIMEOUTS.handshake_timeout_ms;
     const created = waitForEvent(conn, OpenAIEvent.sessionCreated, timeout_ms, 'handshake_timeout');
     await Promise.all([conn.opened, created]);
     const updated = waitForEvent(conn, OpenAIEvent.sessionUpdated, timeout_ms, 'handshake_timeout');
@@ -166,8 +152,8 @@ export class OpenAIFlow implements SessionFlow {
   }
 
   async end(conn: WsConnection, options: FlowOptions): Promise<EndReport> {
-    const drain_ms = options.drain_timeout_ms ?? DEFAULTS.drain_timeout_ms;
-    const close_ms = options.close_timeout_ms ?? DEFAULTS.close_timeout_ms;
+    const drain_ms = options.drain_timeout_ms ?? FLOW_TIMEOUTS.drain_timeout_ms;
+    const close_ms = options.close_timeout_ms ?? FLOW_TIMEOUTS.close_timeout_ms;
     // The last turn's input is committed and answered like the others.
     if (this.config.turn_detection === 'none' && this.uncommitted > 0) {
       for (const frame of this.commitFrames()) this.send(conn, frame, options);
@@ -207,7 +193,7 @@ export class OpenAIFlow implements SessionFlow {
   }
 
   async abort(conn: WsConnection, _error: unknown, options: FlowOptions): Promise<void> {
-    await conn.close(options.close_timeout_ms ?? DEFAULTS.close_timeout_ms);
+    await conn.close(options.close_timeout_ms ?? FLOW_TIMEOUTS.close_timeout_ms);
   }
 
   dialectEvents(): null {
@@ -230,7 +216,7 @@ export async function readSessionCreated(
   options: { connect_timeout_ms?: number; headers?: Record<string, string>; clock?: FlowOptions['clock'] } = {},
 ): Promise<Record<string, unknown>> {
   const conn = WsConnection.open(url, { ...options, session_id: 'greeting' });
-  const timeout_ms = options.connect_timeout_ms ?? DEFAULTS.handshake_timeout_ms;
+  const timeout_ms = options.connect_timeout_ms ?? FLOW_TIMEOUTS.handshake_timeout_ms;
   try {
     const created = waitForEvent(conn, OpenAIEvent.sessionCreated, timeout_ms, 'handshake_timeout');
     await Promise.all([conn.opened, created]);

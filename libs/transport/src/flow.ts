@@ -1,9 +1,7 @@
 import type { Subscription } from 'rxjs';
-import type { ProtocolError } from '@duplex-bench/protocol';
+import { monotonicClock, type Clock } from '@duplex-bench/pacer';
+import type { ProtocolError, TurnDetection } from '@duplex-bench/protocol';
 import type { WsConnection } from './connection';
-import type { NativeDrainReport, NativeFlowOptions } from './native-session';
-import type { OpenAIFlowConfig } from './openai-session';
-import type { VllmOmniFlowConfig } from './vllm-omni-session';
 
 /** What a server states about the session it opened, read by the dialect's flow. */
 export interface SessionGrant {
@@ -28,7 +26,60 @@ export interface ServerEventSeqFigures {
   not_rising: number;
 }
 
-export type FlowOptions = NativeFlowOptions;
+/** Called with each control frame the flow sends and the time it went, so it can be traced. */
+export type SentHook = (frame: string, sent_s: number) => void;
+
+/** What every flow is given: the clock, a hook that traces each control frame sent, and its bounds. */
+export interface FlowOptions {
+  clock?: Clock;
+  onSend?: SentHook;
+  handshake_timeout_ms?: number;
+  drain_timeout_ms?: number;
+  close_timeout_ms?: number;
+}
+
+/** The flows' default bounds, ms: one table. */
+export const FLOW_TIMEOUTS = { handshake_timeout_ms: 10_000, drain_timeout_ms: 30_000, close_timeout_ms: 5_000 };
+
+/** Stamps, sends and traces one control frame: the one place a flow sends outside the paced appends. */
+export function sendTraced(conn: WsConnection, frame: string, options: FlowOptions): void {
+  const sent_s = (options.clock ?? monotonicClock).now_s();
+  conn.send(frame);
+  options.onSend?.(frame, sent_s);
+}
+
+export interface NativeDrainReport {
+  accepted_end_ms?: number;
+  consumed_ms?: number;
+  discarded_ms?: number;
+  padding_ms?: number;
+}
+
+export interface OpenAIFlowConfig {
+  turn_detection: TurnDetection;
+  /** With `turn_detection: 'none'`: commit and ask for a response after this many packets. */
+  commit_every_packets: number;
+  /** Output rate to ask for; left to the server when not given. */
+  output_sample_rate?: number;
+  /** How long the server must stay quiet before the session is closed (default 200 ms). */
+  end_quiet_ms?: number;
+}
+
+export interface VllmOmniFlowConfig {
+  /** `model` of the URL and of `session.update`; omitted when not given. */
+  model?: string;
+  turn_detection: 'server_vad' | 'none';
+  /** Commit after this many packets (`--turn-detection none`); with server VAD only the last commit is sent. */
+  commit_every_packets: number;
+  /** Output rate asked for in `session.update` (their client asks 24,000 Hz unless told otherwise). */
+  output_sample_rate?: number;
+  /** Playback acknowledgements this often (their benchmark: every 0.25 s). */
+  ack_every_ms?: number;
+  /** Test hook: never acknowledge playback, to show the turns an ack-only server then blocks. */
+  no_playback_ack?: boolean;
+  /** How long the server must stay quiet after the last commit is answered before the session closes. */
+  end_quiet_ms?: number;
+}
 
 /** How the client drives one session of a dialect. */
 export type DialectConfig =

@@ -6,7 +6,7 @@ import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import { nativeAppend, nativeError, nativeGrant, nativeSessionClosed, nativeSessionCreated, nativeSessionUpdated, ProtocolError, readNativeGrant, type NativeLimits } from '@duplex-bench/protocol';
 import { WsConnection } from './connection';
 import { TransportError } from './errors';
-import { NativeFlow, nativeEndSession, nativeHandshake } from './native-session';
+import { NativeFlow, nativeEndSession, nativeHandshake } from './native-flow';
 import { sendOn, type OutgoingFrame } from './send-on';
 import { startWsTestServer, streamEnd, within, type TestServer } from './test-servers.spec-helpers';
 
