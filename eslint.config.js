@@ -37,6 +37,10 @@ module.exports = [
             { sourceTag: lib('mock-servers'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('metrics'), lib('cli')] },
             { sourceTag: lib('launcher'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics')] },
             { sourceTag: lib('cli'), onlyDependOnLibsWithTags: [] },
+            {
+              sourceTag: lib('session'),
+              onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics')],
+            },
           ],
         },
       ],

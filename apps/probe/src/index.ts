@@ -4,6 +4,4 @@ export { parseRunOptions } from './run/run-options';
 export type { RunOptions } from './run/run-options';
 export { runCommand } from './run/run-command';
 export type { RunHooks } from './run/run-command';
-export { buildSummary } from './run/summary';
-export type { RunSummary } from './run/summary';
 export { renderRunSummary } from './render';

@@ -1,4 +1,4 @@
-import type { DuplexAggregate, RunSummary } from './run/summary';
+import type { DuplexAggregate, RunSummary } from '@duplex-bench/session';
 
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : `${v.toFixed(2)} ms`);
 

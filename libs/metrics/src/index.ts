@@ -13,3 +13,5 @@ export { mergeSamples } from './merge';
 export type { MergedPacing } from './merge';
 export { ResponseTracker, stat, clientTtft, clientTtfp } from './duplex-response';
 export type { ResponseEvent, ResponseRecord, ResponseOrigin, ResponseStatus, SessionResponseMetrics, ResponseMetricsOptions, Stat } from './duplex-response';
+export { recordPacing } from './record-pacing';
+export type { PacedPacket } from './record-pacing';

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeSamples, encodeSamples, PacingRecorder, SampleStore } from '@duplex-bench/metrics';
-import type { RunSummary } from '../run/summary';
+import type { RunSummary } from '@duplex-bench/session';
 import { buildMergedSummary, steadyFrom } from './merge-command';
 
 /** One process's samples: one session of `packets` on-time packets. */

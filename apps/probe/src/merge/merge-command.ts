@@ -3,9 +3,7 @@ import { join } from 'node:path';
 import { parseFlags, UsageError } from '@duplex-bench/cli';
 import { decodeSamples, mergeSamples, type MergedPacing, type SamplesFile } from '@duplex-bench/metrics';
 import { renderDuplex } from '../render';
-import type { SessionResult } from '../run/session';
-import type { DuplexAggregate, RunSummary } from '../run/summary';
-import { duplexMetrics, MEASUREMENT_ORIGIN, type DuplexSession } from '../run/summary';
+import { type DuplexAggregate, duplexMetrics, type DuplexSession, MEASUREMENT_ORIGIN, type RunSummary, type SessionResult } from '@duplex-bench/session';
 
 export const MERGE_FLAGS = {
   output: { kind: 'string', required: true, group: 'output', help: 'directory for the pooled summary.json and duplex_metrics.json', value: 'DIR' },

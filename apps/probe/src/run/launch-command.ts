@@ -9,7 +9,7 @@ import type { RunOptions } from './run-options';
 import { CHILD_KEY_ENV, redactArgv, withoutSecrets } from './dialect-options';
 import { packetSizeOr } from './packet-size';
 import { Interrupts } from '@duplex-bench/cli';
-import type { RunSummary } from './summary';
+import type { RunSummary } from '@duplex-bench/session';
 
 const MAIN = join(__dirname, '..', `main${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
 

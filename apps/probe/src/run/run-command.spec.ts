@@ -8,7 +8,7 @@ import { decodeSamples } from '@duplex-bench/metrics';
 import { runCommand, type RunHooks } from './run-command';
 import type { RunIo } from '@duplex-bench/cli';
 import { parseRunOptions } from './run-options';
-import type { RunSummary } from './summary';
+import type { RunSummary } from '@duplex-bench/session';
 import { probe } from './run-harness.spec-helpers';
 
 jest.setTimeout(60_000);

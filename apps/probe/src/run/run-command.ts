@@ -10,14 +10,11 @@ import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { renderRunSummary } from '../render';
 import { Progress } from './progress';
 import type { RunOptions } from './run-options';
-import { RealtimeSession, reasonOf, SendBarrier, type SessionResult } from './session';
-import { ProcessMeasures } from './process-measures';
+import { duplexMetrics, GrantLog, ProcessMeasures, RealtimeSession, reasonOf, SendBarrier, type SessionResult } from '@duplex-bench/session';
 import { Interrupts } from '@duplex-bench/cli';
-import { GrantLog } from './grant-record';
 import { authHeaders, dialectConfig, dialectRecord, redactArgv, sessionUrl } from './dialect-options';
 import { EXIT, type RunIo } from '@duplex-bench/cli';
 import { packetSizeOr } from './packet-size';
-import { duplexMetrics } from './summary';
 
 
 /** Gate margin: time between the start decision and the first packet, so no session starts late. */

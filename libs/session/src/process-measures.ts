@@ -12,7 +12,7 @@ import {
 } from '@duplex-bench/metrics';
 import { DeadlineScheduler, type Clock } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
-import type { SessionContext, SessionResult } from './session';
+import type { SessionContext, SessionResult } from './realtime-session';
 import { buildSummary, type RunSummary } from './summary';
 
 /**

@@ -1,4 +1,4 @@
-import { map, merge, Subject, Subscription, takeUntil, tap, type Observable } from 'rxjs';
+import { merge, Subject, Subscription, takeUntil, tap, type Observable } from 'rxjs';
 import { pcm16BytesPerMs, type PacketSource } from '@duplex-bench/audio';
 import { ticks, type Clock, type DeadlineScheduler } from '@duplex-bench/pacer';
 import { ProtocolError, serverError } from '@duplex-bench/protocol';
@@ -15,7 +15,8 @@ import {
   type SessionGrant,
 } from '@duplex-bench/transport';
 import { traceReceipts, traceReceived, TraceWriteError, type SessionTraceSink } from '@duplex-bench/tracer';
-import { ResponseTracker, type PacingRecorder, type ResponseEvent, type ResponseRecord, type SampleStore, type SessionResponseMetrics } from '@duplex-bench/metrics';
+import { recordPacing, ResponseTracker, type PacingRecorder, type ResponseEvent, type ResponseRecord, type SampleStore, type SessionResponseMetrics } from '@duplex-bench/metrics';
+import { toAppendFrames } from './operators';
 import { addResponseEvents } from './response-events';
 
 /** Everything sessions of one process share. */
@@ -350,13 +351,21 @@ export class RealtimeSession {
     return result;
   }
 
+  /** Packet 0 is going: the input stream starts, and with it the response figures. */
+  private onStreamStart(origin_s: number): void {
+    this.origin_s = origin_s;
+    this.responses = new ResponseTracker({ output_sample_rate: this.output_sample_rate }, origin_s);
+    this.ctx.onStreamStart();
+  }
+
+  /**
+   * The paced send pipeline, tick to receipt: absolute-deadline ticks → the dialect's append
+   * frames → ws.send → send receipts traced → pacing recorded; each append's turn commits follow
+   * it. Resolves when every packet went (or a stop came), rejects when the socket broke.
+   */
   private sendAll(start_s: number, result: SessionResult): Promise<void> {
     const { scheduler, pacing, stop$ } = this.ctx;
     const { packets, flow } = this;
-    const prefix = `${this.id}_a`;
-    const packet_ms = packets.packet_ms;
-    let origin_s = 0;
-    const samples = this.ctx.samples.open(this.id);
     return new Promise<void>((resolve, reject) => {
       let streaming = false;
       let ended = false;
@@ -376,42 +385,31 @@ export class RealtimeSession {
       broken = this.conn.events$.subscribe({ error: (err) => end(err) });
       if (ended) return;
       sub.add(
-        ticks(scheduler, { start_s, period_ms: packet_ms, count: packets.packet_count })
-        .pipe(
-          takeUntil(merge(stop$, this.stopped$)),
-          map((tick) => {
-            if (tick.seq === 0) {
-              origin_s = tick.origin_s;
-              this.origin_s = origin_s;
-              streaming = true;
-              this.responses = new ResponseTracker({ output_sample_rate: this.output_sample_rate }, origin_s);
-              this.ctx.onStreamStart();
-            }
-            const event_id = prefix + tick.seq;
-            this.sent_bytes += packets.packetBytes(tick.seq);
-            return {
-              seq: tick.seq,
-              event_id,
-              frame: flow.append(event_id, tick.seq, tick.seq * packet_ms, packets.packetBase64(tick.seq)),
-              scheduled_s: tick.due_s,
-              start_s: tick.fired_s,
-            };
-          }),
-          sendOn(this.conn, this.ctx.clock),
-          traceReceipts(this.sink),
-          tap((receipt) => {
-            // Turn commits go right after the append that closes the turn; they are not paced.
-            const after = flow.afterAppend(receipt.seq);
-            if (after) for (const frame of after) this.sendControl(frame);
-            samples.push(receipt);
-            result.packets_sent++;
-            if (pacing.record(receipt, origin_s)) {
-              result.late++;
-              result.violation = true;
-            }
-          }),
-        )
-        .subscribe({ complete: () => end(), error: (err) => end(err) }),
+        ticks(scheduler, { start_s, period_ms: packets.packet_ms, count: packets.packet_count })
+          .pipe(
+            takeUntil(merge(stop$, this.stopped$)),
+            tap((tick) => {
+              if (tick.seq === 0) {
+                streaming = true;
+                this.onStreamStart(tick.origin_s);
+              }
+              this.sent_bytes += packets.packetBytes(tick.seq);
+            }),
+            toAppendFrames(flow, packets, `${this.id}_a`),
+            sendOn(this.conn, this.ctx.clock),
+            traceReceipts(this.sink),
+            recordPacing(pacing, this.ctx.samples.open(this.id)),
+            tap((packet) => {
+              // Turn commits go right after the append that closes the turn; they are not paced.
+              for (const frame of flow.afterAppend(packet.seq) ?? []) this.sendControl(frame);
+              result.packets_sent++;
+              if (packet.late) {
+                result.late++;
+                result.violation = true;
+              }
+            }),
+          )
+          .subscribe({ complete: () => end(), error: (err) => end(err) }),
       );
     });
   }

@@ -1,7 +1,7 @@
 import { clientTtfp, clientTtft, stat, type ResponseOrigin, type CpuFigures, type GcFigures, type LoopLagFigures, type PacingFigures, type PercentilesMs, type Stat } from '@duplex-bench/metrics';
 import type { DeadlineSchedulerStats } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
-import type { SessionResult } from './session';
+import type { SessionResult } from './realtime-session';
 
 export interface RunSummary extends PacingFigures {
   qualified: boolean;

@@ -1,0 +1,18 @@
+import { map, type OperatorFunction } from 'rxjs';
+import type { PacingRecorder, PacketTimes } from './pacing-recorder';
+
+/** A sent packet's times, with whether it was late against its session's packet 0. */
+export type PacedPacket<T extends PacketTimes> = T & { late: boolean };
+
+/**
+ * Records each sent packet of one session: into the process's pacing histograms and into the
+ * session's column of raw samples. Deviations run from the send start of the session's packet 0.
+ */
+export function recordPacing<T extends PacketTimes>(recorder: PacingRecorder, column: { push(p: PacketTimes): void }): OperatorFunction<T, PacedPacket<T>> {
+  let origin_s: number | null = null;
+  return map((p) => {
+    origin_s ??= p.start_s; // the first packet is packet 0: ticks start at 0
+    column.push(p);
+    return { ...p, late: recorder.record(p, origin_s) };
+  });
+}
