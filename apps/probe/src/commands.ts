@@ -5,6 +5,7 @@ import { MERGE_FLAGS, mergeCommand } from './merge/merge-command';
 import { recordCommand } from './record/record-command';
 import { parseRecordOptions, RECORD_FLAGS } from './record/record-options';
 import { REPORT_COMMAND, writeReport } from './report/report-command';
+import { SWEEP_COMMAND } from './sweep/sweep-command';
 import { launchCommand } from './run/launch-command';
 import { runCommand } from './run/run-command';
 import { parseRunOptions, RUN_FLAGS } from './run/run-options';
@@ -81,4 +82,5 @@ export const PROBE_COMMANDS: CliCommand[] = [
     run: (argv, io) => checkCommand(parseCheckOptions(argv), io),
   },
   REPORT_COMMAND,
+  SWEEP_COMMAND,
 ];

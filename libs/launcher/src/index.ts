@@ -8,3 +8,5 @@ export type { CpuPlan } from './cpu-plan';
 
 export { ProcessPool, serveTasks } from './process-pool';
 export type { ProcessPoolOptions } from './process-pool';
+export { runNodeScript } from './run-process';
+export type { RunningProcess } from './run-process';

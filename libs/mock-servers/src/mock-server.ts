@@ -43,6 +43,8 @@ export interface MockServerOptions {
   unit_ms?: number;
   /** Sessions held at once; further upgrades get HTTP 503. */
   max_sessions?: number;
+  /** Model profiles: past this many active sessions the model cannot keep up (see ModelOptions.load). */
+  capacity_sessions?: number;
   /**
    * How the server answers. `append-echo`: at once, no model. Native: `nemotron` (80 ms units,
    * 22,050 Hz, one response per session) or `minicpmo` (1 s units, 24,000 Hz, turns). openai:
@@ -138,6 +140,8 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
   let arrivalsLate = 0;
   const openArrivals = new Set<ArrivalOffsets>();
   const counts = { opened: 0, completed: 0, refused_503: 0, active: 0, with_bearer: 0, appends: 0, frames_sent: 0 };
+  const capacity = options.capacity_sessions;
+  if (model && capacity !== undefined) model.load = () => counts.active / capacity;
   const loop = new LoopLagMonitor(10, clock).start();
   const cpu = new CpuMeter(clock);
   let nextId = 0;

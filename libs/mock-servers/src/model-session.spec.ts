@@ -78,6 +78,17 @@ describe('model profile', () => {
     expect(r.rtf).toBeLessThan(740 / 960 + 0.06);
   });
 
+  it('past --capacity-sessions the model shares its compute: TTFP and the real-time factor grow as active/N', async () => {
+    // One session against a capacity of half a session: load 2, so TTFP 2 x 100 ms and a unit per 160 ms (not 40).
+    server = await startMockServer({ port: 0, profile: 'nemotron', model: { ttfp_ms: 100, rtf: 0.5, burst_units: 1 }, capacity_sessions: 0.5 });
+    const [r] = track(await converse(server, 6)).done;
+    expect(r.ttfp_ms).toBeGreaterThan(200 - 40);
+    expect(r.ttfp_ms).toBeLessThan(200 + 40);
+    // The last of 6 units: 200 + 5 x 160 ms after the turn began, over 480 ms of audio.
+    expect(r.rtf).toBeGreaterThan(1000 / 480 - 0.15);
+    expect(r.rtf).toBeLessThan(1000 / 480 + 0.15);
+  });
+
   it('sends bursts: the first audio waits for a whole burst', async () => {
     const events = await converse(await start({ ttfp_ms: 100, rtf: 0.5, burst_units: 4 }), 8);
     const [r] = track(events).done;

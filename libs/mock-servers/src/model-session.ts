@@ -13,6 +13,12 @@ export interface ModelOptions {
   turn_every_s: number;
   /** When set, each transcript delta carries `sglang.num_tokens` and response.done `num_tokens_out`. */
   tokens_per_step?: number;
+  /**
+   * The server's load as a factor of what it holds (active sessions over its capacity; 1 or less:
+   * within it). Past its capacity a model shares a fixed compute: each unit takes the longer of
+   * `unit_ms × rtf` and `unit_ms × load`, and the first audio `ttfp_ms × load`.
+   */
+  load?: () => number;
 }
 
 interface Unit {
@@ -123,11 +129,12 @@ export class ModelSession {
     this.turns.set(response_id, turn);
     this.current = turn;
     for (const frame of this.frames.started(response_id)) this.send(frame);
-    this.lastDue_s = Math.max(this.lastDue_s, this.clock.now_s() + this.options.ttfp_ms / 1000 - this.step_s());
+    const ttfp_ms = this.options.ttfp_ms * Math.max(1, this.options.load?.() ?? 1);
+    this.lastDue_s = Math.max(this.lastDue_s, this.clock.now_s() + ttfp_ms / 1000 - this.step_s());
   }
 
   private step_s(): number {
-    return (this.unit_ms * this.options.rtf) / 1000;
+    return (this.unit_ms * Math.max(this.options.rtf, this.options.load?.() ?? 0)) / 1000;
   }
 
   /** One input unit of the current turn: one output unit owed. */

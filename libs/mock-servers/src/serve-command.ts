@@ -27,6 +27,7 @@ async function serve(argv: string[], io: RunIo): Promise<number> {
       replies_per_append: options.replies_per_append,
       output_sample_rate: options.output_sample_rate,
       max_sessions: options.max_sessions,
+      capacity_sessions: options.capacity_sessions,
       profile: options.profile,
       model: options.model,
     });

@@ -14,6 +14,13 @@ export const SERVE_FLAGS = {
   rtf: { kind: 'number', min: 0, exclusive: true, group: 'model', help: 'real-time factor of generation: a unit takes unit-ms x rtf to produce', value: 'X' },
   'turn-every-s': { kind: 'number', min: 0, exclusive: true, group: 'model', help: 'a new model turn starts every this many seconds of input', value: 'S' },
   'tokens-per-step': { kind: 'int', min: 0, default: 0, group: 'model', help: 'tokens each transcript delta reports (sglang.num_tokens; 0: none)', value: 'N' },
+  'capacity-sessions': {
+    kind: 'int',
+    min: 1,
+    group: 'model',
+    help: 'model profiles: past this many active sessions the model shares a fixed compute (real-time factor and TTFP grow as active/N), so a sweep has a knee to find',
+    value: 'N',
+  },
   'max-sessions': { kind: 'int', min: 1, group: 'limits', help: 'refuse the upgrade (HTTP 503) past this many open sessions', value: 'N' },
   'stats-output': { kind: 'string', group: 'output', help: "write the mock's stats (arrival deviation, loop lag, CPU) as JSON here on exit", value: 'FILE' },
   'unit-ms': { kind: 'number', min: 0, exclusive: true, group: 'model', help: "output unit, ms (default: the profile's; openai 80)", value: 'MS' },
@@ -42,6 +49,7 @@ export interface ServeOptions {
   /** Unset: the profile's rate (native: 22,050 Hz nemotron and append-echo, 24,000 Hz minicpmo; openai 24,000 Hz). */
   output_sample_rate?: number;
   max_sessions?: number;
+  capacity_sessions?: number;
   stats_output?: string;
 }
 
@@ -55,6 +63,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
   const unit = f['unit-ms'];
   if (unit !== undefined && (!Number.isInteger(16 * unit) || !Number.isInteger(24 * unit))) throw new UsageError(`--unit-ms ${unit} is not a whole number of samples at 16 and 24 kHz`);
   const profile = f.profile as MockProfile;
+  if (f['capacity-sessions'] !== undefined && profile === 'append-echo') throw new UsageError('--capacity-sessions is for a model profile (nemotron, minicpmo, model)');
   if (f.protocol === 'native' && profile === 'model') throw new UsageError('--profile model is for --protocol openai; the native profiles are append-echo, nemotron and minicpmo');
   if (f.protocol === 'native' && f['replies-per-append'] < 2) throw new UsageError('--replies-per-append must be at least 2 for the native dialect (an audio delta and sglang.unit.done per unit)');
   const given = <T>(v: T | undefined, key: string) => (v === undefined ? {} : { [key]: v });
@@ -83,6 +92,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
     replies_per_append: f['replies-per-append'],
     output_sample_rate: f['output-sample-rate'],
     max_sessions: f['max-sessions'],
+    capacity_sessions: f['capacity-sessions'],
     stats_output: f['stats-output'],
   };
 }

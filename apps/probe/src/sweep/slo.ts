@@ -1,0 +1,60 @@
+import { UsageError } from '@duplex-bench/cli';
+import type { RunSummary } from '@duplex-bench/session';
+
+/** The figures an SLO term can name: where each is read in a run's summary, and its unit. */
+export const SLO_FIGURES: Record<string, { read: (s: RunSummary) => number | null | undefined; what: string }> = {
+  ttfp_p99_ms: { read: (s) => s.duplex?.ttfp_ms.p99, what: "TTFP p99 over responses, ms (client, from response.created received)" },
+  ttft_p99_ms: { read: (s) => s.duplex?.ttft_ms.p99, what: 'TTFT p99 over responses, ms (client)' },
+  stream_ttfp_p99_ms: { read: (s) => s.duplex?.duplex_stream_ttfp_ms.p99, what: 'stream-window TTFP p99 over sessions, ms (client, from input start)' },
+  stream_rtf_p99: { read: (s) => s.duplex?.duplex_stream_rtf.p99, what: 'stream-window RTF p99 over sessions (client; about 1 for a model that keeps up with continuous input)' },
+  rtf_p99: { read: (s) => s.duplex?.rtf.p99, what: 'RTF p99 over responses (client)' },
+  drift_p99_ms: { read: (s) => s.duplex?.drift_max_ms.p99, what: "largest lag of a session's audio behind real time, p99 over sessions, ms" },
+  output_gap_p99_ms: { read: (s) => s.duplex?.output_gap_max_ms.p99, what: 'longest output gap of a session, p99 over sessions, ms' },
+  underruns: { read: (s) => s.duplex?.playback_underruns, what: 'simulated playback underruns, summed over sessions' },
+  incomplete: { read: (s) => s.sessions.incomplete, what: 'sessions that did not complete' },
+};
+
+export const DEFAULT_SLO = 'underruns=0,ttfp_p99_ms<=1000,incomplete=0';
+
+const OPS = {
+  '<=': (a: number, b: number) => a <= b,
+  '>=': (a: number, b: number) => a >= b,
+  '<': (a: number, b: number) => a < b,
+  '>': (a: number, b: number) => a > b,
+  '=': (a: number, b: number) => a === b,
+} as const;
+
+export interface SloTerm {
+  figure: string;
+  op: keyof typeof OPS;
+  bound: number;
+  text: string;
+}
+
+/** `figure<=bound,figure=bound,…`; a UsageError names the term that does not parse. */
+export function parseSlo(text: string): SloTerm[] {
+  return text.split(',').map((raw) => {
+    const term = raw.trim();
+    const m = /^([a-z0-9_]+)\s*(<=|>=|<|>|=)\s*(-?[0-9.]+)$/.exec(term);
+    if (!m) throw new UsageError(`--slo: cannot read "${term}" (figure<=number, joined by commas)`);
+    if (!SLO_FIGURES[m[1]]) throw new UsageError(`--slo: unknown figure "${m[1]}"; the figures are ${Object.keys(SLO_FIGURES).join(', ')}`);
+    const bound = Number(m[3]);
+    if (!Number.isFinite(bound)) throw new UsageError(`--slo: "${term}" has no number`);
+    return { figure: m[1], op: m[2] as SloTerm['op'], bound, text: term };
+  });
+}
+
+export interface SloCheck {
+  term: string;
+  value: number | null;
+  ok: boolean;
+}
+
+/** Each term against a run's summary; a figure the run does not have fails its term. */
+export function checkSlo(terms: SloTerm[], summary: RunSummary): SloCheck[] {
+  return terms.map((t) => {
+    const value = SLO_FIGURES[t.figure].read(summary);
+    const v = value === undefined || value === null || !Number.isFinite(value) ? null : value;
+    return { term: t.text, value: v, ok: v !== null && OPS[t.op](v, t.bound) };
+  });
+}

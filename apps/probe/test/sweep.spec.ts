@@ -1,0 +1,66 @@
+import { EventEmitter } from 'node:events';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunIo } from '@duplex-bench/cli';
+import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
+import { main } from '../src/main';
+import type { SweepFile } from '../src/sweep/sweep-command';
+
+jest.setTimeout(180_000);
+
+async function probe(argv: string[]): Promise<{ code: number; stdout: string }> {
+  let stdout = '';
+  const io: RunIo = {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: () => true },
+    signals: new EventEmitter(),
+    exitNow: (code) => {
+      throw new Error(`exitNow(${code}) in a test`);
+    },
+    argv: argv.slice(1),
+  };
+  return { code: await main(argv, io), stdout };
+}
+
+describe('sweep against a model mock that holds 12 sessions', () => {
+  let mock: MockServer;
+  beforeAll(async () => {
+    mock = await startMockServer({ port: 0, profile: 'nemotron', model: { ttfp_ms: 100, rtf: 0.5 }, capacity_sessions: 12 });
+  });
+  afterAll(() => mock.close());
+
+  it('finds the capacity within one bisection step, and a second invocation measures nothing again', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sweep-'));
+    const argv = ['sweep', '--url', mock.url, '--sessions', '3:48', '--runs', '1', '--duration', '2', '--resolution', '2', '--output', dir];
+    const { code, stdout } = await probe(argv);
+    expect(code).toBe(0);
+    const file = JSON.parse(await readFile(join(dir, 'sweep.json'), 'utf8')) as SweepFile;
+    expect(file.capacity.limited_by).toBe('server');
+    const [pass, fail] = file.capacity.range as [number, number];
+    expect(fail - pass).toBeLessThanOrEqual(2);
+    expect(pass).toBeGreaterThanOrEqual(12 - 2);
+    expect(pass).toBeLessThanOrEqual(12 + 2);
+    expect(stdout).toMatch(new RegExp(`capacity: ${pass} sessions \\(server: passes at ${pass}, fails at ${fail}\\)`));
+    // Doubling first: 3, 6, 12, 24, then bisection between the last pass and the first failure.
+    // Doubling first (3, 6, 12, …), then bisection between the last pass and the first failure.
+    expect(file.points.slice(0, 3).map((p) => p.sessions)).toEqual([3, 6, 12]);
+    const runs = (await readdir(dir)).filter((n) => /^s\d+-r1$/.test(n)).length;
+    await probe(argv);
+    expect((await readdir(dir)).filter((n) => /^s\d+-r1$/.test(n)).length).toBe(runs);
+    expect((JSON.parse(await readFile(join(dir, 'sweep.json'), 'utf8')) as SweepFile).capacity).toEqual(file.capacity);
+  });
+
+  it('calls a point where the client fell behind client-limited, never the server\'s limit', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sweep-client-'));
+    const { code, stdout } = await probe([
+      'sweep', '--url', mock.url, '--sessions', '4:8', '--runs', '1', '--duration', '2', '--output', dir,
+      '--run-args', '--inject-stall-ms 300 --start-spread-ms 0',
+    ]);
+    expect(code).toBe(0);
+    const file = JSON.parse(await readFile(join(dir, 'sweep.json'), 'utf8')) as SweepFile;
+    expect(file.points.map((p) => p.verdict)).toEqual(['client-limited']);
+    expect(file.capacity).toMatchObject({ sessions: null, limited_by: 'client' });
+    expect(stdout).toMatch(/client: the client missed its cadence/);
+  });
+});
