@@ -5,6 +5,7 @@ import { MERGE_FLAGS, mergeCommand } from './merge/merge-command';
 import { recordCommand } from './record/record-command';
 import { parseRecordOptions, RECORD_FLAGS } from './record/record-options';
 import { REPORT_COMMAND, writeReport } from './report/report-command';
+import { COMPARE_COMMAND } from './sweep/compare-command';
 import { SWEEP_COMMAND } from './sweep/sweep-command';
 import { launchCommand } from './run/launch-command';
 import { runCommand } from './run/run-command';
@@ -83,4 +84,5 @@ export const PROBE_COMMANDS: CliCommand[] = [
   },
   REPORT_COMMAND,
   SWEEP_COMMAND,
+  COMPARE_COMMAND,
 ];

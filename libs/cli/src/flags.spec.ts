@@ -7,6 +7,7 @@ const SPECS = {
   trace: { kind: 'enum', values: ['full', 'off'], default: 'off', group: 'output', help: 'what to trace' },
   quiet: { kind: 'bool', group: 'output', help: 'no progress lines' },
   'no-playback-ack': { kind: 'bool', group: 'testing', help: 'never acknowledge playback' },
+  arm: { kind: 'list', group: 'load', help: 'an arm' },
 } as const satisfies FlagSpecs;
 
 const usage = (argv: string[]) => {
@@ -22,7 +23,8 @@ const usage = (argv: string[]) => {
 describe('parseFlags', () => {
   it('reads values, defaults, --name=value, bare booleans (a --no- flag too) and positionals', () => {
     const f = parseFlags(['DIR', '--url=ws://h/x', '--duration', '2.5', '--quiet', '--no-playback-ack', 'MORE'], SPECS);
-    expect(f).toEqual({ _: ['DIR', 'MORE'], url: 'ws://h/x', concurrency: 4, duration: 2.5, trace: 'off', quiet: true, 'no-playback-ack': true });
+    expect(f).toEqual({ _: ['DIR', 'MORE'], url: 'ws://h/x', concurrency: 4, duration: 2.5, trace: 'off', quiet: true, 'no-playback-ack': true, arm: [] });
+    expect(parseFlags(['--url', 'u', '--arm', 'A=--x 1', '--arm=B=--y'], SPECS).arm).toEqual(['A=--x 1', 'B=--y']);
     expect(parseFlags(['--url', 'u'], SPECS)).toMatchObject({ quiet: false, 'no-playback-ack': false, duration: undefined });
   });
 

@@ -35,12 +35,16 @@ export type FlagSpec = Described &
     | { kind: 'number'; min: number; exclusive?: boolean; default?: number; required?: boolean }
     | { kind: 'enum'; values: readonly string[]; default?: string }
     | { kind: 'bool' }
+    /** Given any number of times; the values in order. */
+    | { kind: 'list'; required?: boolean }
   );
 
 export type FlagSpecs = Record<string, FlagSpec>;
 
 type ValueOf<S extends FlagSpec> = S extends { kind: 'bool' }
   ? boolean
+  : S extends { kind: 'list' }
+    ? string[]
   : S extends { kind: 'int' | 'number' }
     ? S extends { default: number } | { required: true }
       ? number
@@ -81,15 +85,16 @@ function valueFrom(name: string, raw: string, spec: FlagSpec): string | number {
   }
 }
 
-const VALUE_NAMES: Record<FlagSpec['kind'], string> = { string: 'VALUE', int: 'N', number: 'X', enum: 'NAME', bool: '' };
+const VALUE_NAMES: Record<FlagSpec['kind'], string> = { string: 'VALUE', int: 'N', number: 'X', enum: 'NAME', bool: '', list: 'VALUE' };
 
 function optionOf(name: string, spec: FlagSpec): Option {
   if (spec.kind === 'bool') return new Option(`--${name}`, spec.help).helpGroup(`${FLAG_GROUPS[spec.group]}:`);
   const value = spec.value ?? (spec.kind === 'enum' ? spec.values.join('|') : VALUE_NAMES[spec.kind]);
   const required = 'required' in spec && spec.required === true;
-  const option = new Option(`--${name} <${value}>`, required ? `${spec.help} (required)` : spec.help)
-    .helpGroup(`${FLAG_GROUPS[spec.group]}:`)
-    .argParser((raw: string) => valueFrom(name, raw, spec));
+  const help = `${spec.help}${spec.kind === 'list' ? ' (repeatable)' : ''}${required ? ' (required)' : ''}`;
+  const option = new Option(`--${name} <${value}>`, help).helpGroup(`${FLAG_GROUPS[spec.group]}:`);
+  if (spec.kind === 'list') return option.argParser((raw: string, previous: string[] | undefined) => [...(previous ?? []), raw]);
+  option.argParser((raw: string) => valueFrom(name, raw, spec));
   if (spec.default !== undefined) option.default(spec.default);
   return option;
 }
@@ -144,7 +149,9 @@ export function parseFlags<S extends FlagSpecs>(argv: string[], specs: S): Parse
     // Checked here, after commander's own checks, so an unknown flag is named before a missing one.
     if (value === undefined && 'required' in spec && spec.required) throw new UsageError(`--${name} is required`);
     // Commander reads `--no-x` as x negated (true unless given); here a flag is true when given.
-    out[name] = spec.kind === 'bool' ? (option.negate ? value === false : value === true) : value;
+    if (spec.kind === 'bool') out[name] = option.negate ? value === false : value === true;
+    else if (spec.kind === 'list') out[name] = value ?? [];
+    else out[name] = value;
   }
   return out as Parsed<S>;
 }

@@ -1,0 +1,85 @@
+import { EventEmitter } from 'node:events';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunIo } from '@duplex-bench/cli';
+import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
+import { main } from '../src/main';
+import { bootstrapRatio, seeded, type CompareFile } from '../src/sweep/compare-command';
+
+jest.setTimeout(180_000);
+
+async function probe(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: RunIo = {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    signals: new EventEmitter(),
+    exitNow: (code) => {
+      throw new Error(`exitNow(${code}) in a test`);
+    },
+    argv: argv.slice(1),
+  };
+  return { code: await main(argv, io), stdout, stderr };
+}
+
+describe('bootstrapRatio', () => {
+  it('gives B/A of medians, and an interval that excludes 1 only when the arms differ', () => {
+    const random = seeded(7);
+    const differ = bootstrapRatio([100, 101, 99, 100, 102], [200, 198, 203, 201, 199], random);
+    expect(differ.ratio).toBeCloseTo(2, 2);
+    expect(differ.interval?.[0]).toBeGreaterThan(1);
+    const same = bootstrapRatio([100, 104, 97, 101, 99], [98, 103, 100, 102, 97], random);
+    expect(same.interval?.[0]).toBeLessThan(1);
+    expect(same.interval?.[1]).toBeGreaterThan(1);
+  });
+});
+
+describe('compare against two model mocks, TTFP 100 ms and 200 ms', () => {
+  let fast: MockServer;
+  let slow: MockServer;
+  beforeAll(async () => {
+    fast = await startMockServer({ port: 0, profile: 'nemotron', model: { ttfp_ms: 100, rtf: 0.5 } });
+    slow = await startMockServer({ port: 0, profile: 'nemotron', model: { ttfp_ms: 200, rtf: 0.5 } });
+  });
+  afterAll(async () => {
+    await fast.close();
+    await slow.close();
+  });
+  const arm = (label: string, url: string) => `${label}=--url ${url} --concurrency 2 --duration 1.5`;
+
+  it('reports the 2x TTFP with an interval excluding 1, arms interleaved in random order, each run recorded', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'compare-'));
+    const { code, stdout } = await probe(['compare', '--arm', arm('A', fast.url), '--arm', arm('B', slow.url), '--reps', '4', '--seed', '3', '--output', dir]);
+    expect(code).toBe(0);
+    const file = JSON.parse(await readFile(join(dir, 'compare.json'), 'utf8')) as CompareFile;
+    const [ttfp] = file.results;
+    expect(ttfp.ratio).toBeGreaterThan(1.7);
+    expect(ttfp.ratio).toBeLessThan(2.3);
+    expect(ttfp.interval_95?.[0]).toBeGreaterThan(1);
+    expect(ttfp.verdict).toBe('B is higher than A (the interval excludes 1)');
+    expect(stdout).toMatch(/ttfp_p99_ms: A median .*B\/A .*B is higher than A/);
+    expect(file.runs).toHaveLength(8);
+    // Both orders occur: a fixed order would measure the run position.
+    const firstOfRep = [1, 2, 3, 4].map((rep) => file.runs.find((r) => r.rep === rep && r.position === 0)?.arm);
+    expect(new Set(firstOfRep).size).toBe(2);
+    expect(file.warnings).toEqual([]);
+    expect(file.project).toMatchObject({ commit: expect.any(String) });
+  });
+
+  it('two identical arms: an interval including 1, and no verdict', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'compare-same-'));
+    await probe(['compare', '--arm', arm('A', fast.url), '--arm', arm('A2', fast.url), '--reps', '3', '--seed', '5', '--output', dir]);
+    const [ttfp] = (JSON.parse(await readFile(join(dir, 'compare.json'), 'utf8')) as CompareFile).results;
+    expect(ttfp.interval_95?.[0]).toBeLessThanOrEqual(1);
+    expect(ttfp.interval_95?.[1]).toBeGreaterThanOrEqual(1);
+    expect(ttfp.verdict).toBe('no difference shown (the interval includes 1)');
+  });
+
+  it('warns when the arms differ in more than one setting', async () => {
+    const { code, stderr } = await probe(['compare', '--arm', arm('A', fast.url), '--arm', 'B=--url ws://127.0.0.1:9/v1/realtime --concurrency 3 --duration 1.5', '--reps', '2', '--output', await mkdtemp(join(tmpdir(), 'compare-w-'))]);
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/warning: the arms differ in 2 settings \(--url, --concurrency\)/);
+  });
+});
