@@ -33,7 +33,7 @@ describe('TraceWriter, receipts only (--trace off)', () => {
     const sink = writer.openSession('s1');
     const receipts = Array.from({ length: 1000 }, (_, seq) => receipt(seq));
     for (const r of receipts) {
-      expect(sink.sent(`{"type":"input_audio_buffer.append","event_id":"${r.event_id}"}`, r.start_s)).toBe(true);
+      sink.sent(`{"type":"input_audio_buffer.append","event_id":"${r.event_id}"}`, r.start_s);
       sink.receipt(r);
       sink.received('{"type":"sglang.input_audio.accepted"}', r.completed_s);
     }
@@ -72,5 +72,32 @@ describe('TraceWriter, receipts only (--trace off)', () => {
 
     // Only that session fails: the writer goes on for the others.
     expect(writer.failure).toBeNull();
+  });
+
+  it('fails its close, naming why, when the writer cannot finish in time; it is ended, never left running', async () => {
+    const w = new TraceWriter({ root, mode: 'full', delay_ms_per_batch: 2000, start_timeout_ms: BOUND_MS });
+    await w.started();
+    const sink = w.openSession('slow');
+    sink.sent('{"type":"input_audio_buffer.append"}', 0);
+    const error = await w.close(200).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(TraceWriteError);
+    expect((error as Error).message).toMatch(/did not finish writing within 200 ms and was ended; its last records may be missing/);
+  });
+
+  it('a worker that dies fails every open session and says so', async () => {
+    writer = new TraceWriter({ root, mode: 'full', start_timeout_ms: BOUND_MS });
+    await writer.started();
+    const sink = writer.openSession('s');
+    sink.sent('{"type":"input_audio_buffer.append"}', 0);
+    await writer.killWorker();
+    const error = await sink.close().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(TraceWriteError);
+    expect(writer.failure?.message).toMatch(/the trace writer thread exited with code/);
   });
 });

@@ -18,12 +18,13 @@ export interface ReceiptTimes {
 /**
  * Where one session's records go. The session hands over what it sent and received and its
  * receipts, never waits on a write, and is done only when `close()` resolves: its files complete.
- * `sent` and `received` return false while the writer is backed up (a `drain` event follows).
+ * A session never waits for the writer (its cadence comes first): a writer that falls behind is
+ * counted (`high_water_crossings`, `backlog_peak_bytes`) and said in the summary, not pushed back.
  */
 export interface SessionTraceSink {
-  sent(frame: string, time_s: number): boolean;
+  sent(frame: string, time_s: number): void;
   /** A received frame, as text or as the bytes that arrived (preferred: no re-encoding). */
-  received(frame: string | Uint8Array, time_s: number): boolean;
+  received(frame: string | Uint8Array, time_s: number): void;
   receipt(r: ReceiptTimes): void;
   /**
    * What ended the session on the client's side (`direction: "error"`). Written in every trace
@@ -72,6 +73,8 @@ export interface TraceWriterStats {
   bytes_written: number;
   backlog_peak_bytes: number;
   max_batch_write_ms: number;
+  /** Times the backlog rose past the high-water mark (the writer fell behind; a `drain` event follows each). */
+  high_water_crossings: number;
 }
 
 /** Flush slots per interval: sessions are spread over them so no single hand-over is large. */
@@ -104,9 +107,9 @@ export class TraceWriter extends EventEmitter {
   private backlog = 0;
   private readonly inFlight = new Map<number, number>();
   private dead: Error | null = null;
-  private readonly counters: TraceWriterStats = { batches: 0, bytes_written: 0, backlog_peak_bytes: 0, max_batch_write_ms: 0 };
+  private readonly counters: TraceWriterStats = { batches: 0, bytes_written: 0, backlog_peak_bytes: 0, max_batch_write_ms: 0, high_water_crossings: 0 };
   private readonly ready: Promise<void>;
-  private stopped: (() => void) | null = null;
+  private stopped: ((code: number) => void) | null = null;
   private readonly highWater: number;
   private backedUp = false;
 
@@ -133,7 +136,7 @@ export class TraceWriter extends EventEmitter {
     this.worker.on('message', (m: FromWorker) => this.onMessage(m));
     this.worker.on('error', (err) => this.die(this.fault(`failed: ${err.message}`)));
     this.worker.on('exit', (code) => {
-      if (this.stopped) this.stopped();
+      if (this.stopped) this.stopped(code);
       else this.die(this.fault(`exited with code ${code}`));
     });
     if (options.mode !== 'off') {
@@ -174,11 +177,9 @@ export class TraceWriter extends EventEmitter {
     return {
       sent: (frame, time_s) => {
         if (tracing) s.lines.append('send', time_s, frame);
-        return !this.backedUp;
       },
       received: (frame, time_s) => {
         if (tracing) s.lines.append('receive', time_s, frame);
-        return !this.backedUp;
       },
       receipt: (r) => s.receipts.push(r.event_id, r.seq, r.scheduled_s, r.start_s, r.completed_s),
       error: (message, time_s) => s.lines.append('error', time_s, JSON.stringify({ message })),
@@ -189,7 +190,11 @@ export class TraceWriter extends EventEmitter {
 
   private closing: Promise<void> | null = null;
 
-  /** Writes what is pending, then stops the worker. Bounded by `timeout_ms`; later calls share the first. */
+  /**
+   * Writes what is pending, then stops the worker. Bounded by `timeout_ms`; later calls share the
+   * first. Rejects with a TraceWriteError when the writer could not finish: it did not stop in
+   * time (it is then ended, and its last records may be missing) or it exited with a failure.
+   */
   close(timeout_ms = 10_000): Promise<void> {
     this.closing ??= this.stop(timeout_ms);
     return this.closing;
@@ -199,14 +204,15 @@ export class TraceWriter extends EventEmitter {
     if (this.flushTimer) clearInterval(this.flushTimer);
     this.flushNow();
     if (this.dead) return;
-    await new Promise<void>((resolve) => {
+    await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         void this.worker.terminate();
-        resolve();
+        reject(this.fault(`did not finish writing within ${timeout_ms} ms and was ended; its last records may be missing`));
       }, timeout_ms);
-      this.stopped = () => {
+      this.stopped = (code) => {
         clearTimeout(timer);
-        resolve();
+        if (code === 0) resolve();
+        else reject(this.fault(`exited with code ${code} while finishing its writes`));
       };
       this.post({ kind: 'stop' });
     });
@@ -278,7 +284,10 @@ export class TraceWriter extends EventEmitter {
     this.inFlight.set(batch, bytes);
     this.backlog += bytes;
     if (this.backlog > this.counters.backlog_peak_bytes) this.counters.backlog_peak_bytes = this.backlog;
-    if (this.backlog > this.highWater) this.backedUp = true;
+    if (this.backlog > this.highWater && !this.backedUp) {
+      this.backedUp = true;
+      this.counters.high_water_crossings++;
+    }
     const transfer = [
       ...lines.flatMap((l) => l.chunks.map((c) => c.buffer)),
       ...ends.flatMap((e) => [e.receipts.seq.buffer, e.receipts.times.buffer]),
