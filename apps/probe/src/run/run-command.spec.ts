@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
+import { spawn } from 'node:child_process';
+import { startMockServer, type MockServer, type MockStats } from '@duplex-bench/mock-servers';
 import { startFaultyMock, type MockFault } from '@duplex-bench/mock-servers/testing';
 import { decodeSamples } from '@duplex-bench/metrics';
 import { runCommand, type RunHooks } from './run-command';
@@ -13,6 +14,37 @@ import { probe } from './run-harness.spec-helpers';
 
 jest.setTimeout(60_000);
 
+/** `duplex-bench serve` in a process of its own; `stop` ends it with SIGTERM and returns the stats it wrote. */
+async function mockProcess(): Promise<{ url: string; stop(): Promise<MockStats>; kill(): void }> {
+  const dir = await mkdtemp(join(tmpdir(), 'mock-proc-'));
+  const stats = join(dir, 'mock.json');
+  const child = spawn(process.execPath, [join(__dirname, '..', '..', '..', '..', 'bin', 'duplex-bench.js'), 'serve', '--port', '0', '--stats-output', stats], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`the mock printed no URL within 20 s: ${seen}`)), 20_000);
+    child.stdout?.on('data', (d) => {
+      seen += d;
+      const m = /listening on (ws:\/\/\S+)\n/.exec(seen);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+  });
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+      return JSON.parse(await readFile(stats, 'utf8')) as MockStats;
+    },
+    kill: () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
 describe('probe run against the append-echo mock', () => {
   let mock: MockServer;
   beforeAll(async () => {
@@ -20,18 +52,19 @@ describe('probe run against the append-echo mock', () => {
   });
   afterAll(() => mock.close());
 
-  it('agrees with the mock: its arrival deviation (against each session\'s earliest offset) stays within 10 ms of the client\'s send deviation', async () => {
-    const fresh = await startMockServer({ port: 0 });
+  it('agrees with the mock in its own process: its arrival deviation (against each session\'s earliest offset) stays within 10 ms of the client\'s send deviation', async () => {
+    // Its own process, as in use: a mock on the probe's loop would measure the probe's loop, not the wire.
+    const fresh = await mockProcess();
     try {
       const { summary } = await probe(fresh.url, ['--concurrency', '64', '--duration', '2']);
-      const stats = fresh.stats();
+      const stats = await fresh.stop();
       expect(stats.appends).toBe(summary.packets.sent);
       // The mock's arrival adds the loopback hop and its own handler's wait to the client's send deviation.
       expect(stats.arrival_deviation_ms.p99 as number).toBeLessThan((summary.pacing_deviation_ms.p99 as number) + 10);
       expect(stats.arrival_deviation_ms.p50 as number).toBeLessThan((summary.pacing_deviation_ms.p50 as number) + 10);
       expect(stats.measurement_origin.arrival_deviation_ms).toMatch(/smallest such offset/);
     } finally {
-      await fresh.close();
+      fresh.kill();
     }
   });
 
