@@ -83,6 +83,6 @@ export const PROBE_COMMANDS: CliCommand[] = [
     run: (argv, io) => checkCommand(parseCheckOptions(argv), io),
   },
   REPORT_COMMAND,
-  SWEEP_COMMAND,
+  withReport(SWEEP_COMMAND),
   COMPARE_COMMAND,
 ];

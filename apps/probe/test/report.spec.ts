@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
@@ -67,10 +67,13 @@ async function probe(argv: string[]): Promise<{ code: number; stderr: string }> 
     const verdict = await page.textContent('#verdict');
     const shot = html.replace(/\.html$/, '.png');
     await page.screenshot({ path: shot, fullPage: true });
-    // Sorting by late packets, descending, puts the row with the most first.
-    await page.click('#sessions th[data-key="late"]');
-    await page.click('#sessions th[data-key="late"]');
-    const firstLate = await page.$eval('#sessions tbody tr td:nth-child(4)', (td) => Number(td.textContent));
+    // Sorting by late packets, descending, puts the row with the most first (run pages; a sweep's table does not sort).
+    let firstLate: number | null = null;
+    if (await page.$('#sessions th[data-key="late"]')) {
+      await page.click('#sessions th[data-key="late"]');
+      await page.click('#sessions th[data-key="late"]');
+      firstLate = await page.$eval('#sessions tbody tr td:nth-child(4)', (td) => Number(td.textContent));
+    }
     await page.close();
     return { errors, canvases, rows, verdict, shot, firstLate };
   }
@@ -109,5 +112,40 @@ async function probe(argv: string[]): Promise<{ code: number; stderr: string }> 
     expect(recPage.errors).toEqual([]);
     expect(recPage.rows).toBe(8);
     expect(await readFile(join(rec, 'report.html'), 'utf8')).toContain('duplex-bench recording');
+  });
+
+  it('a sweep directory: its capacity first, one chart per SLO term with the capacity marked, one row per count', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'report-sweep-'));
+    const run = (qualified: boolean, underruns: number, ttfp: number) => ({
+      dir: '',
+      code: 0,
+      qualified,
+      slo: [
+        { term: 'underruns=0', value: underruns, ok: underruns === 0 },
+        { term: 'ttfp_p99_ms<=1000', value: ttfp, ok: ttfp <= 1000 },
+      ],
+    });
+    const sweep = {
+      format: 'duplex-bench.sweep',
+      version: 1,
+      settings: { url: 'ws://127.0.0.1:1/v1/realtime', protocol: 'native', duration_s: 4, runs: 2, slo: 'underruns=0,ttfp_p99_ms<=1000', run_args: '' },
+      points: [
+        { sessions: 8, runs: [run(true, 0, 200), run(true, 0, 201)], verdict: 'pass' },
+        { sessions: 16, runs: [run(true, 0, 210), run(true, 0, 205)], verdict: 'pass' },
+        { sessions: 32, runs: [run(true, 900, 260), run(true, 850, 270)], verdict: 'fail' },
+      ],
+      capacity: { sessions: 16, range: [16, 32], limited_by: 'server', note: 'passes at 16, fails at 32' },
+      interrupted: false,
+      measurement_origin: { verdict: 'pass: …' },
+    };
+    await writeFile(join(dir, 'sweep.json'), JSON.stringify(sweep));
+    const { code } = await probe(['report', dir]);
+    expect(code).toBe(0);
+    const page = await open(join(dir, 'report.html'));
+    expect(page.errors).toEqual([]);
+    expect(page.verdict).toBe('capacity: 16 sessions (server: passes at 16, fails at 32)');
+    expect(page.canvases).toHaveLength(2);
+    expect(page.canvases.filter((drawn) => drawn === 0)).toEqual([]);
+    expect(page.rows).toBe(3);
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { EXIT, parseFlags, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
 import { loadReport } from './report-data';
 import { renderReportHtml } from './report-html';
+import { loadSweepReport, renderSweepHtml } from './sweep-report';
 
 export const REPORT_FLAGS = {
   output: { kind: 'string', group: 'output', help: 'where to write the page (default: DIR/report.html)', value: 'FILE' },
@@ -12,9 +13,10 @@ export const REPORT_FLAGS = {
 
 /** Writes the report of the run in `dir` and returns its path. */
 export async function writeReport(dir: string, options: { output?: string; mock_stats?: string; bin_s?: number } = {}): Promise<string> {
-  const data = await loadReport(dir, { mock_stats: options.mock_stats, bin_s: options.bin_s });
   const path = options.output ?? join(dir, 'report.html');
-  await writeFile(path, renderReportHtml(data));
+  // A sweep directory gets the capacity page; any other run its run page.
+  const sweep = await loadSweepReport(dir);
+  await writeFile(path, sweep ? renderSweepHtml(sweep) : renderReportHtml(await loadReport(dir, { mock_stats: options.mock_stats, bin_s: options.bin_s })));
   return path;
 }
 
@@ -28,7 +30,7 @@ async function report(argv: string[], io: RunIo): Promise<number> {
 
 export const REPORT_COMMAND: CliCommand = {
   name: 'report',
-  summary: 'one self-contained HTML page of a run, recording or merged run: verdict, pacing over time, the client loop, responses, sessions',
+  summary: 'one self-contained HTML page of a run, recording, merged run or sweep: verdict, pacing over time, the client loop, responses, sessions; a sweep: its capacity curve',
   usage: 'DIR [--output FILE] [--mock-stats FILE]',
   flags: REPORT_FLAGS,
   run: report,

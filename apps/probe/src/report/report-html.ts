@@ -2,22 +2,22 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReportData } from './report-data';
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
 /** Inlined JSON that cannot end its script element early. */
-const inlineJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+export const inlineJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
-/** uPlot (chosen for a 50 KB canvas library that draws 10^6 points fast) and the page's own script, read once. */
-function assets(): { uplot: string; css: string; page: string } {
+/** uPlot (chosen for a 50 KB canvas library that draws 10^6 points fast) and a page's own script. */
+export function assets(script = 'report-page.js'): { uplot: string; css: string; page: string } {
   const dist = join(require.resolve('uplot'), '..');
   return {
     uplot: readFileSync(join(dist, 'uPlot.iife.min.js'), 'utf8'),
     css: readFileSync(join(dist, 'uPlot.min.css'), 'utf8'),
-    page: readFileSync(join(__dirname, 'report-page.js'), 'utf8'),
+    page: readFileSync(join(__dirname, script), 'utf8'),
   };
 }
 
-const PAGE_CSS = `
+export const PAGE_CSS = `
 body { font: 14px/1.45 system-ui, sans-serif; margin: 20px; color: #222; }
 h1 { font-size: 20px; margin: 0 0 8px; }
 h2 { font-size: 16px; margin: 24px 0 4px; }

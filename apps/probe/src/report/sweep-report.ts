@@ -1,0 +1,68 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SweepFile } from '../sweep/sweep-command';
+import { assets, escapeHtml, inlineJson, PAGE_CSS } from './report-html';
+
+/** Per SLO term: each tested count's value in every run (median drawn), and the bound. */
+export interface SweepReportData {
+  kind: 'sweep';
+  title: string;
+  capacity: SweepFile['capacity'];
+  settings: SweepFile['settings'];
+  sessions: number[];
+  verdicts: string[];
+  qualified: string[];
+  terms: Array<{ term: string; bound: number; values: Array<Array<number | null>> }>;
+  origin: Record<string, string>;
+}
+
+/** The sweep in `dir` (its sweep.json), or null when there is none. */
+export async function loadSweepReport(dir: string): Promise<SweepReportData | null> {
+  const file = await readFile(join(dir, 'sweep.json'), 'utf8').then((t) => JSON.parse(t) as SweepFile, () => null);
+  if (!file) return null;
+  const points = [...file.points].sort((a, b) => a.sessions - b.sessions);
+  const terms = (points.find((p) => p.runs[0]?.slo.length)?.runs[0].slo ?? []).map((c, i) => ({
+    term: c.term,
+    bound: Number(/(-?[0-9.]+)$/.exec(c.term)?.[1]),
+    values: points.map((p) => p.runs.map((r) => r.slo[i]?.value ?? null)),
+  }));
+  return {
+    kind: 'sweep',
+    title: `duplex-bench sweep: ${dir}`,
+    capacity: file.capacity,
+    settings: file.settings,
+    sessions: points.map((p) => p.sessions),
+    verdicts: points.map((p) => p.verdict),
+    qualified: points.map((p) => `${p.runs.filter((r) => r.qualified).length} of ${p.runs.length}`),
+    terms,
+    origin: file.measurement_origin,
+  };
+}
+
+/** The sweep's page: the capacity first, then each SLO figure against the session count, the bound drawn. */
+export function renderSweepHtml(data: SweepReportData): string {
+  const { uplot, css, page } = assets('sweep-page.js');
+  const c = data.capacity;
+  const ok = c.limited_by === 'server' || c.limited_by === 'search range';
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${escapeHtml(data.title)}</title>
+<style>${css}${PAGE_CSS}</style>
+</head>
+<body>
+<h1>${escapeHtml(data.title)}</h1>
+<div class="verdict ${ok ? 'ok' : 'bad'}" id="verdict">capacity: ${c.sessions ?? '-'} sessions (${escapeHtml(String(c.limited_by))}: ${escapeHtml(c.note)})</div>
+<p class="meta">Server: <code>${escapeHtml(data.settings.url)}</code>, ${escapeHtml(data.settings.protocol)}; ${data.settings.runs} run(s) of ${data.settings.duration_s} s per count; SLO <code>${escapeHtml(data.settings.slo)}</code>${data.settings.run_args ? `; run flags <code>${escapeHtml(data.settings.run_args)}</code>` : ''}</p>
+<div id="charts"></div>
+<h2>Counts tested</h2>
+<p class="origin">${escapeHtml(data.origin.verdict ?? '')}</p>
+<div class="scroll"><table id="sessions"><thead></thead><tbody></tbody></table></div>
+<script type="application/json" id="report-data">${inlineJson(data)}</script>
+<script>${uplot}</script>
+<script>${page}</script>
+</body>
+</html>
+`;
+}
