@@ -64,3 +64,30 @@ describe('sweep against a model mock that holds 12 sessions', () => {
     expect(stdout).toMatch(/client: the client missed its cadence/);
   });
 });
+
+describe('sweep --target client: how many sessions the probe itself holds', () => {
+  let mock: MockServer;
+  beforeAll(async () => {
+    mock = await startMockServer({ port: 0 });
+  });
+  afterAll(() => mock.close());
+
+  it('a count passes on pacing alone; a count where the probe missed its cadence is where the client stops', async () => {
+    const held = await mkdtemp(join(tmpdir(), 'sweep-client-ok-'));
+    await probe(['sweep', '--target', 'client', '--url', mock.url, '--sessions', '2:8', '--runs', '1', '--duration', '1.5', '--output', held]);
+    const ok = JSON.parse(await readFile(join(held, 'sweep.json'), 'utf8')) as SweepFile;
+    expect(ok.points.map((p) => [p.sessions, p.verdict])).toEqual([[2, 'pass'], [4, 'pass'], [8, 'pass']]);
+    expect(ok.capacity).toMatchObject({ sessions: 8, limited_by: 'search range' });
+    expect(ok.points[0].runs[0].slo).toEqual([]);
+
+    const stalled = await mkdtemp(join(tmpdir(), 'sweep-client-late-'));
+    const { stdout } = await probe([
+      'sweep', '--target', 'client', '--url', mock.url, '--sessions', '2:8', '--runs', '1', '--duration', '1.5', '--output', stalled,
+      '--run-args', '--inject-stall-ms 300 --start-spread-ms 0',
+    ]);
+    const late = JSON.parse(await readFile(join(stalled, 'sweep.json'), 'utf8')) as SweepFile;
+    expect(late.points.map((p) => p.verdict)).toEqual(['fail']);
+    expect(late.capacity).toMatchObject({ sessions: null, limited_by: 'client' });
+    expect(stdout).toMatch(/capacity: below 2 sessions/);
+  });
+});

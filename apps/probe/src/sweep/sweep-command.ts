@@ -12,6 +12,13 @@ export const SWEEP_FLAGS = {
   duration: { kind: 'number', min: 0, exclusive: true, default: 30, group: 'load', help: 'audio per session in each run, seconds', value: 'S' },
   resolution: { kind: 'int', min: 1, default: 4, group: 'load', help: 'bisection stops when the last passing and first failing counts are this close, sessions', value: 'N' },
   slo: { kind: 'string', default: DEFAULT_SLO, group: 'load', help: `what each run must meet, figure<=bound joined by commas; figures: ${Object.keys(SLO_FIGURES).join(', ')}`, value: 'TERMS' },
+  target: {
+    kind: 'enum',
+    values: ['server', 'client'],
+    default: 'server',
+    group: 'load',
+    help: "server: how many sessions the server holds (the SLO); client: how many the probe itself holds against a mock (pacing only: a count passes when every run is qualified)",
+  },
   protocol: { kind: 'enum', values: ['native', 'openai', 'vllm-omni'], default: 'native', group: 'dialect', help: "the server's dialect" },
   'run-args': { kind: 'string', default: '', group: 'dialect', help: 'further flags for every run, as one string (e.g. "--model m --packet-ms 160")', value: 'FLAGS' },
   output: { kind: 'string', required: true, group: 'output', help: 'sweep directory: sweep.json and one run directory per run; running again resumes', value: 'DIR' },
@@ -36,7 +43,7 @@ export interface SweepPoint {
 export interface SweepFile {
   format: 'duplex-bench.sweep';
   version: 1;
-  settings: { url: string; protocol: string; duration_s: number; runs: number; slo: string; run_args: string };
+  settings: { url: string; target: 'server' | 'client'; protocol: string; duration_s: number; runs: number; slo: string; run_args: string };
   points: SweepPoint[];
   capacity: { sessions: number | null; range: [number | null, number | null]; limited_by: 'server' | 'client' | 'search range' | null; note: string };
   interrupted: boolean;
@@ -45,14 +52,16 @@ export interface SweepFile {
 
 const BIN = join(__dirname, '..', '..', '..', '..', 'bin', 'duplex-bench.js');
 
-function verdictOf(runs: SweepRun[]): PointVerdict {
+function verdictOf(runs: SweepRun[], target: 'server' | 'client'): PointVerdict {
   if (runs.some((r) => r.code !== 0 && r.code !== 3)) return 'failed-to-run';
+  // Sweeping the client, its cadence is the thing measured: a late packet fails the count.
+  if (target === 'client') return runs.every((r) => r.qualified) ? 'pass' : 'fail';
   if (runs.some((r) => !r.qualified)) return 'client-limited';
   return runs.every((r) => r.slo.every((c) => c.ok)) ? 'pass' : 'fail';
 }
 
 /** The capacity the points show: the largest passing count below the smallest failing one. */
-export function capacityOf(points: SweepPoint[], min: number, max: number): SweepFile['capacity'] {
+export function capacityOf(points: SweepPoint[], min: number, max: number, target: 'server' | 'client' = 'server'): SweepFile['capacity'] {
   const passing = points.filter((p) => p.verdict === 'pass').map((p) => p.sessions);
   const failing = points.filter((p) => p.verdict === 'fail').map((p) => p.sessions);
   const limited = points.filter((p) => p.verdict === 'client-limited' || p.verdict === 'failed-to-run').map((p) => p.sessions);
@@ -69,8 +78,10 @@ export function capacityOf(points: SweepPoint[], min: number, max: number): Swee
     };
   }
   if (firstFail === null) return { sessions: lastPass, range: [lastPass, null], limited_by: 'search range', note: `every count up to ${max} passed: the capacity is at least ${lastPass}` };
-  if (lastPass === null) return { sessions: null, range: [null, firstFail], limited_by: 'server', note: `the smallest count, ${min}, already failed` };
-  return { sessions: lastPass, range: [lastPass, firstFail], limited_by: 'server', note: `passes at ${lastPass}, fails at ${firstFail}` };
+  const by = target === 'client' ? 'client' : 'server';
+  const what = target === 'client' ? 'the probe kept its cadence' : 'passes';
+  if (lastPass === null) return { sessions: null, range: [null, firstFail], limited_by: by, note: `the smallest count, ${min}, already failed` };
+  return { sessions: lastPass, range: [lastPass, firstFail], limited_by: by, note: `${what} at ${lastPass}, ${target === 'client' ? 'not' : 'fails'} at ${firstFail}` };
 }
 
 function renderTable(file: SweepFile, terms: SloTerm[]): string {
@@ -94,8 +105,10 @@ async function sweep(argv: string[], io: RunIo): Promise<number> {
   const m = /^(\d+):(\d+)$/.exec(f.sessions);
   if (!m || Number(m[1]) < 1 || Number(m[2]) < Number(m[1])) throw new UsageError(`--sessions must be MIN:MAX with 1 <= MIN <= MAX, got "${f.sessions}"`);
   const [min, max] = [Number(m[1]), Number(m[2])];
-  const terms = parseSlo(f.slo);
-  const settings: SweepFile['settings'] = { url: f.url, protocol: f.protocol, duration_s: f.duration, runs: f.runs, slo: f.slo, run_args: f['run-args'] };
+  const target = f.target as 'server' | 'client';
+  // The client's own capacity is its pacing: no SLO term is checked.
+  const terms = target === 'client' ? [] : parseSlo(f.slo);
+  const settings: SweepFile['settings'] = { url: f.url, target, protocol: f.protocol, duration_s: f.duration, runs: f.runs, slo: f.slo, run_args: f['run-args'] };
   await mkdir(f.output, { recursive: true });
   const path = join(f.output, 'sweep.json');
   // Running again into the same directory with the same settings keeps the counts already measured.
@@ -114,7 +127,7 @@ async function sweep(argv: string[], io: RunIo): Promise<number> {
     },
   };
   const save = async () => {
-    file.capacity = capacityOf(file.points, min, max);
+    file.capacity = capacityOf(file.points, min, max, target);
     await writeFile(`${path}.tmp`, JSON.stringify(file, null, 1));
     await rename(`${path}.tmp`, path);
   };
@@ -134,7 +147,7 @@ async function sweep(argv: string[], io: RunIo): Promise<number> {
       runs.push({ dir, code, qualified: summary?.qualified === true, slo: summary ? checkSlo(terms, summary) : [] });
     }
     if (signals.interrupted) return 'failed-to-run';
-    const point: SweepPoint = { sessions, runs, verdict: verdictOf(runs) };
+    const point: SweepPoint = { sessions, runs, verdict: verdictOf(runs, target) };
     file.points.push(point);
     await save();
     io.stderr.write(`sweep: ${sessions} sessions: ${point.verdict}\n`);
@@ -169,7 +182,7 @@ async function sweep(argv: string[], io: RunIo): Promise<number> {
   const c = file.capacity;
   io.stdout.write(
     `${renderTable(file, terms)}\n` +
-      (c.sessions === null && c.limited_by === 'server' ? `capacity: below ${min} sessions (${c.note})` : `capacity: ${c.sessions ?? '-'} sessions (${c.limited_by}: ${c.note})`) +
+      (c.sessions === null && c.limited_by !== 'search range' && c.range[1] !== null ? `capacity: below ${min} sessions (${c.note})` : `capacity: ${c.sessions ?? '-'} sessions (${c.limited_by}: ${c.note})`) +
       `\nwritten to ${path}\n`,
   );
   io.emit?.(file);
