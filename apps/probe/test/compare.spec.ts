@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { RunIo } from '@duplex-bench/cli';
 import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import { main } from '../src/main';
-import { bootstrapRatio, seeded, type CompareFile } from '../src/sweep/compare-command';
+import { bootstrapRatio, mannWhitneyP, seeded, type CompareFile } from '../src/sweep/compare-command';
 
 jest.setTimeout(180_000);
 
@@ -23,6 +23,15 @@ async function probe(argv: string[]): Promise<{ code: number; stdout: string; st
   };
   return { code: await main(argv, io), stdout, stderr };
 }
+
+describe('mannWhitneyP', () => {
+  it('is exact: complete separation of 4 and 4 runs gives 2/70; of 3 and 3, 2/20; interleaved arms, 1', () => {
+    expect(mannWhitneyP([1, 2, 3, 4], [5, 6, 7, 8])).toBeCloseTo(2 / 70, 10);
+    expect(mannWhitneyP([5, 6, 7, 8], [1, 2, 3, 4])).toBeCloseTo(2 / 70, 10);
+    expect(mannWhitneyP([1, 2, 3], [4, 5, 6])).toBeCloseTo(0.1, 10);
+    expect(mannWhitneyP([1, 4, 5, 8], [2, 3, 6, 7])).toBe(1);
+  });
+});
 
 describe('bootstrapRatio', () => {
   it('gives B/A of medians, and an interval that excludes 1 only when the arms differ', () => {
@@ -58,7 +67,7 @@ describe('compare against two model mocks, TTFP 100 ms and 200 ms', () => {
     expect(ttfp.ratio).toBeGreaterThan(1.7);
     expect(ttfp.ratio).toBeLessThan(2.3);
     expect(ttfp.interval_95?.[0]).toBeGreaterThan(1);
-    expect(ttfp.verdict).toBe('B is higher than A (the interval excludes 1)');
+    expect(ttfp.verdict).toMatch(/^B is higher than A \(the interval excludes 1, rank test p 0\.0286\)$/);
     expect(stdout).toMatch(/ttfp_p99_ms: A median .*B\/A .*B is higher than A/);
     expect(file.runs).toHaveLength(8);
     // Both orders occur: a fixed order would measure the run position.
@@ -68,13 +77,14 @@ describe('compare against two model mocks, TTFP 100 ms and 200 ms', () => {
     expect(file.project).toMatchObject({ commit: expect.any(String) });
   });
 
-  it('two identical arms: an interval including 1, and no verdict', async () => {
+  it('two identical arms: a ratio near 1 and no verdict (3 runs an arm can never give one)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'compare-same-'));
     await probe(['compare', '--arm', arm('A', fast.url), '--arm', arm('A2', fast.url), '--reps', '3', '--seed', '5', '--output', dir]);
     const [ttfp] = (JSON.parse(await readFile(join(dir, 'compare.json'), 'utf8')) as CompareFile).results;
-    expect(ttfp.interval_95?.[0]).toBeLessThanOrEqual(1);
-    expect(ttfp.interval_95?.[1]).toBeGreaterThanOrEqual(1);
-    expect(ttfp.verdict).toBe('no difference shown (the interval includes 1)');
+    expect(ttfp.ratio).toBeGreaterThan(0.9);
+    expect(ttfp.ratio).toBeLessThan(1.1);
+    expect(ttfp.rank_test_p).toBeGreaterThanOrEqual(0.1);
+    expect(ttfp.verdict).toMatch(/^no difference shown/);
   });
 
   it('warns when the arms differ in more than one setting', async () => {
