@@ -5,19 +5,34 @@ import type { ReportData } from './report-data';
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
 /** Inlined JSON that cannot end its script element early. */
-export const inlineJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+const inlineJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
-/** uPlot (chosen for a 50 KB canvas library that draws 10^6 points fast) and a page's own script. */
-export function assets(script = 'report-page.js'): { uplot: string; css: string; page: string } {
+/**
+ * One self-contained page: `body` (HTML), then the data, uPlot (chosen for a 50 KB canvas library
+ * that draws 10^6 points fast) and the page's own `script`, all inlined; it needs no network.
+ */
+export function page(title: string, body: string, data: unknown, script: string): string {
   const dist = join(require.resolve('uplot'), '..');
-  return {
-    uplot: readFileSync(join(dist, 'uPlot.iife.min.js'), 'utf8'),
-    css: readFileSync(join(dist, 'uPlot.min.css'), 'utf8'),
-    page: readFileSync(join(__dirname, script), 'utf8'),
-  };
+  const read = (path: string) => readFileSync(path, 'utf8');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${escapeHtml(title)}</title>
+<style>${read(join(dist, 'uPlot.min.css'))}${PAGE_CSS}</style>
+</head>
+<body>
+<h1>${escapeHtml(title)}</h1>
+${body}
+<script type="application/json" id="report-data">${inlineJson(data)}</script>
+<script>${read(join(dist, 'uPlot.iife.min.js'))}</script>
+<script>${read(join(__dirname, script))}</script>
+</body>
+</html>
+`;
 }
 
-export const PAGE_CSS = `
+const PAGE_CSS = `
 body { font: 14px/1.45 system-ui, sans-serif; margin: 20px; color: #222; }
 h1 { font-size: 20px; margin: 0 0 8px; }
 h2 { font-size: 16px; margin: 24px 0 4px; }
@@ -37,32 +52,17 @@ tr.incomplete td { background: #fff4e5; }
 
 /** The report as one self-contained page: data, chart library and script inlined; it needs no network. */
 export function renderReportHtml(data: ReportData): string {
-  const { uplot, css, page } = assets();
   const s = data.sessions;
   const reasons = Object.entries(s.incomplete_reasons)
     .map(([k, n]) => `${escapeHtml(k)} ${n}`)
     .join(', ');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>${escapeHtml(data.title)}</title>
-<style>${css}${PAGE_CSS}</style>
-</head>
-<body>
-<h1>${escapeHtml(data.title)}</h1>
-<div class="verdict ${data.verdict.qualified ? 'ok' : 'bad'}" id="verdict">${escapeHtml(data.verdict.line)}</div>
+  const body = `<div class="verdict ${data.verdict.qualified ? 'ok' : 'bad'}" id="verdict">${escapeHtml(data.verdict.line)}</div>
 <p class="meta">Sessions: ${s.started} started, ${s.completed} complete, ${s.incomplete} incomplete${reasons ? ` (${reasons})` : ''}. Packets: ${data.packets.sent} sent, ${data.packets.late} late (${data.packet_ms} ms packets).</p>
 <p class="meta">Command: <code>${escapeHtml(data.command)}</code></p>
 <p class="meta">Host: ${escapeHtml(data.host)}${data.project ? `; project: ${escapeHtml(data.project)}` : ''}</p>
 <div id="charts"></div>
 <h2>Sessions (${data.rows.length}; click a column to sort)</h2>
 <p class="origin">client: each session's packets, late packets and largest |deviation|; its stream-window figures; an incomplete session's recorded reason and cause</p>
-<div class="scroll"><table id="sessions"><thead></thead><tbody></tbody></table></div>
-<script type="application/json" id="report-data">${inlineJson(data)}</script>
-<script>${uplot}</script>
-<script>${page}</script>
-</body>
-</html>
-`;
+<div class="scroll"><table id="sessions"><thead></thead><tbody></tbody></table></div>`;
+  return page(data.title, body, data, 'report-page.js');
 }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SweepFile } from '../sweep/sweep-command';
-import { assets, escapeHtml, inlineJson, PAGE_CSS } from './report-html';
+import { escapeHtml, page } from './report-html';
 
 /** Per SLO term: each tested count's value in every run (median drawn), and the bound. */
 export interface SweepReportData {
@@ -41,28 +41,13 @@ export async function loadSweepReport(dir: string): Promise<SweepReportData | nu
 
 /** The sweep's page: the capacity first, then each SLO figure against the session count, the bound drawn. */
 export function renderSweepHtml(data: SweepReportData): string {
-  const { uplot, css, page } = assets('sweep-page.js');
   const c = data.capacity;
   const ok = c.limited_by === 'server' || c.limited_by === 'search range';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>${escapeHtml(data.title)}</title>
-<style>${css}${PAGE_CSS}</style>
-</head>
-<body>
-<h1>${escapeHtml(data.title)}</h1>
-<div class="verdict ${ok ? 'ok' : 'bad'}" id="verdict">capacity: ${c.sessions ?? '-'} sessions (${escapeHtml(String(c.limited_by))}: ${escapeHtml(c.note)})</div>
+  const body = `<div class="verdict ${ok ? 'ok' : 'bad'}" id="verdict">capacity: ${c.sessions ?? '-'} sessions (${escapeHtml(String(c.limited_by))}: ${escapeHtml(c.note)})</div>
 <p class="meta">Server: <code>${escapeHtml(data.settings.url)}</code>, ${escapeHtml(data.settings.protocol)}; ${data.settings.runs} run(s) of ${data.settings.duration_s} s per count; SLO <code>${escapeHtml(data.settings.slo)}</code>${data.settings.run_args ? `; run flags <code>${escapeHtml(data.settings.run_args)}</code>` : ''}</p>
 <div id="charts"></div>
 <h2>Counts tested</h2>
 <p class="origin">${escapeHtml(data.origin.verdict ?? '')}</p>
-<div class="scroll"><table id="sessions"><thead></thead><tbody></tbody></table></div>
-<script type="application/json" id="report-data">${inlineJson(data)}</script>
-<script>${uplot}</script>
-<script>${page}</script>
-</body>
-</html>
-`;
+<div class="scroll"><table id="sessions"><thead></thead><tbody></tbody></table></div>`;
+  return page(data.title, body, data, 'sweep-page.js');
 }
