@@ -1,28 +1,11 @@
-import { EventEmitter } from 'node:events';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunIo } from '@duplex-bench/cli';
 import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
-import { main } from '../src/main';
+import { probe } from './in-process.spec-helpers';
 import { bootstrapRatio, mannWhitneyP, seeded, type CompareFile } from '../src/sweep/compare-command';
 
 jest.setTimeout(180_000);
-
-async function probe(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: RunIo = {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    signals: new EventEmitter(),
-    exitNow: (code) => {
-      throw new Error(`exitNow(${code}) in a test`);
-    },
-    argv: argv.slice(1),
-  };
-  return { code: await main(argv, io), stdout, stderr };
-}
 
 describe('mannWhitneyP', () => {
   it('is exact: complete separation of 4 and 4 runs gives 2/70; of 3 and 3, 2/20; interleaved arms, 1', () => {

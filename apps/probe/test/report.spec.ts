@@ -1,12 +1,10 @@
-import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import type { RunIo } from '@duplex-bench/cli';
 import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
-import { main } from '../src/main';
+import { probe } from './in-process.spec-helpers';
 
 jest.setTimeout(90_000);
 
@@ -14,20 +12,6 @@ jest.setTimeout(90_000);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveBrowser = existsSync(CHROMIUM);
 if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests skipped: no ${CHROMIUM} (apt-get install chromium)\n`);
-
-async function probe(argv: string[]): Promise<{ code: number; stderr: string }> {
-  let stderr = '';
-  const io: RunIo = {
-    stdout: { write: () => true },
-    stderr: { write: (s: string) => (stderr += s) },
-    signals: new EventEmitter(),
-    exitNow: (code) => {
-      throw new Error(`exitNow(${code}) in a test`);
-    },
-    argv: argv.slice(1),
-  };
-  return { code: await main(argv, io), stderr };
-}
 
 (haveBrowser || process.env.CI ? describe : describe.skip)('report, opened in Chromium', () => {
   let mock: MockServer;

@@ -1,27 +1,11 @@
-import { EventEmitter } from 'node:events';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunIo } from '@duplex-bench/cli';
 import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
-import { main } from '../src/main';
+import { probe } from './in-process.spec-helpers';
 import type { SweepFile } from '../src/sweep/sweep-command';
 
 jest.setTimeout(180_000);
-
-async function probe(argv: string[]): Promise<{ code: number; stdout: string }> {
-  let stdout = '';
-  const io: RunIo = {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: () => true },
-    signals: new EventEmitter(),
-    exitNow: (code) => {
-      throw new Error(`exitNow(${code}) in a test`);
-    },
-    argv: argv.slice(1),
-  };
-  return { code: await main(argv, io), stdout };
-}
 
 describe('sweep against a model mock that holds 12 sessions', () => {
   let mock: MockServer;
