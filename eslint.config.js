@@ -39,8 +39,10 @@ module.exports = [
             { sourceTag: lib('cli'), onlyDependOnLibsWithTags: [] },
             {
               sourceTag: lib('session'),
-              onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics')],
+              onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics'), lib('launcher'), lib('cli')],
             },
+            { sourceTag: lib('experiments'), onlyDependOnLibsWithTags: [lib('cli'), lib('launcher'), lib('session')] },
+            { sourceTag: lib('report'), onlyDependOnLibsWithTags: [lib('cli'), lib('pacer'), lib('metrics'), lib('experiments')] },
           ],
         },
       ],

@@ -1,40 +1,16 @@
-import { EXIT, parseFlags, type CliCommand } from '@duplex-bench/cli';
+import { type CliCommand } from '@duplex-bench/cli';
 import { LauncherLink } from '@duplex-bench/launcher';
 import { CHECK_FLAGS, checkCommand, parseCheckOptions } from './check/check-command';
 import { MERGE_FLAGS, mergeCommand } from './merge/merge-command';
 import { recordCommand } from './record/record-command';
 import { parseRecordOptions, RECORD_FLAGS } from './record/record-options';
-import { REPORT_COMMAND, writeReport } from './report/report-command';
+import { withReport } from '@duplex-bench/report';
+import { REPORT_COMMAND } from './report/report-command';
 import { COMPARE_COMMAND } from './sweep/compare-command';
 import { SWEEP_COMMAND } from './sweep/sweep-command';
 import { launchCommand } from './run/launch-command';
 import { runCommand } from './run/run-command';
 import { parseRunOptions, RUN_FLAGS } from './run/run-options';
-
-/**
- * `command` with `--report`: once it has written its output directory (any status but bad input),
- * the HTML report of that directory is written beside it.
- */
-function withReport(command: CliCommand): CliCommand {
-  const flags = { ...command.flags, report: { kind: 'bool', group: 'output', help: 'also write OUTPUT/report.html (see the report command) at the end' } } as const;
-  return {
-    ...command,
-    flags,
-    run: async (argv, io) => {
-      const f = parseFlags(argv, flags) as { report: boolean; output?: unknown };
-      const drop = (a: string[]) => a.filter((x) => x !== '--report');
-      const code = await command.run(drop(argv), { ...io, argv: drop(io.argv) });
-      if (!f.report || code === EXIT.usage || typeof f.output !== 'string') return code;
-      try {
-        io.stderr.write(`report written to ${await writeReport(f.output)}\n`);
-      } catch (err) {
-        io.stderr.write(`error: report: ${(err as Error).message}\n`);
-        return code === EXIT.ok ? EXIT.failed : code;
-      }
-      return code;
-    },
-  };
-}
 
 /** The probe's commands: flags for `--help` and parsing, and what runs each. */
 export const PROBE_COMMANDS: CliCommand[] = [

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import { probe } from './in-process.spec-helpers';
-import type { SweepFile } from '../src/sweep/sweep-command';
+import type { SweepFile } from '@duplex-bench/experiments';
 
 jest.setTimeout(180_000);
 

@@ -5,3 +5,4 @@ export type { DeadlineCallback, DeadlineSchedulerOptions, DeadlineSchedulerStats
 export { ticks } from './ticks';
 export type { Tick, TicksOptions } from './ticks';
 export { deviationMs, isLate, spreadStarts } from './deviation';
+export { scheduleStall } from './stall';

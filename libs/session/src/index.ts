@@ -7,3 +7,38 @@ export { buildSummary, duplexMetrics, MEASUREMENT_ORIGIN } from './summary';
 export type { RunSummary, DuplexAggregate, DuplexSession, ResponseFigures, SummaryInputs } from './summary';
 export { GrantLog } from './grant-record';
 export type { GrantRecord } from './grant-record';
+
+/* Recording: samples kept one by one, resumable, post-processed in a pool */
+export { keepEarlierAttempt, mergeResult, readResults, sampleResult, writeResult } from './recording/sample-results';
+export type { AttemptBrief, SampleResult } from './recording/sample-results';
+export { keptPacing, writeAttemptPacing } from './recording/attempt-pacing';
+export { Checkpoint } from './recording/checkpoint';
+export { postprocessSession } from './recording/postprocess';
+export type { PostprocessSummary, PostprocessTask } from './recording/postprocess';
+/** The module a ProcessPool starts to post-process recorded sessions. */
+export const POSTPROCESS_WORKER = `${__dirname}/recording/postprocess-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`;
+
+/* Runs read back: pooled across processes, traces graded against the native contract */
+export { buildMergedSummary, mergeChildren, mergeDuplex, readRunForMerge, steadyFrom } from './merge-runs';
+export type { MergedSummary, RunForMerge } from './merge-runs';
+export { checkTraceFile, checkTraces, traceFiles } from './check-traces';
+export type { CheckReport, SessionCheck } from './check-traces';
+
+/* From a user's dialect settings to a session's connection */
+export {
+  authHeaders,
+  checkPacket,
+  CHILD_KEY_ENV,
+  DEFAULT_PACKET_MS,
+  dialectConfig,
+  dialectRecord,
+  redactArgv,
+  sessionUrl,
+  withoutSecrets,
+} from './dialect-options';
+export type { DialectOptions } from './dialect-options';
+export { packetSizeOr, resolvePacketSize } from './packet-size';
+export type { PacketSize } from './packet-size';
+export { openAll, removeTrace, runPackets, sessionsFile } from './open-sessions';
+export { postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets } from './recording/recording';
+export type { Invocation } from './recording/recording';

@@ -1,7 +1,8 @@
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import { checkNativeTrace, grantedProfile, NATIVE_PROFILES, parseTraceLines, type NativeCheckResult, type NativeProfileName } from '@duplex-bench/protocol';
+import type { NativeProfileName } from '@duplex-bench/protocol';
+import { checkTraces, traceFiles, type CheckReport } from '@duplex-bench/session';
 import { EXIT } from '@duplex-bench/cli';
 
 export const CHECK_FLAGS = {
@@ -27,67 +28,6 @@ export function parseCheckOptions(argv: string[]): CheckOptions {
   return { path: f._[0], profile: f.profile as NativeProfileName | undefined, output: f.output, quiet: f.quiet };
 }
 
-export interface SessionCheck extends NativeCheckResult {
-  trace: string;
-  profile: NativeProfileName | null;
-  /** How the profile was chosen. */
-  profile_source: '--profile' | 'grant' | 'none';
-}
-
-export interface CheckReport {
-  contract: string;
-  sessions: number;
-  pass: number;
-  fail: number;
-  not_exercised: number;
-  results: SessionCheck[];
-}
-
-/** Trace files under a run directory (`sessions/<id>/trace.jsonl`), or the one file given. */
-async function traceFiles(path: string): Promise<string[]> {
-  let info;
-  try {
-    info = await stat(path);
-  } catch {
-    throw new UsageError(`${path}: no such file or directory`);
-  }
-  if (info.isFile()) return [path];
-  const root = join(path, 'sessions');
-  let ids: string[];
-  try {
-    ids = (await readdir(root)).sort();
-  } catch {
-    throw new UsageError(`${path} holds no sessions/ directory; give a run directory or a trace.jsonl`);
-  }
-  const files: string[] = [];
-  for (const id of ids) {
-    const file = join(root, id, 'trace.jsonl');
-    if (await stat(file).then((s) => s.isFile(), () => false)) files.push(file);
-  }
-  if (files.length === 0) throw new UsageError(`${path}: no sessions/*/trace.jsonl (run with --trace full --keep-traces)`);
-  return files;
-}
-
-/** An events-mode trace (`--trace events`) keeps audio as byte counts, which the contract cannot check. */
-function withoutPayloads(records: readonly unknown[]): boolean {
-  return records.some((r) => {
-    const event = (r as { event?: { type?: unknown; audio?: unknown; delta?: unknown } } | null)?.event;
-    return event?.type === 'input_audio_buffer.append' && typeof event.audio === 'number';
-  });
-}
-
-/** Grades one trace file against the native contract. */
-export async function checkTraceFile(file: string, profile?: NativeProfileName): Promise<SessionCheck> {
-  const { records, errors } = parseTraceLines(await readFile(file, 'utf8'));
-  const chosen = profile ? NATIVE_PROFILES[profile] : grantedProfile(records);
-  const source = profile ? '--profile' : chosen ? 'grant' : 'none';
-  // Without a profile the unit and output rate are unknown; nemotron's are the default, and the grant check says why it fails.
-  const result = checkNativeTrace(records, chosen ?? NATIVE_PROFILES.nemotron, { line_errors: errors });
-  if (!chosen) result.violations.unshift('the grant states no known profile (native_unit_ms and output_audio_format.rate); give --profile');
-  if (withoutPayloads(records)) result.violations.unshift('audio payloads were replaced by their byte counts (--trace events); record with --trace full to check');
-  return { trace: file, profile: chosen?.name ?? null, profile_source: source, ...result };
-}
-
 const SHOWN_VIOLATIONS = 20;
 
 /** The console lines of a report: one per session, its violations indented, then the tally. */
@@ -110,17 +50,8 @@ export async function checkCommand(
   io: { stdout: { write(s: string): unknown }; stderr: { write(s: string): unknown }; emit?(summary: unknown): void },
 ): Promise<number> {
   const files = await traceFiles(options.path);
-  const results: SessionCheck[] = [];
-  for (const file of files) results.push(await checkTraceFile(file, options.profile));
-  const count = (status: NativeCheckResult['status']) => results.filter((r) => r.status === status).length;
-  const report: CheckReport = {
-    contract: 'native dialect, sglang-omni duplex (benchmarks/duplex oracle at 1035e3ff): every rule, by profile',
-    sessions: results.length,
-    pass: count('pass'),
-    fail: count('fail'),
-    not_exercised: count('not_exercised'),
-    results,
-  };
+  const report = await checkTraces(files, options.profile);
+  const results = report.results;
   const isFile = files.length === 1 && files[0] === options.path;
   const out = options.output ?? join(isFile ? dirname(options.path) : options.path, 'check.json');
   try {

@@ -1,163 +1,13 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import { decodeSamples, mergeSamples, type MergedPacing, type SamplesFile } from '@duplex-bench/metrics';
+import { buildMergedSummary, mergeDuplex, readRunForMerge, type MergedSummary } from '@duplex-bench/session';
 import { renderDuplex } from '../render';
-import { type DuplexAggregate, duplexMetrics, type DuplexSession, MEASUREMENT_ORIGIN, type RunSummary, type SessionResult } from '@duplex-bench/session';
 
 export const MERGE_FLAGS = {
   output: { kind: 'string', required: true, group: 'output', help: 'directory for the pooled summary.json and duplex_metrics.json', value: 'DIR' },
   quiet: { kind: 'bool', group: 'output', help: 'no progress lines' },
 } as const;
-
-export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
-  qualified: boolean;
-  interrupted: boolean;
-  sessions: RunSummary['sessions'];
-  cpu_cores: { total: number; per_process: number[] };
-  peak_rss_bytes: { max: number; per_process: number[] };
-  event_loop_lag_ms: { max: number | null; over_80ms: number };
-  first_late_s: number | null;
-  /** The processes' warm-up; `pacing_deviation_steady_ms` covers the packets after it. */
-  warmup_s: number;
-  /** Server errors, unknown event types and `server_event_seq` gaps, summed over processes. */
-  events: RunSummary['events'];
-  /** Responses of every process's sessions pooled, when the server answered with model turns. */
-  duplex?: DuplexAggregate;
-  sources: string[];
-  measurement_origin: Record<string, string>;
-}
-
-/** A run read back for pooling; `steady_from_s`: when its warm-up ended (start gate + `--warmup-s`), when it had one. */
-export interface RunForMerge {
-  samples: SamplesFile;
-  summary: RunSummary | null;
-  steady_from_s?: number;
-}
-
-/** When a run's warm-up ended on the host clock: its run.json start gate plus its summary's warm-up, if it had one. */
-export async function steadyFrom(dir: string, summary: RunSummary | null): Promise<number | undefined> {
-  if (!summary || !(summary.warmup_s > 0)) return undefined;
-  const run = await readFile(join(dir, 'run.json'), 'utf8').then((t) => JSON.parse(t) as { gate_s?: unknown }, () => null);
-  return typeof run?.gate_s === 'number' ? run.gate_s + summary.warmup_s : undefined;
-}
-
-async function readRun(dir: string): Promise<RunForMerge> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(join(dir, 'samples.msgpack'));
-  } catch (err) {
-    throw new UsageError(`${dir}: no samples.msgpack (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
-  let samples: SamplesFile;
-  try {
-    samples = decodeSamples(bytes);
-  } catch (err) {
-    throw new UsageError(`${dir}/samples.msgpack: ${(err as Error).message}`);
-  }
-  const summary = await readFile(join(dir, 'summary.json'), 'utf8').then(
-    (text) => JSON.parse(text) as RunSummary,
-    () => null, // a process that died before its summary still has its samples
-  );
-  return { samples, summary, steady_from_s: await steadyFrom(dir, summary) };
-}
-
-/** Pools runs of processes that streamed at once on one host into one summary. Pure. */
-export function buildMergedSummary(dirs: string[], runs: RunForMerge[]): MergedSummary {
-  const { late_times_s, ...pacing } = mergeSamples(
-    runs.map((r) => r.samples),
-    runs.map((r) => r.steady_from_s),
-  );
-  const summaries = runs.map((r) => r.summary);
-  const reasons: Record<string, number> = {};
-  const sessions = { started: 0, completed: 0, incomplete: 0, with_violation: pacing.sessions_with_violation, incomplete_reasons: reasons };
-  for (const s of summaries) {
-    if (!s) continue;
-    sessions.started += s.sessions.started;
-    sessions.completed += s.sessions.completed;
-    sessions.incomplete += s.sessions.incomplete;
-    for (const [k, v] of Object.entries(s.sessions.incomplete_reasons)) reasons[k] = (reasons[k] ?? 0) + v;
-  }
-  const codes: Record<string, number> = {};
-  const events: RunSummary['events'] = { server_errors: 0, server_error_codes: codes, unknown: {} };
-  for (const s of summaries) {
-    if (!s?.events) continue;
-    events.server_errors += s.events.server_errors;
-    for (const [k, v] of Object.entries(s.events.server_error_codes ?? {})) codes[k] = (codes[k] ?? 0) + v;
-    for (const [k, v] of Object.entries(s.events.unknown)) events.unknown[k] = (events.unknown[k] ?? 0) + v;
-    const seq = s.events.server_event_seq;
-    if (seq) {
-      const into = (events.server_event_seq ??= { sessions: 0, gaps: 0, missing_events: 0, not_rising: 0 });
-      into.sessions += seq.sessions;
-      into.gaps += seq.gaps;
-      into.missing_events += seq.missing_events;
-      into.not_rising += seq.not_rising;
-    }
-  }
-  const lagMaxes = summaries.map((s) => s?.event_loop_lag_ms.max ?? null).filter((v): v is number => v !== null);
-  const interrupted = summaries.some((s) => s === null || s.interrupted);
-  return {
-    qualified: !interrupted && pacing.packets.late === 0 && pacing.packets.sent > 0,
-    interrupted,
-    ...pacing,
-    sessions,
-    cpu_cores: {
-      total: Math.round(summaries.reduce((a, s) => a + (s?.cpu_cores.total ?? 0), 0) * 1000) / 1000,
-      per_process: summaries.map((s) => s?.cpu_cores.total ?? 0),
-    },
-    peak_rss_bytes: { max: Math.max(0, ...summaries.map((s) => s?.peak_rss_bytes ?? 0)), per_process: summaries.map((s) => s?.peak_rss_bytes ?? 0) },
-    event_loop_lag_ms: {
-      max: lagMaxes.length > 0 ? Math.max(...lagMaxes) : null,
-      over_80ms: summaries.reduce((a, s) => a + (s?.event_loop_lag_ms.over_80ms ?? 0), 0),
-    },
-    first_late_s: late_times_s[0] ?? null,
-    warmup_s: Math.max(0, ...summaries.map((s) => s?.warmup_s ?? 0)),
-    events,
-    sources: dirs,
-    measurement_origin: {
-      ...MEASUREMENT_ORIGIN,
-      pacing_deviation_ms: `${MEASUREMENT_ORIGIN.pacing_deviation_ms}; pooled over every packet of every process (HDR histograms merged)`,
-      peak_overlapping_streams: 'all processes on the host monotonic clock: most sessions between first append and one packet after the last',
-      first_late_s: 'host monotonic clock: send start of the earliest late packet',
-    },
-  };
-}
-
-type DuplexSessions = DuplexSession[];
-
-/** The sessions of a run's `duplex_metrics.json`; none when the run has no such file. */
-async function readDuplexSessions(dir: string): Promise<DuplexSessions> {
-  let file: {
-    duplex_session_metrics?: Array<Record<string, unknown> & { session_id: string; completed?: boolean; reason?: SessionResult['reason']; responses?: SessionResult['responses'] }>;
-  };
-  try {
-    file = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new UsageError(`${dir}/duplex_metrics.json: ${(err as Error).message}`);
-  }
-  return (file.duplex_session_metrics ?? []).map(({ session_id, completed, reason, responses, ...metrics }) => ({
-    id: session_id,
-    // Every session in the file says whether it completed; a file without the field is read as complete.
-    completed: completed !== false,
-    ...(reason ? { reason } : {}),
-    responses,
-    response_metrics: metrics as unknown as SessionResult['response_metrics'],
-  }));
-}
-
-/**
- * Pools the responses of several runs (each process's `duplex_metrics.json`) and writes the pooled
- * file to `output`. Session ids are prefixed with their run's index, as processes reuse them.
- */
-export async function mergeDuplex(dirs: string[], output: string): Promise<DuplexAggregate | null> {
-  const runs = await Promise.all(dirs.map(readDuplexSessions));
-  const sessions = runs.flatMap((run, i) => run.map((s) => ({ ...s, id: `p${i}/${s.id}` })));
-  const pooled = duplexMetrics(sessions);
-  if (!pooled) return null;
-  await writeFile(join(output, 'duplex_metrics.json'), JSON.stringify({ ...pooled.file, sources: dirs }, null, 1));
-  return pooled.aggregate;
-}
 
 export function renderMerged(s: MergedSummary, output: string): string {
   const d = s.pacing_deviation_ms;
@@ -176,7 +26,7 @@ export async function mergeCommand(argv: string[], io: { stdout: { write(s: stri
   const flags = parseFlags(argv, MERGE_FLAGS);
   const dirs = flags._;
   if (dirs.length === 0) throw new UsageError('probe merge needs at least one run directory');
-  const runs = await Promise.all(dirs.map(readRun));
+  const runs = await Promise.all(dirs.map(readRunForMerge));
   const summary = buildMergedSummary(dirs, runs);
   await mkdir(flags.output, { recursive: true });
   const duplex = await mergeDuplex(dirs, flags.output);

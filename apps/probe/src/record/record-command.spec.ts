@@ -8,7 +8,7 @@ import { recordCommand } from './record-command';
 import { parseWavPcm16 } from '@duplex-bench/audio';
 import { decodeSamples } from '@duplex-bench/metrics';
 import { parseRecordOptions } from './record-options';
-import { mergeResult, type SampleResult } from './sample-results';
+import { mergeResult, type SampleResult } from '@duplex-bench/session';
 
 jest.setTimeout(60_000);
 

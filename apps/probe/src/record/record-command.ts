@@ -2,34 +2,44 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { ReplaySubject } from 'rxjs';
-import { pcmPackets, readWavPcm16, syntheticDataset, syntheticPackets, wavDataset, type PacketSource, type Sample } from '@duplex-bench/audio';
 import { describeHost, ProcessPool, projectRevision } from '@duplex-bench/launcher';
-import { UsageError } from '@duplex-bench/cli';
-import { decodeSamples, encodeSamples, mergeSamples, samplesFileOf, type SampleStore, type SamplesFile, type SessionSampleColumns } from '@duplex-bench/metrics';
+import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
+import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
-import { duplexMetrics, GrantLog, ProcessMeasures, RealtimeSession, type SessionResult } from '@duplex-bench/session';
-import { EXIT, type RunIo } from '@duplex-bench/cli';
-import { authHeaders, dialectConfig, dialectRecord, redactArgv, sessionUrl } from '../run/dialect-options';
-import { packetSizeOr } from '../run/packet-size';
-import { Interrupts } from '@duplex-bench/cli';
+import {
+  authHeaders,
+  Checkpoint,
+  dialectConfig,
+  dialectRecord,
+  duplexMetrics,
+  GrantLog,
+  keepEarlierAttempt,
+  mergeResult,
+  POSTPROCESS_WORKER,
+  postprocessRecorded,
+  postprocessTask,
+  recordingDataset,
+  recordingSummary,
+  samplePackets,
+  type Invocation,
+  packetSizeOr,
+  ProcessMeasures,
+  readResults,
+  redactArgv,
+  RealtimeSession,
+  sampleResult,
+  sessionUrl,
+  writeAttemptPacing,
+  writeResult,
+  type SessionResult,
+} from '@duplex-bench/session';
 import { renderDuplex } from '../render';
-import { Checkpoint } from './checkpoint';
 import type { RecordOptions } from './record-options';
-import { postprocessSession, type PostprocessSummary, type PostprocessTask } from './postprocess';
-import { keepEarlierAttempt, mergeResult, readResults, sampleResult, writeResult, type SampleResult } from './sample-results';
 
-async function loadDataset(opts: RecordOptions): Promise<Sample[]> {
-  if (!opts.dataset) return syntheticDataset({ per_subset: opts.per_subset, min_input_s: opts.min_input_s, max_input_s: opts.max_input_s });
-  try {
-    return await wavDataset(opts.dataset, opts.sample_rate);
-  } catch (err) {
-    throw new UsageError(`--dataset: ${(err as Error).message}`);
-  }
-}
-
-async function packetsOf(sample: Sample, packet_ms: number, sample_rate: number): Promise<PacketSource> {
-  return sample.file ? pcmPackets(await readWavPcm16(sample.file, sample_rate), packet_ms, sample_rate) : syntheticPackets(sample, packet_ms, sample_rate);
+/** Seam for tests: CPU burnt by each post-processing task. */
+export interface RecordHooks {
+  postprocess_burn_ms?: number;
 }
 
 /**
@@ -37,52 +47,8 @@ async function packetsOf(sample: Sample, packet_ms: number, sample_rate: number)
  * streamed at its own absolute cadence. Results go to `samples/<id>.json` as each session ends;
  * recording again into the same directory skips what is done and keeps stored metrics.
  */
-/** One invocation of `record` into a directory, as run.json keeps it. */
-interface Invocation {
-  command: string[];
-  started_epoch_ms: number;
-  ended_epoch_ms: number | null;
-  /** Null while it runs, or when it ended without writing its end (killed). */
-  interrupted: boolean | null;
-  to_record: number;
-  recorded: number;
-  completed: number;
-}
-
-/** Writes the packets of a sample's attempt that just ended, one session in the `samples.msgpack` layout; returns its path relative to `dir`. */
-async function writeAttemptPacing(dir: string, sample_id: string, store: SampleStore, packet_ms: number): Promise<string | null> {
-  const columns = store.sessionColumns(sample_id);
-  if (!columns || columns.seq.length === 0) return null;
-  const path = join('sessions', sample_id, 'pacing.msgpack');
-  await mkdir(join(dir, 'sessions', sample_id), { recursive: true });
-  await writeFile(join(dir, path), encodeSamples(samplesFileOf([columns], packet_ms)));
-  return path;
-}
-
-/** The packets of the attempts the stored records come from, pooled; `missing` counts records with no packet file. */
-async function keptPacing(dir: string, kept: SampleResult[], packet_ms: number): Promise<{ file: SamplesFile; missing: number }> {
-  const sessions: SessionSampleColumns[] = [];
-  let missing = 0;
-  for (const r of kept) {
-    if (!r.pacing_file) {
-      missing++;
-      continue;
-    }
-    const file = decodeSamples(await readFile(join(dir, r.pacing_file)));
-    for (const s of file.sessions) sessions.push({ ...s, id: r.sample_id });
-  }
-  return { file: samplesFileOf(sessions, packet_ms), missing };
-}
-
-/** Seam for tests: CPU burnt by each post-processing task. */
-export interface RecordHooks {
-  postprocess_burn_ms?: number;
-}
-
-const WORKER = join(__dirname, `postprocess-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
-
 export async function recordCommand(given: RecordOptions, io: RunIo, clock: Clock = monotonicClock, hooks: RecordHooks = {}): Promise<number> {
-  const dataset = await loadDataset(given);
+  const dataset = await recordingDataset(given);
   if (dataset.length === 0) throw new UsageError(`--dataset ${given.dataset}: no .wav files found`);
   await mkdir(given.output, { recursive: true });
   const stored = await readResults(given.output);
@@ -103,20 +69,20 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   const opts: RecordOptions = { ...given, packet_ms: size.packet_ms };
 
   const measures = new ProcessMeasures(opts.packet_ms, clock);
-  const { pacing, samples } = measures;
+  const { samples } = measures;
   const stop$ = new ReplaySubject<void>(1);
   const writer = new TraceWriter({ root: opts.output, mode: opts.trace });
   measures.timeline.watchBacklog(() => writer.backlogBytes);
   const results: SessionResult[] = [];
   // Started before the first session, so its start-up never lands on a packet slot.
-  const pool = opts.postprocess === 'pool' ? new ProcessPool({ module: WORKER, size: ProcessPool.sizeFor(availableParallelism()), nice: 10 }) : null;
+  const pool = opts.postprocess === 'pool' ? new ProcessPool({ module: POSTPROCESS_WORKER, size: ProcessPool.sizeFor(availableParallelism()), nice: 10 }) : null;
   const postprocessing: Array<Promise<void>> = [];
   const grants = new GrantLog(opts.output_sample_rate, opts.output_sample_rate_given, (line) => io.stderr.write(`${line}\n`));
   const ctx = measures.sessionContext({
     url: sessionUrl(opts, opts.url),
     dialect: dialectConfig(opts, opts.packet_ms, opts.output_sample_rate_given ? opts.output_sample_rate : undefined),
     headers: authHeaders(opts),
-    packets: await packetsOf(dataset[0], opts.packet_ms, opts.sample_rate), // each session is given its own
+    packets: await samplePackets(dataset[0], opts.packet_ms, opts.sample_rate), // each session is given its own
     connect_timeout_ms: opts.connect_timeout_ms,
     drain_timeout_ms: opts.drain_timeout_ms,
     output_sample_rate: opts.output_sample_rate,
@@ -171,7 +137,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
       let first = true;
       while (next < todo.length && !signals.interrupted) {
         const sample = todo[next++];
-        const session = new RealtimeSession(sample.id, ctx, writer.openSession(sample.id), await packetsOf(sample, opts.packet_ms, opts.sample_rate));
+        const session = new RealtimeSession(sample.id, ctx, writer.openSession(sample.id), await samplePackets(sample, opts.packet_ms, opts.sample_rate));
         let result: SessionResult;
         try {
           await session.open();
@@ -188,19 +154,8 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
         stored.set(sample.id, merged);
         await writeResult(opts.output, merged);
         if (opts.postprocess !== 'off' && result.packets_sent > 0) {
-          const task: PostprocessTask = {
-            trace_path: join(opts.output, 'sessions', sample.id, 'trace.jsonl'),
-            wav_path: join(opts.output, 'sessions', sample.id, 'output.wav'),
-            output_sample_rate: result.output_sample_rate ?? opts.output_sample_rate,
-            protocol: opts.protocol,
-            burn_ms: hooks.postprocess_burn_ms,
-          };
-          const done = (pool ? pool.run<PostprocessSummary>(task) : postprocessSession(task)).then(
-            (summary) => writeResult(opts.output, { ...merged, postprocess: summary }),
-            (err: Error) => writeResult(opts.output, { ...merged, postprocess_error: err.message }),
-          );
-          // Inline post-processing runs on this loop, between packets of the other sessions:
-          // kept only to show what the pool prevents.
+          const task = postprocessTask(opts.output, sample.id, result.output_sample_rate ?? opts.output_sample_rate, opts.protocol, hooks.postprocess_burn_ms);
+          const done = postprocessRecorded(opts.output, merged, task, pool);
           if (pool) postprocessing.push(done);
           else await done;
         }
@@ -218,36 +173,8 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     measures.stop();
     await writer.close();
 
-    // The summary reports exactly the samples stored: their records and the packets of the same
-    // attempts, this invocation's and earlier ones. The process figures are this invocation's.
-    const kept = [...stored.values()];
-    const reported = await keptPacing(opts.output, kept, opts.packet_ms);
-    const all: SessionResult[] = kept.map((r: SampleResult) => ({ ...r, id: r.sample_id }));
-    // A recording has no warm-up flag: every packet counts. Its inputs vary in length; the longest reported stands for the duration.
-    const duration_s = Math.max(0, ...kept.map((r) => r.duration_s));
-    const pooled = mergeSamples([reported.file]);
-    const summary = measures.summary(all, {
-      interrupted: signals.interrupted,
-      trace: writer.stats(),
-      warmup_s: 0,
-      duration_s,
-      pacing: {
-        packets: pooled.packets,
-        pacing_deviation_ms: pooled.pacing_deviation_ms,
-        pacing_deviation_signed_ms: pooled.pacing_deviation_signed_ms,
-        websocket_send_ms: pooled.websocket_send_ms,
-        append_span_ms: pooled.append_span_ms,
-        buffered_amount_peak_bytes: pacing.bufferedPeak,
-      },
-    });
-    summary.measurement_origin = {
-      ...summary.measurement_origin,
-      scope:
-        'record: sessions and pacing cover every sample stored in this directory, each from the attempt its record comes from (this invocation or an earlier one); ' +
-        'event-loop lag, GC, CPU, RSS, overlapping streams, trace, scheduler and buffered_amount_peak_bytes are this invocation\'s (history in run.json)',
-      duration_s: 'record: the longest input among the samples reported, seconds',
-      ...(reported.missing > 0 ? { packets: `${reported.missing} stored sample(s) have no packet file (recorded with no packet sent, or by an older version); their packets are not in the pacing figures` } : {}),
-    };
+    const recorded = await recordingSummary(opts.output, [...stored.values()], measures, { packet_ms: opts.packet_ms, interrupted: signals.interrupted, trace: writer.stats() });
+    const { summary, sessions: all } = recorded;
     const duplex = duplexMetrics(all);
     if (duplex) summary.duplex = duplex.aggregate;
     runJson.ended_s = clock.now_s();
@@ -258,7 +185,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     await Promise.all([
       writeFile(join(opts.output, 'summary.json'), JSON.stringify(summary, null, 1)),
       writeFile(join(opts.output, 'duplex_metrics.json'), JSON.stringify(duplex?.file ?? { duplex_session_metrics: [] }, null, 1)),
-      writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(reported.file)),
+      writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(recorded.samples)),
       writeFile(join(opts.output, 'timeline.json'), JSON.stringify(measures.timeline.toFile())),
       checkpoint.final(),
     ]);

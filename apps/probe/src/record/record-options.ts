@@ -1,5 +1,6 @@
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import { DIALECT_FLAGS, parseDialectOptions, type DialectOptions } from '../run/dialect-options';
+import type { DialectOptions } from '@duplex-bench/session';
+import { DIALECT_FLAGS, parseDialectOptions } from '../run/dialect-options';
 import { defaultOutputRate } from '../run/run-options';
 
 export const RECORD_FLAGS = {

@@ -1,5 +1,6 @@
 import { UsageError } from '@duplex-bench/cli';
-import { dialectConfig, parseDialectOptions, redactArgv, withoutSecrets } from './dialect-options';
+import { dialectConfig, redactArgv, withoutSecrets } from '@duplex-bench/session';
+import { parseDialectOptions } from './dialect-options';
 
 const flags = (f: Record<string, unknown> = {}) => ({ protocol: 'openai', 'sample-rate': 16000, ...f });
 

@@ -1,23 +1,15 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { decodeSamples, type SamplesFile } from '@duplex-bench/metrics';
-import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores, type ChildOutcome } from '@duplex-bench/launcher';
+import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores } from '@duplex-bench/launcher';
 import { monotonicClock } from '@duplex-bench/pacer';
-import { buildMergedSummary, mergeDuplex, renderMerged, steadyFrom } from '../merge/merge-command';
+import { renderMerged } from '../merge/merge-command';
 import { EXIT, type RunIo } from '@duplex-bench/cli';
 import type { RunOptions } from './run-options';
-import { CHILD_KEY_ENV, redactArgv, withoutSecrets } from './dialect-options';
-import { packetSizeOr } from './packet-size';
+import { CHILD_KEY_ENV, packetSizeOr, redactArgv, withoutSecrets } from '@duplex-bench/session';
 import { Interrupts } from '@duplex-bench/cli';
-import type { RunSummary } from '@duplex-bench/session';
+import { mergeChildren, mergeDuplex } from '@duplex-bench/session';
 
 const MAIN = join(__dirname, '..', `main${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
-
-async function readChild(dir: string): Promise<{ samples: SamplesFile | null; summary: RunSummary | null; steady_from_s?: number }> {
-  const samples = await readFile(join(dir, 'samples.msgpack')).then(decodeSamples, () => null);
-  const summary = await readFile(join(dir, 'summary.json'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
-  return { samples, summary, steady_from_s: await steadyFrom(dir, summary) };
-}
 
 /**
  * `probe run --processes P`: P children of `--concurrency` sessions each, through the launcher.
@@ -67,21 +59,9 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
   }
 
   const dirs = result.children.map((c) => join(opts.output, `p${c.index}`));
-  const children = await Promise.all(dirs.map(readChild));
-  const merged = buildMergedSummary(
-    dirs.filter((_, i) => children[i].samples),
-    children.filter((c) => c.samples).map((c) => ({ samples: c.samples as SamplesFile, summary: c.summary, steady_from_s: c.steady_from_s })),
-  );
-  // A child that died left no summary: its sessions are incomplete, with the reason.
-  const died = result.children.filter((c: ChildOutcome) => c.failure !== null || !children[c.index].summary);
-  for (const c of died) {
-    if (children[c.index].summary) continue;
-    merged.sessions.started += opts.concurrency;
-    merged.sessions.incomplete += opts.concurrency;
-    merged.sessions.incomplete_reasons.process_died = (merged.sessions.incomplete_reasons.process_died ?? 0) + opts.concurrency;
-  }
+  const { merged, died, summarised } = await mergeChildren(dirs, result.children, opts.concurrency);
   const summary = { ...merged, interrupted: merged.interrupted || signals.interrupted, layout: { processes: opts.processes, concurrency: opts.concurrency } };
-  const duplex = await mergeDuplex(dirs.filter((_, i) => children[i].summary), opts.output);
+  const duplex = await mergeDuplex(summarised, opts.output);
   if (duplex) summary.duplex = duplex;
   if (died.length > 0) summary.qualified = false;
   const runJson = {

@@ -263,13 +263,15 @@ describe('probe run against the model mock', () => {
     // nemotron: one response per session whose last audio answers the end of input.
     const server = await startMockServer({ port: 0, profile: 'nemotron', model: { ttfp_ms: 100, rtf: 0.5 } });
     try {
-      // Starts 480 ms apart: the first session's end of input waits about 480 ms for the last session's last packet.
+      // Starts 480 ms apart: the first session's end of input (its input's end, 1.6 s after its first
+      // append) waits for the last session's last packet, sent one packet before that session's input
+      // end: about 480 - 80 = 400 ms.
       const { code, dir } = await probe(server.url, ['--concurrency', '2', '--duration', '1.6', '--start-spread-ms', '960']);
       expect(code).toBe(0);
       const file = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
       const [first, last] = file.duplex_session_metrics as Array<{ input_end_held_ms?: number; stream_audio_generation_ms: number }>;
-      expect(first.input_end_held_ms).toBeGreaterThan(480 - 80);
-      expect(first.input_end_held_ms).toBeLessThan(480 + 80);
+      expect(first.input_end_held_ms).toBeGreaterThan(400 - 80);
+      expect(first.input_end_held_ms).toBeLessThan(400 + 80);
       expect(last.input_end_held_ms ?? 0).toBeLessThan(40);
       // Without the hold left out, the first session's generation time would be ~480 ms longer.
       expect(Math.abs(first.stream_audio_generation_ms - last.stream_audio_generation_ms)).toBeLessThan(150);

@@ -1,72 +1,36 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { firstValueFrom, ReplaySubject } from 'rxjs';
-import { AudioFormatError, pcmPackets, readWavPcm16, silencePackets, type PacketSource } from '@duplex-bench/audio';
+import { AudioFormatError, type PacketSource } from '@duplex-bench/audio';
 import { describeHost, projectRevision } from '@duplex-bench/launcher';
 import { UsageError } from '@duplex-bench/cli';
 import { encodeSamples } from '@duplex-bench/metrics';
-import { monotonicClock, spreadStarts, type Clock } from '@duplex-bench/pacer';
+import { monotonicClock, scheduleStall, spreadStarts, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { renderRunSummary } from '../render';
 import { Progress } from './progress';
 import type { RunOptions } from './run-options';
-import { duplexMetrics, GrantLog, ProcessMeasures, RealtimeSession, reasonOf, SendBarrier, type SessionResult } from '@duplex-bench/session';
+import {
+  duplexMetrics,
+  GrantLog,
+  openAll,
+  ProcessMeasures,
+  RealtimeSession,
+  reasonOf,
+  removeTrace,
+  runPackets,
+  SendBarrier,
+  sessionsFile,
+  type SessionResult,
+} from '@duplex-bench/session';
 import { Interrupts } from '@duplex-bench/cli';
-import { authHeaders, dialectConfig, dialectRecord, redactArgv, sessionUrl } from './dialect-options';
+import { authHeaders, dialectConfig, dialectRecord, packetSizeOr, redactArgv, sessionUrl } from '@duplex-bench/session';
 import { EXIT, type RunIo } from '@duplex-bench/cli';
-import { packetSizeOr } from './packet-size';
 
 
 /** Gate margin: time between the start decision and the first packet, so no session starts late. */
 const GATE_MARGIN_S = 0.1;
 
-async function loadPackets(opts: RunOptions): Promise<PacketSource> {
-  if (!opts.audio) return silencePackets(opts.duration_s, opts.packet_ms, opts.sample_rate);
-  const pcm = await readWavPcm16(opts.audio, opts.sample_rate);
-  const bytes = Math.min(pcm.length, Math.round(opts.duration_s * opts.sample_rate) * 2);
-  return pcmPackets(pcm.subarray(0, bytes), opts.packet_ms, opts.sample_rate);
-}
-
-/** Opens sessions `parallel` at a time; returns those that opened and the results of those that did not. */
-async function openAll(sessions: RealtimeSession[], parallel: number, stopped: () => boolean) {
-  const opened: RealtimeSession[] = [];
-  const failed: Array<Promise<SessionResult>> = [];
-  let next = 0;
-  async function worker() {
-    while (next < sessions.length) {
-      const session = sessions[next++];
-      if (stopped()) {
-        failed.push(session.abandon(new Error('interrupted before the start')).then((r) => ({ ...r, reason: 'interrupted' })));
-        continue;
-      }
-      try {
-        await session.open();
-        opened.push(session);
-      } catch (err) {
-        failed.push(session.abandon(err));
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(parallel, sessions.length) }, worker));
-  return { opened, failed };
-}
-
-/** Deletes a summarised trace; one that is not there (the session never wrote) is fine, anything else is said. */
-async function removeTrace(path: string, io: RunIo): Promise<void> {
-  try {
-    await rm(path, { force: true });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'ENOTDIR') io.stderr.write(`warning: cannot delete ${path}: ${(err as Error).message}\n`);
-  }
-}
-
-function busyWait(ms: number, clock: Clock): void {
-  const until = clock.now_s() + ms / 1000;
-  while (clock.now_s() < until) {
-    // Deliberately blocks the loop: --inject-stall-ms proves the pacing check can fail.
-  }
-}
 
 /** `probe run`: streams the packets on every session, then writes and prints the summary. Returns the exit status. */
 /** Seams for tests: writer settings (a slow worker) and a look at the writer once streaming starts. */
@@ -77,11 +41,6 @@ export interface RunHooks {
   startGate?(opened: number, failed: number): Promise<number>;
   /** In a launched child: reports a failure before the gate. */
   failedBeforeGate?(message: string): void;
-}
-
-/** Every session's outcome in brief (`sessions.json`): the per-session table of a report; response records stay in duplex_metrics.json. */
-export function sessionsFile(results: SessionResult[]): { sessions: Array<Omit<SessionResult, 'responses' | 'response_metrics'>> } {
-  return { sessions: results.map(({ responses: _r, response_metrics: _m, ...brief }) => brief) };
 }
 
 export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = monotonicClock, hooks: RunHooks = {}): Promise<number> {
@@ -96,7 +55,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
   }
   let packets: PacketSource;
   try {
-    packets = await loadPackets(opts);
+    packets = await runPackets(opts);
   } catch (err) {
     if (err instanceof AudioFormatError) throw new UsageError(err.message);
     throw new UsageError(`--audio: ${(err as Error).message}`);
@@ -194,12 +153,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     runJson.gate_s = gate_s;
     pacing.setSteadyFrom(gate_s + opts.warmup_s);
     const starts = spreadStarts(gate_s, opened.length, opts.start_spread_ms);
-    if (opts.inject_stall_ms > 0) {
-      // Half a millisecond before the packet slot nearest mid-run, so every session whose tick
-      // falls inside the stall is held by all of it (with --start-spread-ms 0, all of them are).
-      const slot = Math.round((opts.duration_s * 1000) / 2 / opts.packet_ms);
-      scheduler.schedule(gate_s + (slot * opts.packet_ms - 0.5) / 1000, () => busyWait(opts.inject_stall_ms, clock));
-    }
+    if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, gate_s, opts.duration_s / 2, opts.packet_ms, opts.inject_stall_ms);
     io.stderr.write(`streaming: ${opened.length} of ${sessions.length} sessions passed the start gate\n`);
     hooks.onStreaming?.(writer);
     progress.start(() => ({ active: overlap.active, sent: pacing.sent, late: pacing.late, loop_max_ms: loop.figures().max }));
@@ -224,7 +178,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     ]);
     if (opts.trace !== 'off' && !opts.keep_traces) {
       // An incomplete session's trace stays: it holds what ended the session.
-      await Promise.all(results.filter((r) => r.completed).map((r) => removeTrace(join(opts.output, 'sessions', r.id, 'trace.jsonl'), io)));
+      await Promise.all(results.filter((r) => r.completed).map((r) => removeTrace(join(opts.output, 'sessions', r.id, 'trace.jsonl'), (line) => io.stderr.write(`${line}\n`))));
     }
     io.stdout.write(`${renderRunSummary(summary, opts.output)}\n`);
     io.emit?.(summary);

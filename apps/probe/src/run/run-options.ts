@@ -1,5 +1,6 @@
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import { DIALECT_FLAGS, parseDialectOptions, type DialectOptions } from './dialect-options';
+import type { DialectOptions } from '@duplex-bench/session';
+import { DIALECT_FLAGS, parseDialectOptions } from './dialect-options';
 
 export const RUN_FLAGS = {
   url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SweepFile } from '../sweep/sweep-command';
+import type { SweepFile } from '@duplex-bench/experiments';
 import { escapeHtml, page } from './report-html';
 
 /** Per SLO term: each tested count's value in every run (median drawn), and the bound. */

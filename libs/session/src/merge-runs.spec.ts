@@ -2,8 +2,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeSamples, encodeSamples, PacingRecorder, SampleStore } from '@duplex-bench/metrics';
-import type { RunSummary } from '@duplex-bench/session';
-import { buildMergedSummary, steadyFrom } from './merge-command';
+import { buildMergedSummary, steadyFrom } from './merge-runs';
+import type { RunSummary } from './summary';
 
 /** One process's samples: one session of `packets` on-time packets. */
 function samples(packets: number) {

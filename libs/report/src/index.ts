@@ -1,0 +1,8 @@
+export { writeReport } from './write-report';
+export type { ReportOptions } from './write-report';
+export { deviationCdf, loadReport, pacingBins } from './report-data';
+export type { ByOrigin, PacingBins, ProcessTimeline, ReportData, SessionRow } from './report-data';
+export { escapeHtml, page, renderReportHtml } from './report-html';
+export { loadSweepReport, renderSweepHtml } from './sweep-report';
+export type { SweepReportData } from './sweep-report';
+export { withReport } from './with-report';

@@ -1,0 +1,23 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadReport } from './report-data';
+import { renderReportHtml } from './report-html';
+import { loadSweepReport, renderSweepHtml } from './sweep-report';
+
+export interface ReportOptions {
+  /** Where to write the page (default: DIR/report.html). */
+  output?: string;
+  /** The mock's stats file, to show the server's view. */
+  mock_stats?: string;
+  /** Time bin of the pacing chart, seconds. */
+  bin_s?: number;
+}
+
+/** Writes the report of the run, recording, merged run or sweep in `dir` and returns its path. */
+export async function writeReport(dir: string, options: ReportOptions = {}): Promise<string> {
+  const path = options.output ?? join(dir, 'report.html');
+  // A sweep directory gets the capacity page; any other run its run page.
+  const sweep = await loadSweepReport(dir);
+  await writeFile(path, sweep ? renderSweepHtml(sweep) : renderReportHtml(await loadReport(dir, { mock_stats: options.mock_stats, bin_s: options.bin_s })));
+  return path;
+}

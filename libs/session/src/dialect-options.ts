@@ -1,0 +1,105 @@
+import { UsageError } from '@duplex-bench/cli';
+import { vllmRealtimeUrl, type TurnDetection } from '@duplex-bench/protocol';
+import type { DialectConfig } from '@duplex-bench/transport';
+
+export const DEFAULT_PACKET_MS = 80;
+
+/** How a launched child gets the key: its environment, never its command line. */
+export const CHILD_KEY_ENV = 'DUPLEX_BENCH_API_KEY';
+
+export interface DialectOptions {
+  protocol: 'native' | 'openai' | 'vllm-omni';
+  /** vllm-omni: the model named in the URL and in session.update. */
+  model?: string;
+  /** vllm-omni without --commit-every-s: one commit, at the end (the model decides its own turns). */
+  commit_given: boolean;
+  /** vllm-omni, a test flag: never acknowledge playback (an ack-only server then holds its turns). */
+  no_playback_ack: boolean;
+  /** Bearer key for the upgrade request. Never written to run.json, traces or logs. */
+  api_key?: string;
+  turn_detection: TurnDetection;
+  commit_every_s: number;
+  sample_rate: number;
+  packet_ms: number;
+  /** False when `--packet-ms` was not given: an openai server's `chunk_period_ms` may then set it. */
+  packet_ms_given: boolean;
+}
+
+/** A packet must hold a whole number of samples. */
+export function checkPacket(packet_ms: number, sample_rate: number): void {
+  if (!Number.isInteger((sample_rate * packet_ms) / 1000)) {
+    throw new UsageError(`--packet-ms ${packet_ms} is not a whole number of samples at ${sample_rate} Hz`);
+  }
+}
+
+/** The session flow's configuration once the packet size is known. */
+export function dialectConfig(o: DialectOptions, packet_ms: number, output_sample_rate?: number): DialectConfig {
+  if (o.protocol === 'native') return { protocol: 'native' };
+  const every = Math.max(1, Math.round((o.commit_every_s * 1000) / packet_ms));
+  if (o.protocol === 'vllm-omni') {
+    return {
+      protocol: 'vllm-omni',
+      model: o.model,
+      turn_detection: o.turn_detection,
+      commit_every_packets: o.commit_given ? every : Infinity,
+      output_sample_rate,
+      ...(o.no_playback_ack ? { no_playback_ack: true } : {}),
+    };
+  }
+  return {
+    protocol: 'openai',
+    turn_detection: o.turn_detection,
+    commit_every_packets: every,
+    output_sample_rate,
+  };
+}
+
+/** The URL sessions connect to: vLLM-Omni's client adds `duplex=1`, `model` and `autostart=0`. */
+export function sessionUrl(o: DialectOptions, url: string): string {
+  return o.protocol === 'vllm-omni' ? vllmRealtimeUrl(url, o.model) : url;
+}
+
+/** Upgrade request headers: the bearer key, when there is one. */
+export function authHeaders(o: DialectOptions): Record<string, string> | undefined {
+  return o.api_key ? { Authorization: `Bearer ${o.api_key}` } : undefined;
+}
+
+const SECRET_FLAGS = ['--api-key'];
+
+/** The command line with secret values replaced, for run.json and messages. */
+export function redactArgv(argv: string[]): string[] {
+  return rewriteSecrets(argv, (flag, joined) => (joined ? [`${flag}=[redacted]`] : [flag, '[redacted]']));
+}
+
+/** The command line without secret flags (a launched child gets the key through its environment). */
+export function withoutSecrets(argv: string[]): string[] {
+  return rewriteSecrets(argv, () => []);
+}
+
+/** `argv` with each secret flag and its value replaced by `by(flag, written as --flag=value)`. */
+function rewriteSecrets(argv: string[], by: (flag: string, joined: boolean) => string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const flag = SECRET_FLAGS.find((f) => arg === f || arg.startsWith(`${f}=`));
+    if (!flag) {
+      out.push(arg);
+      continue;
+    }
+    if (arg === flag) i++;
+    out.push(...by(flag, arg !== flag));
+  }
+  return out;
+}
+
+/** The dialect settings run.json records (the key only as whether one was sent). */
+export function dialectRecord(o: DialectOptions & { output_sample_rate: number }) {
+  return {
+    protocol: o.protocol,
+    input_sample_rate: o.sample_rate,
+    output_sample_rate_assumed: o.output_sample_rate,
+    ...(o.protocol !== 'native' ? { turn_detection: o.turn_detection, ...(o.turn_detection === 'none' ? { commit_every_s: o.commit_given || o.protocol === 'openai' ? o.commit_every_s : 'end of input only' } : {}) } : {}),
+    ...(o.model !== undefined ? { model: o.model } : {}),
+    bearer_key_sent: o.api_key !== undefined,
+  };
+}

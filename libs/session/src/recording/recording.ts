@@ -1,0 +1,101 @@
+import { join } from 'node:path';
+import { UsageError } from '@duplex-bench/cli';
+import { pcmPackets, readWavPcm16, syntheticDataset, syntheticPackets, wavDataset, type PacketSource, type Sample } from '@duplex-bench/audio';
+import type { ProcessPool } from '@duplex-bench/launcher';
+import { mergeSamples } from '@duplex-bench/metrics';
+import type { TraceWriterStats } from '@duplex-bench/tracer';
+import type { ProcessMeasures } from '../process-measures';
+import type { SessionResult } from '../realtime-session';
+import type { RunSummary } from '../summary';
+import { keptPacing } from './attempt-pacing';
+import { postprocessSession, type PostprocessSummary, type PostprocessTask } from './postprocess';
+import { writeResult, type SampleResult } from './sample-results';
+
+/** One invocation of `record` into a directory, as run.json keeps it. */
+export interface Invocation {
+  command: string[];
+  started_epoch_ms: number;
+  ended_epoch_ms: number | null;
+  /** Null while it runs, or when it ended without writing its end (killed). */
+  interrupted: boolean | null;
+  to_record: number;
+  recorded: number;
+  completed: number;
+}
+
+/** The samples to record: the WAV files of `dataset`, or the synthetic set. */
+export async function recordingDataset(o: { dataset?: string; sample_rate: number; per_subset: number; min_input_s: number; max_input_s: number }): Promise<Sample[]> {
+  if (!o.dataset) return syntheticDataset({ per_subset: o.per_subset, min_input_s: o.min_input_s, max_input_s: o.max_input_s });
+  try {
+    return await wavDataset(o.dataset, o.sample_rate);
+  } catch (err) {
+    throw new UsageError(`--dataset: ${(err as Error).message}`);
+  }
+}
+
+/** A sample's packets: its WAV file's audio, or its synthetic signal. */
+export async function samplePackets(sample: Sample, packet_ms: number, sample_rate: number): Promise<PacketSource> {
+  return sample.file ? pcmPackets(await readWavPcm16(sample.file, sample_rate), packet_ms, sample_rate) : syntheticPackets(sample, packet_ms, sample_rate);
+}
+
+/**
+ * Post-processes a recorded session (replays its trace into output.wav) and adds the outcome to its
+ * stored record. With a pool it runs in a child at low priority; without, on this loop, between
+ * packets of the other sessions: kept only to show what the pool prevents.
+ */
+export function postprocessRecorded(dir: string, record: SampleResult, task: PostprocessTask, pool: ProcessPool | null): Promise<void> {
+  return (pool ? pool.run<PostprocessSummary>(task) : postprocessSession(task)).then(
+    (summary) => writeResult(dir, { ...record, postprocess: summary }),
+    (err: Error) => writeResult(dir, { ...record, postprocess_error: err.message }),
+  );
+}
+
+/**
+ * The summary of a recording: exactly the samples stored, their records and the packets of the same
+ * attempts, this invocation's and earlier ones. The process figures are this invocation's.
+ */
+export async function recordingSummary(
+  dir: string,
+  kept: SampleResult[],
+  measures: ProcessMeasures,
+  i: { packet_ms: number; interrupted: boolean; trace: TraceWriterStats },
+): Promise<{ summary: RunSummary; sessions: SessionResult[]; samples: Awaited<ReturnType<typeof keptPacing>>['file'] }> {
+  const reported = await keptPacing(dir, kept, i.packet_ms);
+  const sessions: SessionResult[] = kept.map((r) => ({ ...r, id: r.sample_id }));
+  const pooled = mergeSamples([reported.file]);
+  const summary = measures.summary(sessions, {
+    interrupted: i.interrupted,
+    trace: i.trace,
+    // A recording has no warm-up flag: every packet counts. Its inputs vary in length; the longest reported stands for the duration.
+    warmup_s: 0,
+    duration_s: Math.max(0, ...kept.map((r) => r.duration_s)),
+    pacing: {
+      packets: pooled.packets,
+      pacing_deviation_ms: pooled.pacing_deviation_ms,
+      pacing_deviation_signed_ms: pooled.pacing_deviation_signed_ms,
+      websocket_send_ms: pooled.websocket_send_ms,
+      append_span_ms: pooled.append_span_ms,
+      buffered_amount_peak_bytes: measures.pacing.bufferedPeak,
+    },
+  });
+  summary.measurement_origin = {
+    ...summary.measurement_origin,
+    scope:
+      'record: sessions and pacing cover every sample stored in this directory, each from the attempt its record comes from (this invocation or an earlier one); ' +
+      "event-loop lag, GC, CPU, RSS, overlapping streams, trace, scheduler and buffered_amount_peak_bytes are this invocation's (history in run.json)",
+    duration_s: 'record: the longest input among the samples reported, seconds',
+    ...(reported.missing > 0 ? { packets: `${reported.missing} stored sample(s) have no packet file (recorded with no packet sent, or by an older version); their packets are not in the pacing figures` } : {}),
+  };
+  return { summary, sessions, samples: reported.file };
+}
+
+/** Where a recorded session's post-processing reads and writes. */
+export function postprocessTask(dir: string, id: string, output_sample_rate: number, protocol: PostprocessTask['protocol'], burn_ms?: number): PostprocessTask {
+  return {
+    trace_path: join(dir, 'sessions', id, 'trace.jsonl'),
+    wav_path: join(dir, 'sessions', id, 'output.wav'),
+    output_sample_rate,
+    protocol,
+    burn_ms,
+  };
+}
