@@ -47,6 +47,31 @@ describe('sweep against a model mock that holds 12 sessions', () => {
     expect(file.capacity).toMatchObject({ sessions: null, limited_by: 'client' });
     expect(stdout).toMatch(/client: the client missed its cadence/);
   });
+
+  it('with --processes auto, runs a count the client fell behind on again over more processes, and says so when that does not help', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sweep-auto-'));
+    const { code, stdout } = await probe([
+      'sweep', '--url', mock.url, '--sessions', '4:8', '--runs', '1', '--duration', '2', '--output', dir,
+      '--processes', 'auto', '--max-processes', '2', '--run-args', '--inject-stall-ms 300 --start-spread-ms 0',
+    ]);
+    expect(code).toBe(0);
+    const file = JSON.parse(await readFile(join(dir, 'sweep.json'), 'utf8')) as SweepFile;
+    // Every process stalls its own loop: more processes cannot help, and the sweep stops at the first count.
+    expect(file.points.map((p) => [p.sessions, p.verdict, p.client_limited_at_processes])).toEqual([[4, 'client-limited', [1]]]);
+    expect(file.points[0].runs.map((r) => [r.processes, r.sessions_run])).toEqual([[2, 4]]);
+    const merged = JSON.parse(await readFile(join(file.points[0].runs[0].dir, 'summary.json'), 'utf8')) as { processes: number; sessions: { started: number } };
+    expect([merged.processes, merged.sessions.started]).toEqual([2, 4]);
+    expect(file.capacity).toMatchObject({ sessions: null, limited_by: 'client' });
+    expect(stdout).toMatch(/the client missed its cadence \(or a run failed\) at 4 sessions with 2 processes/);
+    expect(stdout).toMatch(/4\s+1 \(behind\), 2\s+client-limited/);
+  });
+
+  it('refuses --processes auto for the client sweep, and a --run-args that sets the layout', async () => {
+    const base = ['sweep', '--url', mock.url, '--output', await mkdtemp(join(tmpdir(), 'sweep-bad-'))];
+    expect((await probe([...base, '--target', 'client', '--processes', 'auto'])).code).toBe(2);
+    expect((await probe([...base, '--run-args', '--processes 2'])).code).toBe(2);
+    expect((await probe([...base, '--processes', '0'])).code).toBe(2);
+  });
 });
 
 describe('sweep --target client: how many sessions the probe itself holds', () => {

@@ -10,6 +10,10 @@ export type PointVerdict = 'pass' | 'fail' | 'client-limited' | 'failed-to-run';
 
 export interface SweepRun {
   dir: string;
+  /** Probe processes of this run (its sessions split evenly over them). */
+  processes: number;
+  /** Sessions the run streamed: the count, rounded up to a whole number per process. */
+  sessions_run: number;
   code: number | null;
   qualified: boolean;
   slo: SloCheck[];
@@ -19,6 +23,8 @@ export interface SweepPoint {
   sessions: number;
   runs: SweepRun[];
   verdict: PointVerdict;
+  /** With --processes auto: the process counts at which this count was client-limited before the runs kept. */
+  client_limited_at_processes?: number[];
 }
 
 export interface SweepSettings {
@@ -29,6 +35,9 @@ export interface SweepSettings {
   runs: number;
   slo: string;
   run_args: string;
+  /** Probe processes per run: a number, or `auto` (from 1, doubled up to `max_processes` while the client is the limit). */
+  processes: number | 'auto';
+  max_processes: number;
 }
 
 export interface SweepFile {
@@ -61,6 +70,12 @@ function verdictOf(runs: SweepRun[], target: 'server' | 'client'): PointVerdict 
   return runs.every((r) => r.slo.every((c) => c.ok)) ? 'pass' : 'fail';
 }
 
+/** ", with N processes" when the point's runs used more than one. */
+function limitedProcesses(points: SweepPoint[], sessions: number): string {
+  const p = Math.max(1, ...(points.find((x) => x.sessions === sessions)?.runs.map((r) => r.processes ?? 1) ?? [1]));
+  return p > 1 ? ` with ${p} processes` : '';
+}
+
 /** The capacity the points show: the largest passing count below the smallest failing one. */
 export function capacityOf(points: SweepPoint[], min: number, max: number, target: 'server' | 'client' = 'server'): SweepFile['capacity'] {
   const passing = points.filter((p) => p.verdict === 'pass').map((p) => p.sessions);
@@ -75,7 +90,7 @@ export function capacityOf(points: SweepPoint[], min: number, max: number, targe
       sessions: lastPass,
       range: [lastPass, null],
       limited_by: 'client',
-      note: `the client missed its cadence (or a run failed) at ${firstLimited} sessions: the server held ${lastPass ?? 'no tested count'}, and its limit was not reached; spread the load over more processes (--run-args "--processes N") or hosts`,
+      note: `the client missed its cadence (or a run failed) at ${firstLimited} sessions${limitedProcesses(points, firstLimited)}: the server held ${lastPass ?? 'no tested count'}, and its limit was not reached; spread the load over more processes (--processes auto) or hosts`,
     };
   }
   if (firstFail === null) return { sessions: lastPass, range: [lastPass, null], limited_by: 'search range', note: `every count up to ${max} passed: the capacity is at least ${lastPass}` };
@@ -116,20 +131,39 @@ export async function runSweep(plan: SweepPlan, io: RunIo): Promise<SweepFile> {
   const running: RunningProcess = { child: null };
   const signals = new Interrupts(io, 'the run in progress stops; what was measured is kept in sweep.json', () => running.child?.kill('SIGINT'));
   const extra = settings.run_args.split(/\s+/).filter(Boolean);
-  const measure = async (sessions: number): Promise<PointVerdict> => {
-    const done = file.points.find((p) => p.sessions === sessions);
-    if (done) return done.verdict;
+  // The process count a run starts with; with auto it only grows, as a client that fell behind at
+  // N sessions falls behind at more too.
+  let processes = settings.processes === 'auto' ? 1 : settings.processes;
+  const runsAt = async (sessions: number, p: number): Promise<SweepRun[]> => {
     const runs: SweepRun[] = [];
+    const per = Math.ceil(sessions / p);
     for (let r = 1; r <= settings.runs && !signals.interrupted; r++) {
-      const dir = join(output, `s${sessions}-r${r}`);
-      io.stderr.write(`sweep: ${sessions} sessions, run ${r} of ${settings.runs}\n`);
-      const args = ['--url', settings.url, '--protocol', settings.protocol, '--concurrency', String(sessions), '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...extra];
+      const dir = join(output, p > 1 ? `s${sessions}-p${p}-r${r}` : `s${sessions}-r${r}`);
+      io.stderr.write(`sweep: ${sessions} sessions${p > 1 ? ` over ${p} processes` : ''}, run ${r} of ${settings.runs}\n`);
+      const layout = p > 1 ? ['--processes', String(p)] : [];
+      const args = ['--url', settings.url, '--protocol', settings.protocol, '--concurrency', String(per), ...layout, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...extra];
       const code = await runNodeScript(plan.script, ['run', ...args], running);
       const summary = await readFile(join(dir, 'summary.json'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
-      runs.push({ dir, code, qualified: summary?.qualified === true, slo: summary ? checkSlo(terms, summary) : [] });
+      runs.push({ dir, processes: p, sessions_run: per * p, code, qualified: summary?.qualified === true, slo: summary ? checkSlo(terms, summary) : [] });
+    }
+    return runs;
+  };
+  const measure = async (sessions: number): Promise<PointVerdict> => {
+    const done = file.points.find((p) => p.sessions === sessions);
+    if (done) {
+      processes = Math.max(processes, ...done.runs.map((r) => r.processes ?? 1));
+      return done.verdict;
+    }
+    const limitedAt: number[] = [];
+    let runs = await runsAt(sessions, processes);
+    while (!signals.interrupted && settings.processes === 'auto' && verdictOf(runs, settings.target) === 'client-limited' && processes < settings.max_processes) {
+      limitedAt.push(processes);
+      processes = Math.min(settings.max_processes, processes * 2);
+      io.stderr.write(`sweep: ${sessions} sessions: the client fell behind; again with ${processes} processes\n`);
+      runs = await runsAt(sessions, processes);
     }
     if (signals.interrupted) return 'failed-to-run';
-    const point: SweepPoint = { sessions, runs, verdict: verdictOf(runs, settings.target) };
+    const point: SweepPoint = { sessions, runs, verdict: verdictOf(runs, settings.target), ...(limitedAt.length ? { client_limited_at_processes: limitedAt } : {}) };
     file.points.push(point);
     await save();
     io.stderr.write(`sweep: ${sessions} sessions: ${point.verdict}\n`);

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { EXIT, parseFlags, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
 import { DEFAULT_SLO, parseSlo, runSweep, SLO_FIGURES, type SloTerm, type SweepFile } from '@duplex-bench/experiments';
@@ -16,6 +17,14 @@ export const SWEEP_FLAGS = {
     group: 'load',
     help: "server: how many sessions the server holds (the SLO); client: how many the probe itself holds against a mock (pacing only: a count passes when every run is qualified)",
   },
+  processes: {
+    kind: 'string',
+    default: '1',
+    group: 'load',
+    help: "probe processes per run, the count's sessions split evenly over them: N, or auto (from 1, doubled up to --max-processes whenever the client fell behind, and the count run again)",
+    value: 'N|auto',
+  },
+  'max-processes': { kind: 'int', min: 1, group: 'load', help: 'with --processes auto: at most this many (default: the CPUs available)', value: 'N' },
   protocol: { kind: 'enum', values: ['native', 'openai', 'vllm-omni'], default: 'native', group: 'dialect', help: "the server's dialect" },
   'run-args': { kind: 'string', default: '', group: 'dialect', help: 'further flags for every run, as one string (e.g. "--model m --packet-ms 160")', value: 'FLAGS' },
   output: { kind: 'string', required: true, group: 'output', help: 'sweep directory: sweep.json and one run directory per run; running again resumes', value: 'DIR' },
@@ -24,17 +33,18 @@ export const SWEEP_FLAGS = {
 export const BIN = join(__dirname, '..', '..', '..', '..', 'bin', 'duplex-bench.js');
 
 function renderTable(file: SweepFile, terms: SloTerm[]): string {
-  const head = ['sessions', 'verdict', 'qualified runs', ...terms.map((t) => t.text)];
+  const head = ['sessions', 'processes', 'verdict', 'qualified runs', ...terms.map((t) => t.text)];
   const rows = [...file.points]
     .sort((a, b) => a.sessions - b.sessions)
     .map((p) => [
       String(p.sessions),
+      [...(p.client_limited_at_processes ?? []).map((n) => `${n} (behind)`), String(p.runs[0]?.processes ?? 1)].join(', '),
       p.verdict,
       `${p.runs.filter((r) => r.qualified).length} of ${p.runs.length}`,
       ...terms.map((_, i) => p.runs.map((r) => (r.slo[i]?.value === null || r.slo[i] === undefined ? '-' : String(r.slo[i].value))).join(' / ')),
     ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
   return [line(head), ...rows.map(line)].join('\n');
 }
 
@@ -47,7 +57,22 @@ async function sweep(argv: string[], io: RunIo): Promise<number> {
   const target = f.target as 'server' | 'client';
   // The client's own capacity is its pacing: no SLO term is checked.
   const terms = target === 'client' ? [] : parseSlo(f.slo);
-  const settings = { url: f.url, target, protocol: f.protocol, duration_s: f.duration, runs: f.runs, slo: f.slo, run_args: f['run-args'] };
+  const processes: number | 'auto' = f.processes === 'auto' ? 'auto' : Number(f.processes);
+  if (processes !== 'auto' && !(Number.isInteger(processes) && processes >= 1)) throw new UsageError(`--processes must be a whole number >= 1 or auto, got "${f.processes}"`);
+  if (processes === 'auto' && target === 'client') throw new UsageError('--processes auto is for --target server: the client sweep measures a fixed layout (give --processes N)');
+  if (f['max-processes'] !== undefined && processes !== 'auto') throw new UsageError('--max-processes goes with --processes auto');
+  if (/(^|\s)--(processes|concurrency)\b/.test(f['run-args'])) throw new UsageError('--run-args may not set --processes or --concurrency: the sweep sets them');
+  const settings = {
+    url: f.url,
+    target,
+    protocol: f.protocol,
+    duration_s: f.duration,
+    runs: f.runs,
+    slo: f.slo,
+    run_args: f['run-args'],
+    processes,
+    max_processes: processes === 'auto' ? (f['max-processes'] ?? availableParallelism()) : processes,
+  };
   const file = await runSweep({ settings, terms, min, max, resolution: f.resolution, output: f.output, script: BIN }, io);
   const c = file.capacity;
   io.stdout.write(
