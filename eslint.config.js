@@ -14,7 +14,7 @@ const CHILD = ['child_process', 'Only tracer and launcher start processes.'];
 const NODE_CHILD = ['node:child_process', 'Only tracer and launcher start processes.'];
 
 module.exports = [
-  { ignores: ['**/node_modules/**', '**/dist/**', '**/out/**', '**/tmp/**', '.nx/**', 'jest.preset.js', 'eslint.config.js', '**/jest.config.ts'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/out/**', '**/tmp/**', '.nx/**', 'jest.preset.js', 'eslint.config.js', '**/jest.config.ts', '**/jest.e2e.config.ts'] },
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
   {
@@ -60,7 +60,7 @@ module.exports = [
   },
   {
     // End-to-end and fault tests drive real processes and servers.
-    files: ['**/*.spec.ts', '**/*.spec-helpers.ts', 'tools/**/*.ts'],
+    files: ['**/*.spec.ts', '**/*.spec-helpers.ts', '**/e2e/**/*.ts', 'tools/**/*.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
 ];

@@ -1,3 +1,4 @@
+import { nodeTimerHost } from '@duplex-bench/pacer';
 import WebSocket from 'ws';
 import { nativeAppend, nativeInputEnd, nativeSessionClose, nativeSessionUpdate } from '@duplex-bench/protocol';
 import { startMockServer, type MockServerOptions, type MockServer } from './mock-server';
@@ -303,9 +304,19 @@ describe('append-echo mock', () => {
     expect(m.stats().sessions).toMatchObject({ opened: 1, refused_503: 2, active: 1 });
   });
 
+  it('counts a socket error (a frame that breaks the WebSocket rules) and ends that session', async () => {
+    const m = await start();
+    const client = await connect();
+    // A text frame with RSV1 set and no extension agreed: the server's socket reports an error.
+    (client.ws as unknown as { _socket: { write(b: Buffer): void } })._socket.write(Buffer.from([0xc1, 0x80, 0, 0, 0, 0]));
+    const closed = await client.closed;
+    expect(closed.code).toBe(1002);
+    expect(m.stats().socket_errors).toBe(1);
+  });
+
   it('counts every append in its arrival deviation, measured from packet 0 by t_start_ms', async () => {
     let now_s = 100;
-    const m = await start({ clock: { now_s: () => now_s } });
+    const m = await start({ clock: { ...nodeTimerHost, now_s: () => now_s } });
     const client = await connect();
     // Arrivals 0, 80, 400 and 250 ms after packet 0 for t_start 0, 80, 160, 240: deviations 0, 0, 240, 10.
     for (const [seq, at_ms] of [

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
-import { monotonicClock, type Clock } from '@duplex-bench/pacer';
+import { nodeTimerHost, type TimerHost } from '@duplex-bench/pacer';
 import { NATIVE_PROFILES, nativeGrant, type NativeLimits } from '@duplex-bench/protocol';
 import type { ModelOptions } from './model-session';
 import type { MockFault } from './mock-fault';
@@ -52,7 +52,8 @@ export interface MockServerOptions {
    */
   profile?: MockProfile;
   model?: Partial<ModelOptions>;
-  clock?: Clock;
+  /** The clock and timers of model turns, bursts and server VAD (default: real ones); tests pass virtual time. */
+  clock?: TimerHost;
 }
 
 
@@ -90,6 +91,8 @@ export interface MockStats {
   sessions: { opened: number; completed: number; refused_503: number; active: number; with_bearer: number; held_after_disconnect?: number; refused_full?: number; blocked_turns?: number };
   appends: number;
   frames_sent: number;
+  /** Socket errors of sessions (a peer that reset the connection, a bad frame): each also ends its session. */
+  socket_errors: number;
   /** Per packet, as the mock saw it: (arrival − media start) − the session's smallest (arrival − media start). */
   arrival_deviation_ms: PercentilesMs;
   arrivals_late: number;
@@ -112,7 +115,7 @@ const PATH = '/v1/realtime';
  * input audio is measured by its base64 length, never decoded.
  */
 export async function startMockServer(options: MockServerOptions = {}, fault?: MockFault): Promise<MockServer> {
-  const clock = options.clock ?? monotonicClock;
+  const clock = options.clock ?? nodeTimerHost;
   const replies = options.replies_per_append ?? 3;
   const protocol = options.protocol ?? 'native';
   const profile = options.profile ?? 'append-echo';
@@ -139,7 +142,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
   const arrival = createUsHistogram();
   let arrivalsLate = 0;
   const openArrivals = new Set<ArrivalOffsets>();
-  const counts = { opened: 0, completed: 0, refused_503: 0, active: 0, with_bearer: 0, appends: 0, frames_sent: 0 };
+  const counts = { opened: 0, completed: 0, refused_503: 0, active: 0, with_bearer: 0, appends: 0, frames_sent: 0, socket_errors: 0 };
   const capacity = options.capacity_sessions;
   if (model && capacity !== undefined) model.load = () => counts.active / capacity;
   const loop = new LoopLagMonitor(10, clock).start();
@@ -203,7 +206,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
 
   function onOpenAISession(ws: WebSocket, index: number, faulty: boolean): void {
     const session = new OpenAIMockSession(ws, host, `mock_${index}`, openaiOptions, outputPayload, faulty && fault ? fault : null);
-    ws.on('error', () => undefined);
+    ws.on('error', countSocketError);
     ws.on('close', (code: number) => {
       counts.active--;
       if (code === 1000) host.completed();
@@ -247,7 +250,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
       },
     };
     const session = new VllmMockSession(ws, host, `mock_${index}`, vllmOptions, slot);
-    ws.on('error', () => undefined);
+    ws.on('error', countSocketError);
     ws.on('close', () => {
       counts.active--;
       vllm.blocked_turns += session.blocked_turns;
@@ -265,13 +268,18 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
 
   function onNativeSession(ws: WebSocket, index: number, faulty: boolean): void {
     const session = new NativeMockSession(ws, host, `mock_${index}`, nativeOptions, outputPayload, faulty && fault ? fault : null);
-    ws.on('error', () => undefined);
+    ws.on('error', countSocketError);
     ws.on('close', () => {
       counts.active--;
       session.dispose();
     });
     ws.on('message', (data: Buffer, isBinary: boolean) => session.onMessage(data, isBinary, clock.now_s()));
     session.start();
+  }
+
+  /** A session's socket error: counted, and the session ends with its close (ws closes the socket after an error). */
+  function countSocketError(): void {
+    counts.socket_errors++;
   }
 
   function onSession(ws: WebSocket): void {
@@ -327,6 +335,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
         },
         appends,
         frames_sent: counts.frames_sent,
+        socket_errors: counts.socket_errors,
         arrival_deviation_ms: percentilesMs(all),
         arrivals_late: late,
         event_loop_lag_ms: loop.figures(),

@@ -1,139 +1,111 @@
-import WebSocket from 'ws';
-import { ResponseTracker, type ResponseEvent } from '@duplex-bench/metrics';
-import { monotonicClock } from '@duplex-bench/pacer';
-import { startMockServer, type MockServer } from './mock-server';
-import type { ModelOptions } from './model-session';
+import { VirtualTimeScheduler } from 'rxjs';
+import { schedulerTimerHost } from '@duplex-bench/pacer';
+import { ModelSession, type ModelOptions } from './model-session';
+import { NativeTurnFrames } from './turn-frames';
 
-jest.setTimeout(30_000);
+/**
+ * The model mock's timing in virtual time: every figure is exact, as nothing else shares the clock.
+ * (The same profiles over a real socket, with wall-clock tolerances, are in e2e/model-profile.e2e.ts.)
+ */
+function model(options: Partial<ModelOptions>, unit_ms = 80) {
+  const scheduler = new VirtualTimeScheduler();
+  const out: Array<{ t_ms: number; type: string; event: Record<string, unknown> }> = [];
+  let id = 0;
+  const frames = new NativeTurnFrames(Buffer.alloc(3528).toString('base64'), () => `ev_${id++}`);
+  const full: ModelOptions = { ttfp_ms: 200, rtf: 0.5, burst_units: 1, turn_every_s: Infinity, ...options };
+  const session = new ModelSession(full, unit_ms, frames, schedulerTimerHost(scheduler), (frame) => {
+    const event = JSON.parse(frame) as Record<string, unknown>;
+    out.push({ t_ms: scheduler.now(), type: String(event.type), event });
+  });
+  const at = (t_ms: number, fn: () => void) => scheduler.schedule(fn, t_ms);
+  const times = (type: string) => out.filter((e) => e.type === type).map((e) => e.t_ms);
+  return { session, scheduler, at, out, times };
+}
 
-const AUDIO_80MS = Buffer.alloc(2560).toString('base64');
-
-/** Streams `units` whole input units at once, ends the input, and collects every event until drained. */
-async function converse(server: MockServer, units: number, tailBytes = 0): Promise<Array<{ t_s: number; event: Record<string, unknown> }>> {
-  const ws = new WebSocket(server.url);
-  const events: Array<{ t_s: number; event: Record<string, unknown> }> = [];
-  const drained = new Promise<void>((resolve, reject) => {
-    const bound = setTimeout(() => reject(new Error('no drained within 20 s')), 20_000);
-    ws.on('message', (data) => {
-      const event = JSON.parse(String(data));
-      events.push({ t_s: monotonicClock.now_s(), event });
-      if (event.type === 'session.created') ws.send(JSON.stringify({ type: 'session.update', event_id: 'u', session: {} }));
-      if (event.type === 'session.updated') {
-        for (let seq = 0; seq < units; seq++) {
-          ws.send(JSON.stringify({ type: 'input_audio_buffer.append', event_id: `a${seq}`, audio: AUDIO_80MS, sglang: { seq, t_start_ms: seq * 80 } }));
-        }
-        if (tailBytes > 0) ws.send(JSON.stringify({ type: 'input_audio_buffer.append', event_id: 'tail', audio: Buffer.alloc(tailBytes).toString('base64'), sglang: { seq: units, t_start_ms: units * 80 } }));
-        ws.send(JSON.stringify({ type: 'sglang.input_audio.end', event_id: 'end' }));
-      }
-      if (event.type === 'sglang.input_audio.drained') {
-        clearTimeout(bound);
-        resolve();
-      }
+describe('ModelSession in virtual time', () => {
+  it('first audio ttfp_ms after the turn began, then a unit every unit_ms x rtf', () => {
+    const m = model({ ttfp_ms: 300, rtf: 0.5 });
+    let ended_ms = -1;
+    m.at(0, () => {
+      for (let i = 0; i < 12; i++) m.session.onInputUnit(i);
+      m.session.onInputEnd(0, () => (ended_ms = m.scheduler.now()));
     });
-    ws.on('error', reject);
-  });
-  await drained;
-  ws.close();
-  return events;
-}
-
-function track(events: Array<{ t_s: number; event: Record<string, unknown> }>): ResponseTracker {
-  const tracker = new ResponseTracker({ output_sample_rate: 22050 }, events[0].t_s);
-  for (const { t_s, event: e } of events) {
-    const id = String(e.response_id ?? (e.response as { id?: string } | undefined)?.id ?? '');
-    const tokens = (e.sglang as { num_tokens?: number } | undefined)?.num_tokens;
-    let ev: ResponseEvent | null = null;
-    if (e.type === 'response.created') ev = { kind: 'response_created', t_s, response_id: id };
-    else if (e.type === 'response.output_audio.delta') ev = { kind: 'audio_delta', t_s, response_id: id, bytes: Buffer.from(String(e.delta), 'base64').length };
-    else if (e.type === 'response.output_audio_transcript.delta') ev = { kind: 'text_delta', t_s, response_id: id, chars: String(e.delta).length, tokens };
-    else if (e.type === 'response.done') ev = { kind: 'response_done', t_s, response_id: id };
-    if (ev) tracker.add(ev);
-  }
-  return tracker;
-}
-
-describe('model profile', () => {
-  let server: MockServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
-  // nemotron's 80 ms units and 22,050 Hz output; minicpmo (turns) at the same unit for the turn test.
-  const start = async (model: Partial<ModelOptions>, profile: 'nemotron' | 'minicpmo' = 'nemotron') => {
-    server = await startMockServer({ port: 0, profile, model, ...(profile === 'minicpmo' ? { unit_ms: 80, output_sample_rate: 22050 } : {}) });
-    return server;
-  };
-
-  // Tolerances: the server's timers wake late, never early, but the client sees response.created
-  // (its origin) when its own loop gets to it, which can shorten what it measures; ±40 ms and
-  // ±0.06 cover both on a shared 2-core host with other tests running.
-  it('answers with the configured first-packet latency and real-time factor', async () => {
-    const events = await converse(await start({ ttfp_ms: 300, rtf: 0.5, burst_units: 1 }), 12);
-    const [r] = track(events).done;
-    expect(r.ttfp_ms).toBeGreaterThan(300 - 40);
-    expect(r.ttfp_ms).toBeLessThan(340);
-    // 12 units of 80 ms; the last produced 300 + 11 x 40 ms after the turn began.
-    expect(r.audio_duration_ms).toBeCloseTo(960, 3);
-    expect(r.rtf).toBeGreaterThan(740 / 960 - 0.06);
-    expect(r.rtf).toBeLessThan(740 / 960 + 0.06);
+    m.scheduler.flush();
+    expect(m.times('response.created')).toEqual([0]);
+    expect(m.times('response.output_audio.delta')).toEqual(Array.from({ length: 12 }, (_, k) => 300 + 40 * k));
+    expect(m.times('response.done')).toEqual([740]);
+    expect(ended_ms).toBe(740);
   });
 
-  it('past --capacity-sessions the model shares its compute: TTFP and the real-time factor grow as active/N', async () => {
-    // One session against a capacity of half a session: load 2, so TTFP 2 x 100 ms and a unit per 160 ms (not 40).
-    server = await startMockServer({ port: 0, profile: 'nemotron', model: { ttfp_ms: 100, rtf: 0.5, burst_units: 1 }, capacity_sessions: 0.5 });
-    const [r] = track(await converse(server, 6)).done;
-    expect(r.ttfp_ms).toBeGreaterThan(200 - 40);
-    expect(r.ttfp_ms).toBeLessThan(200 + 40);
-    // The last of 6 units: 200 + 5 x 160 ms after the turn began, over 480 ms of audio.
-    expect(r.rtf).toBeGreaterThan(1000 / 480 - 0.15);
-    expect(r.rtf).toBeLessThan(1000 / 480 + 0.15);
+  it('input at its real pace: output waits ttfp_ms, then catches up and leaves each unit as it arrives', () => {
+    const m = model({ ttfp_ms: 200, rtf: 0.5 });
+    for (let i = 0; i < 10; i++) m.at(i * 80, () => m.session.onInputUnit(i));
+    m.scheduler.flush();
+    // Unit k is due at max(200 + 40k, 80k): 200, 240, 280, 320, 360, 400, then 480, 560, 640, 720.
+    expect(m.times('response.output_audio.delta')).toEqual([200, 240, 280, 320, 360, 400, 480, 560, 640, 720]);
   });
 
-  it('sends bursts: the first audio waits for a whole burst', async () => {
-    const events = await converse(await start({ ttfp_ms: 100, rtf: 0.5, burst_units: 4 }), 8);
-    const [r] = track(events).done;
-    expect(r.ttfp_ms).toBeGreaterThan(100 + 3 * 40 - 40);
-    expect(r.ttfp_ms).toBeLessThan(100 + 3 * 40 + 40);
-    const audio = events.filter((e) => e.event.type === 'response.output_audio.delta').map((e) => e.t_s);
-    expect(audio).toHaveLength(8);
-    expect((audio[3] - audio[0]) * 1000).toBeLessThan(10); // one burst
-    expect((audio[4] - audio[3]) * 1000).toBeGreaterThan(100); // the next burst, 4 x 40 ms later
+  it('past its capacity the model shares its compute: load 2 doubles TTFP and makes a unit take unit_ms x load', () => {
+    const m = model({ ttfp_ms: 100, rtf: 0.5, load: () => 2 });
+    m.at(0, () => {
+      for (let i = 0; i < 6; i++) m.session.onInputUnit(i);
+      m.session.onInputEnd(0, () => undefined);
+    });
+    m.scheduler.flush();
+    expect(m.times('response.output_audio.delta')).toEqual([200, 360, 520, 680, 840, 1000]);
   });
 
-  it('minicpmo: starts a new turn every turn_every_s of input, each with response.created and response.done', async () => {
-    const events = await converse(await start({ ttfp_ms: 50, rtf: 0.1, burst_units: 1, turn_every_s: 0.4 }, 'minicpmo'), 12);
-    const created = events.filter((e) => e.event.type === 'response.created');
-    const done = events.filter((e) => e.event.type === 'response.done');
-    expect(created).toHaveLength(3); // 12 units x 80 ms = 0.96 s of input, a turn per 0.4 s
-    expect(done).toHaveLength(3);
+  it('sends bursts: units go out burst_units at a time, when the last of them is produced', () => {
+    const m = model({ ttfp_ms: 100, rtf: 0.5, burst_units: 4 });
+    m.at(0, () => {
+      for (let i = 0; i < 8; i++) m.session.onInputUnit(i);
+      m.session.onInputEnd(0, () => undefined);
+    });
+    m.scheduler.flush();
+    expect(m.times('response.output_audio.delta')).toEqual([220, 220, 220, 220, 380, 380, 380, 380]);
   });
 
-  it('nemotron: keeps one response for the whole session, whatever turn_every_s says', async () => {
-    const events = await converse(await start({ ttfp_ms: 50, rtf: 0.1, burst_units: 1, turn_every_s: 0.4 }), 12);
-    expect(events.filter((e) => e.event.type === 'response.created')).toHaveLength(1);
-    const done = events.findIndex((e) => e.event.type === 'response.done');
-    expect(done).toBeGreaterThan(events.findIndex((e) => e.event.type === 'sglang.input_audio.ended'));
+  it('starts a turn every turn_every_s of input (minicpmo), and keeps one for the session when it is Infinity (nemotron)', () => {
+    const turns = model({ ttfp_ms: 50, rtf: 0.1, turn_every_s: 0.4 });
+    for (let i = 0; i < 12; i++) turns.at(i * 80, () => turns.session.onInputUnit(i));
+    turns.at(12 * 80, () => turns.session.onInputEnd(0, () => undefined));
+    turns.scheduler.flush();
+    // 0.96 s of input, a turn per 0.4 s: turns begin with units 0, 5 and 10.
+    expect(turns.times('response.created')).toEqual([0, 400, 800]);
+    expect(turns.times('response.done')).toHaveLength(3);
+
+    const one = model({ ttfp_ms: 50, rtf: 0.1 });
+    for (let i = 0; i < 12; i++) one.at(i * 80, () => one.session.onInputUnit(i));
+    one.at(12 * 80, () => one.session.onInputEnd(0, () => undefined));
+    one.scheduler.flush();
+    expect(one.times('response.created')).toEqual([0]);
+    expect(one.times('response.done')).toEqual([960]);
   });
 
-  it('reports per-step tokens so TPOT can be checked: 2 tokens every 40 ms is 20 ms per token', async () => {
-    const events = await converse(await start({ ttfp_ms: 50, rtf: 0.5, burst_units: 1, tokens_per_step: 2 }), 10);
-    const [r] = track(events).done;
-    expect(r.tokens).toBe(20);
-    expect(r.tpot_ms).toBeGreaterThan(16);
-    expect(r.tpot_ms).toBeLessThan(26);
-    const done = events.find((e) => e.event.type === 'response.done')?.event.response as { num_tokens_out?: number };
-    expect(done.num_tokens_out).toBe(20);
+  it('a padded tail owes a whole unit of output while its unit reports the remainder', () => {
+    const m = model({ ttfp_ms: 50, rtf: 0.5, tokens_per_step: 2 });
+    m.at(0, () => {
+      for (let i = 0; i < 3; i++) m.session.onInputUnit(i);
+      m.session.onInputEnd(20, () => undefined);
+    });
+    m.scheduler.flush();
+    const units = m.out.filter((e) => e.type === 'sglang.unit.done').map((e) => (e.event.sglang as { media_time: { duration_ms: number } }).media_time.duration_ms);
+    expect(units).toEqual([80, 80, 80, 20]);
+    expect(m.times('response.output_audio.delta')).toEqual([50, 90, 130, 170]);
+    const done = m.out.find((e) => e.type === 'response.done')?.event.response as { num_tokens_out?: number };
+    expect(done.num_tokens_out).toBe(8);
   });
 
-  it('ends input in order: ended, last audio, last unit done (the remainder), audio done, response done, drained', async () => {
-    const events = await converse(await start({ ttfp_ms: 50, rtf: 0.5, burst_units: 1 }), 3, 640);
-    const types = events.map((e) => e.event.type as string);
-    const ended = types.indexOf('sglang.input_audio.ended');
-    const tail = types.slice(ended).filter((t) => t !== 'response.output_audio_transcript.delta' && t !== 'sglang.input_audio.accepted');
-    expect(tail.slice(-5)).toEqual(['response.output_audio.delta', 'sglang.unit.done', 'response.output_audio.done', 'response.done', 'sglang.input_audio.drained']);
-    const lastUnit = events.filter((e) => e.event.type === 'sglang.unit.done').at(-1)?.event;
-    expect(lastUnit).toMatchObject({ unit_id: 'unit_3', sglang: { media_time: { t_start_ms: 240, duration_ms: 20 } } });
-    const drained = events.at(-1)?.event as Record<string, number>;
-    expect(drained).toMatchObject({ accepted_end_ms: 260, padding_ms: 60, consumed_ms: 260 });
+  it('cancel drops queued output and ends the open turn cancelled; no timer fires after it', () => {
+    const m = model({ ttfp_ms: 200, rtf: 0.5 });
+    m.at(0, () => {
+      for (let i = 0; i < 4; i++) m.session.onInputUnit(i);
+    });
+    m.at(250, () => m.session.cancel());
+    m.scheduler.flush();
+    expect(m.times('response.output_audio.delta')).toEqual([200, 240]);
+    const done = m.out.filter((e) => e.type === 'response.done');
+    expect(done.map((e) => e.t_ms)).toEqual([250]);
+    expect((done[0].event.response as { status: string }).status).toBe('cancelled');
   });
 });

@@ -1,4 +1,4 @@
-import type { Clock } from '@duplex-bench/pacer';
+import type { TimerHost } from '@duplex-bench/pacer';
 import type { TurnEnd, TurnFrames } from './turn-frames';
 
 /** How the model profile behaves: timings a test can check against. */
@@ -39,6 +39,13 @@ interface Turn {
 const WORDS = ['the', 'model', 'answers', 'while', 'you', 'speak'];
 
 /**
+ * Due times are sums of unit steps in seconds, so 0.58 + 0.04 lands a hair past 0.62: a unit counts
+ * as due within a nanosecond of its time, or it would wait a whole extra millisecond (found running
+ * the model in virtual time, where every figure came out exact but 1 ms late).
+ */
+const DUE_SLACK_S = 1e-9;
+
+/**
  * One session of the model mock: every whole input unit owes one output unit (80 ms of input, 80
  * ms of output, silence included). Turns start every `turn_every_s` of input; each unit is produced
  * `unit_ms × rtf` after the previous one, the first `ttfp_ms` after its turn started, and units go
@@ -52,14 +59,15 @@ export class ModelSession {
   private nextUnitId = 0;
   private chunkSeq = 0;
   private lastDue_s = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private cancelTimer: (() => void) | null = null;
   private ending: (() => void) | null = null;
 
   constructor(
     private readonly options: ModelOptions,
     private readonly unit_ms: number,
     private readonly frames: TurnFrames,
-    private readonly clock: Clock,
+    /** Its clock and its one timer: real, or an RxJS scheduler's virtual time in tests. */
+    private readonly clock: TimerHost,
     private readonly send: (frame: string) => void,
   ) {}
 
@@ -115,8 +123,8 @@ export class ModelSession {
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.cancelTimer?.();
+    this.cancelTimer = null;
   }
 
   /** Starts a turn (`response.created`); input units that follow are owed to it. */
@@ -149,9 +157,8 @@ export class ModelSession {
 
   /** Sends every burst that is due; arms one timer for the next. */
   private pump(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    const now = this.clock.now_s();
+    this.dispose();
+    const now = this.clock.now_s() + DUE_SLACK_S;
     for (;;) {
       const due = this.queue.filter((u) => u.due_s <= now);
       const head = this.queue[0];
@@ -169,7 +176,7 @@ export class ModelSession {
     if (this.queue.length > 0) {
       const at = this.nextSendAt();
       // Null: the current turn waits for more input to fill its burst; the next input unit pumps.
-      if (at !== null) this.timer = setTimeout(() => this.pump(), Math.max(1, Math.ceil((at - now) * 1000)));
+      if (at !== null) this.cancelTimer = this.clock.arm(Math.max(1, Math.ceil((at - now) * 1000)), () => this.pump());
       return;
     }
     if (this.ending) {

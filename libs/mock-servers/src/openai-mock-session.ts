@@ -1,6 +1,6 @@
 import type WebSocket from 'ws';
 import { pcm16BytesPerMs } from '@duplex-bench/audio';
-import type { Clock } from '@duplex-bench/pacer';
+import type { TimerHost } from '@duplex-bench/pacer';
 import {
   base64ByteLength,
   decodeFrame,
@@ -17,9 +17,9 @@ import { OpenAITurnFrames } from './turn-frames';
 import type { MockFault } from './mock-fault';
 import type { ArrivalOffsets } from './arrival-offsets';
 
-/** What the server lends each of its sessions: its clock, its counters and its socket writes. */
+/** What the server lends each of its sessions: its clock and timers, its counters and its socket writes. */
 export interface MockHost {
-  clock: Clock;
+  clock: TimerHost;
   send(ws: WebSocket, frame: string): void;
   /** A session's arrival offsets, registered with the server's stats until `arrivalsDone`. */
   arrivals(): ArrivalOffsets;
@@ -67,7 +67,7 @@ export class OpenAIMockSession {
   private items = 0;
   private lastItem: string | null = null;
   private speechItem: string | null = null;
-  private silence: NodeJS.Timeout | null = null;
+  private silence: (() => void) | null = null;
   private readonly arrivals: ArrivalOffsets;
   private silent = false;
 
@@ -92,7 +92,7 @@ export class OpenAIMockSession {
 
   dispose(): void {
     this.host.arrivalsDone(this.arrivals);
-    if (this.silence) clearTimeout(this.silence);
+    this.silence?.();
     this.model.dispose();
   }
 
@@ -206,8 +206,8 @@ export class OpenAIMockSession {
       this.pending -= this.unitBytes;
       this.onSpeechUnit(this.units++);
     }
-    if (this.silence) clearTimeout(this.silence);
-    this.silence = setTimeout(() => this.onSilence(), this.options.silence_ms);
+    this.silence?.();
+    this.silence = this.host.clock.arm(this.options.silence_ms, () => this.onSilence());
   }
 
   /** A whole unit of input under server VAD: it belongs to the current turn, or starts one. */

@@ -44,7 +44,7 @@ interface Response {
   acked_ms: number;
   listen: boolean;
   done: boolean;
-  timer: NodeJS.Timeout | null;
+  timer: (() => void) | null;
   /** Server clock at the turn's start, for its own request metrics. */
   started_s: number;
   /** Commits of user input before the response began. */
@@ -64,7 +64,7 @@ export class VllmMockSession {
   private seq = 0;
   private opened = false;
   private closed = false;
-  private configTimer: NodeJS.Timeout | null;
+  private configTimer: (() => void) | null;
   private unacked_bytes = 0;
   private resyncSent = false;
   private output_rate: number;
@@ -91,10 +91,10 @@ export class VllmMockSession {
   ) {
     this.output_rate = options.output_sample_rate;
     this.arrivals = host.arrivals();
-    this.configTimer = setTimeout(() => {
+    this.configTimer = host.clock.arm(options.config_timeout_ms, () => {
       this.sendUnjournaled(this.error('config_timeout', 'invalid_request_error', 'Timeout waiting for session.update'));
       this.ws.close(1000, 'config_timeout');
-    }, options.config_timeout_ms);
+    });
   }
 
   /** Refuses the session: the server holds its limit of sessions. */
@@ -109,14 +109,14 @@ export class VllmMockSession {
   onSocketClose(): void {
     this.host.arrivalsDone(this.arrivals);
     this.clearConfig();
-    for (const r of this.responses.values()) if (r.timer) clearTimeout(r.timer);
+    for (const r of this.responses.values()) r.timer?.();
     if (this.closed) return;
     this.closed = true;
     this.slot.disconnected();
   }
 
   private clearConfig(): void {
-    if (this.configTimer) clearTimeout(this.configTimer);
+    this.configTimer?.();
     this.configTimer = null;
   }
 
@@ -264,7 +264,7 @@ export class VllmMockSession {
       return;
     }
     this.send({ type: 'response.speak', response_id: id, item_id: `item_${id}`, output_index: 0, content_index: 0 });
-    r.timer = setTimeout(() => this.emit(r, 0), this.options.ttfp_ms);
+    r.timer = this.host.clock.arm(this.options.ttfp_ms, () => this.emit(r, 0));
   }
 
   private emit(r: Response, unit: number): void {
@@ -280,7 +280,7 @@ export class VllmMockSession {
     const metadata = { session_id: this.id, epoch: 0, model_speak: true, end_of_turn: unit === r.units - 1, playback: { generated_ms: r.sent_ms, sent_ms: r.sent_ms, played_ms: r.acked_ms, committed_ms: r.acked_ms }, vllm_omni, audio_duration_ms: r.sent_ms };
     this.send({ type: 'response.output_audio.delta', response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0, delta: silence(bytes), format: 'pcm16', sample_rate_hz: this.output_rate, metadata });
     this.send({ type: 'response.output_audio_transcript.delta', response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0, delta: 'word ' });
-    if (unit + 1 < r.units) r.timer = setTimeout(() => this.emit(r, unit + 1), this.options.unit_ms * this.options.rtf);
+    if (unit + 1 < r.units) r.timer = this.host.clock.arm(this.options.unit_ms * this.options.rtf, () => this.emit(r, unit + 1));
     else this.finish(r, 'completed');
   }
 
@@ -332,7 +332,7 @@ export class VllmMockSession {
 
   private onClose(): void {
     for (const r of this.responses.values()) {
-      if (r.timer) clearTimeout(r.timer);
+      r.timer?.();
       if (!r.done) this.send({ type: 'response.done', response_id: r.id, response: { id: r.id, object: 'realtime.response', status: 'cancelled', status_details: { type: 'cancelled', reason: 'client_cancelled' }, output: [] } });
     }
     this.send({ type: 'session.closed', session_id: this.id, reason: 'client_close', event: {} });
