@@ -12,7 +12,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node
 import { cpus, release } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { exited, ROOT, startMock, stopMock, withSection } from './processes';
+import { withSection } from './doc';
+import { exited, ROOT, startMock, stopMock } from './processes';
 
 const { values } = parseArgs({
   options: {
@@ -37,7 +38,7 @@ async function one(run: number, [p, s]: [number, number]): Promise<Row> {
   const dir = join(String(values.out), `run-${run}`, `${p}x${s}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const mock = await startMock();
+  const mock = await startMock(dir);
   const probe = spawn(
     process.execPath,
     ['--import', 'tsx', join(ROOT, 'apps/probe/src/main.ts'), 'run', '--url', mock.url, '--processes', String(p), '--concurrency', String(s), '--duration', String(duration_s), '--output', dir, '--quiet', '--allow-unqualified'],

@@ -1,56 +1,172 @@
-// Helpers the benchmark scripts share: a mock server as a child process, and bounded waits.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
+// The one process helper of the benchmark scripts: children started here and tracked by PID (only
+// ours are ever signalled), bounded waits, a mock server as a child process, its CPU from /proc.
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 
-export const ROOT = resolve(__dirname, '..', '..');
+export const ROOT = path.resolve(__dirname, '..', '..');
+/** Every benchmark's traffic stays on this address. */
+export const HOST = '127.0.0.1';
+const MOCK_MAIN = path.join(ROOT, 'apps/mock/src/main.ts');
+const MOCK_START_TIMEOUT_S = 15;
+const MOCK_STOP_TIMEOUT_S = 10;
+const KILL_WAIT_S = 5;
+
+/** A command's trimmed stdout, or undefined when it fails or takes over 10 s. */
+export function runQuiet(file: string, args: string[]): string | undefined {
+  try {
+    return execFileSync(file, args, { cwd: ROOT, timeout: 10_000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+export type Role = 'mock' | 'client';
+
+/** Children started here and still running. They get their own process group (detached), so a
+ * terminal Ctrl-C reaches only this script, which then decides what each child is sent. */
+export const liveChildren = new Map<ChildProcess, Role>();
+
+export interface Exit {
+  code: number | null;
+  signal: string | null;
+}
+
+export function spawnTracked(role: Role, file: string, args: string[], stdout: 'pipe' | number, stderr: number): ChildProcess {
+  const child = spawn(file, args, { cwd: ROOT, stdio: ['ignore', stdout, stderr], detached: true });
+  liveChildren.set(child, role);
+  child.once('exit', () => liveChildren.delete(child));
+  return child;
+}
+
+/** Resolves with the exit, or null if the child is still running after timeout_s. */
+export function waitForExit(child: ChildProcess, timeout_s: number): Promise<Exit | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.off('exit', onExit);
+      resolve(null);
+    }, timeout_s * 1000);
+    const onExit = (code: number | null, signal: string | null) => {
+      clearTimeout(timer);
+      resolve({ code, signal });
+    };
+    child.once('exit', onExit);
+  });
+}
+
+export function signalChild(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+export async function killChild(child: ChildProcess): Promise<Exit | null> {
+  signalChild(child, 'SIGKILL');
+  return waitForExit(child, KILL_WAIT_S);
+}
+
+export function openLog(file: string): number {
+  return fs.openSync(file, 'w');
+}
+
+const CLOCK_TICKS_PER_S = Number(runQuiet('getconf', ['CLK_TCK']) ?? 100) || 100;
+
+/** User + system CPU seconds of a live child, from /proc/<pid>/stat; null when unreadable. */
+export function procCpuSeconds(child: ChildProcess): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3 (state)
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+  } catch {
+    return null;
+  }
+}
+
+export interface Mock {
+  child: ChildProcess;
+  url: string;
+  stats_file: string;
+}
+
+/** Waits for the mock's "listening on ws://127.0.0.1:PORT/v1/realtime" line, bounded. */
+function awaitListening(child: ChildProcess, log_fd: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => done(new Error(`mock printed no "listening" line within ${MOCK_START_TIMEOUT_S} s`)), MOCK_START_TIMEOUT_S * 1000);
+    const onExit = (code: number | null, signal: string | null) => done(new Error(`mock exited before listening (code ${code}, signal ${signal})`));
+    const onData = (chunk: Buffer) => {
+      fs.writeSync(log_fd, chunk);
+      seen += chunk.toString('utf8');
+      const match = /listening on (ws:\/\/([^:/\s]+):\d+\/v1\/realtime)/.exec(seen);
+      if (match && match[2] !== HOST) done(new Error(`mock listens on ${match[2]}, not ${HOST}`));
+      else if (match) done(undefined, match[1]);
+    };
+    function done(err: Error | undefined, url?: string) {
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      if (err) reject(err);
+      else resolve(url as string);
+    }
+    child.stdout?.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
+/** Starts `mock serve --port 0 ...args`, its logs and stats in `dir`, and waits (bounded) for its listening line. */
+export async function startMock(dir: string, args: string[] = []): Promise<Mock> {
+  const stats_file = path.join(dir, 'mock-stats.json');
+  const stdout_fd = openLog(path.join(dir, 'mock.stdout.log'));
+  const stderr_fd = openLog(path.join(dir, 'mock.stderr.log'));
+  const argv = ['--import', 'tsx', MOCK_MAIN, 'serve', ...args, '--host', HOST, '--port', '0', '--stats-output', stats_file];
+  const child = spawnTracked('mock', process.execPath, argv, 'pipe', stderr_fd);
+  fs.closeSync(stderr_fd);
+  child.stdout?.once('close', () => fs.closeSync(stdout_fd));
+  try {
+    return { child, url: await awaitListening(child, stdout_fd), stats_file };
+  } catch (err) {
+    await killChild(child);
+    throw err;
+  }
+}
+
+/** SIGINT, bounded wait, then SIGKILL. Returns a note when the stop was not clean. */
+export async function stopMock(mock: Mock): Promise<string | undefined> {
+  signalChild(mock.child, 'SIGINT');
+  const exit = await waitForExit(mock.child, MOCK_STOP_TIMEOUT_S);
+  if (exit === null) {
+    await killChild(mock.child);
+    return `mock did not exit within ${MOCK_STOP_TIMEOUT_S} s of SIGINT; killed`;
+  }
+  if (exit.code !== 0) return `mock exited with code ${exit.code} signal ${exit.signal}`;
+  return undefined;
+}
 
 /** Resolves with the exit code, or null after `bound_ms` (the child is then killed, by PID). */
-export function exited(child: ChildProcess, bound_ms: number): Promise<number | null> {
-  return new Promise((done) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      done(null);
-    }, bound_ms);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      done(code);
-    });
-  });
+export async function exited(child: ChildProcess, bound_ms: number): Promise<number | null> {
+  const exit = await waitForExit(child, bound_ms / 1000);
+  if (exit) return exit.code;
+  await killChild(child);
+  return null;
 }
 
-/** Starts `mock serve --port 0 ...args` and waits (15 s at most) for its listening line. */
-export async function startMock(args: string[] = []): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/mock/src/main.ts'), 'serve', '--port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'ignore'],
+/**
+ * On SIGINT/SIGTERM, `onInterrupt` runs once (a script stops starting runs and interrupts its
+ * client); if the script exits anyway, the children still running are killed.
+ */
+export function installInterrupts(onInterrupt: () => void): void {
+  let done = false;
+  const on = () => {
+    if (done) return;
+    done = true;
+    onInterrupt();
+  };
+  process.on('SIGINT', on);
+  process.on('SIGTERM', on);
+  process.on('exit', () => {
+    for (const child of liveChildren.keys()) signalChild(child, 'SIGKILL');
   });
-  const url = await new Promise<string>((ok, fail) => {
-    let seen = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      fail(new Error('mock printed no listening line within 15 s'));
-    }, 15_000);
-    child.stdout?.on('data', (d) => {
-      seen += d;
-      const m = /listening on (ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime)/.exec(seen);
-      if (m) {
-        clearTimeout(timer);
-        ok(m[1]);
-      }
-    });
-  });
-  return { child, url };
-}
-
-/** SIGINT to the mock, by PID; killed if it has not exited within 10 s. */
-export async function stopMock(mock: { child: ChildProcess }): Promise<void> {
-  mock.child.kill('SIGINT');
-  await exited(mock.child, 10_000);
-}
-
-/** Replaces (or appends) the section between `<!-- bench:NAME:start/end -->` in a markdown file's text. */
-export function withSection(text: string, name: string, section: string): string {
-  const start = text.indexOf(`<!-- bench:${name}:start -->`);
-  const endMarker = `<!-- bench:${name}:end -->`;
-  const end = text.indexOf(endMarker);
-  return start >= 0 && end > start ? text.slice(0, start) + section + text.slice(end + endMarker.length) : `${text.trimEnd()}\n\n${section}\n`;
 }

@@ -12,7 +12,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { cpus, release } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { exited, ROOT, startMock, stopMock, withSection } from './processes';
+import { withSection } from './doc';
+import { exited, ROOT, startMock, stopMock } from './processes';
 
 const { values } = parseArgs({
   options: {
@@ -51,7 +52,7 @@ async function one(concurrency: number, burst: number, run: number): Promise<Row
   const dir = join(String(values.out), `c${concurrency}-b${burst}-r${run}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const mock = await startMock(['--profile', 'nemotron', '--burst-units', String(burst)]);
+  const mock = await startMock(dir, ['--profile', 'nemotron', '--burst-units', String(burst)]);
   const args = ['--import', 'tsx', join(ROOT, 'apps/probe/src/main.ts'), 'record', '--url', mock.url, '--concurrency', String(concurrency), '--per-subset', String(concurrency / 4), '--output', dir, '--quiet', '--allow-unqualified'];
   const code = await exited(spawn(process.execPath, args, { stdio: 'ignore' }), 20 * 60_000);
   await stopMock(mock);

@@ -20,7 +20,7 @@ export function renderRunSummary(s: RunSummary, output: string): string {
   lines.push(
     `ws.send() call (client): p99 ${ms(s.websocket_send_ms.p99)}  max ${ms(s.websocket_send_ms.max)}; append span (due to sent): p99 ${ms(s.append_span_ms.p99)}`,
     `client event loop lag (10 ms timer): p99 ${ms(s.event_loop_lag_ms.p99)}  max ${ms(s.event_loop_lag_ms.max)}  over 80 ms: ${s.event_loop_lag_ms.over_80ms}; GC pauses ${s.gc_pause_ms.count}, max ${ms(s.gc_pause_ms.max)}`,
-    `client CPU: ${s.cpu_cores.total.toFixed(2)} cores (user ${s.cpu_cores.user.toFixed(2)}, system ${s.cpu_cores.system.toFixed(2)}); peak RSS ${(s.peak_rss_bytes / 2 ** 20).toFixed(0)} MiB; peak overlapping streams ${s.peak_overlapping_streams}`,
+    `client CPU: ${s.cpu_cores.total.toFixed(2)} cores (user ${s.cpu_cores.user.toFixed(2)}, system ${s.cpu_cores.system.toFixed(2)})${s.cpu_us_per_packet ? `, ${s.cpu_us_per_packet.toFixed(1)} µs per packet cycle` : ''}; peak RSS ${(s.peak_rss_bytes / 2 ** 20).toFixed(0)} MiB; peak overlapping streams ${s.peak_overlapping_streams}`,
     `written to ${output}`,
   );
   const codes = Object.entries(s.events.server_error_codes ?? {});

@@ -104,6 +104,9 @@ export interface CpuFigures {
   user: number;
   system: number;
   total: number;
+  /** CPU seconds (user + system) used in the window, and the window's wall seconds: the cores are their ratio. */
+  cpu_s?: number;
+  wall_s?: number;
 }
 
 /** CPU used by this process between start and now, in cores (CPU seconds per wall second). */
@@ -126,7 +129,8 @@ export class CpuMeter {
     const r = (v: number) => Math.round(v * 1000) / 1000;
     const user = used.user / 1e6 / wall_s;
     const system = used.system / 1e6 / wall_s;
-    return { user: r(user), system: r(system), total: r(user + system) };
+    const cpu_s = (used.user + used.system) / 1e6;
+    return { user: r(user), system: r(system), total: r(user + system), cpu_s: Math.round(cpu_s * 1e6) / 1e6, wall_s: Math.round(wall_s * 1e6) / 1e6 };
   }
 }
 

@@ -98,6 +98,8 @@ export interface MockStats {
   arrivals_late: number;
   event_loop_lag_ms: LoopLagFigures;
   cpu_cores: CpuFigures;
+  /** Mock CPU seconds since start over appends received, in µs (idle time included: a load figure only for a mock started for one run). */
+  cpu_us_per_append: number | null;
 }
 
 export interface MockServer {
@@ -316,6 +318,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
           if (d > unit_ms) late++;
         });
       }
+      const cpu_cores = cpu.figures();
       return {
         measurement_origin: {
           arrival_deviation_ms:
@@ -324,6 +327,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
               : "per session: mock message-handler time of packet N minus its t_start_ms, minus the session's smallest such offset; monotonic clock",
           event_loop_lag_ms: 'mock process: lateness of a 10 ms timer',
           cpu_cores: 'mock process CPU seconds per wall second since start',
+          cpu_us_per_append: 'mock process CPU seconds since start divided by appends received, in µs',
         },
         sessions: {
           opened: counts.opened,
@@ -339,7 +343,8 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
         arrival_deviation_ms: percentilesMs(all),
         arrivals_late: late,
         event_loop_lag_ms: loop.figures(),
-        cpu_cores: cpu.figures(),
+        cpu_cores,
+        cpu_us_per_append: cpu_cores.cpu_s !== undefined && appends > 0 ? Math.round((cpu_cores.cpu_s / appends) * 1e7) / 10 : null,
       };
     },
     close: () =>

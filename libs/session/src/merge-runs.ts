@@ -10,6 +10,8 @@ export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   interrupted: boolean;
   sessions: RunSummary['sessions'];
   cpu_cores: { total: number; per_process: number[] };
+  /** CPU seconds of every process over every packet sent, in µs; null when a process did not state its CPU seconds. */
+  cpu_us_per_packet: number | null;
   peak_rss_bytes: { max: number; per_process: number[] };
   event_loop_lag_ms: { max: number | null; over_80ms: number };
   first_late_s: number | null;
@@ -96,6 +98,10 @@ export function buildMergedSummary(dirs: string[], runs: RunForMerge[]): MergedS
     interrupted,
     ...pacing,
     sessions,
+    cpu_us_per_packet:
+      summaries.every((s) => s?.cpu_cores.cpu_s !== undefined) && pacing.packets.sent > 0
+        ? Math.round((summaries.reduce((a, s) => a + (s?.cpu_cores.cpu_s ?? 0), 0) / pacing.packets.sent) * 1e7) / 10
+        : null,
     cpu_cores: {
       total: Math.round(summaries.reduce((a, s) => a + (s?.cpu_cores.total ?? 0), 0) * 1000) / 1000,
       per_process: summaries.map((s) => s?.cpu_cores.total ?? 0),

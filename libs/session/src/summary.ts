@@ -18,6 +18,8 @@ export interface RunSummary extends PacingFigures {
   event_loop_lag_ms: LoopLagFigures;
   gc_pause_ms: GcFigures;
   cpu_cores: CpuFigures;
+  /** CPU seconds of this process over packets sent, in µs: the cost of one packet cycle (one append out, its answers in). */
+  cpu_us_per_packet?: number | null;
   peak_rss_bytes: number;
   peak_overlapping_streams: number;
   trace_backlog_peak_bytes: number;
@@ -186,6 +188,7 @@ export const MEASUREMENT_ORIGIN: Record<string, string> = {
   event_loop_lag_ms: 'client process: lateness of a 10 ms timer',
   gc_pause_ms: 'client process: perf_hooks gc entries',
   cpu_cores: 'client process: CPU seconds per wall second over the run',
+  cpu_us_per_packet: 'client process: CPU seconds (user + system) over the run divided by packets sent, in µs: one packet cycle is one append sent and what the server sent back for it',
   peak_rss_bytes: 'client process: kernel maxrss',
   peak_overlapping_streams: 'client: most sessions between their first and last append at one instant',
   scheduler: 'client: shared deadline timer; max_lateness_ms is timer fire minus deadline',
@@ -236,6 +239,7 @@ export function buildSummary(i: SummaryInputs): RunSummary {
     event_loop_lag_ms: i.loop,
     gc_pause_ms: i.gc,
     cpu_cores: i.cpu,
+    cpu_us_per_packet: i.cpu.cpu_s !== undefined && i.pacing.packets.sent > 0 ? Math.round((i.cpu.cpu_s / i.pacing.packets.sent) * 1e7) / 10 : null,
     peak_rss_bytes: i.peak_rss_bytes,
     peak_overlapping_streams: i.peak_overlapping_streams,
     trace_backlog_peak_bytes: i.trace.backlog_peak_bytes,

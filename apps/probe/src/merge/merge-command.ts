@@ -16,7 +16,7 @@ export function renderMerged(s: MergedSummary, output: string): string {
     `merged ${s.processes} processes: ${s.sessions.started} sessions, ${s.sessions.completed} completed, ${s.sessions_with_violation} with a late packet; peak overlapping streams ${s.peak_overlapping_streams}`,
     `packets: ${s.packets.sent} sent, ${s.packets.late} late; pooled |deviation| p50 ${f(d.p50)}  p99 ${f(d.p99)}  p99.9 ${f(d.p99_9)}  max ${f(d.max)}`,
     ...(s.duplex ? renderDuplex(s.duplex) : []),
-    `client CPU per process (cores): ${s.cpu_cores.per_process.map((c) => c.toFixed(2)).join(', ')}; written to ${output}`,
+    `client CPU per process (cores): ${s.cpu_cores.per_process.map((c) => c.toFixed(2)).join(', ')}${s.cpu_us_per_packet ? `; ${s.cpu_us_per_packet.toFixed(1)} µs per packet cycle` : ''}; written to ${output}`,
     s.qualified ? 'QUALIFIED: every packet of every process within one packet interval' : `UNQUALIFIED: ${s.interrupted ? 'a process was interrupted or left no summary; ' : ''}${s.packets.late} late packet(s)`,
   ].join('\n');
 }

@@ -194,7 +194,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
       [
         `samples: ${dataset.length} in the dataset, ${skipped} already done, ${results.length} recorded now, ${results.filter((r) => r.completed).length} completed; ${summary.sessions.completed} of ${dataset.length} stored complete`,
         `packets of the stored samples: ${summary.packets.sent} sent, ${summary.packets.late} late; |deviation| p99 ${d.p99 ?? '-'} ms, max ${d.max ?? '-'} ms; sessions with a violation ${summary.sessions.with_violation}`,
-        `client loop lag max ${summary.event_loop_lag_ms.max ?? '-'} ms (over 80 ms: ${summary.event_loop_lag_ms.over_80ms}); recorder CPU ${summary.cpu_cores.total} cores`,
+        `client loop lag max ${summary.event_loop_lag_ms.max ?? '-'} ms (over 80 ms: ${summary.event_loop_lag_ms.over_80ms}); recorder CPU ${summary.cpu_cores.total} cores${summary.cpu_us_per_packet ? ` (${summary.cpu_us_per_packet.toFixed(1)} µs per packet cycle)` : ''}`,
         ...(summary.duplex ? renderDuplex(summary.duplex) : ['responses: none']),
         signals.interrupted ? 'INTERRUPTED: partial recording; run again into the same directory to finish it' : summary.qualified ? 'QUALIFIED: every packet within one packet interval' : 'UNQUALIFIED: late packets; the recording measured the client, not only the server',
       ].join('\n') + '\n',

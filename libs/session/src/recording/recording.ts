@@ -78,8 +78,12 @@ export async function recordingSummary(
       buffered_amount_peak_bytes: measures.pacing.bufferedPeak,
     },
   });
+  // The CPU is this invocation's: per packet of this invocation, whatever earlier ones stored.
+  const sent = measures.pacing.sent;
+  summary.cpu_us_per_packet = summary.cpu_cores.cpu_s !== undefined && sent > 0 ? Math.round((summary.cpu_cores.cpu_s / sent) * 1e7) / 10 : null;
   summary.measurement_origin = {
     ...summary.measurement_origin,
+    cpu_us_per_packet: "record: this invocation's CPU seconds over the packets it sent, in µs",
     scope:
       'record: sessions and pacing cover every sample stored in this directory, each from the attempt its record comes from (this invocation or an earlier one); ' +
       "event-loop lag, GC, CPU, RSS, overlapping streams, trace, scheduler and buffered_amount_peak_bytes are this invocation's (history in run.json)",

@@ -1,0 +1,96 @@
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ROOT } from '../processes';
+
+const DEFAULT_PYTHON_CLIENT = path.resolve(ROOT, '..', 'shared/anchors/python_baseline_client.py');
+const DEFAULT_DOC_SECTION = 'pacing';
+
+export class UsageError extends Error {}
+
+export type ClientName = 'probe' | 'probe-full' | 'probe-openai' | 'python';
+export const CLIENTS: readonly ClientName[] = ['probe', 'probe-full', 'probe-openai', 'python'];
+
+export interface Options {
+  sessions: number[];
+  runs: number;
+  duration_s: number;
+  clients: ClientName[];
+  out_dir: string;
+  write_doc?: string;
+  doc_section: string;
+  python_bin?: string;
+  python_client: string;
+  settle_s: number;
+}
+
+const USAGE =
+  'usage: node --import tsx tools/bench/pacing.ts [--sessions 64,256,512,1024] [--runs 3] [--duration 30] ' +
+  '[--clients probe,probe-full,probe-openai,python] [--out out/bench] [--write-doc docs/performance.md] [--doc-section pacing] ' +
+  '[--python BIN] [--python-client FILE] [--settle 2]';
+
+function positiveInt(name: string, text: string, max: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1 || value > max) throw new UsageError(`--${name} must be an integer from 1 to ${max}, got "${text}"`);
+  return value;
+}
+
+function positiveNumber(name: string, text: string, max: number, allowZero = false): number {
+  const value = Number(text);
+  const low_ok = allowZero ? value >= 0 : value > 0;
+  if (text.trim() === '' || !Number.isFinite(value) || !low_ok || value > max) {
+    throw new UsageError(`--${name} must be a number ${allowZero ? '>= 0' : '> 0'} and <= ${max}, got "${text}"`);
+  }
+  return value;
+}
+
+function parseClients(text: string): ClientName[] {
+  const names = text.split(',').map((s) => s.trim());
+  for (const name of names) {
+    if (!CLIENTS.includes(name as ClientName)) throw new UsageError(`--clients: unknown client "${name}" (known: ${CLIENTS.join(', ')})`);
+  }
+  return [...new Set(names)] as ClientName[];
+}
+
+export function parseOptions(argv: string[]): Options {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        sessions: { type: 'string', default: '64,256,512,1024' },
+        runs: { type: 'string', default: '3' },
+        duration: { type: 'string', default: '30' },
+        clients: { type: 'string', default: 'probe,python' },
+        out: { type: 'string', default: 'out/bench' },
+        'write-doc': { type: 'string' },
+        'doc-section': { type: 'string' },
+        python: { type: 'string' },
+        'python-client': { type: 'string', default: DEFAULT_PYTHON_CLIENT },
+        settle: { type: 'string', default: '2' },
+        help: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (values.help) throw new UsageError(USAGE);
+  const sessions = values.sessions.split(',').map((s) => positiveInt('sessions', s.trim(), 10_000));
+  const doc_section = values['doc-section'] ?? DEFAULT_DOC_SECTION;
+  if (!/^[A-Za-z0-9][\w-]*$/.test(doc_section)) throw new UsageError(`--doc-section must be letters, digits, "_" or "-", got "${doc_section}"`);
+  if (values['doc-section'] !== undefined && values['write-doc'] === undefined) throw new UsageError('--doc-section needs --write-doc');
+  return {
+    sessions: [...new Set(sessions)],
+    runs: positiveInt('runs', values.runs, 100),
+    duration_s: positiveNumber('duration', values.duration, 3600),
+    clients: parseClients(values.clients),
+    out_dir: path.resolve(values.out),
+    write_doc: values['write-doc'] === undefined ? undefined : path.resolve(values['write-doc']),
+    doc_section,
+    python_bin: values.python,
+    python_client: path.resolve(values['python-client']),
+    settle_s: positiveNumber('settle', values.settle, 60, true),
+  };
+}
+
