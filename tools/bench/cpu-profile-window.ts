@@ -5,6 +5,9 @@
  *
  *   node --cpu-prof --cpu-prof-dir out/prof --import tsx apps/probe/src/main.ts run ... --protocol openai --concurrency 512 --duration 6
  *   node --import tsx tools/bench/cpu-profile-window.ts out/prof/CPU.*.001.cpuprofile openaiAppend [600]
+ *
+ * MARKER `-` takes the whole profile; --by-package adds self time by where the code lives
+ * (node internals, ws, rxjs, hdr-histogram-js, each of our libs), idle and GC apart.
  */
 import { readFileSync } from 'node:fs';
 
@@ -20,12 +23,14 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const [file, marker, windowArg] = process.argv.slice(2);
+const args = process.argv.slice(2).filter((a) => a !== '--by-package');
+const byPackage = process.argv.includes('--by-package');
+const [file, marker, windowArg] = args;
 if (!file || !marker) {
   process.stderr.write('usage: cpu-profile-window.ts FILE.cpuprofile MARKER [WINDOW_MS=600]\n');
   process.exit(2);
 }
-const window_us = Number(windowArg ?? 600) * 1000;
+const window_us = marker === '-' ? Infinity : Number(windowArg ?? 600) * 1000;
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
@@ -38,20 +43,38 @@ function stackHas(id: number, name: string): boolean {
 
 let t = profile.startTime;
 const times = profile.timeDeltas.map((d) => (t += d));
-const first = profile.samples.findIndex((id) => stackHas(id, marker));
+const first = marker === '-' ? 0 : profile.samples.findIndex((id) => stackHas(id, marker));
 if (first < 0) {
   process.stderr.write(`no sample under ${marker}\n`);
   process.exit(1);
 }
 const t0 = times[first];
 const self = new Map<string, number>();
+const packages = new Map<string, number>();
 let total_us = 0;
+/** Where a frame's code lives: a package under node_modules, one of our libs, node itself, or the VM's own entries. */
+function packageOf(f: ProfileNode['callFrame']): string {
+  if (f.functionName === '(idle)' || f.functionName === '(program)' || f.functionName === '(garbage collector)') return f.functionName;
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f.url);
+  if (m) return m[1];
+  const lib = /\/(libs|apps)\/([^/]+)\//.exec(f.url);
+  if (lib) return `${lib[1]}/${lib[2]}`;
+  if (f.url.startsWith('node:') || f.url === '') return f.url === '' ? '(native)' : 'node internals';
+  return f.url.split('/').slice(-2).join('/');
+}
 for (let i = first; i < profile.samples.length && times[i] <= t0 + window_us; i++) {
   const dt = (times[i + 1] ?? times[i]) - times[i];
   const f = (byId.get(profile.samples[i]) as ProfileNode).callFrame;
   const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber}`;
   self.set(key, (self.get(key) ?? 0) + dt);
+  const pkg = packageOf(f);
+  packages.set(pkg, (packages.get(pkg) ?? 0) + dt);
   total_us += dt;
 }
 const rows = [...self].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([key, us]) => `${(us / 1000).toFixed(1).padStart(8)} ms  ${key}`);
-console.log([`${window_us / 1000} ms from the first sample under ${marker}; ${(total_us / 1000).toFixed(1)} ms sampled (idle included)`, ...rows].join('\n'));
+const span = marker === '-' ? 'the whole profile' : `${window_us / 1000} ms from the first sample under ${marker}`;
+const busy_us = total_us - (packages.get('(idle)') ?? 0);
+const pkgRows = byPackage
+  ? ['', `by package, of ${(busy_us / 1000).toFixed(1)} ms busy:`, ...[...packages].sort((a, b) => b[1] - a[1]).map(([k, us]) => `${(us / 1000).toFixed(1).padStart(8)} ms  ${k === '(idle)' ? '' : `${((100 * us) / busy_us).toFixed(1).padStart(5)}%  `}${k}`)]
+  : [];
+console.log([`${span}; ${(total_us / 1000).toFixed(1)} ms sampled (idle included)`, ...rows, ...pkgRows].join('\n'));
