@@ -7,7 +7,6 @@ import * as path from 'node:path';
 export const ROOT = path.resolve(__dirname, '..', '..');
 /** Every benchmark's traffic stays on this address. */
 export const HOST = '127.0.0.1';
-const MOCK_MAIN = path.join(ROOT, 'apps/mock/src/main.ts');
 const MOCK_START_TIMEOUT_S = 15;
 const MOCK_STOP_TIMEOUT_S = 10;
 const KILL_WAIT_S = 5;
@@ -32,8 +31,9 @@ export interface Exit {
   signal: string | null;
 }
 
-export function spawnTracked(role: Role, file: string, args: string[], stdout: 'pipe' | number, stderr: number): ChildProcess {
-  const child = spawn(file, args, { cwd: ROOT, stdio: ['ignore', stdout, stderr], detached: true });
+/** `cwd` matters for a checkout other than this one: tsx resolves `@duplex-bench/*` through the tsconfig of its working directory. */
+export function spawnTracked(role: Role, file: string, args: string[], stdout: 'pipe' | number, stderr: number, cwd = ROOT): ChildProcess {
+  const child = spawn(file, args, { cwd, stdio: ['ignore', stdout, stderr], detached: true });
   liveChildren.set(child, role);
   child.once('exit', () => liveChildren.delete(child));
   return child;
@@ -116,13 +116,16 @@ function awaitListening(child: ChildProcess, log_fd: number): Promise<string> {
   });
 }
 
-/** Starts `mock serve --port 0 ...args`, its logs and stats in `dir`, and waits (bounded) for its listening line. */
-export async function startMock(dir: string, args: string[] = []): Promise<Mock> {
+/**
+ * Starts `mock serve --port 0 ...args` of the checkout at `root` (default: this one), its logs and
+ * stats in `dir`, and waits (bounded) for its listening line.
+ */
+export async function startMock(dir: string, args: string[] = [], root = ROOT): Promise<Mock> {
   const stats_file = path.join(dir, 'mock-stats.json');
   const stdout_fd = openLog(path.join(dir, 'mock.stdout.log'));
   const stderr_fd = openLog(path.join(dir, 'mock.stderr.log'));
-  const argv = ['--import', 'tsx', MOCK_MAIN, 'serve', ...args, '--host', HOST, '--port', '0', '--stats-output', stats_file];
-  const child = spawnTracked('mock', process.execPath, argv, 'pipe', stderr_fd);
+  const argv = ['--import', 'tsx', path.join(root, 'apps/mock/src/main.ts'), 'serve', ...args, '--host', HOST, '--port', '0', '--stats-output', stats_file];
+  const child = spawnTracked('mock', process.execPath, argv, 'pipe', stderr_fd, root);
   fs.closeSync(stderr_fd);
   child.stdout?.once('close', () => fs.closeSync(stdout_fd));
   try {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
 import { nodeTimerHost, type TimerHost } from '@duplex-bench/pacer';
 import { NATIVE_PROFILES, nativeGrant, type NativeLimits } from '@duplex-bench/protocol';
@@ -172,9 +173,26 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
     wss.handleUpgrade(req, socket, head, (ws) => onSession(ws));
   });
 
+  /**
+   * A frame to a session. What one message calls for (an ack, audio, text and a unit done per
+   * append) leaves in one socket write: the socket is corked on the first frame and uncorked once
+   * the handler is done. Four writes per append were 42% of the mock's CPU at 512 sessions
+   * (docs/performance.md), and each woke the client once more.
+   */
   function send(ws: WebSocket, frame: string): void {
     counts.frames_sent++;
+    const socket = (ws as unknown as { _socket?: Socket })._socket;
+    if (socket && !corked.has(socket)) {
+      corked.add(socket);
+      socket.cork();
+      process.nextTick(uncork, socket);
+    }
     ws.send(frame);
+  }
+  const corked = new Set<Socket>();
+  function uncork(socket: Socket): void {
+    corked.delete(socket);
+    socket.uncork();
   }
 
   const host: MockHost = {

@@ -401,7 +401,8 @@ export class RealtimeSession {
             recordPacing(pacing, this.ctx.samples.open(this.id)),
             tap((packet) => {
               // Turn commits go right after the append that closes the turn; they are not paced.
-              for (const frame of flow.afterAppend(packet.seq) ?? []) this.sendControl(frame);
+              const commits = flow.afterAppend(packet.seq);
+              if (commits) for (const frame of commits) this.sendControl(frame);
               result.packets_sent++;
               if (packet.late) {
                 result.late++;

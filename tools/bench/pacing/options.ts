@@ -7,8 +7,8 @@ const DEFAULT_DOC_SECTION = 'pacing';
 
 export class UsageError extends Error {}
 
-export type ClientName = 'probe' | 'probe-full' | 'probe-openai' | 'python';
-export const CLIENTS: readonly ClientName[] = ['probe', 'probe-full', 'probe-openai', 'python'];
+export type ClientName = 'probe' | 'probe-full' | 'probe-openai' | 'python' | 'baseline';
+export const CLIENTS: readonly ClientName[] = ['probe', 'probe-full', 'probe-openai', 'python', 'baseline'];
 
 export interface Options {
   sessions: number[];
@@ -20,13 +20,15 @@ export interface Options {
   doc_section: string;
   python_bin?: string;
   python_client: string;
+  /** Another checkout (a worktree of an earlier commit): client `baseline` runs its probe against its own mock. */
+  baseline_root?: string;
   settle_s: number;
 }
 
 const USAGE =
   'usage: node --import tsx tools/bench/pacing.ts [--sessions 64,256,512,1024] [--runs 3] [--duration 30] ' +
   '[--clients probe,probe-full,probe-openai,python] [--out out/bench] [--write-doc docs/performance.md] [--doc-section pacing] ' +
-  '[--python BIN] [--python-client FILE] [--settle 2]';
+  '[--python BIN] [--python-client FILE] [--settle 2] [--baseline DIR, with client baseline]';
 
 function positiveInt(name: string, text: string, max: number): number {
   const value = Number(text);
@@ -68,6 +70,7 @@ export function parseOptions(argv: string[]): Options {
         'doc-section': { type: 'string' },
         python: { type: 'string' },
         'python-client': { type: 'string', default: DEFAULT_PYTHON_CLIENT },
+        baseline: { type: 'string' },
         settle: { type: 'string', default: '2' },
         help: { type: 'boolean', default: false },
       },
@@ -80,6 +83,9 @@ export function parseOptions(argv: string[]): Options {
   const doc_section = values['doc-section'] ?? DEFAULT_DOC_SECTION;
   if (!/^[A-Za-z0-9][\w-]*$/.test(doc_section)) throw new UsageError(`--doc-section must be letters, digits, "_" or "-", got "${doc_section}"`);
   if (values['doc-section'] !== undefined && values['write-doc'] === undefined) throw new UsageError('--doc-section needs --write-doc');
+  if ((values.baseline === undefined) !== !values.clients.split(',').map((c) => c.trim()).includes('baseline')) {
+    throw new UsageError('client baseline and --baseline DIR (a checkout of the commit to compare with, e.g. a git worktree) go together');
+  }
   return {
     sessions: [...new Set(sessions)],
     runs: positiveInt('runs', values.runs, 100),
@@ -90,6 +96,7 @@ export function parseOptions(argv: string[]): Options {
     doc_section,
     python_bin: values.python,
     python_client: path.resolve(values['python-client']),
+    baseline_root: values.baseline === undefined ? undefined : path.resolve(values.baseline),
     settle_s: positiveNumber('settle', values.settle, 60, true),
   };
 }

@@ -60,6 +60,7 @@ function clientCommand(client: ClientName, options: Options, url: string, sessio
   if (client === 'probe') return [process.execPath, probe];
   if (client === 'probe-full') return [process.execPath, [...probe, '--trace', 'full']];
   if (client === 'probe-openai') return [process.execPath, [...probe, '--protocol', 'openai', '--packet-ms', '80']];
+  if (client === 'baseline') return [process.execPath, ['--import', 'tsx', path.join(options.baseline_root as string, 'apps/probe/src/main.ts'), 'run', ...common, '--quiet']];
   return [options.python_bin as string, [options.python_client, ...common]];
 }
 
@@ -73,7 +74,7 @@ async function runClient(client: ClientName, options: Options, url: string, sess
   const stdout_fd = openLog(path.join(dir, 'client.stdout.log'));
   const stderr_fd = openLog(path.join(dir, 'client.stderr.log'));
   const started_ns = process.hrtime.bigint();
-  const child = spawnTracked('client', file, args, stdout_fd, stderr_fd);
+  const child = spawnTracked('client', file, args, stdout_fd, stderr_fd, client === 'baseline' ? options.baseline_root : ROOT);
   fs.closeSync(stdout_fd);
   fs.closeSync(stderr_fd);
   let exit = await waitForExit(child, options.duration_s + CLIENT_TIMEOUT_MARGIN_S);
@@ -159,7 +160,7 @@ async function benchOne(options: Options, run: number, sessions: number, client:
   const result = emptyResult(run, sessions, client, position, dir);
   let mock: Mock;
   try {
-    mock = await startMock(dir, client === 'probe-openai' ? ['--protocol', 'openai'] : []);
+    mock = await startMock(dir, client === 'probe-openai' ? ['--protocol', 'openai'] : [], client === 'baseline' ? options.baseline_root : ROOT);
   } catch (err) {
     result.failure = `mock: ${(err as Error).message}`;
     return result;

@@ -1,3 +1,4 @@
+import { runQuiet } from '../processes';
 import type { ClientName, Options } from './options';
 import type { RunResult } from './run-one';
 
@@ -115,6 +116,36 @@ function p99Ratios(options: Options, results: RunResult[], sessions: number, num
   return ratios;
 }
 
+/** numerator / denominator of any figure within each run where both finished, one ratio per run. */
+function pairRatios(options: Options, results: RunResult[], sessions: number, numerator: ClientName, denominator: ClientName, pick: (r: RunResult) => number | null): number[] {
+  const ratios: number[] = [];
+  for (let run = 0; run < options.runs; run++) {
+    const a = find(results, run, sessions, numerator);
+    const b = find(results, run, sessions, denominator);
+    const top = a ? pick(a) : null;
+    const bottom = b ? pick(b) : null;
+    if (top !== null && bottom !== null && bottom > 0) ratios.push(top / bottom);
+  }
+  return ratios;
+}
+
+/** This checkout against the baseline checkout (its probe against its own mock), same run. */
+function baselineTable(options: Options, results: RunResult[]): string {
+  const header = [
+    'sessions', 'client µs per packet cycle: this / baseline, median [min–max]', 'mock µs per append: this / baseline, median [min–max]',
+    'p99 deviation: this / baseline, median [min–max]', 'pairs', 'qualified runs this', 'qualified runs baseline',
+  ];
+  const rows = options.sessions.map((sessions) => {
+    const cpu = pairRatios(options, results, sessions, 'probe', 'baseline', (r) => r.client_cpu_us_per_packet);
+    return [
+      String(sessions), fmtSpread(cpu, fmtRatio), fmtSpread(pairRatios(options, results, sessions, 'probe', 'baseline', (r) => r.mock_cpu_us_per_append), fmtRatio),
+      fmtSpread(pairRatios(options, results, sessions, 'probe', 'baseline', (r) => r.p99_deviation_ms), fmtRatio), String(cpu.length),
+      qualifiedCell(results, sessions, 'probe'), qualifiedCell(results, sessions, 'baseline'),
+    ];
+  });
+  return markdownTable(header, rows);
+}
+
 /** probe p99 / python p99, each ratio within one run's pair, then the median over runs. */
 function ratioTable(options: Options, results: RunResult[]): string {
   const header = ['sessions', 'probe p99 / python p99, median [min–max]', 'pairs', 'late packets probe', 'late packets python'];
@@ -201,6 +232,10 @@ export function report(options: Options, results: RunResult[]): string {
       ].join(' '),
     );
   }
+  if (options.clients.includes('probe') && options.clients.includes('baseline')) {
+    parts.push(`### This checkout vs the baseline (commit ${runQuiet('git', ['-C', options.baseline_root as string, 'rev-parse', '--short', 'HEAD']) ?? 'unknown'}), same run`, baselineTable(options, results));
+    parts.push('Each run pairs this checkout\'s probe against its own mock with the baseline\'s probe against its own mock; a ratio below 1× means this checkout costs less.');
+  }
   const failures = failureLines(results);
   if (failures.length) parts.push('Failed runs and notes:', failures.join('\n'));
   return parts.join('\n\n');
@@ -211,6 +246,7 @@ export function docTitle(clients: ClientName[]): string {
   if (clients.includes('python')) topics.push('probe vs Python baseline');
   if (clients.includes('probe-full')) topics.push('full traces vs receipts only');
   if (clients.includes('probe-openai')) topics.push('openai dialect vs native');
+  if (clients.includes('baseline')) topics.push('this checkout vs a baseline commit');
   return topics.length ? `## Pacing: ${topics.join('; ')}` : '## Pacing';
 }
 
