@@ -1,5 +1,5 @@
 import { PerformanceObserver } from 'node:perf_hooks';
-import { monotonicClock, type Clock } from '@duplex-bench/pacer';
+import { monotonicClock, nodeTimerHost, type Clock, type TimerHost } from '@duplex-bench/pacer';
 import { createUsHistogram, percentilesMs, recordMs } from './histogram';
 
 export interface LoopLagFigures {
@@ -17,12 +17,13 @@ export interface LoopLagFigures {
 export class LoopLagMonitor {
   readonly histogram = createUsHistogram();
   over80 = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private cancel: (() => void) | null = null;
   private last_s = 0;
 
   constructor(
     private readonly interval_ms = 10,
-    private readonly clock: Clock = monotonicClock,
+    /** Its clock and its timer: real ones, or a test's, which then decides when each wake comes. */
+    private readonly clock: TimerHost = nodeTimerHost,
     /** Told of every lag measured, with its time (a timeline bins them). */
     private readonly onLag?: (t_s: number, lag_ms: number) => void,
   ) {}
@@ -36,17 +37,15 @@ export class LoopLagMonitor {
       if (lag_ms > 80) this.over80++;
       this.onLag?.(now_s, lag_ms);
       this.last_s = now_s;
-      this.timer = setTimeout(tick, this.interval_ms);
-      this.timer.unref();
+      this.cancel = this.clock.arm(this.interval_ms, tick, { background: true });
     };
-    this.timer = setTimeout(tick, this.interval_ms);
-    this.timer.unref();
+    this.cancel = this.clock.arm(this.interval_ms, tick, { background: true });
     return this;
   }
 
   stop(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.cancel?.();
+    this.cancel = null;
   }
 
   figures(): LoopLagFigures {

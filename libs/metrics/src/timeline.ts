@@ -1,4 +1,4 @@
-import { monotonicClock, type Clock } from '@duplex-bench/pacer';
+import { nodeTimerHost, type TimerHost } from '@duplex-bench/pacer';
 
 /** One process's measures in time bins, for plotting beside the pacing: what the loop, GC, CPU and the trace writer did when. */
 export interface TimelineFile {
@@ -25,14 +25,15 @@ export class Timeline {
   private readonly gcMax: number[] = [];
   private readonly cpu: number[] = [];
   private readonly backlog: number[] = [];
-  private timer: NodeJS.Timeout | null = null;
+  private cancel: (() => void) | null = null;
   private lastCpu = process.cpuUsage();
   private last_s: number;
   readonly origin_s: number;
 
   constructor(
     readonly bin_s = 0.5,
-    private readonly clock: Clock = monotonicClock,
+    /** Its clock and its timer: real ones, or a test's. */
+    private readonly clock: TimerHost = nodeTimerHost,
     private backlogBytes: () => number = () => 0,
   ) {
     this.origin_s = clock.now_s();
@@ -68,8 +69,13 @@ export class Timeline {
 
   /** Samples CPU and backlog at each bin's end until `stop`. */
   start(): this {
-    this.timer = setInterval(() => this.sample(), this.bin_s * 1000);
-    this.timer.unref();
+    const next = () => {
+      this.cancel = this.clock.arm(this.bin_s * 1000, () => {
+        this.sample();
+        next();
+      }, { background: true });
+    };
+    next();
     return this;
   }
 
@@ -84,8 +90,8 @@ export class Timeline {
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.cancel?.();
+    this.cancel = null;
   }
 
   toFile(): TimelineFile {

@@ -7,8 +7,11 @@ export interface Clock {
 
 /** A clock that can also wake us up: the one place the pacer touches timers. */
 export interface TimerHost extends Clock {
-  /** Calls `fn` after about `delay_ms`; the returned function cancels it. Wakes may come early. */
-  arm(delay_ms: number, fn: () => void): () => void;
+  /**
+   * Calls `fn` after about `delay_ms`; the returned function cancels it. Wakes may come early.
+   * `background`: the timer alone does not keep the process alive (a monitor's, not a deadline's).
+   */
+  arm(delay_ms: number, fn: () => void, options?: { background?: boolean }): () => void;
   /** Calls `fn` once pending I/O has had its turn; the returned function cancels it. */
   afterIo(fn: () => void): () => void;
 }
@@ -23,8 +26,9 @@ export const monotonicClock: Clock = {
 /** Real timers on the monotonic clock. */
 export const nodeTimerHost: TimerHost = {
   now_s: monotonicClock.now_s,
-  arm(delay_ms, fn) {
+  arm(delay_ms, fn, options) {
     const handle = setTimeout(fn, delay_ms);
+    if (options?.background) handle.unref();
     return () => clearTimeout(handle);
   },
   afterIo(fn) {
@@ -32,6 +36,11 @@ export const nodeTimerHost: TimerHost = {
     return () => clearImmediate(handle);
   },
 };
+
+/** Real timers that read `clock` (a test's fixed or stepped clock, or the host's). */
+export function timersOn(clock: Clock): TimerHost {
+  return 'arm' in clock ? (clock as TimerHost) : { ...nodeTimerHost, now_s: () => clock.now_s() };
+}
 
 /** Timers on an RxJS scheduler, so tests can run the pacer in virtual time (`TestScheduler.run`). */
 export function schedulerTimerHost(scheduler: SchedulerLike): TimerHost {

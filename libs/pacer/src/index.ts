@@ -1,4 +1,4 @@
-export { monotonicClock, nodeTimerHost, schedulerTimerHost } from './clock';
+export { monotonicClock, nodeTimerHost, schedulerTimerHost, timersOn } from './clock';
 export type { Clock, TimerHost } from './clock';
 export { DeadlineScheduler } from './deadline-scheduler';
 export type { DeadlineCallback, DeadlineSchedulerOptions, DeadlineSchedulerStats } from './deadline-scheduler';

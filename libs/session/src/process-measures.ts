@@ -10,7 +10,7 @@ import {
   Timeline,
   type PacingFigures,
 } from '@duplex-bench/metrics';
-import { DeadlineScheduler, type Clock } from '@duplex-bench/pacer';
+import { DeadlineScheduler, timersOn, type Clock } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
 import type { SessionContext, SessionResult } from './realtime-session';
 import { buildSummary, type RunSummary } from './summary';
@@ -36,8 +36,9 @@ export class ProcessMeasures {
     readonly packet_ms: number,
     private readonly clock: Clock,
   ) {
-    this.timeline = new Timeline(0.5, clock).start();
-    this.loop = new LoopLagMonitor(10, clock, (t_s, ms) => this.timeline.loopLag(t_s, ms)).start();
+    const timers = timersOn(clock);
+    this.timeline = new Timeline(0.5, timers).start();
+    this.loop = new LoopLagMonitor(10, timers, (t_s, ms) => this.timeline.loopLag(t_s, ms)).start();
     this.gc = new GcMonitor((t_s, ms) => this.timeline.gcPause(t_s, ms), clock).start();
     this.cpu = new CpuMeter(clock);
     this.pacing = new PacingRecorder(packet_ms);

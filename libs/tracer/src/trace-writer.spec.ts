@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ManualTimers } from '@duplex-bench/pacer/testing';
 import { TraceWriteError, TraceWriter, type ReceiptTimes } from './trace-writer';
 
 const BOUND_MS = 10_000;
@@ -48,6 +49,32 @@ describe('TraceWriter, receipts only (--trace off)', () => {
     expect(Object.keys(file.appends[0])).toEqual(['event_id', 'seq', 'scheduled_s', 'start_s', 'completed_s']);
     // Receipts only: no trace file.
     await expect(readFile(join(root, 'sessions', 's1', 'trace.jsonl'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('gathers session ends within end_gather_ms into one batch, timed by its injected timers', async () => {
+    const timers = new ManualTimers();
+    const w = new TraceWriter({ root, mode: 'off', start_timeout_ms: BOUND_MS, end_gather_ms: 50, timers });
+    writer = w;
+    // The start bound is armed on the injected timers, and cancelled once the worker is up.
+    expect(timers.pending.map((t) => t.delay_ms)).toEqual([BOUND_MS]);
+    await w.started();
+    expect(timers.pending).toEqual([]);
+    const [a, b, c] = ['s1', 's2', 's3'].map((id) => w.openSession(id));
+    a.receipt(receipt(0));
+    b.receipt(receipt(0));
+    const closed = [a.close(), b.close()];
+    // Two ends, one gathering window: nothing goes to the worker before it ends.
+    expect(timers.pending.map((t) => t.delay_ms)).toEqual([50]);
+    expect(w.stats().batches).toBe(0);
+    timers.fire();
+    await Promise.all(closed);
+    expect(w.stats().batches).toBe(1);
+    // A later end opens a window of its own.
+    const third = c.close();
+    expect(timers.pending.map((t) => t.delay_ms)).toEqual([50]);
+    timers.fire();
+    await third;
+    expect(w.stats().batches).toBe(2);
   });
 
   it('rejects a session close with TraceWriteError carrying the path and errno when its directory cannot be created', async () => {

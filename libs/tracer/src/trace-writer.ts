@@ -5,6 +5,7 @@ import type { FromWorker, SessionEnd, SessionLines, ToWorker, TraceMode, WorkerO
 import { ReceiptColumns } from './receipts-json';
 import { startWorker } from './start-worker';
 import { LineChunks } from './line-chunks';
+import { nodeTimerHost, type TimerHost } from '@duplex-bench/pacer';
 
 /** What the receipts file keeps of one append. */
 export interface ReceiptTimes {
@@ -66,6 +67,8 @@ export interface TraceWriterOptions {
   start_timeout_ms?: number;
   /** Nice value of the writer thread on Linux (default 10). */
   nice?: number;
+  /** The timers of the flush, the gathering of session ends and the start and stop bounds (default: real ones). */
+  timers?: TimerHost;
 }
 
 export interface TraceWriterStats {
@@ -99,8 +102,9 @@ export class TraceWriter extends EventEmitter {
   private readonly worker: Worker;
   private readonly sessions = new Map<string, OpenSession>();
   private readonly ends: SessionEnd[] = [];
-  private endTimer: NodeJS.Timeout | null = null;
-  private flushTimer: NodeJS.Timeout | null = null;
+  private endTimer: (() => void) | null = null;
+  private flushTimer: (() => void) | null = null;
+  private readonly timers: TimerHost;
   private slotCursor = 0;
   private nextSlot = 0;
   private batch = 0;
@@ -116,6 +120,7 @@ export class TraceWriter extends EventEmitter {
   constructor(private readonly options: TraceWriterOptions) {
     super();
     this.highWater = options.high_water_bytes ?? 64 * 2 ** 20;
+    const timers = (this.timers = options.timers ?? nodeTimerHost);
     const workerData: WorkerOptions = {
       root: options.root,
       mode: options.mode,
@@ -125,12 +130,12 @@ export class TraceWriter extends EventEmitter {
     const file = join(__dirname, `writer-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
     this.worker = startWorker(file, workerData);
     this.ready = new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(this.fault('did not start in time')), options.start_timeout_ms ?? 15_000);
+      const cancel = timers.arm(options.start_timeout_ms ?? 15_000, () => reject(this.fault('did not start in time')));
       this.worker.once('message', () => {
-        clearTimeout(timer);
+        cancel();
         resolve();
       });
-      this.worker.once('exit', () => clearTimeout(timer));
+      this.worker.once('exit', () => cancel());
     });
     this.ready.catch((err: Error) => this.die(err));
     this.worker.on('message', (m: FromWorker) => this.onMessage(m));
@@ -141,8 +146,13 @@ export class TraceWriter extends EventEmitter {
     });
     if (options.mode !== 'off') {
       const interval = (options.flush_interval_ms ?? 500) / FLUSH_SLOTS;
-      this.flushTimer = setInterval(() => this.flushSlot(), interval);
-      this.flushTimer.unref();
+      const next = () => {
+        this.flushTimer = timers.arm(interval, () => {
+          this.flushSlot();
+          next();
+        }, { background: true });
+      };
+      next();
     }
   }
 
@@ -201,16 +211,17 @@ export class TraceWriter extends EventEmitter {
   }
 
   private async stop(timeout_ms: number): Promise<void> {
-    if (this.flushTimer) clearInterval(this.flushTimer);
+    this.flushTimer?.();
+    this.flushTimer = null;
     this.flushNow();
     if (this.dead) return;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const cancel = this.timers.arm(timeout_ms, () => {
         void this.worker.terminate();
         reject(this.fault(`did not finish writing within ${timeout_ms} ms and was ended; its last records may be missing`));
-      }, timeout_ms);
+      });
       this.stopped = (code) => {
-        clearTimeout(timer);
+        cancel();
         if (code === 0) resolve();
         else reject(this.fault(`exited with code ${code} while finishing its writes`));
       };
@@ -231,7 +242,7 @@ export class TraceWriter extends EventEmitter {
       s.resolve = resolve;
       s.reject = reject;
       this.ends.push({ session: s.id, receipts: s.receipts.take() });
-      this.endTimer ??= setTimeout(() => this.flushEnds(), this.options.end_gather_ms ?? 50);
+      this.endTimer ??= this.timers.arm(this.options.end_gather_ms ?? 50, () => this.flushEnds());
     });
   }
 
@@ -265,7 +276,8 @@ export class TraceWriter extends EventEmitter {
   }
 
   private flushNow(): void {
-    if (this.endTimer) clearTimeout(this.endTimer);
+    this.endTimer?.();
+    this.endTimer = null;
     const lines: SessionLines[] = [];
     for (const s of this.sessions.values()) {
       const l = this.takeLines(s);
@@ -334,8 +346,10 @@ export class TraceWriter extends EventEmitter {
   private die(err: Error): void {
     if (this.dead) return;
     this.dead = err;
-    if (this.flushTimer) clearInterval(this.flushTimer);
-    if (this.endTimer) clearTimeout(this.endTimer);
+    this.flushTimer?.();
+    this.flushTimer = null;
+    this.endTimer?.();
+    this.endTimer = null;
     for (const s of this.sessions.values()) s.reject?.(err);
     this.sessions.clear();
     this.emit('failed', err);

@@ -1,5 +1,5 @@
 import { firstValueFrom } from 'rxjs';
-import { monotonicClock } from '@duplex-bench/pacer';
+import { ManualTimers } from '@duplex-bench/pacer/testing';
 import { ProtocolError } from '@duplex-bench/protocol';
 import { WsConnection } from './connection';
 import { TransportError } from './errors';
@@ -90,17 +90,38 @@ describe('WsConnection', () => {
       expect((await ended).error).toBe(error);
     });
 
-    it('fails as connect_timeout within connect_timeout_ms when the server never answers the upgrade', async () => {
+    it('fails as connect_timeout when connect_timeout_ms passes before the upgrade is answered', async () => {
       server = await startSilentTcpServer();
-      const started_s = monotonicClock.now_s();
-      conn = WsConnection.open(server.url, { connect_timeout_ms: 200 });
+      const timers = new ManualTimers();
+      conn = WsConnection.open(server.url, { connect_timeout_ms: 200, timers });
+      // The bound is armed with the attempt; the silent server never answers, and the bound ends it.
+      expect(timers.pending.map((t) => t.delay_ms)).toEqual([200]);
+      timers.fire();
       const error = await openError(conn);
-      const elapsed_ms = (monotonicClock.now_s() - started_s) * 1000;
       expect(error.reason).toBe('connect_timeout');
-      expect(server.upgrades).toBe(1);
-      // Generous: the point is that it ends near 200 ms, far from the 10 s default.
-      expect(elapsed_ms).toBeGreaterThanOrEqual(150);
-      expect(elapsed_ms).toBeLessThan(2000);
+      expect(error.message).toMatch(/within 200 ms/);
+    });
+
+    it('waits retry_delay_ms (default 250 ms) between 503 retries, on its injected timers', async () => {
+      server = await startWsTestServer(() => 503);
+      const timers = new ManualTimers();
+      const delays: number[] = [];
+      conn = WsConnection.open(server.url, {
+        timers,
+        // Told of each refusal right before its retry wait is armed: the test ends that wait.
+        onAdmissionDenied: () =>
+          queueMicrotask(() => {
+            const wait = timers.pending.find((t) => t.delay_ms !== 10_000);
+            if (wait) {
+              delays.push(wait.delay_ms);
+              timers.pending = timers.pending.filter((t) => t !== wait);
+              wait.fn();
+            }
+          }),
+      });
+      expect((await openError(conn)).reason).toBe('admission_refused');
+      expect(delays).toEqual([250, 250, 250]);
+      expect(server.upgrades).toBe(4);
     });
   });
 

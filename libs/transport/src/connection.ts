@@ -1,6 +1,6 @@
 import { Observable, Subject } from 'rxjs';
 import WebSocket from 'ws';
-import { monotonicClock, type Clock } from '@duplex-bench/pacer';
+import { monotonicClock, timersOn, type Clock, type TimerHost } from '@duplex-bench/pacer';
 import { decodeFrame, ProtocolError, type DecodedFrame } from '@duplex-bench/protocol';
 import { TransportError } from './errors';
 
@@ -14,6 +14,8 @@ export interface ReceivedEvent {
 
 export interface ConnectOptions {
   clock?: Clock;
+  /** The timers of the connect and close bounds and the 503 retry delay (default: real ones reading `clock`). */
+  timers?: TimerHost;
   /** Bound on one upgrade attempt (TCP connect + HTTP upgrade). */
   connect_timeout_ms?: number;
   /** Retries after HTTP 503 (the server is full), `retry_delay_ms` apart. */
@@ -54,6 +56,7 @@ export class WsConnection {
   attempts = 0;
   private readonly subject = new Subject<ReceivedEvent>();
   private readonly clock: Clock;
+  private readonly timers: TimerHost;
   private ws: WebSocket | null = null;
   private closing = false;
   private ended = false;
@@ -66,6 +69,7 @@ export class WsConnection {
     private readonly options: ConnectOptions,
   ) {
     this.clock = options.clock ?? monotonicClock;
+    this.timers = options.timers ?? timersOn(this.clock);
     this.events$ = this.subject.asObservable();
     this.opened = this.openWithRetries();
     // The failure is also delivered through events$; this keeps an unawaited promise from being unhandled.
@@ -104,12 +108,12 @@ export class WsConnection {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
+      const cancel = this.timers.arm(timeout_ms, () => {
         ws.terminate();
         resolve();
-      }, timeout_ms);
+      });
       ws.once('close', () => {
-        clearTimeout(timer);
+        cancel();
         resolve();
       });
       if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(1000, 'done');
@@ -127,8 +131,8 @@ export class WsConnection {
     this.closing = true;
     const ws = this.ws;
     if (ws && ws.readyState === WebSocket.OPEN) {
-      const timer = setTimeout(() => ws.terminate(), this.options.close_timeout_ms ?? DEFAULTS.close_timeout_ms);
-      ws.once('close', () => clearTimeout(timer));
+      const cancel = this.timers.arm(this.options.close_timeout_ms ?? DEFAULTS.close_timeout_ms, () => ws.terminate());
+      ws.once('close', () => cancel());
       ws.close(1000, 'done');
     } else if (ws && ws.readyState === WebSocket.CONNECTING) {
       ws.terminate();
@@ -158,7 +162,7 @@ export class WsConnection {
         const error = err as TransportError;
         if (error.info?.status === 503 && this.attempts <= retries && !this.ended) {
           this.options.onAdmissionDenied?.(this.attempts, 503);
-          await new Promise((r) => setTimeout(r, delay_ms));
+          await new Promise<void>((r) => this.timers.arm(delay_ms, r));
           continue;
         }
         if (error.info?.status === 503) {
@@ -187,18 +191,18 @@ export class WsConnection {
       });
       this.ws = ws;
       let open = false;
-      const timer = setTimeout(() => {
+      const cancelTimeout = this.timers.arm(timeout_ms, () => {
         ws.terminate();
         reject(new TransportError('connect_timeout', `no WebSocket upgrade within ${timeout_ms} ms`, this.context()));
-      }, timeout_ms);
+      });
       ws.on('open', () => {
         open = true;
-        clearTimeout(timer);
+        cancelTimeout();
         resolve();
       });
       ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
       ws.on('error', (err: Error & { code?: string }) => {
-        clearTimeout(timer);
+        cancelTimeout();
         if (open) {
           this.fail(new TransportError('server_closed', `socket error: ${err.message}`, { ...this.context(), errno: err.code }));
           return;
@@ -213,7 +217,7 @@ export class WsConnection {
         }
       });
       ws.on('close', (code: number, reason: Buffer) => {
-        clearTimeout(timer);
+        cancelTimeout();
         if (!open) return;
         if (this.closing) this.finish();
         else {
