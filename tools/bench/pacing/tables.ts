@@ -105,17 +105,6 @@ function find(results: RunResult[], run: number, sessions: number, client: Clien
   return results.find((r) => r.run === run && r.sessions === sessions && r.client === client && r.status !== 'failed');
 }
 
-/** numerator p99 / denominator p99 within each run where both finished (denominator > 0), one ratio per run. */
-function p99Ratios(options: Options, results: RunResult[], sessions: number, numerator: ClientName, denominator: ClientName): number[] {
-  const ratios: number[] = [];
-  for (let run = 0; run < options.runs; run++) {
-    const top = find(results, run, sessions, numerator)?.p99_deviation_ms ?? null;
-    const bottom = find(results, run, sessions, denominator)?.p99_deviation_ms ?? null;
-    if (top !== null && bottom !== null && bottom > 0) ratios.push(top / bottom);
-  }
-  return ratios;
-}
-
 /** numerator / denominator of any figure within each run where both finished, one ratio per run. */
 function pairRatios(options: Options, results: RunResult[], sessions: number, numerator: ClientName, denominator: ClientName, pick: (r: RunResult) => number | null): number[] {
   const ratios: number[] = [];
@@ -129,6 +118,8 @@ function pairRatios(options: Options, results: RunResult[], sessions: number, nu
   return ratios;
 }
 
+const p99 = (r: RunResult) => r.p99_deviation_ms;
+
 /** This checkout against the baseline checkout (its probe against its own mock), same run. */
 function baselineTable(options: Options, results: RunResult[]): string {
   const header = [
@@ -139,7 +130,7 @@ function baselineTable(options: Options, results: RunResult[]): string {
     const cpu = pairRatios(options, results, sessions, 'probe', 'baseline', (r) => r.client_cpu_us_per_packet);
     return [
       String(sessions), fmtSpread(cpu, fmtRatio), fmtSpread(pairRatios(options, results, sessions, 'probe', 'baseline', (r) => r.mock_cpu_us_per_append), fmtRatio),
-      fmtSpread(pairRatios(options, results, sessions, 'probe', 'baseline', (r) => r.p99_deviation_ms), fmtRatio), String(cpu.length),
+      fmtSpread(pairRatios(options, results, sessions, 'probe', 'baseline', p99), fmtRatio), String(cpu.length),
       qualifiedCell(results, sessions, 'probe'), qualifiedCell(results, sessions, 'baseline'),
     ];
   });
@@ -150,7 +141,7 @@ function baselineTable(options: Options, results: RunResult[]): string {
 function ratioTable(options: Options, results: RunResult[]): string {
   const header = ['sessions', 'probe p99 / python p99, median [min–max]', 'pairs', 'late packets probe', 'late packets python'];
   const rows = options.sessions.map((sessions) => {
-    const ratios = p99Ratios(options, results, sessions, 'probe', 'python');
+    const ratios = pairRatios(options, results, sessions, 'probe', 'python', p99);
     return [String(sessions), fmtSpread(ratios, fmtRatio), String(ratios.length), lateSum(results, sessions, 'probe'), lateSum(results, sessions, 'python')];
   });
   return markdownTable(header, rows);
@@ -163,7 +154,7 @@ function traceTable(options: Options, results: RunResult[]): string {
     'trace MB/s (median)', 'backlog peak MB (median)', 'max batch write ms (median)',
   ];
   const rows = options.sessions.map((sessions) => {
-    const ratios = p99Ratios(options, results, sessions, 'probe-full', 'probe');
+    const ratios = pairRatios(options, results, sessions, 'probe-full', 'probe', p99);
     const full = finished(results, sessions, 'probe-full');
     return [
       String(sessions), fmtSpread(ratios, fmtRatio), String(ratios.length),
@@ -180,7 +171,7 @@ function traceTable(options: Options, results: RunResult[]): string {
 function dialectTable(options: Options, results: RunResult[]): string {
   const header = ['sessions', 'p99 openai / p99 native, median [min–max]', 'pairs', 'late packets native', 'late packets openai', 'qualified runs native', 'qualified runs openai'];
   const rows = options.sessions.map((sessions) => {
-    const ratios = p99Ratios(options, results, sessions, 'probe-openai', 'probe');
+    const ratios = pairRatios(options, results, sessions, 'probe-openai', 'probe', p99);
     return [
       String(sessions), fmtSpread(ratios, fmtRatio), String(ratios.length),
       lateSum(results, sessions, 'probe'), lateSum(results, sessions, 'probe-openai'),

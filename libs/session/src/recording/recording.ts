@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { UsageError } from '@duplex-bench/cli';
 import { pcmPackets, readWavPcm16, syntheticDataset, syntheticPackets, wavDataset, type PacketSource, type Sample } from '@duplex-bench/audio';
 import type { ProcessPool } from '@duplex-bench/launcher';
-import { mergeSamples } from '@duplex-bench/metrics';
+import { mergeSamples, type SamplesFile } from '@duplex-bench/metrics';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
 import type { ProcessMeasures } from '../process-measures';
 import type { SessionResult } from '../realtime-session';
@@ -59,7 +59,7 @@ export async function recordingSummary(
   kept: SampleResult[],
   measures: ProcessMeasures,
   i: { packet_ms: number; interrupted: boolean; trace: TraceWriterStats },
-): Promise<{ summary: RunSummary; sessions: SessionResult[]; samples: Awaited<ReturnType<typeof keptPacing>>['file'] }> {
+): Promise<{ summary: RunSummary; sessions: SessionResult[]; samples: SamplesFile }> {
   const reported = await keptPacing(dir, kept, i.packet_ms);
   const sessions: SessionResult[] = kept.map((r) => ({ ...r, id: r.sample_id }));
   const pooled = mergeSamples([reported.file]);
