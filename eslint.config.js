@@ -60,7 +60,7 @@ module.exports = [
   },
   {
     // End-to-end and fault tests drive real processes and servers.
-    files: ['**/*.spec.ts', '**/*.spec-helpers.ts', '**/e2e/**/*.ts', 'tools/**/*.ts'],
+    files: ['**/*.spec.ts', '**/*.spec-helpers.ts', '**/e2e/**/*.ts', '**/*.e2e.ts', 'tools/**/*.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
 ];

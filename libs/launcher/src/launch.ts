@@ -1,5 +1,5 @@
 import { execFile, fork, type ChildProcess } from 'node:child_process';
-import { monotonicClock, type Clock } from '@duplex-bench/pacer';
+import { monotonicClock, timersOn, type Clock, type TimerHost } from '@duplex-bench/pacer';
 import type { CpuPlan } from './cpu-plan';
 import { CHILD_ENV, decodeMessage, encodeMessage, type FromChild } from './ipc';
 
@@ -19,6 +19,8 @@ export interface LaunchOptions {
   gate_margin_ms?: number;
   cpu?: CpuPlan;
   clock?: Clock;
+  /** The timers of the start and run bounds and the kill grace (default: real ones reading `clock`). */
+  timers?: TimerHost;
   /** Each line a child prints on stderr. */
   onStderr?(index: number, line: string): void;
 }
@@ -59,7 +61,11 @@ export class Launcher {
   private readonly outcomes: ChildOutcome[] = [];
   private readonly lastLine: string[] = [];
 
-  constructor(private readonly options: LaunchOptions) {}
+  private readonly timers: TimerHost;
+
+  constructor(private readonly options: LaunchOptions) {
+    this.timers = options.timers ?? timersOn(options.clock ?? monotonicClock);
+  }
 
   /** PIDs of the children, by index. */
   childPids(): Array<number | undefined> {
@@ -155,10 +161,10 @@ export class Launcher {
       }
     }
 
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.start_timeout_ms)));
+    let cancelStartBound = (): void => undefined;
+    const timedOut = new Promise<void>((resolve) => (cancelStartBound = this.timers.arm(this.options.start_timeout_ms, resolve)));
     await Promise.race([allReady, failedBeforeGate, timedOut]);
-    clearTimeout(timer);
+    cancelStartBound();
     if (readyCount < count && !startFailure) {
       const index = this.outcomes.findIndex((o) => !o.ready);
       startFailure = { index, reason: `not ready within the start timeout (${this.options.start_timeout_ms / 1000} s)` };
@@ -170,22 +176,22 @@ export class Launcher {
 
     const gate_s = clock.now_s() + (this.options.gate_margin_ms ?? 200) / 1000;
     for (const child of this.children) child.send(encodeMessage({ kind: 'start', gate_s }));
-    const runTimer = setTimeout(() => {
+    const cancelRunBound = this.timers.arm(this.options.run_timeout_ms, () => {
       for (const o of this.outcomes) if (o.exit_code === null && o.signal === null) o.failure ??= 'still running at the run timeout; killed';
       void this.stopAll(exited);
-    }, this.options.run_timeout_ms);
+    });
     await Promise.all(exited);
-    clearTimeout(runTimer);
+    cancelRunBound();
     return { start_failure: null, gate_s, children: this.outcomes };
   }
 
   /** SIGTERM to every running child, SIGKILL to any still running after a grace period. */
   private async stopAll(exited: Array<Promise<void>>): Promise<void> {
     this.interrupt();
-    const grace = setTimeout(() => {
+    const cancelGrace = this.timers.arm(KILL_GRACE_MS, () => {
       for (const child of this.children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }, KILL_GRACE_MS);
+    });
     await Promise.all(exited);
-    clearTimeout(grace);
+    cancelGrace();
   }
 }

@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
+import { nodeTimerHost, type TimerHost } from '@duplex-bench/pacer';
 import { Packr } from 'msgpackr';
 
 const packr = new Packr();
@@ -15,6 +16,8 @@ export interface ProcessPoolOptions {
   nice?: number;
   /** Bound on one task. */
   task_timeout_ms?: number;
+  /** The timers of the task bound and the kill grace (default: real ones). */
+  timers?: TimerHost;
 }
 
 interface Worker {
@@ -25,7 +28,7 @@ interface Worker {
 interface Pending {
   resolve(value: unknown): void;
   reject(err: Error): void;
-  timer: NodeJS.Timeout;
+  cancelTimer(): void;
   worker: Worker;
 }
 
@@ -40,7 +43,10 @@ export class ProcessPool {
   private nextId = 0;
   private closed = false;
 
+  private readonly timers: TimerHost;
+
   constructor(private readonly options: ProcessPoolOptions) {
+    this.timers = options.timers ?? nodeTimerHost;
     for (let i = 0; i < options.size; i++) this.workers.push(this.startWorker());
   }
 
@@ -58,7 +64,7 @@ export class ProcessPool {
     const id = this.nextId++;
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ id, task });
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer: undefined as unknown as NodeJS.Timeout, worker: undefined as unknown as Worker });
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, cancelTimer: () => undefined, worker: undefined as unknown as Worker });
       this.dispatch();
     });
   }
@@ -67,7 +73,7 @@ export class ProcessPool {
   async close(): Promise<void> {
     this.closed = true;
     for (const [id, p] of this.pending) {
-      clearTimeout(p.timer);
+      p.cancelTimer();
       p.reject(new Error(`process pool closed before task ${id} finished`));
     }
     this.pending.clear();
@@ -76,9 +82,9 @@ export class ProcessPool {
         (w) =>
           new Promise<void>((resolve) => {
             if (w.child.exitCode !== null || w.child.signalCode !== null) return resolve();
-            const kill = setTimeout(() => w.child.kill('SIGKILL'), 2000);
+            const cancelKill = this.timers.arm(2000, () => w.child.kill('SIGKILL'));
             w.child.once('exit', () => {
-              clearTimeout(kill);
+              cancelKill();
               resolve();
             });
             w.child.kill('SIGTERM');
@@ -106,7 +112,7 @@ export class ProcessPool {
       if (this.closed) return;
       for (const [id, p] of this.pending) {
         if (p.worker !== worker) continue;
-        clearTimeout(p.timer);
+        p.cancelTimer();
         this.pending.delete(id);
         p.reject(new Error(`post-processing worker ${child.pid} died (${code ?? signal})`));
       }
@@ -125,11 +131,11 @@ export class ProcessPool {
       if (!p) continue;
       worker.busy = true;
       p.worker = worker;
-      p.timer = setTimeout(() => {
+      p.cancelTimer = this.timers.arm(this.options.task_timeout_ms ?? 120_000, () => {
         this.pending.delete(id);
         p.reject(new Error(`post-processing task ${id} took over ${this.options.task_timeout_ms} ms`));
         worker.child.kill('SIGKILL'); // replaced on exit
-      }, this.options.task_timeout_ms ?? 120_000);
+      });
       const message: ToWorker = { kind: 'task', id, task };
       worker.child.send(packr.pack(message));
     }
@@ -140,7 +146,7 @@ export class ProcessPool {
     const p = this.pending.get(m.id);
     if (p) {
       this.pending.delete(m.id);
-      clearTimeout(p.timer);
+      p.cancelTimer();
       if (m.ok) p.resolve(m.result);
       else p.reject(new Error(m.error));
     }

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { ManualTimers } from '@duplex-bench/pacer/testing';
 import { Launcher, type LaunchOptions } from '../src/launch';
 import { planCpus } from '../src/cpu-plan';
 
@@ -48,10 +49,26 @@ describe('Launcher', () => {
     for (const c of result.children) expect(c.exit_code !== null || c.signal !== null).toBe(true);
   });
 
-  it('gives up at the start timeout when a child never gets ready', async () => {
-    const { l } = launcher(['ok', 'never-ready'], { start_timeout_ms: 3000 });
-    const result = await l.run();
-    expect(result.start_failure).toEqual({ index: 1, reason: 'not ready within the start timeout (3 s)' });
+  it('gives up at the start timeout, on its injected timers, when a child never gets ready', async () => {
+    // The start bound fires when the test says, not after 3 s of wall clock.
+    let armed: (delay_ms: number) => void = () => undefined;
+    const startBoundArmed = new Promise<number>((resolve) => (armed = resolve));
+    const timers = new (class extends ManualTimers {
+      override arm(delay_ms: number, fn: () => void, options?: { background?: boolean }): () => void {
+        const cancel = super.arm(delay_ms, fn, options);
+        armed(delay_ms);
+        return cancel;
+      }
+    })();
+    const { l } = launcher(['never-ready', 'never-ready'], { start_timeout_ms: 3000, timers });
+    const running = l.run();
+    expect(await startBoundArmed).toBe(3000);
+    timers.fire();
+    const result = await running;
+    expect(result.start_failure).toEqual({ index: 0, reason: 'not ready within the start timeout (3 s)' });
+    // Both were stopped on SIGTERM, before the kill grace (armed on the same timers) was needed.
+    expect(result.children.map((c) => c.signal)).toEqual(['SIGTERM', 'SIGTERM']);
+    expect(timers.pending).toEqual([]);
   });
 
   it('reports a child killed mid-run', async () => {

@@ -53,7 +53,7 @@ export interface MockServerOptions {
    */
   profile?: MockProfile;
   model?: Partial<ModelOptions>;
-  /** The clock and timers of model turns, bursts and server VAD (default: real ones); tests pass virtual time. */
+  /** The clock and timers of every wait: model turns and bursts, server VAD, the close and disconnect graces (default: real ones); tests pass virtual time. */
   clock?: TimerHost;
 }
 
@@ -247,7 +247,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
     config_timeout_ms: options.openai?.config_timeout_ms ?? 10_000,
     journal_max_bytes: options.openai?.journal_max_bytes ?? 8 * 2 ** 20,
   };
-  const vllm = { held: 0, graced: 0, refused_full: 0, blocked_turns: 0, graceTimers: new Set<NodeJS.Timeout>() };
+  const vllm = { held: 0, graced: 0, refused_full: 0, blocked_turns: 0, graceTimers: new Set<() => void>() };
 
   function onVllmSession(ws: WebSocket, index: number): void {
     // A slot is held by every open session and, for the grace, by one that ended without session.close.
@@ -261,12 +261,12 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
       released: free,
       disconnected: () => {
         vllm.graced++;
-        const timer = setTimeout(() => {
-          vllm.graceTimers.delete(timer);
+        const cancel = clock.arm(options.openai?.disconnect_grace_ms ?? 30_000, () => {
+          vllm.graceTimers.delete(cancel);
           vllm.graced--;
           free();
-        }, options.openai?.disconnect_grace_ms ?? 30_000);
-        vllm.graceTimers.add(timer);
+        });
+        vllm.graceTimers.add(cancel);
       },
     };
     const session = new VllmMockSession(ws, host, `mock_${index}`, vllmOptions, slot);
@@ -368,7 +368,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
     close: () =>
       new Promise<void>((resolve) => {
         loop.stop();
-        for (const timer of vllm.graceTimers) clearTimeout(timer);
+        for (const cancel of vllm.graceTimers) cancel();
         for (const client of wss.clients) client.terminate();
         wss.close();
         http.close(() => resolve());

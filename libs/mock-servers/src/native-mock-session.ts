@@ -65,7 +65,7 @@ export class NativeMockSession {
   private units = 0;
   private echoOpen = false;
   private readonly arrivals: ArrivalOffsets;
-  private closeTimer: NodeJS.Timeout | null = null;
+  private cancelCloseTimer: (() => void) | null = null;
 
   constructor(
     private readonly ws: WebSocket,
@@ -89,7 +89,7 @@ export class NativeMockSession {
 
   dispose(): void {
     this.host.arrivalsDone(this.arrivals);
-    if (this.closeTimer) clearTimeout(this.closeTimer);
+    this.cancelCloseTimer?.();
     this.model?.dispose();
   }
 
@@ -225,8 +225,7 @@ export class NativeMockSession {
       (this.ws as unknown as { _socket?: { pause(): void } })._socket?.pause();
       return;
     }
-    this.closeTimer = setTimeout(() => this.ws.terminate(), CLOSE_GRACE_MS);
-    this.closeTimer.unref();
+    this.cancelCloseTimer = this.host.clock.arm(CLOSE_GRACE_MS, () => this.ws.terminate(), { background: true });
   }
 
   /** Returns true when the append must not be answered. */

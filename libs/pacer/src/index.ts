@@ -6,3 +6,4 @@ export { ticks } from './ticks';
 export type { Tick, TicksOptions } from './ticks';
 export { deviationMs, isLate, spreadStarts } from './deviation';
 export { scheduleStall } from './stall';
+export { after, every } from './waits';

@@ -56,7 +56,8 @@ export class WsConnection {
   attempts = 0;
   private readonly subject = new Subject<ReceivedEvent>();
   private readonly clock: Clock;
-  private readonly timers: TimerHost;
+  /** The timers every wait on this connection uses: its own bounds and its flow's. */
+  readonly timers: TimerHost;
   private ws: WebSocket | null = null;
   private closing = false;
   private ended = false;

@@ -1,3 +1,4 @@
+import { every } from '@duplex-bench/pacer';
 import type { Subscription } from 'rxjs';
 import {
   audioDeltaInfo,
@@ -91,10 +92,8 @@ export class VllmOmniFlow implements SessionFlow {
     this.conn = conn;
     const sub = conn.events$.subscribe({ next: (e) => this.observe(conn, e.frame), error: () => undefined });
     if (!this.config.no_playback_ack) {
-      const every = this.config.ack_every_ms ?? 250;
-      const ticker = setInterval(() => this.ackPlayback(), every);
-      ticker.unref();
-      sub.add(() => clearInterval(ticker));
+      const period_ms = this.config.ack_every_ms ?? 250;
+      sub.add(every(conn.timers, period_ms, { background: true }).subscribe(() => this.ackPlayback()));
     }
     return sub;
   }

@@ -1,3 +1,5 @@
+import { ManualTimers } from '@duplex-bench/pacer/testing';
+import { firstValueFrom } from 'rxjs';
 import { WsConnection } from './connection';
 import { TransportError } from './errors';
 import { waitForEvent } from './wait-for';
@@ -28,10 +30,22 @@ describe('waitForEvent', () => {
     expect(typeof event.received_s).toBe('number');
   });
 
-  it('rejects with a TransportError of the given reason when the type does not come in time', async () => {
-    server = await startWsTestServer(() => (ws) => ws.send('{"type":"session.created"}'));
-    conn = WsConnection.open(server.url);
-    const error = await within(waitForEvent(conn, 'sglang.input_audio.drained', 100, 'drain_timeout').catch((e: unknown) => e), BOUND_MS, 'wait');
+  it("rejects with a TransportError of the given reason when the type does not come in time, bounded on the connection's timers", async () => {
+    let send: ((frame: string) => void) | undefined;
+    server = await startWsTestServer(() => (ws) => (send = (frame) => ws.send(frame)));
+    const timers = new ManualTimers();
+    conn = WsConnection.open(server.url, { timers });
+    await within(conn.opened, BOUND_MS, 'opened');
+    let settled = false;
+    const waiting = waitForEvent(conn, 'sglang.input_audio.drained', 100, 'drain_timeout').catch((e: unknown) => e).finally(() => (settled = true));
+    const arrived = firstValueFrom(conn.events$);
+    send?.('{"type":"session.created"}');
+    await within(arrived, BOUND_MS, 'session.created');
+    // Other events do not end the wait; only the bound does, when its timer fires.
+    expect(settled).toBe(false);
+    expect(timers.pending.map((t) => t.delay_ms)).toEqual([100]);
+    timers.fire();
+    const error = await within(waiting, BOUND_MS, 'wait');
     expect(error).toBeInstanceOf(TransportError);
     expect(error).toMatchObject({ reason: 'drain_timeout', info: { url: server.url } });
     expect((error as Error).message).toContain('sglang.input_audio.drained');

@@ -1,11 +1,12 @@
-import { EmptyError, filter, firstValueFrom, throwError, timeout } from 'rxjs';
+import { after } from '@duplex-bench/pacer';
+import { EmptyError, filter, firstValueFrom, map, race } from 'rxjs';
 import type { ReceivedEvent, WsConnection } from './connection';
 import { TransportError, type IncompleteReason } from './errors';
 
 /**
  * The next event of `type` (or of any of several types), or a TransportError with `reason` after
  * `timeout_ms`. A session that breaks meanwhile rejects with its own error; one that closes
- * cleanly rejects as server_closed.
+ * cleanly rejects as server_closed. The bound runs on the connection's timers.
  */
 export async function waitForEvent(
   conn: WsConnection,
@@ -17,12 +18,13 @@ export async function waitForEvent(
   const name = typeof type === 'string' ? type : type[0];
   try {
     return await firstValueFrom(
-      conn.events$.pipe(
-        filter((e) => wanted(e.frame.type)),
-        timeout({
-          first: timeout_ms,
-          with: () => throwError(() => new TransportError(reason, `no ${name} within ${timeout_ms} ms`, { url: conn.url })),
-        }),
+      race(
+        conn.events$.pipe(filter((e) => wanted(e.frame.type))),
+        after(conn.timers, timeout_ms).pipe(
+          map(() => {
+            throw new TransportError(reason, `no ${name} within ${timeout_ms} ms`, { url: conn.url });
+          }),
+        ),
       ),
     );
   } catch (err) {

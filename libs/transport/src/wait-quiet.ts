@@ -1,4 +1,5 @@
-import { EmptyError, firstValueFrom, NEVER, startWith, switchMap, take, throwError, timeout, timer } from 'rxjs';
+import { after } from '@duplex-bench/pacer';
+import { EmptyError, firstValueFrom, map, NEVER, race, startWith, switchMap, take } from 'rxjs';
 import type { WsConnection } from './connection';
 import { TransportError } from './errors';
 
@@ -6,7 +7,7 @@ import { TransportError } from './errors';
  * Resolves once the session has been `idle()` for `quiet_ms` with no event arriving: every event
  * restarts the wait, and one that opens something (a response, a turn) stops it until it is done.
  * Bounded by `drain_ms` (a `drain_timeout` naming `busy()`); a session that closes meanwhile
- * rejects as `server_closed`. Dialects without an end-of-input receipt end their sessions this way.
+ * rejects as `server_closed`. Both waits run on the connection's timers. Dialects without an end-of-input receipt end their sessions this way.
  */
 export async function waitForQuiet(
   conn: WsConnection,
@@ -14,14 +15,17 @@ export async function waitForQuiet(
 ): Promise<void> {
   try {
     await firstValueFrom(
-      conn.events$.pipe(
-        startWith(null),
-        switchMap(() => (o.idle() ? timer(o.quiet_ms) : NEVER)),
-        take(1),
-        timeout({
-          first: o.drain_ms,
-          with: () => throwError(() => new TransportError('drain_timeout', `server not done within ${o.drain_ms} ms (${o.busy()})`, { url: conn.url, session_id: o.session_id })),
-        }),
+      race(
+        conn.events$.pipe(
+          startWith(null),
+          switchMap(() => (o.idle() ? after(conn.timers, o.quiet_ms) : NEVER)),
+          take(1),
+        ),
+        after(conn.timers, o.drain_ms).pipe(
+          map(() => {
+            throw new TransportError('drain_timeout', `server not done within ${o.drain_ms} ms (${o.busy()})`, { url: conn.url, session_id: o.session_id });
+          }),
+        ),
       ),
     );
   } catch (err) {

@@ -1,4 +1,5 @@
-import type { Clock } from '@duplex-bench/pacer';
+import { every, timersOn, type Clock } from '@duplex-bench/pacer';
+import type { Subscription } from 'rxjs';
 
 export interface ProgressFigures {
   active: number;
@@ -9,7 +10,7 @@ export interface ProgressFigures {
 
 /** A one-line live status on stderr, redrawn each second; only on a terminal, and never with --quiet. */
 export class Progress {
-  private timer: NodeJS.Timeout | null = null;
+  private redraws: Subscription | null = null;
   private drawn = false;
 
   constructor(
@@ -21,20 +22,19 @@ export class Progress {
   start(read: () => ProgressFigures): void {
     if (this.quiet || !this.out.isTTY) return;
     const start_s = this.clock.now_s();
-    this.timer = setInterval(() => {
+    this.redraws = every(timersOn(this.clock), 1000, { background: true }).subscribe(() => {
       const f = read();
       const lag = f.loop_max_ms === null ? '-' : `${f.loop_max_ms.toFixed(1)} ms`;
       this.out.write(
         `\r\x1b[K${(this.clock.now_s() - start_s).toFixed(0)} s | ${f.active} sessions streaming | ${f.sent} packets sent | ${f.late} late | client loop lag max ${lag}`,
       );
       this.drawn = true;
-    }, 1000);
-    this.timer.unref();
+    });
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.redraws?.unsubscribe();
+    this.redraws = null;
     if (this.drawn) this.out.write('\r\x1b[K');
     this.drawn = false;
   }

@@ -59,8 +59,11 @@ describe('probe run against the append-echo mock', () => {
       const { summary } = await probe(fresh.url, ['--concurrency', '64', '--duration', '2']);
       const stats = await fresh.stop();
       expect(stats.appends).toBe(summary.packets.sent);
-      // The mock's arrival adds the loopback hop and its own handler's wait to the client's send deviation.
-      expect(stats.arrival_deviation_ms.p99 as number).toBeLessThan((summary.pacing_deviation_ms.p99 as number) + 10);
+      // The mock's arrival adds the loopback hop and its own handler's wait to the client's send
+      // deviation: at most 10 ms more, plus whatever the mock's own loop was held up by (its loop lag,
+      // measured in the same run; a shared host stalls either process now and then).
+      const mockLag = stats.event_loop_lag_ms;
+      expect(stats.arrival_deviation_ms.p99 as number).toBeLessThan((summary.pacing_deviation_ms.p99 as number) + 10 + (mockLag.max ?? 0));
       expect(stats.arrival_deviation_ms.p50 as number).toBeLessThan((summary.pacing_deviation_ms.p50 as number) + 10);
       expect(stats.measurement_origin.arrival_deviation_ms).toMatch(/smallest such offset/);
     } finally {
