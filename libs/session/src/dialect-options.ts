@@ -54,6 +54,22 @@ export function dialectConfig(o: DialectOptions, packet_ms: number, output_sampl
   };
 }
 
+/** What every session of a run shares about its server: where, which dialect, which bounds and rates. */
+export function connectionSettings(
+  o: DialectOptions & { url: string; connect_timeout_ms: number; drain_timeout_ms: number; output_sample_rate: number; output_sample_rate_given: boolean },
+  packet_ms: number,
+) {
+  return {
+    url: sessionUrl(o, o.url),
+    dialect: dialectConfig(o, packet_ms, o.output_sample_rate_given ? o.output_sample_rate : undefined),
+    headers: authHeaders(o),
+    connect_timeout_ms: o.connect_timeout_ms,
+    drain_timeout_ms: o.drain_timeout_ms,
+    output_sample_rate: o.output_sample_rate,
+    output_sample_rate_given: o.output_sample_rate_given,
+  };
+}
+
 /** The URL sessions connect to: vLLM-Omni's client adds `duplex=1`, `model` and `autostart=0`. */
 export function sessionUrl(o: DialectOptions, url: string): string {
   return o.protocol === 'vllm-omni' ? vllmRealtimeUrl(url, o.model) : url;

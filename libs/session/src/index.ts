@@ -29,6 +29,7 @@ export {
   authHeaders,
   checkPacket,
   CHILD_KEY_ENV,
+  connectionSettings,
   DEFAULT_PACKET_MS,
   dialectConfig,
   dialectRecord,
@@ -39,6 +40,6 @@ export {
 export type { DialectOptions } from './dialect-options';
 export { packetSizeOr, resolvePacketSize } from './packet-size';
 export type { PacketSize } from './packet-size';
-export { openAll, removeTrace, runPackets, sessionsFile } from './open-sessions';
+export { openAll, openFirstThenAll, removeTrace, runPackets, sessionsFile } from './open-sessions';
 export { postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets } from './recording/recording';
 export type { Invocation } from './recording/recording';

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { pcmPackets, readWavPcm16, silencePackets, type PacketSource } from '@duplex-bench/audio';
-import type { RealtimeSession, SessionResult } from './realtime-session';
+import { reasonOf, type RealtimeSession, type SessionResult } from './realtime-session';
 
 /** The packets every session of a run streams: `duration_s` of a WAV file's audio, or of silence. */
 export async function runPackets(opts: { audio?: string; duration_s: number; packet_ms: number; sample_rate: number }): Promise<PacketSource> {
@@ -32,6 +32,26 @@ export async function openAll(sessions: RealtimeSession[], parallel: number, sto
   }
   await Promise.all(Array.from({ length: Math.min(parallel, sessions.length) }, worker));
   return { opened, failed };
+}
+
+/**
+ * Opens the first session alone, then the rest `parallel` at a time. A first session that cannot
+ * reach the server at all ends the run before the others try (`unreachable` says why); one that
+ * connects but fails its handshake is one incomplete session like any other.
+ */
+export async function openFirstThenAll(sessions: RealtimeSession[], parallel: number, stopped: () => boolean) {
+  let firstFailed: SessionResult | null = null;
+  try {
+    await sessions[0].open();
+  } catch (err) {
+    const { reason, message } = reasonOf(err);
+    firstFailed = await sessions[0].abandon(err);
+    if (reason === 'connect_failed' || reason === 'connect_timeout') return { opened: [], failed: [Promise.resolve(firstFailed)], unreachable: message };
+  }
+  const { opened, failed } = await openAll(sessions.slice(1), parallel, stopped);
+  if (firstFailed) failed.unshift(Promise.resolve(firstFailed));
+  else opened.unshift(sessions[0]);
+  return { opened, failed, unreachable: null };
 }
 
 /** Deletes a summarised trace; one that is not there (the session never wrote) is fine, anything else is said. */

@@ -8,9 +8,8 @@ import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
 import {
-  authHeaders,
   Checkpoint,
-  dialectConfig,
+  connectionSettings,
   dialectRecord,
   duplexMetrics,
   GrantLog,
@@ -29,7 +28,6 @@ import {
   redactArgv,
   RealtimeSession,
   sampleResult,
-  sessionUrl,
   writeAttemptPacing,
   writeResult,
   type SessionResult,
@@ -79,14 +77,8 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   const postprocessing: Array<Promise<void>> = [];
   const grants = new GrantLog(opts.output_sample_rate, opts.output_sample_rate_given, (line) => io.stderr.write(`${line}\n`));
   const ctx = measures.sessionContext({
-    url: sessionUrl(opts, opts.url),
-    dialect: dialectConfig(opts, opts.packet_ms, opts.output_sample_rate_given ? opts.output_sample_rate : undefined),
-    headers: authHeaders(opts),
+    ...connectionSettings(opts, opts.packet_ms),
     packets: await samplePackets(dataset[0], opts.packet_ms, opts.sample_rate), // each session is given its own
-    connect_timeout_ms: opts.connect_timeout_ms,
-    drain_timeout_ms: opts.drain_timeout_ms,
-    output_sample_rate: opts.output_sample_rate,
-    output_sample_rate_given: opts.output_sample_rate_given,
     onGrant: (grant) => grants.add(grant),
     stop$,
   });

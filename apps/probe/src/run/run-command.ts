@@ -2,37 +2,33 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { firstValueFrom, ReplaySubject } from 'rxjs';
 import { AudioFormatError, type PacketSource } from '@duplex-bench/audio';
+import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { describeHost, projectRevision } from '@duplex-bench/launcher';
-import { UsageError } from '@duplex-bench/cli';
 import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, scheduleStall, spreadStarts, type Clock } from '@duplex-bench/pacer';
-import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
-import { renderRunSummary } from '../render';
-import { Progress } from './progress';
-import type { RunOptions } from './run-options';
 import {
+  connectionSettings,
+  dialectRecord,
   duplexMetrics,
   GrantLog,
-  openAll,
+  openFirstThenAll,
+  packetSizeOr,
   ProcessMeasures,
   RealtimeSession,
-  reasonOf,
+  redactArgv,
   removeTrace,
   runPackets,
   SendBarrier,
   sessionsFile,
-  type SessionResult,
 } from '@duplex-bench/session';
-import { Interrupts } from '@duplex-bench/cli';
-import { authHeaders, dialectConfig, dialectRecord, packetSizeOr, redactArgv, sessionUrl } from '@duplex-bench/session';
-import { EXIT, type RunIo } from '@duplex-bench/cli';
-
+import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
+import { renderRunSummary } from '../render';
+import { Progress } from './progress';
+import type { RunOptions } from './run-options';
 
 /** Gate margin: time between the start decision and the first packet, so no session starts late. */
 const GATE_MARGIN_S = 0.1;
 
-
-/** `probe run`: streams the packets on every session, then writes and prints the summary. Returns the exit status. */
 /** Seams for tests: writer settings (a slow worker) and a look at the writer once streaming starts. */
 export interface RunHooks {
   writer?: Partial<Pick<TraceWriterOptions, 'delay_ms_per_batch' | 'flush_interval_ms'>>;
@@ -43,6 +39,7 @@ export interface RunHooks {
   failedBeforeGate?(message: string): void;
 }
 
+/** `probe run`: streams the packets on every session, then writes and prints the summary. Returns the exit status. */
 export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = monotonicClock, hooks: RunHooks = {}): Promise<number> {
   const size = await packetSizeOr(given.url, given, given.connect_timeout_ms, (message) => {
     io.stderr.write(`error: ${message}\n`);
@@ -74,14 +71,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
   const stop$ = new ReplaySubject<void>(1);
   const grants = new GrantLog(opts.output_sample_rate, opts.output_sample_rate_given, (line) => io.stderr.write(`${line}\n`));
   const ctx = measures.sessionContext({
-    url: sessionUrl(opts, opts.url),
-    dialect: dialectConfig(opts, opts.packet_ms, opts.output_sample_rate_given ? opts.output_sample_rate : undefined),
-    headers: authHeaders(opts),
+    ...connectionSettings(opts, opts.packet_ms),
     packets,
-    connect_timeout_ms: opts.connect_timeout_ms,
-    drain_timeout_ms: opts.drain_timeout_ms,
-    output_sample_rate: opts.output_sample_rate,
-    output_sample_rate_given: opts.output_sample_rate_given,
     onGrant: (grant) => grants.add(grant),
     stop$,
     allSent: new SendBarrier(),
@@ -127,23 +118,13 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       io.stderr.write(`error: ${(err as Error).message}\n`);
       return EXIT.failed;
     }
-    // The first session alone: an unreachable server fails the run in one line, before the rest try.
-    // A first session that connects but fails its handshake is one incomplete session, like any other.
-    let firstFailed: SessionResult | null = null;
-    try {
-      await sessions[0].open();
-    } catch (err) {
-      const { reason, message } = reasonOf(err);
-      firstFailed = await sessions[0].abandon(err);
-      if (reason === 'connect_failed' || reason === 'connect_timeout') {
-        io.stderr.write(`error: ${message}\n`);
-        hooks.failedBeforeGate?.(message);
-        return EXIT.failed;
-      }
+    // An unreachable server fails the run in one line, before the other sessions try.
+    const { opened, failed, unreachable } = await openFirstThenAll(sessions, opts.open_parallel, () => signals.interrupted);
+    if (unreachable) {
+      io.stderr.write(`error: ${unreachable}\n`);
+      hooks.failedBeforeGate?.(unreachable);
+      return EXIT.failed;
     }
-    const { opened, failed } = await openAll(sessions.slice(1), opts.open_parallel, () => signals.interrupted);
-    if (firstFailed) failed.unshift(Promise.resolve(firstFailed));
-    else opened.unshift(sessions[0]);
 
     ctx.allSent?.expect(opened.length);
     // A launched child takes the launcher's start time, unless it is interrupted while waiting for it.
