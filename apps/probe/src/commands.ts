@@ -1,6 +1,7 @@
 import { type CliCommand } from '@duplex-bench/cli';
 import { LauncherLink } from '@duplex-bench/launcher';
 import { CHECK_FLAGS, checkCommand, parseCheckOptions } from './check/check-command';
+import { HTTP_COMMAND } from './http/http-command';
 import { MERGE_FLAGS, mergeCommand } from './merge/merge-command';
 import { recordCommand } from './record/record-command';
 import { parseRecordOptions, RECORD_FLAGS } from './record/record-options';
@@ -61,4 +62,5 @@ export const PROBE_COMMANDS: CliCommand[] = [
   REPORT_COMMAND,
   withReport(SWEEP_COMMAND),
   COMPARE_COMMAND,
+  HTTP_COMMAND,
 ];

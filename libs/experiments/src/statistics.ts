@@ -1,14 +1,4 @@
-/** A small seeded generator (mulberry32): the order of arms and the bootstrap can be replayed from the recorded seed. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seeded } from '@duplex-bench/pacer';
 
 export const median = (v: number[]): number | null => {
   if (v.length === 0) return null;

@@ -5,3 +5,5 @@ export type { OpenAIMockOptions } from './openai-mock-session';
 export { SERVE_COMMAND } from './serve-command';
 export { parseServeOptions, SERVE_FLAGS } from './serve-options';
 export type { ServeOptions } from './serve-options';
+export { startHttpStub, HTTP_STUB_DEFAULTS } from './http/http-stub';
+export type { HttpStub, HttpStubKind, HttpStubOptions, HttpStubStats } from './http/http-stub';

@@ -2,7 +2,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { EXIT, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
 import { startMockServer } from './mock-server';
-import { parseServeOptions, SERVE_FLAGS } from './serve-options';
+import { startHttpStub } from './http/http-stub';
+import { parseServeOptions, SERVE_FLAGS, type ServeOptions } from './serve-options';
 
 /** `serve`: a mock server until SIGINT or SIGTERM; then it writes its stats and exits 0. */
 async function serve(argv: string[], io: RunIo): Promise<number> {
@@ -15,6 +16,8 @@ async function serve(argv: string[], io: RunIo): Promise<number> {
       throw new UsageError(`--tls-cert/--tls-key: ${(err as Error).message}`);
     }
   }
+  if (options.protocol === 'http' && options.http) return serveHttp(options.http, options, io);
+  if (options.protocol === 'http') throw new UsageError('--protocol http needs its stub settings');
   let server;
   try {
     server = await startMockServer({
@@ -36,7 +39,20 @@ async function serve(argv: string[], io: RunIo): Promise<number> {
     return EXIT.failed;
   }
   io.stdout.write(`listening on ${server.url}\n`);
-  const signal = await new Promise<string>((resolve) => {
+  const signal = await untilSignal(io);
+  const stats = server.stats();
+  await server.close();
+  if (!(await writeStats(options.stats_output, stats, io))) return EXIT.failed;
+  const a = stats.arrival_deviation_ms;
+  io.stderr.write(
+    `${signal}: ${stats.sessions.opened} sessions, ${stats.appends} appends; arrival deviation (mock view) p99 ${a.p99 ?? '-'} ms max ${a.max ?? '-'} ms; mock loop lag max ${stats.event_loop_lag_ms.max ?? '-'} ms; mock CPU ${stats.cpu_cores.total} cores\n`,
+  );
+  return EXIT.ok;
+}
+
+/** Waits for SIGINT or SIGTERM; says which. */
+function untilSignal(io: RunIo): Promise<string> {
+  return new Promise<string>((resolve) => {
     const on = (name: 'SIGINT' | 'SIGTERM') => () => {
       io.signals.off('SIGINT', onInt);
       io.signals.off('SIGTERM', onTerm);
@@ -47,28 +63,42 @@ async function serve(argv: string[], io: RunIo): Promise<number> {
     io.signals.on('SIGINT', onInt);
     io.signals.on('SIGTERM', onTerm);
   });
-  const stats = server.stats();
-  await server.close();
-  if (options.stats_output) {
-    try {
-      await mkdir(dirname(options.stats_output), { recursive: true });
-      await writeFile(options.stats_output, JSON.stringify(stats, null, 1));
-    } catch (err) {
-      io.stderr.write(`error: cannot write stats to ${options.stats_output}: ${(err as Error).message}\n`);
-      return EXIT.failed;
-    }
+}
+
+async function writeStats(path: string | undefined, stats: unknown, io: RunIo): Promise<boolean> {
+  if (!path) return true;
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, JSON.stringify(stats, null, 1));
+    return true;
+  } catch (err) {
+    io.stderr.write(`error: cannot write stats to ${path}: ${(err as Error).message}\n`);
+    return false;
   }
-  const a = stats.arrival_deviation_ms;
-  io.stderr.write(
-    `${signal}: ${stats.sessions.opened} sessions, ${stats.appends} appends; arrival deviation (mock view) p99 ${a.p99 ?? '-'} ms max ${a.max ?? '-'} ms; mock loop lag max ${stats.event_loop_lag_ms.max ?? '-'} ms; mock CPU ${stats.cpu_cores.total} cores\n`,
-  );
+}
+
+/** `serve --protocol http`: an OpenAI-compatible SSE stub until SIGINT or SIGTERM. */
+async function serveHttp(stubOptions: NonNullable<ServeOptions['http']>, options: ServeOptions, io: RunIo): Promise<number> {
+  let stub;
+  try {
+    stub = await startHttpStub({ ...stubOptions, host: options.host, port: options.port });
+  } catch (err) {
+    io.stderr.write(`error: cannot listen on ${options.host}:${options.port}: ${(err as Error).message}\n`);
+    return EXIT.failed;
+  }
+  io.stdout.write(`listening on ${stub.url} (${stubOptions.kind})\n`);
+  const signal = await untilSignal(io);
+  const stats = stub.stats();
+  await stub.close();
+  if (!(await writeStats(options.stats_output, stats, io))) return EXIT.failed;
+  io.stderr.write(`${signal}: ${stats.requests} requests, ${stats.completed} completed, ${stats.refused_429} refused (429); stub loop lag max ${stats.event_loop_lag_ms.max ?? '-'} ms; stub CPU ${stats.cpu_cores.total} cores\n`);
   return EXIT.ok;
 }
 
 export const SERVE_COMMAND: CliCommand = {
   name: 'serve',
-  summary: 'a mock realtime server (native, openai or vLLM-Omni flavour) until SIGINT or SIGTERM',
-  usage: '[--protocol native|openai] [--profile NAME] [--port PORT] [flags]',
+  summary: 'a mock realtime server (native, openai or vLLM-Omni flavour), or an OpenAI-compatible SSE stub (http), until SIGINT or SIGTERM',
+  usage: '[--protocol native|openai|http] [--profile NAME | --stub KIND] [--port PORT] [flags]',
   flags: SERVE_FLAGS,
   run: serve,
 };

@@ -1,9 +1,20 @@
 import { parseFlags, UsageError } from '@duplex-bench/cli';
+import type { HttpStubKind, HttpStubOptions } from './http/http-stub';
 import type { MockProfile } from './mock-server';
 import type { ModelOptions } from './model-session';
 
 export const SERVE_FLAGS = {
-  protocol: { kind: 'enum', values: ['native', 'openai'], default: 'native', group: 'dialect', help: 'native (sglang-omni duplex) or openai (OpenAI Realtime)' },
+  protocol: { kind: 'enum', values: ['native', 'openai', 'http'], default: 'native', group: 'dialect', help: 'native (sglang-omni duplex), openai (OpenAI Realtime) or http (an OpenAI-compatible SSE stub for duplex-bench http)' },
+  stub: { kind: 'enum', values: ['max-throughput', 'variable-response'], default: 'variable-response', group: 'model', help: "http: max-throughput (pre-built responses, no waits: the client's roofline) or variable-response (a model's timing)" },
+  'output-length': { kind: 'int', min: 1, default: 4000, group: 'model', help: 'http max-throughput: characters per response (one character is one token)', value: 'N' },
+  'stream-interval': { kind: 'int', min: 1, default: 1, group: 'model', help: 'http: characters per SSE event', value: 'N' },
+  'output-len-mean': { kind: 'number', min: 1, default: 1000, group: 'model', help: "http variable-response: mean output length, characters (lognormal; capped by the request's max_tokens)", value: 'N' },
+  'output-len-spread': { kind: 'number', min: 0, default: 0.3, group: 'model', help: 'http variable-response: coefficient of variation of the output length', value: 'COV' },
+  'first-chunk-ms': { kind: 'number', min: 0, default: 0, group: 'model', help: 'http variable-response: mean time to the first output, ms (lognormal)', value: 'MS' },
+  'first-chunk-spread': { kind: 'number', min: 0, default: 0.2, group: 'model', help: 'http variable-response: coefficient of variation of the time to first output', value: 'COV' },
+  'inter-token-ms': { kind: 'number', min: 0, default: 0, group: 'model', help: 'http variable-response: ms per token after the first (excludes --response-rate)', value: 'MS' },
+  'response-rate': { kind: 'number', min: 0, default: 0, group: 'model', help: 'http variable-response: responses start at most this many per second over the server (excludes --inter-token-ms)', value: 'R' },
+  'max-concurrency': { kind: 'int', min: 0, default: 0, group: 'limits', help: 'http: past this many requests in progress answer 429 (0: no limit)', value: 'N' },
   profile: { kind: 'enum', values: ['append-echo', 'nemotron', 'minicpmo', 'model'], default: 'append-echo', group: 'model', help: 'append-echo (answers every packet), nemotron, minicpmo (native model profiles) or model (openai)' },
   host: { kind: 'string', default: '127.0.0.1', group: 'connection', help: 'address to listen on', value: 'HOST' },
   port: { kind: 'int', min: 0, default: 8765, group: 'connection', help: 'port to listen on (0: any free port)', value: 'PORT' },
@@ -34,8 +45,13 @@ export const SERVE_FLAGS = {
   'tls-key': { kind: 'string', group: 'connection', help: 'the PEM key of --tls-cert', value: 'FILE' },
 } as const;
 
+const HTTP_FLAG_NAMES = ['stub', 'output-length', 'stream-interval', 'output-len-mean', 'output-len-spread', 'first-chunk-ms', 'first-chunk-spread', 'inter-token-ms', 'response-rate', 'max-concurrency'];
+const WS_FLAG_NAMES = ['profile', 'replies-per-append', 'output-sample-rate', 'burst-units', 'ttfp-ms', 'rtf', 'turn-every-s', 'tokens-per-step', 'capacity-sessions', 'max-sessions', 'unit-ms', 'tls-cert', 'tls-key'];
+
 export interface ServeOptions {
-  protocol: 'native' | 'openai';
+  protocol: 'native' | 'openai' | 'http';
+  /** --protocol http: the stub's settings. */
+  http?: Omit<HttpStubOptions, 'host' | 'port' | 'clock'>;
   profile: MockProfile;
   /** Unset: the profile's unit (native) or 80 ms (openai). */
   unit_ms?: number;
@@ -59,6 +75,36 @@ export function parseServeOptions(argv: string[]): ServeOptions {
   if (f.port > 65535) throw new UsageError(`--port must be at most 65535, got ${f.port}`);
   const openaiOnly = (['event-names', 'vllm-extensions', 'vad-silence-ms', 'flavor', 'listen-every', 'disconnect-grace-s'] as const).filter((k) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`)));
   if (f.protocol !== 'openai' && openaiOnly.length > 0) throw new UsageError(`--${openaiOnly[0]} is for --protocol openai`);
+  const given = (k: string) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`));
+  const httpOnly = HTTP_FLAG_NAMES.filter(given);
+  if (f.protocol !== 'http' && httpOnly.length > 0) throw new UsageError(`--${httpOnly[0]} is for --protocol http`);
+  if (f.protocol === 'http') {
+    const wsOnly = WS_FLAG_NAMES.filter(given);
+    if (wsOnly.length > 0) throw new UsageError(`--${wsOnly[0]} is not for --protocol http`);
+    if (f['inter-token-ms'] > 0 && f['response-rate'] > 0) throw new UsageError('--inter-token-ms and --response-rate exclude each other');
+    return {
+      protocol: 'http',
+      http: {
+        kind: f.stub as HttpStubKind,
+        stream_interval: f['stream-interval'],
+        output_length: f['output-length'],
+        output_len_mean: f['output-len-mean'],
+        output_len_spread: f['output-len-spread'],
+        first_chunk_ms: f['first-chunk-ms'],
+        first_chunk_spread: f['first-chunk-spread'],
+        inter_token_ms: f['inter-token-ms'],
+        response_rate: f['response-rate'],
+        max_concurrency: f['max-concurrency'],
+      },
+      profile: 'append-echo',
+      openai: { names: 'ga', vllm: false, silence_ms: 500, flavor: 'openai', listen_every: 0, disconnect_grace_ms: 30_000 },
+      model: {},
+      host: f.host,
+      port: f.port,
+      replies_per_append: f['replies-per-append'],
+      stats_output: f['stats-output'],
+    };
+  }
   if ((f['tls-cert'] === undefined) !== (f['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   const unit = f['unit-ms'];
   if (unit !== undefined && (!Number.isInteger(16 * unit) || !Number.isInteger(24 * unit))) throw new UsageError(`--unit-ms ${unit} is not a whole number of samples at 16 and 24 kHz`);
@@ -66,7 +112,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
   if (f['capacity-sessions'] !== undefined && profile === 'append-echo') throw new UsageError('--capacity-sessions is for a model profile (nemotron, minicpmo, model)');
   if (f.protocol === 'native' && profile === 'model') throw new UsageError('--profile model is for --protocol openai; the native profiles are append-echo, nemotron and minicpmo');
   if (f.protocol === 'native' && f['replies-per-append'] < 2) throw new UsageError('--replies-per-append must be at least 2 for the native dialect (an audio delta and sglang.unit.done per unit)');
-  const given = <T>(v: T | undefined, key: string) => (v === undefined ? {} : { [key]: v });
+  const set = <T>(v: T | undefined, key: string) => (v === undefined ? {} : { [key]: v });
   return {
     protocol: f.protocol as ServeOptions['protocol'],
     unit_ms: unit,
@@ -81,11 +127,11 @@ export function parseServeOptions(argv: string[]): ServeOptions {
     tls: f['tls-cert'] !== undefined && f['tls-key'] !== undefined ? { cert: f['tls-cert'], key: f['tls-key'] } : undefined,
     profile,
     model: {
-      ...given(f['ttfp-ms'], 'ttfp_ms'),
-      ...given(f.rtf, 'rtf'),
-      ...given(f['burst-units'], 'burst_units'),
-      ...given(f['turn-every-s'], 'turn_every_s'),
-      ...given(f['tokens-per-step'] || undefined, 'tokens_per_step'),
+      ...set(f['ttfp-ms'], 'ttfp_ms'),
+      ...set(f.rtf, 'rtf'),
+      ...set(f['burst-units'], 'burst_units'),
+      ...set(f['turn-every-s'], 'turn_every_s'),
+      ...set(f['tokens-per-step'] || undefined, 'tokens_per_step'),
     },
     host: f.host,
     port: f.port,

@@ -7,3 +7,4 @@ export type { Tick, TicksOptions } from './ticks';
 export { deviationMs, isLate, spreadStarts } from './deviation';
 export { scheduleStall } from './stall';
 export { after, every } from './waits';
+export { exponential, lognormal, seeded } from './random';

@@ -1,0 +1,175 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { EXIT, Interrupts, parseFlags, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
+import { datasetPrompts, parseTokenCount, runHttpLoad, syntheticPrompts, type HttpLoad, type HttpSummary, type LatencyMs, type PromptSource } from '@duplex-bench/http-load';
+import { describeHost, projectRevision } from '@duplex-bench/launcher';
+import { redactArgv } from '@duplex-bench/session';
+
+export const HTTP_FLAGS = {
+  url: { kind: 'string', required: true, group: 'connection', help: 'base URL of an OpenAI-compatible server (http://HOST:PORT); the endpoint path is added', value: 'URL' },
+  endpoint: { kind: 'enum', values: ['chat', 'completions'], default: 'chat', group: 'connection', help: 'chat (/v1/chat/completions) or completions (/v1/completions)' },
+  model: { kind: 'string', group: 'connection', help: "model name sent in each request (default: the first of the server's /v1/models)", value: 'NAME' },
+  'api-key': { kind: 'string', group: 'connection', help: 'bearer key (or OPENAI_API_KEY); never written to any file', value: 'KEY' },
+  rate: { kind: 'number', min: 0, exclusive: true, group: 'load', help: 'open loop: requests per second, each sent at its time in an absolute schedule', value: 'R' },
+  arrivals: { kind: 'enum', values: ['poisson', 'constant'], default: 'poisson', group: 'load', help: 'open loop: Poisson arrivals (exponential gaps) or evenly spaced' },
+  concurrency: { kind: 'int', min: 1, group: 'load', help: 'closed loop: requests in flight, each lane sending its next as its last ends', value: 'N' },
+  requests: { kind: 'int', min: 1, group: 'load', help: 'requests in all (with or without --duration: whichever ends first)', value: 'N' },
+  duration: { kind: 'number', min: 0, exclusive: true, group: 'load', help: 'seconds of intended starts; requests in flight then still end', value: 'S' },
+  'warmup-s': { kind: 'number', min: 0, default: 0, group: 'load', help: 'requests meant to start earlier are left out of the steady-state figures', value: 'S' },
+  'input-tokens': { kind: 'string', default: '128', group: 'input', help: 'synthetic prompt length in tokens: N, or lognormal:MEAN,COV', value: 'SPEC' },
+  dataset: { kind: 'string', group: 'input', help: 'JSONL of prompts ({"prompt": ...} or {"messages": [...]}) instead of synthetic ones', value: 'FILE' },
+  'max-tokens': { kind: 'int', min: 1, default: 128, group: 'input', help: 'max_tokens of each request', value: 'N' },
+  'ignore-eos': { kind: 'bool', group: 'input', help: "ask the server to generate max-tokens every time (vLLM's ignore_eos)" },
+  'no-stream': { kind: 'bool', group: 'input', help: 'ask for whole responses (TTFT is then the end of the response)' },
+  seed: { kind: 'int', min: 0, default: 1, group: 'input', help: 'seed of the arrival gaps and synthetic prompts', value: 'N' },
+  output: { kind: 'string', required: true, group: 'output', help: 'run directory: summary.json, run.json, requests.jsonl', value: 'DIR' },
+  quiet: { kind: 'bool', group: 'output', help: 'no progress line' },
+  'request-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 60, group: 'limits', help: 'bound on one request, from its intended start to its end', value: 'S' },
+  'max-connections': { kind: 'int', min: 1, default: 1024, group: 'limits', help: 'connections the client may open (one request each at a time)', value: 'N' },
+  'max-send-lag-ms': { kind: 'number', min: 0, default: 10, group: 'limits', help: 'a request handed to a connection later than this after its intended start makes the run unqualified', value: 'MS' },
+  'allow-unqualified': { kind: 'bool', group: 'limits', help: 'exit 0 even when the client fell behind its schedule' },
+} as const;
+
+const ms = (v: number | null): string => (v === null ? '-' : `${v.toFixed(1)}`);
+const line = (name: string, l: LatencyMs): string =>
+  `${name.padEnd(10)} p50 ${ms(l.p50)}  p90 ${ms(l.p90)}  p95 ${ms(l.p95)}  p99 ${ms(l.p99)}  p99.9 ${ms(l.p99_9)}  max ${ms(l.max)}  (n ${l.count})`;
+
+/** The human summary; the last line says qualified or not. */
+export function renderHttpSummary(s: HttpSummary, output: string): string {
+  const load = s.load.mode === 'open' ? `open loop, ${s.load.rate_rps} requests/s (${s.load.arrivals})` : `closed loop, ${s.load.concurrency} in flight`;
+  const errors = Object.entries(s.requests.errors).map(([k, v]) => `${k} ${v}`).join(', ');
+  const steadyNote = s.warmup_s > 0 ? `steady state (intended start >= ${s.warmup_s} s), ms:` : 'ms (no warm-up: steady = raw):';
+  const c = s.client;
+  return [
+    `load: ${load}, ${s.load.endpoint}${s.load.stream ? ', streamed' : ''}, max_tokens ${s.load.max_tokens}; ${s.load.prompts}`,
+    `requests: ${s.requests.sent} sent, ${s.requests.completed} completed, ${s.requests.failed} failed${errors ? ` (${errors})` : ''}; ${s.requests_per_s ?? '-'} requests/s, ${s.output_tokens_per_s ?? '-'} output tokens/s over ${s.window_s} s`,
+    `output tokens: ${s.tokens.output} (${s.tokens.origin === 'usage' ? "the server's usage" : s.tokens.origin === 'chunks' ? 'counted chunks: the server sent no usage' : s.tokens.origin}), mean ${s.tokens.output_mean ?? '-'} per request`,
+    `server latency from each request's intended start, ${steadyNote}`,
+    ...(['ttft', 'itl', 'tpot', 'e2e'] as const).map((k) => `  ${line(k.toUpperCase(), s.latency_ms[k].steady)}`),
+    s.warmup_s > 0 ? `  raw TTFT p99 ${ms(s.latency_ms.ttft.raw.p99)}, E2E p99 ${ms(s.latency_ms.e2e.raw.p99)} (every request)` : '',
+    `client send lag (actual - intended start): p50 ${ms(c.send_lag_ms.p50)} ms  p99 ${ms(c.send_lag_ms.p99)} ms  max ${ms(c.send_lag_ms.max)} ms; over ${c.max_send_lag_ms} ms: ${c.late_sends}`,
+    `client: loop lag max ${c.event_loop_lag_ms.max ?? '-'} ms; CPU ${c.cpu_cores.total.toFixed(2)} cores (user ${c.cpu_cores.user.toFixed(2)}, system ${c.cpu_cores.system.toFixed(2)})${c.cpu_us_per_request ? `, ${c.cpu_us_per_request.toFixed(1)} µs per request` : ''}; peak RSS ${c.peak_rss_mib} MiB; ${c.sse_events} SSE events`,
+    `written to ${output}`,
+    s.interrupted ? 'INTERRUPTED: partial run' : s.qualified ? `QUALIFIED: every request left within ${c.max_send_lag_ms} ms of its intended time` : `UNQUALIFIED: ${s.unqualified_reason}; the run measured the client, not only the server`,
+  ]
+    .filter((l) => l !== '')
+    .join('\n');
+}
+
+/** The server's first model, or a one-line reason it cannot be reached. */
+async function firstModel(url: string, headers: Record<string, string>): Promise<{ model: string } | { error: string }> {
+  const at = `${url.replace(/\/$/, '')}/v1/models`;
+  try {
+    const res = await request(at, { headers, headersTimeout: 10_000, bodyTimeout: 10_000 });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) return { error: `${at} answered ${res.statusCode}; give --model` };
+    const id = (JSON.parse(text) as { data?: Array<{ id?: unknown }> }).data?.[0]?.id;
+    return typeof id === 'string' ? { model: id } : { error: `${at} lists no model; give --model` };
+  } catch (err) {
+    return { error: `cannot reach ${at}: ${(err as Error).message || (err as { code?: string }).code}` };
+  }
+}
+
+async function httpCommand(argv: string[], io: RunIo): Promise<number> {
+  const f = parseFlags(argv, HTTP_FLAGS);
+  if (f._.length > 0) throw new UsageError(`unexpected argument "${f._[0]}"`);
+  if (argv.some((a) => a === '--rate' || a.startsWith('--rate=')) && f.rate === undefined) throw new UsageError('--rate must be above 0');
+  if ((f.rate === undefined) === (f.concurrency === undefined)) throw new UsageError('give one of --rate R (open loop) or --concurrency N (closed loop)');
+  if (f.requests === undefined && f.duration === undefined) throw new UsageError('give --requests N and/or --duration S: a run must end by itself');
+  let base: URL;
+  try {
+    base = new URL(f.url);
+  } catch {
+    throw new UsageError(`--url: not a URL: "${f.url}"`);
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new UsageError(`--url must be http:// or https://, got ${base.protocol}`);
+  const count = parseTokenCount(f['input-tokens']);
+  if (!count) throw new UsageError(`--input-tokens must be N or lognormal:MEAN,COV, got "${f['input-tokens']}"`);
+  if (f.dataset !== undefined && argv.some((a) => a.startsWith('--input-tokens'))) throw new UsageError('--dataset and --input-tokens exclude each other');
+  let prompts: PromptSource;
+  try {
+    prompts = f.dataset !== undefined ? await datasetPrompts(f.dataset) : syntheticPrompts(count, f.seed);
+  } catch (err) {
+    throw new UsageError(`--dataset: ${(err as Error).message}`);
+  }
+  const api_key = f['api-key'] ?? process.env.OPENAI_API_KEY;
+  const headers: Record<string, string> = api_key ? { authorization: `Bearer ${api_key}` } : {};
+  let model = f.model;
+  if (model === undefined) {
+    const found = await firstModel(f.url, headers);
+    if ('error' in found) {
+      io.stderr.write(`error: ${found.error}\n`);
+      return EXIT.failed;
+    }
+    model = found.model;
+  }
+  try {
+    await mkdir(f.output, { recursive: true });
+  } catch (err) {
+    io.stderr.write(`error: cannot create output directory ${f.output}: ${(err as Error).message}\n`);
+    return EXIT.failed;
+  }
+  const load: HttpLoad = f.rate !== undefined ? { mode: 'open', rate_rps: f.rate, arrivals: f.arrivals as 'poisson' | 'constant' } : { mode: 'closed', concurrency: f.concurrency as number };
+  const epoch_ms = Date.now(); // only to map the monotonic clock to wall time in run.json
+  let interrupt: () => void = () => undefined;
+  const stop = new Promise<void>((resolve) => (interrupt = resolve));
+  const signals = new Interrupts(io, 'no new requests; those in flight end as interrupted; writing the summary', interrupt);
+  try {
+    io.stderr.write(`http: ${load.mode === 'open' ? `${load.rate_rps} requests/s` : `${load.concurrency} in flight`} to ${f.url} (model ${model})\n`);
+    const { summary, records, origin_s } = await runHttpLoad({
+      url: f.url,
+      endpoint: f.endpoint as 'chat' | 'completions',
+      model,
+      api_key,
+      stream: !f['no-stream'],
+      max_tokens: f['max-tokens'],
+      ignore_eos: f['ignore-eos'],
+      prompts,
+      load,
+      requests: f.requests,
+      duration_s: f.duration,
+      warmup_s: f['warmup-s'],
+      request_timeout_ms: f['request-timeout-s'] * 1000,
+      max_connections: f['max-connections'],
+      max_send_lag_ms: f['max-send-lag-ms'],
+      seed: f.seed,
+      stop,
+    });
+    const run = {
+      command: ['probe', 'http', ...redactArgv(io.argv)],
+      url: f.url,
+      model,
+      load: summary.load,
+      host: await describeHost(),
+      project: await projectRevision(process.cwd()),
+      clock: { monotonic_s: origin_s, epoch_ms, source: 'process.hrtime.bigint (CLOCK_MONOTONIC)' },
+    };
+    const lines = records.map((r) => JSON.stringify(r)).join('\n');
+    await Promise.all([
+      writeFile(join(f.output, 'summary.json'), JSON.stringify(summary, null, 1)),
+      writeFile(join(f.output, 'run.json'), JSON.stringify(run, null, 1)),
+      writeFile(join(f.output, 'requests.jsonl'), lines.length > 0 ? `${lines}\n` : ''),
+    ]);
+    io.stdout.write(`${renderHttpSummary(summary, f.output)}\n`);
+    io.emit?.(summary);
+    if (signals.interrupted) return EXIT.interrupted;
+    if (summary.requests.completed === 0) {
+      io.stderr.write(`error: no request completed (${Object.entries(summary.requests.errors).map(([k, v]) => `${k} ${v}`).join(', ')})\n`);
+      return EXIT.failed;
+    }
+    if (!summary.qualified && !f['allow-unqualified']) return EXIT.unqualified;
+    return EXIT.ok;
+  } finally {
+    signals.dispose();
+  }
+}
+
+export const HTTP_COMMAND: CliCommand = {
+  name: 'http',
+  summary: 'drive an OpenAI-compatible streaming endpoint (SSE), open or closed loop: TTFT, ITL, TPOT and E2E from each intended start',
+  usage: '--url http://HOST:PORT (--rate R | --concurrency N) (--requests N | --duration S) --output DIR [flags]',
+  flags: HTTP_FLAGS,
+  json: true,
+  run: httpCommand,
+};

@@ -1,0 +1,343 @@
+import { Pool, type Dispatcher } from 'undici';
+import { createUsHistogram, CpuMeter, LoopLagMonitor, peakRssBytes, recordMs, type Histogram } from '@duplex-bench/metrics';
+import { DeadlineScheduler, exponential, nodeTimerHost, seeded, type TimerHost } from '@duplex-bench/pacer';
+import { httpSummary, LatencyHistograms, type HttpLoadShape, type HttpSummary } from './http-summary';
+import { ENDPOINT_PATHS, readStreamChunk, requestBody, type HttpEndpoint } from './openai-stream';
+import { newRecord, type RequestErrorClass, type RequestRecord } from './request-record';
+import { SseParser } from './sse';
+import type { PromptSource } from './workload';
+
+export type HttpLoad = { mode: 'open'; rate_rps: number; arrivals: 'poisson' | 'constant' } | { mode: 'closed'; concurrency: number };
+
+export interface HttpRunOptions {
+  /** Base URL of the server (`http://HOST:PORT`); the endpoint's path is added. */
+  url: string;
+  endpoint: HttpEndpoint;
+  model: string;
+  api_key?: string;
+  stream: boolean;
+  max_tokens: number;
+  ignore_eos: boolean;
+  prompts: PromptSource;
+  load: HttpLoad;
+  /** At least one of the two bounds the run: requests in all, and/or seconds of intended starts. */
+  requests?: number;
+  duration_s?: number;
+  warmup_s: number;
+  /** Bound on one request, from its intended start to its end. */
+  request_timeout_ms: number;
+  /** Connections the client may open (each carries one request at a time). */
+  max_connections: number;
+  /** A request handed to a connection later than this after its intended start makes the run unqualified. */
+  max_send_lag_ms: number;
+  seed: number;
+  /** From the start decision to the first intended start. */
+  gate_margin_ms?: number;
+  timers?: TimerHost;
+  /** Stops new requests and ends those in flight as `interrupted`. */
+  stop?: Promise<void>;
+}
+
+export interface HttpRunResult {
+  summary: HttpSummary;
+  records: RequestRecord[];
+  origin_s: number;
+}
+
+class InterruptedError extends Error {}
+class TimeoutError extends Error {}
+
+/** Error class of a failure undici reports. */
+function classify(err: Error): RequestErrorClass {
+  if (err instanceof InterruptedError) return 'interrupted';
+  if (err instanceof TimeoutError) return 'timeout';
+  const code = (err as { code?: string }).code ?? '';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'EAI_AGAIN') return 'connect_failed';
+  return 'reset';
+}
+
+/** What every request of a run shares: the clock, the histograms, and how a request's end is told. */
+interface RunState {
+  timers: TimerHost;
+  histograms: LatencyHistograms;
+  send_lag: Histogram;
+  max_send_lag_ms: number;
+  late_sends: number;
+  sse_events: number;
+  steady_from_s: number;
+  stream: boolean;
+  ended(request: OneRequest): void;
+}
+
+const ERROR_BODY_CHARS = 200;
+
+/** One request's handler: undici calls it as the request goes out and the response comes in. */
+class OneRequest implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | null = null;
+  private parser: SseParser | null = null;
+  private body: Buffer[] = [];
+  private bodyBytes = 0;
+  private sawDone = false;
+  private aborted: Error | null = null;
+  private cancelTimeout: () => void;
+  private now_s = 0;
+  finished = false;
+
+  constructor(
+    readonly record: RequestRecord,
+    private readonly run: RunState,
+    private readonly steady: boolean,
+    timeout_ms: number,
+  ) {
+    const left_ms = Math.max(0, timeout_ms - (run.timers.now_s() - record.intended_s) * 1000);
+    this.cancelTimeout = run.timers.arm(left_ms, () => this.abort(new TimeoutError(`no end within ${timeout_ms} ms of its intended start`)));
+  }
+
+  abort(reason: Error): void {
+    if (this.finished) return;
+    this.aborted = reason;
+    if (this.controller) this.controller.abort(reason);
+    else this.finish(classify(reason), reason.message); // still queued for a connection
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.aborted) {
+      controller.abort(this.aborted);
+      return;
+    }
+    const r = this.record;
+    r.started_s = this.run.timers.now_s();
+    const lag_ms = Math.max(0, (r.started_s - r.intended_s) * 1000);
+    recordMs(this.run.send_lag, lag_ms);
+    if (lag_ms > this.run.max_send_lag_ms) this.run.late_sends++;
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    this.record.first_byte_s = this.run.timers.now_s();
+    this.record.status = statusCode;
+    if (statusCode === 200 && this.run.stream) this.parser = new SseParser((data) => this.onEvent(data));
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.now_s = this.run.timers.now_s();
+    if (this.parser) this.parser.push(chunk);
+    else if (this.bodyBytes < 1 << 24) {
+      this.body.push(chunk);
+      this.bodyBytes += chunk.length;
+    }
+  }
+
+  /** One SSE payload; every event of one read carries that read's arrival time. */
+  private onEvent(data: string): void {
+    const r = this.record;
+    if (r.error) return;
+    this.run.sse_events++;
+    const chunk = readStreamChunk(data);
+    if (chunk.kind === 'done') {
+      this.sawDone = true;
+      return;
+    }
+    if (chunk.kind === 'error') {
+      r.error = 'stream_error';
+      r.message = chunk.message;
+      return;
+    }
+    if (chunk.text.length > 0) {
+      if (r.last_token_s === null) r.first_token_s = this.now_s;
+      else this.run.histograms.record('itl', (this.now_s - r.last_token_s) * 1000, this.steady);
+      r.last_token_s = this.now_s;
+      r.chunks++;
+    }
+    if (chunk.usage?.completion_tokens !== undefined) {
+      r.tokens = chunk.usage.completion_tokens;
+      r.tokens_origin = 'usage';
+    }
+    if (chunk.usage?.prompt_tokens !== undefined) r.prompt_tokens = chunk.usage.prompt_tokens;
+  }
+
+  onResponseEnd(): void {
+    const r = this.record;
+    r.end_s = this.run.timers.now_s();
+    if (r.status !== 200) return this.finish('http_status', Buffer.concat(this.body).toString('utf8', 0, ERROR_BODY_CHARS));
+    if (this.parser) {
+      if (r.tokens_origin === 'chunks') r.tokens = r.chunks;
+      if (r.error) return this.finish(r.error, r.message);
+      if (!this.sawDone) return this.finish('truncated', 'the stream ended without [DONE]');
+      return this.finish(null);
+    }
+    // Not streamed: the whole answer is the first and last token.
+    try {
+      const body = JSON.parse(Buffer.concat(this.body).toString()) as { usage?: { completion_tokens?: number; prompt_tokens?: number }; choices?: unknown[] };
+      if (!Array.isArray(body.choices)) return this.finish('truncated', 'the body has no choices');
+      r.first_token_s = r.end_s;
+      r.last_token_s = r.end_s;
+      r.chunks = 1;
+      r.tokens = body.usage?.completion_tokens ?? 1;
+      r.tokens_origin = body.usage?.completion_tokens !== undefined ? 'usage' : 'chunks';
+      r.prompt_tokens = body.usage?.prompt_tokens ?? null;
+      this.finish(null);
+    } catch {
+      this.finish('truncated', 'the body is not JSON');
+    }
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.finish(classify(this.aborted ?? err), (this.aborted ?? err).message);
+  }
+
+  private finish(error: RequestErrorClass | null, message?: string): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.cancelTimeout();
+    const r = this.record;
+    if (error) {
+      r.error = error;
+      if (message) r.message = message.slice(0, ERROR_BODY_CHARS);
+    }
+    r.end_s ??= this.run.timers.now_s();
+    this.run.histograms.recordRequest(r, this.steady);
+    this.run.ended(this);
+  }
+}
+
+/**
+ * Drives an OpenAI-compatible streaming endpoint. Open loop: requests go at the times of an
+ * absolute schedule (Poisson or evenly spaced, from one origin, as the pacer does for packets) and
+ * every latency runs from that intended time, so a stalled client shows as its own send lag and
+ * never hides the server's queue. Closed loop: `concurrency` lanes, each sending its next request
+ * as its last one ends. Resolves when every request has ended; each is bounded.
+ */
+export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
+  if (o.requests === undefined && o.duration_s === undefined) throw new RangeError('a run needs --requests or --duration');
+  if (o.load.mode === 'open' && !(o.load.rate_rps > 0)) throw new RangeError('the rate must be above 0 requests/s');
+  const timers = o.timers ?? nodeTimerHost;
+  const base = new URL(o.url);
+  const pool = new Pool(base.origin, {
+    connections: o.max_connections,
+    pipelining: 1,
+    headersTimeout: o.request_timeout_ms,
+    bodyTimeout: o.request_timeout_ms,
+    connectTimeout: Math.min(o.request_timeout_ms, 10_000),
+  });
+  const path = `${base.pathname.replace(/\/$/, '')}${ENDPOINT_PATHS[o.endpoint]}`;
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: o.stream ? 'text/event-stream' : 'application/json' };
+  if (o.api_key) headers.authorization = `Bearer ${o.api_key}`;
+  const bodyOptions = { endpoint: o.endpoint, model: o.model, max_tokens: o.max_tokens, stream: o.stream, ignore_eos: o.ignore_eos };
+
+  const loop = new LoopLagMonitor(10, timers).start();
+  const cpu = new CpuMeter(timers);
+  const origin_s = timers.now_s() + (o.gate_margin_ms ?? 100) / 1000;
+  const steady_from_s = origin_s + o.warmup_s;
+  const end_s = o.duration_s === undefined ? Infinity : origin_s + o.duration_s;
+  const limit = o.requests ?? Infinity;
+  const records: RequestRecord[] = [];
+  const inFlight = new Set<OneRequest>();
+  let stopped = false;
+  let scheduledAll = false;
+  let settle: () => void = () => undefined;
+  const allEnded = new Promise<void>((resolve) => (settle = resolve));
+  const checkEnd = () => {
+    if ((scheduledAll || stopped) && inFlight.size === 0) settle();
+  };
+
+  const state: RunState = {
+    timers,
+    histograms: new LatencyHistograms(),
+    send_lag: createUsHistogram(),
+    max_send_lag_ms: o.max_send_lag_ms,
+    late_sends: 0,
+    sse_events: 0,
+    steady_from_s,
+    stream: o.stream,
+    ended: (request) => {
+      inFlight.delete(request);
+      if (o.load.mode === 'closed' && !stopped && !scheduledAll) queueMicrotask(() => next(timers.now_s()));
+      checkEnd();
+    },
+  };
+
+  /** Sends request number records.length, meant for `intended_s`. */
+  function send(intended_s: number): void {
+    const record = newRecord(records.length, intended_s);
+    const prompt = o.prompts.next();
+    record.prompt_tokens = prompt.tokens;
+    records.push(record);
+    const request = new OneRequest(record, state, intended_s >= steady_from_s, o.request_timeout_ms);
+    inFlight.add(request);
+    pool.dispatch({ origin: base.origin, path, method: 'POST', headers, body: requestBody(prompt.text, bodyOptions) }, request);
+  }
+
+  /** Whether one more request is due (count and time bounds). */
+  const more = (intended_s: number) => records.length < limit && intended_s < end_s;
+
+  function next(intended_s: number): void {
+    if (stopped || scheduledAll) return;
+    if (!more(intended_s)) {
+      scheduledAll = true;
+      checkEnd();
+      return;
+    }
+    send(intended_s);
+  }
+
+  if (o.load.mode === 'open') {
+    const scheduler = new DeadlineScheduler({ host: timers });
+    const random = seeded(o.seed);
+    const mean_s = 1 / o.load.rate_rps;
+    const gap = o.load.arrivals === 'constant' ? () => mean_s : () => exponential(random, mean_s);
+    // The first request goes at the origin; each later one at the previous intended time plus a gap.
+    let cancelNext = (): void => undefined;
+    const arm = (due_s: number) => {
+      if (!more(due_s)) {
+        scheduledAll = true;
+        checkEnd();
+        return;
+      }
+      cancelNext = scheduler.schedule(due_s, () => {
+        send(due_s);
+        arm(due_s + gap());
+      });
+    };
+    arm(origin_s);
+    void o.stop?.then(() => cancelNext());
+  } else {
+    const lanes = o.load.concurrency;
+    timers.arm((origin_s - timers.now_s()) * 1000, () => {
+      for (let i = 0; i < lanes; i++) next(origin_s);
+    });
+  }
+
+  void o.stop?.then(() => {
+    stopped = true;
+    for (const request of inFlight) request.abort(new InterruptedError('interrupted before the response ended'));
+    checkEnd();
+  });
+
+  await allEnded;
+  loop.stop();
+  const cpuFigures = cpu.figures();
+  await pool.close().catch(() => undefined);
+  const load: HttpLoadShape =
+    o.load.mode === 'open'
+      ? { mode: 'open', rate_rps: o.load.rate_rps, arrivals: o.load.arrivals, endpoint: o.endpoint, stream: o.stream, max_tokens: o.max_tokens, prompts: o.prompts.describe, seed: o.seed }
+      : { mode: 'closed', concurrency: o.load.concurrency, endpoint: o.endpoint, stream: o.stream, max_tokens: o.max_tokens, prompts: o.prompts.describe, seed: o.seed };
+  const summary = httpSummary({
+    records,
+    histograms: state.histograms,
+    send_lag: state.send_lag,
+    late_sends: state.late_sends,
+    max_send_lag_ms: o.max_send_lag_ms,
+    origin_s,
+    steady_from_s,
+    warmup_s: o.warmup_s,
+    load,
+    interrupted: stopped,
+    sse_events: state.sse_events,
+    loop: loop.figures(),
+    cpu: cpuFigures,
+    peak_rss_bytes: peakRssBytes(),
+  });
+  return { summary, records, origin_s };
+}
