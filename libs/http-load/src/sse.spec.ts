@@ -29,6 +29,9 @@ describe('SseParser', () => {
   it('reads CRLF and CR line ends, split between reads too', () => {
     const crlf = Buffer.from('data: x\r\n\r\ndata: y\r\rdata:z\n\n');
     for (const parts of everySplit(crlf)) expect(parseAll(parts)).toEqual(['x', 'y', 'z']);
+    // A CRLF split between reads is one line end, not two (two would end the event early).
+    const twoLines = Buffer.from('data: a\r\ndata: b\r\n\r\n');
+    for (const parts of everySplit(twoLines)) expect(parseAll(parts)).toEqual(['a\nb']);
   });
 
   it('joins the data lines of one event with newlines; an event without data is nothing', () => {

@@ -1,0 +1,83 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startHttpStub, type HttpStub } from '@duplex-bench/mock-servers';
+import type { HttpSummary } from '@duplex-bench/http-load';
+
+jest.setTimeout(60_000);
+
+const MAIN = join(__dirname, '..', 'src', 'main.ts');
+
+/** Runs `duplex-bench http` as a user would (node + tsx), bounded in time. */
+function probe(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'http', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`http ${args.join(' ')} did not exit within 45 s`));
+    }, 45_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('duplex-bench http, bad input', () => {
+  it.each([
+    [['--url', 'http://127.0.0.1:9', '--rate', '0', '--requests', '5', '--output', '/tmp/x'], /^error: --rate must be greater than 0, got 0\n$/],
+    [['--url', 'http://127.0.0.1:9', '--rate', '5', '--requests', '-2', '--output', '/tmp/x'], /^error: --requests must be at least 1, got -2\n$/],
+    [['--url', 'http://127.0.0.1:9', '--rate', '5', '--concurrency', '2', '--requests', '5', '--output', '/tmp/x'], /^error: give one of --rate R \(open loop\) or --concurrency N \(closed loop\)\n$/],
+    [['--url', 'http://127.0.0.1:9', '--rate', '5', '--output', '/tmp/x'], /^error: give --requests N and\/or --duration S: a run must end by itself\n$/],
+    [['--url', 'ws://127.0.0.1:9', '--rate', '5', '--requests', '5', '--output', '/tmp/x'], /^error: --url must be http:\/\/ or https:\/\/, got ws:\n$/],
+    [['--url', 'http://127.0.0.1:9', '--rate', '5', '--requests', '5', '--input-tokens', 'lots', '--output', '/tmp/x'], /^error: --input-tokens must be N or lognormal:MEAN,COV, got "lots"\n$/],
+  ])('%j: one line on stderr, status 2', async (args, message) => {
+    const { code, stderr, stdout } = await probe(args);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+    expect(stdout).toBe('');
+  });
+
+  it('an unreachable URL: one line, status 1', async () => {
+    const { code, stderr } = await probe(['--url', 'http://127.0.0.1:9', '--rate', '5', '--requests', '5', '--output', '/tmp/duplex-bench-http-unreachable']);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^error: cannot reach http:\/\/127\.0\.0\.1:9\/v1\/models: .*ECONNREFUSED/m);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('duplex-bench http against the variable-response stub', () => {
+  let stub: HttpStub | undefined;
+  afterAll(() => stub?.close());
+
+  it('at 50 requests/s with TTFT mean 200 ms and ITL 20 ms, reports TTFT p50 and ITL p50 within 10% of them, qualified', async () => {
+    // The stub's first-chunk time is lognormal with mean 200 ms and cov 0.2: its median is 200/sqrt(1.04) = 196 ms.
+    stub = await startHttpStub({ kind: 'variable-response', first_chunk_ms: 200, first_chunk_spread: 0.2, inter_token_ms: 20, output_len_mean: 30, output_len_spread: 0.3 });
+    const dir = await mkdtemp(join(tmpdir(), 'http-'));
+    const { code, stdout, stderr } = await probe(['--url', stub.url, '--rate', '50', '--duration', '8', '--warmup-s', '1', '--output', dir, '--json']);
+    expect(stderr).not.toMatch(/error/);
+    expect(code).toBe(0);
+    const summary = JSON.parse(stdout.trim().split('\n').pop() as string) as HttpSummary;
+    expect(summary.qualified).toBe(true);
+    expect(summary.requests.failed).toBe(0);
+    expect(summary.requests.sent).toBeGreaterThan(300); // Poisson at 50/s over 8 s: 400 expected
+    const ttft = summary.latency_ms.ttft.steady.p50 as number;
+    const itl = summary.latency_ms.itl.steady.p50 as number;
+    expect(Math.abs(ttft - 200) / 200).toBeLessThan(0.1);
+    expect(Math.abs(itl - 20) / 20).toBeLessThan(0.1);
+    expect(summary.tokens.origin).toBe('usage');
+    // What the stub counted agrees with what the client counted.
+    expect(stub.stats().completed).toBe(summary.requests.completed);
+    const written = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as HttpSummary;
+    expect(written.requests).toEqual(summary.requests);
+    const lines = (await readFile(join(dir, 'requests.jsonl'), 'utf8')).trim().split('\n');
+    expect(lines).toHaveLength(summary.requests.sent);
+    const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8')) as { model: string };
+    expect(run.model).toBe('stub');
+  });
+});
