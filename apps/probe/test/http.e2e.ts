@@ -71,6 +71,8 @@ describe('duplex-bench http against the variable-response stub', () => {
     expect(Math.abs(ttft - 200) / 200).toBeLessThan(0.1);
     expect(Math.abs(itl - 20) / 20).toBeLessThan(0.1);
     expect(summary.tokens.origin).toBe('usage');
+    // The stub sends its headers at once, as a streaming server does: first byte is not first token.
+    expect(summary.latency_ms.first_byte.steady.p50 as number).toBeLessThan(50);
     // What the stub counted agrees with what the client counted.
     expect(stub.stats().completed).toBe(summary.requests.completed);
     const written = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as HttpSummary;

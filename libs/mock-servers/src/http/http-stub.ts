@@ -116,8 +116,10 @@ export async function startHttpStub(given: Partial<HttpStubOptions> & { kind: Ht
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error', code: status } }));
   }
 
+  /** Headers go at once, before any output, as a streaming server sends them: first byte and first token differ. */
   function streamHead(res: ServerResponse): void {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.flushHeaders();
   }
 
   /** Waits until `due_s` on the stub's clock, unless the response is gone by then. */
