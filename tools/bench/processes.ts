@@ -92,8 +92,12 @@ export interface Mock {
   stats_file: string;
 }
 
-/** Waits for the mock's "listening on ws://127.0.0.1:PORT/v1/realtime" line, bounded. */
-function awaitListening(child: ChildProcess, log_fd: number): Promise<string> {
+/** The realtime mock's listening line; the HTTP stub's is `HTTP_LISTENING`. */
+const WS_LISTENING = /listening on (ws:\/\/([^:/\s]+):\d+\/v1\/realtime)/;
+export const HTTP_LISTENING = /listening on (http:\/\/([^:/\s]+):\d+)/;
+
+/** Waits for the mock's "listening on URL" line, bounded. */
+function awaitListening(child: ChildProcess, log_fd: number, listening: RegExp): Promise<string> {
   return new Promise((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => done(new Error(`mock printed no "listening" line within ${MOCK_START_TIMEOUT_S} s`)), MOCK_START_TIMEOUT_S * 1000);
@@ -101,7 +105,7 @@ function awaitListening(child: ChildProcess, log_fd: number): Promise<string> {
     const onData = (chunk: Buffer) => {
       fs.writeSync(log_fd, chunk);
       seen += chunk.toString('utf8');
-      const match = /listening on (ws:\/\/([^:/\s]+):\d+\/v1\/realtime)/.exec(seen);
+      const match = listening.exec(seen);
       if (match && match[2] !== HOST) done(new Error(`mock listens on ${match[2]}, not ${HOST}`));
       else if (match) done(undefined, match[1]);
     };
@@ -120,7 +124,7 @@ function awaitListening(child: ChildProcess, log_fd: number): Promise<string> {
  * Starts `mock serve --port 0 ...args` of the checkout at `root` (default: this one), its logs and
  * stats in `dir`, and waits (bounded) for its listening line.
  */
-export async function startMock(dir: string, args: string[] = [], root = ROOT): Promise<Mock> {
+export async function startMock(dir: string, args: string[] = [], root = ROOT, listening = WS_LISTENING): Promise<Mock> {
   const stats_file = path.join(dir, 'mock-stats.json');
   const stdout_fd = openLog(path.join(dir, 'mock.stdout.log'));
   const stderr_fd = openLog(path.join(dir, 'mock.stderr.log'));
@@ -129,7 +133,7 @@ export async function startMock(dir: string, args: string[] = [], root = ROOT): 
   fs.closeSync(stderr_fd);
   child.stdout?.once('close', () => fs.closeSync(stdout_fd));
   try {
-    return { child, url: await awaitListening(child, stdout_fd), stats_file };
+    return { child, url: await awaitListening(child, stdout_fd, listening), stats_file };
   } catch (err) {
     await killChild(child);
     throw err;
