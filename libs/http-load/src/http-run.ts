@@ -2,7 +2,7 @@ import { Pool, type Dispatcher } from 'undici';
 import { createUsHistogram, CpuMeter, LoopLagMonitor, peakRssBytes, recordMs, type Histogram } from '@duplex-bench/metrics';
 import { DeadlineScheduler, exponential, nodeTimerHost, seeded, type TimerHost } from '@duplex-bench/pacer';
 import { httpSummary, LatencyHistograms, type HttpLoadShape, type HttpSummary } from './http-summary';
-import { ENDPOINT_PATHS, readStreamChunk, requestBody, type HttpEndpoint } from './openai-stream';
+import { ENDPOINT_PATHS, readStreamChunk, requestBodyTemplate, type HttpEndpoint } from './openai-stream';
 import { newRecord, type RequestErrorClass, type RequestRecord } from './request-record';
 import { SseParser } from './sse';
 import type { PromptSource } from './workload';
@@ -224,7 +224,7 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
   const path = `${base.pathname.replace(/\/$/, '')}${ENDPOINT_PATHS[o.endpoint]}`;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: o.stream ? 'text/event-stream' : 'application/json' };
   if (o.api_key) headers.authorization = `Bearer ${o.api_key}`;
-  const bodyOptions = { endpoint: o.endpoint, model: o.model, max_tokens: o.max_tokens, stream: o.stream, ignore_eos: o.ignore_eos };
+  const body = requestBodyTemplate({ endpoint: o.endpoint, model: o.model, max_tokens: o.max_tokens, stream: o.stream, ignore_eos: o.ignore_eos });
 
   const loop = new LoopLagMonitor(10, timers).start();
   const cpu = new CpuMeter(timers);
@@ -244,7 +244,7 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
 
   const state: RunState = {
     timers,
-    histograms: new LatencyHistograms(),
+    histograms: new LatencyHistograms(o.warmup_s > 0),
     send_lag: createUsHistogram(),
     max_send_lag_ms: o.max_send_lag_ms,
     late_sends: 0,
@@ -266,7 +266,7 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
     records.push(record);
     const request = new OneRequest(record, state, intended_s >= steady_from_s, o.request_timeout_ms);
     inFlight.add(request);
-    pool.dispatch({ origin: base.origin, path, method: 'POST', headers, body: requestBody(prompt.text, bodyOptions) }, request);
+    pool.dispatch({ origin: base.origin, path, method: 'POST', headers, body: body(prompt.text) }, request);
   }
 
   /** Whether one more request is due (count and time bounds). */

@@ -25,11 +25,16 @@ export type LatencyName = (typeof LATENCIES)[number];
 /** Histograms a run fills as it goes (ITL per chunk, as chunks arrive) and at each request's end. */
 export class LatencyHistograms {
   readonly raw: Record<LatencyName, Histogram> = newSet();
-  readonly steady: Record<LatencyName, Histogram> = newSet();
+  readonly steady: Record<LatencyName, Histogram>;
+
+  /** `warmup`: false when every request is steady (no warm-up): the two sets are then one. */
+  constructor(warmup = true) {
+    this.steady = warmup ? newSet() : this.raw;
+  }
 
   record(name: LatencyName, value_ms: number, steady: boolean): void {
     recordMs(this.raw[name], value_ms);
-    if (steady) recordMs(this.steady[name], value_ms);
+    if (steady && this.steady !== this.raw) recordMs(this.steady[name], value_ms);
   }
 
   /** A finished request's TTFT, TPOT, E2E and first byte, from its intended start. */

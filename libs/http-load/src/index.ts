@@ -2,7 +2,7 @@ export { runHttpLoad } from './http-run';
 export type { HttpLoad, HttpRunOptions, HttpRunResult } from './http-run';
 export { httpSummary, latencyMs, LatencyHistograms, LATENCIES } from './http-summary';
 export type { HttpSummary, HttpLoadShape, LatencyMs, LatencyName, RawSteady } from './http-summary';
-export { ENDPOINT_PATHS, readStreamChunk, requestBody } from './openai-stream';
+export { ENDPOINT_PATHS, parseStreamChunk, readStreamChunk, requestBody, requestBodyTemplate } from './openai-stream';
 export type { HttpEndpoint, StreamChunk, Usage } from './openai-stream';
 export type { RequestErrorClass, RequestRecord } from './request-record';
 export { SseParser } from './sse';
