@@ -82,4 +82,27 @@ describe('duplex-bench http against the variable-response stub', () => {
     const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8')) as { model: string };
     expect(run.model).toBe('stub');
   });
+
+  it('--processes 2: children split the requests and start at one gate; the merged summary adds them up and pools their histograms', async () => {
+    stub ??= await startHttpStub({ kind: 'variable-response', first_chunk_ms: 50, inter_token_ms: 5, output_len_mean: 10 });
+    const dir = await mkdtemp(join(tmpdir(), 'http-p2-'));
+    const { code, stdout, stderr } = await probe(['--url', stub.url, '--concurrency', '5', '--requests', '31', '--processes', '2', '--output', dir, '--json']);
+    expect(stderr).not.toMatch(/^error/m);
+    expect(code).toBe(0);
+    const merged = JSON.parse(stdout.trim().split('\n').pop() as string) as HttpSummary & { processes: number };
+    const parts = await Promise.all([0, 1].map(async (i) => JSON.parse(await readFile(join(dir, `p${i}`, 'summary.json'), 'utf8')) as HttpSummary));
+    // 31 requests and 5 lanes split 16 + 15 and 3 + 2.
+    expect(parts.map((p) => p.requests.sent)).toEqual([16, 15]);
+    expect(parts.map((p) => p.load.concurrency)).toEqual([3, 2]);
+    expect(merged).toMatchObject({ processes: 2, requests: { sent: 31, completed: 31 }, load: { mode: 'closed', concurrency: 5 } });
+    expect(merged.latency_ms.ttft.raw.count).toBe(31);
+    expect(merged.latency_ms.itl.raw.count).toBe(parts[0].latency_ms.itl.raw.count + parts[1].latency_ms.itl.raw.count);
+    // The pooled max is the larger of the two, to the histograms' 3 significant digits.
+    const max = Math.max(parts[0].latency_ms.ttft.raw.max as number, parts[1].latency_ms.ttft.raw.max as number);
+    expect(Math.abs((merged.latency_ms.ttft.raw.max as number) - max) / max).toBeLessThan(0.002);
+    // Different seeds: the two processes did not send the same prompts.
+    const first = await Promise.all([0, 1].map(async (i) => (await readFile(join(dir, `p${i}`, 'requests.jsonl'), 'utf8')).split('\n')[0]));
+    expect(first[0]).not.toBe(first[1]);
+    expect(stub.stats().completed).toBeGreaterThanOrEqual(31);
+  });
 });

@@ -8,3 +8,4 @@ export type { RequestErrorClass, RequestRecord } from './request-record';
 export { SseParser } from './sse';
 export { datasetPrompts, parseTokenCount, syntheticPrompts } from './workload';
 export type { Prompt, PromptSource, TokenCount } from './workload';
+export { mergeHttpSummaries } from './merge';

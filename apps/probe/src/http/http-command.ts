@@ -1,9 +1,9 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { EXIT, Interrupts, parseFlags, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
-import { datasetPrompts, parseTokenCount, runHttpLoad, syntheticPrompts, type HttpLoad, type HttpSummary, type LatencyMs, type PromptSource } from '@duplex-bench/http-load';
-import { describeHost, projectRevision } from '@duplex-bench/launcher';
+import { datasetPrompts, mergeHttpSummaries, parseTokenCount, runHttpLoad, syntheticPrompts, type HttpLoad, type HttpSummary, type LatencyMs, type PromptSource } from '@duplex-bench/http-load';
+import { describeHost, Launcher, LauncherLink, projectRevision } from '@duplex-bench/launcher';
 import { redactArgv } from '@duplex-bench/session';
 
 export const HTTP_FLAGS = {
@@ -29,7 +29,29 @@ export const HTTP_FLAGS = {
   'max-connections': { kind: 'int', min: 1, default: 1024, group: 'limits', help: 'connections the client may open (one request each at a time)', value: 'N' },
   'max-send-lag-ms': { kind: 'number', min: 0, default: 10, group: 'limits', help: 'a request handed to a connection later than this after its intended start makes the run unqualified', value: 'MS' },
   'allow-unqualified': { kind: 'bool', group: 'limits', help: 'exit 0 even when the client fell behind its schedule' },
+  processes: { kind: 'int', min: 1, default: 1, group: 'load', help: 'client processes on this host, started at one gate; the rate, concurrency and requests are split between them', value: 'N' },
+  'start-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 30, group: 'limits', help: 'with --processes: bound on every process being ready', value: 'S' },
 } as const;
+
+type HttpFlags = ReturnType<typeof parseFlags<typeof HTTP_FLAGS>>;
+
+const MAIN = join(__dirname, '..', `main${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
+
+/** `argv` without the given flags and their values (`--name value` and `--name=value`). */
+function withoutFlags(argv: string[], names: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const name = names.find((n) => argv[i] === `--${n}` || argv[i].startsWith(`--${n}=`));
+    if (!name) out.push(argv[i]);
+    else if (argv[i] === `--${name}`) i++;
+  }
+  return out;
+}
+
+/** `total` split into `parts` whole shares, the first ones one larger. */
+function shares(total: number, parts: number): number[] {
+  return Array.from({ length: parts }, (_, i) => Math.floor(total / parts) + (i < total % parts ? 1 : 0));
+}
 
 const ms = (v: number | null): string => (v === null ? '-' : `${v.toFixed(1)}`);
 const line = (name: string, l: LatencyMs): string =>
@@ -72,11 +94,13 @@ async function firstModel(url: string, headers: Record<string, string>): Promise
 }
 
 async function httpCommand(argv: string[], io: RunIo): Promise<number> {
-  const f = parseFlags(argv, HTTP_FLAGS);
+  const f: HttpFlags = parseFlags(argv, HTTP_FLAGS);
   if (f._.length > 0) throw new UsageError(`unexpected argument "${f._[0]}"`);
   if (argv.some((a) => a === '--rate' || a.startsWith('--rate=')) && f.rate === undefined) throw new UsageError('--rate must be above 0');
   if ((f.rate === undefined) === (f.concurrency === undefined)) throw new UsageError('give one of --rate R (open loop) or --concurrency N (closed loop)');
   if (f.requests === undefined && f.duration === undefined) throw new UsageError('give --requests N and/or --duration S: a run must end by itself');
+  if (f.processes > 1 && f.concurrency !== undefined && f.concurrency < f.processes) throw new UsageError(`--concurrency ${f.concurrency} cannot be split over ${f.processes} processes`);
+  if (f.processes > 1 && f.requests !== undefined && f.requests < f.processes) throw new UsageError(`--requests ${f.requests} cannot be split over ${f.processes} processes`);
   let base: URL;
   try {
     base = new URL(f.url);
@@ -110,6 +134,15 @@ async function httpCommand(argv: string[], io: RunIo): Promise<number> {
     io.stderr.write(`error: cannot create output directory ${f.output}: ${(err as Error).message}\n`);
     return EXIT.failed;
   }
+  if (f.processes > 1) return launchHttp(f, model, api_key, io);
+  const link = LauncherLink.inChild() ? new LauncherLink() : null;
+  const code = await runOne(f, model, api_key, prompts, io, link);
+  link?.done(code);
+  return code;
+}
+
+/** One process's run (alone, or one of a launched run's children: then it starts at the launcher's gate). */
+async function runOne(f: HttpFlags, model: string, api_key: string | undefined, prompts: PromptSource, io: RunIo, link: LauncherLink | null): Promise<number> {
   const load: HttpLoad = f.rate !== undefined ? { mode: 'open', rate_rps: f.rate, arrivals: f.arrivals as 'poisson' | 'constant' } : { mode: 'closed', concurrency: f.concurrency as number };
   const epoch_ms = Date.now(); // only to map the monotonic clock to wall time in run.json
   let interrupt: () => void = () => undefined;
@@ -135,6 +168,7 @@ async function httpCommand(argv: string[], io: RunIo): Promise<number> {
       max_send_lag_ms: f['max-send-lag-ms'],
       seed: f.seed,
       stop,
+      startGate: link ? () => link.ready(0, 0) : undefined,
     });
     const run = {
       command: ['probe', 'http', ...redactArgv(io.argv)],
@@ -163,6 +197,90 @@ async function httpCommand(argv: string[], io: RunIo): Promise<number> {
   } finally {
     signals.dispose();
   }
+}
+
+/**
+ * `http --processes N`: N children through the launcher, each with its share of the rate (or the
+ * concurrency) and of the requests and its own seed, all starting at one gate; each writes under
+ * `p<i>/`, and the parent writes the merged summary and run.json at the top.
+ */
+async function launchHttp(f: HttpFlags, model: string, api_key: string | undefined, io: RunIo): Promise<number> {
+  const n = f.processes;
+  const concurrency = f.concurrency === undefined ? null : shares(f.concurrency, n);
+  const requests = f.requests === undefined ? null : shares(f.requests, n);
+  const base = withoutFlags(io.argv, ['rate', 'concurrency', 'requests', 'seed', 'output', 'processes', 'model', 'api-key', 'quiet']);
+  const per_request_s = f['request-timeout-s'];
+  const longest_s = f.duration ?? (f.rate !== undefined ? (f.requests as number) / f.rate : per_request_s * Math.ceil((f.requests as number) / (f.concurrency as number)));
+  const launcher = new Launcher({
+    module: MAIN,
+    count: n,
+    args: (i) => [
+      'http',
+      ...base,
+      ...(f.rate !== undefined ? ['--rate', String(f.rate / n)] : ['--concurrency', String(concurrency?.[i])]),
+      ...(requests ? ['--requests', String(requests[i])] : []),
+      '--seed', String(f.seed + i),
+      '--model', model,
+      '--output', join(f.output, `p${i}`),
+      '--quiet',
+    ],
+    env: api_key ? { OPENAI_API_KEY: api_key } : undefined,
+    start_timeout_ms: f['start-timeout-s'] * 1000,
+    run_timeout_ms: (longest_s + per_request_s + 60) * 1000,
+    onStderr: (i, line) => {
+      if (line.startsWith('error') || line.startsWith('warning')) io.stderr.write(`[p${i}] ${line}\n`);
+    },
+  });
+  io.stderr.write(`launching ${n} processes to ${f.url} (model ${model})\n`);
+  const signals = new Interrupts(io, 'stopping every process; each writes its summary', () => launcher.interrupt());
+  let result;
+  try {
+    result = await launcher.run();
+  } finally {
+    signals.dispose();
+  }
+  if (result.start_failure) {
+    io.stderr.write(`error: process ${result.start_failure.index} ${result.start_failure.reason}\n`);
+    return EXIT.failed;
+  }
+  const parts: HttpSummary[] = [];
+  const died: string[] = [];
+  for (const c of result.children) {
+    try {
+      parts.push(JSON.parse(await readFile(join(f.output, `p${c.index}`, 'summary.json'), 'utf8')) as HttpSummary);
+    } catch {
+      died.push(`process ${c.index} ${c.failure ?? 'left no summary'}`);
+    }
+  }
+  if (parts.length === 0) {
+    for (const d of died) io.stderr.write(`error: ${d}\n`);
+    return EXIT.failed;
+  }
+  const summary = mergeHttpSummaries(parts);
+  if (died.length > 0) {
+    summary.qualified = false;
+    summary.unqualified_reason = died.join('; ');
+  }
+  summary.interrupted ||= signals.interrupted;
+  const run = {
+    command: ['probe', 'http', ...redactArgv(io.argv)],
+    url: f.url,
+    model,
+    processes: n,
+    gate_s: result.gate_s,
+    host: await describeHost(),
+    project: await projectRevision(process.cwd()),
+    children: result.children,
+  };
+  await writeFile(join(f.output, 'summary.json'), JSON.stringify(summary, null, 1));
+  await writeFile(join(f.output, 'run.json'), JSON.stringify(run, null, 1));
+  io.stdout.write(`${renderHttpSummary(summary, f.output)}\nprocesses: ${n}, CPU ${summary.cpu_cores_per_process.map((c) => c.total.toFixed(2)).join(' + ')} cores\n`);
+  io.emit?.(summary);
+  for (const d of died) io.stderr.write(`error: ${d}\n`);
+  if (died.length > 0) return EXIT.failed;
+  if (summary.interrupted) return EXIT.interrupted;
+  if (!summary.qualified && !f['allow-unqualified']) return EXIT.unqualified;
+  return EXIT.ok;
 }
 
 export const HTTP_COMMAND: CliCommand = {

@@ -73,7 +73,8 @@ describe('runHttpLoad against the stubs', () => {
     stub = await startHttpStub({ kind: 'variable-response', first_chunk_ms: 5000, first_chunk_spread: 0 });
     const { summary, records } = await runHttpLoad(options(stub.url, { requests: 2, request_timeout_ms: 300 }));
     expect(summary.requests.errors).toEqual({ timeout: 2 });
-    for (const r of records) expect(((r.end_s as number) - r.intended_s) * 1000).toBeGreaterThanOrEqual(299);
+    // Node's timers may fire a millisecond or two before the monotonic clock says they are due.
+    for (const r of records) expect(((r.end_s as number) - r.intended_s) * 1000).toBeGreaterThanOrEqual(297);
   });
 
   it('says the client fell behind when its loop stalls: a request sent late makes the run unqualified', async () => {
@@ -121,6 +122,7 @@ describe('runHttpLoad against a misbehaving server', () => {
     let n = 0;
     const url = await serve((req, res) => {
       req.resume();
+      if (req.method !== 'POST') return void res.writeHead(404).end(); // the client's warm-up GET /v1/models
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const k = n++;
       res.write('data: {"choices":[{"delta":{"content":"a"}}]}\n\n');
