@@ -11,15 +11,20 @@ const MAIN = join(__dirname, '..', 'src', 'main.ts');
 
 /** Runs `duplex-bench http` as a user would (node + tsx), bounded in time. */
 function probe(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return cli(['http', ...args]);
+}
+
+/** Runs any probe command, bounded in time (killed, by PID, past 45 s). */
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'http', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`http ${args.join(' ')} did not exit within 45 s`));
+      reject(new Error(`${args.join(' ')} did not exit within 45 s`));
     }, 45_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -61,9 +66,11 @@ describe('duplex-bench http against the variable-response stub', () => {
     const dir = await mkdtemp(join(tmpdir(), 'http-'));
     const { code, stdout, stderr } = await probe(['--url', stub.url, '--rate', '50', '--duration', '8', '--warmup-s', '1', '--output', dir, '--json']);
     expect(stderr).not.toMatch(/error/);
-    expect(code).toBe(0);
     const summary = JSON.parse(stdout.trim().split('\n').pop() as string) as HttpSummary;
+    // Says why when it is not (a stalled host shows here, by name).
+    expect(summary.unqualified_reason).toBeNull();
     expect(summary.qualified).toBe(true);
+    expect(code).toBe(0);
     expect(summary.requests.failed).toBe(0);
     expect(summary.requests.sent).toBeGreaterThan(300); // Poisson at 50/s over 8 s: 400 expected
     const ttft = summary.latency_ms.ttft.steady.p50 as number;
@@ -86,7 +93,8 @@ describe('duplex-bench http against the variable-response stub', () => {
   it('--processes 2: children split the requests and start at one gate; the merged summary adds them up and pools their histograms', async () => {
     stub ??= await startHttpStub({ kind: 'variable-response', first_chunk_ms: 50, inter_token_ms: 5, output_len_mean: 10 });
     const dir = await mkdtemp(join(tmpdir(), 'http-p2-'));
-    const { code, stdout, stderr } = await probe(['--url', stub.url, '--concurrency', '5', '--requests', '31', '--processes', '2', '--output', dir, '--json']);
+    // What is tested is the split and the merge, not the pacing: a late send on a busy host is allowed.
+    const { code, stdout, stderr } = await probe(['--url', stub.url, '--concurrency', '5', '--requests', '31', '--processes', '2', '--output', dir, '--json', '--allow-unqualified']);
     expect(stderr).not.toMatch(/^error/m);
     expect(code).toBe(0);
     const merged = JSON.parse(stdout.trim().split('\n').pop() as string) as HttpSummary & { processes: number };
@@ -104,5 +112,11 @@ describe('duplex-bench http against the variable-response stub', () => {
     const first = await Promise.all([0, 1].map(async (i) => (await readFile(join(dir, `p${i}`, 'requests.jsonl'), 'utf8')).split('\n')[0]));
     expect(first[0]).not.toBe(first[1]);
     expect(stub.stats().completed).toBeGreaterThanOrEqual(31);
+    // `merge` of the two process directories gives the same pooled figures.
+    const again = await cli(['merge', join(dir, 'p0'), join(dir, 'p1'), '--output', join(dir, 'merged'), '--json']);
+    expect(again.code).toBe(merged.qualified ? 0 : 3);
+    const remerged = JSON.parse(again.stdout.trim().split('\n').pop() as string) as HttpSummary;
+    expect(remerged.requests).toEqual(merged.requests);
+    expect(remerged.latency_ms).toEqual(merged.latency_ms);
   });
 });

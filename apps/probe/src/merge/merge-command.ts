@@ -1,7 +1,9 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseFlags, UsageError } from '@duplex-bench/cli';
 import { buildMergedSummary, mergeDuplex, readRunForMerge, type MergedSummary } from '@duplex-bench/session';
+import { mergeHttpSummaries, type HttpSummary } from '@duplex-bench/http-load';
+import { renderHttpSummary } from '../http/http-command';
 import { renderDuplex } from '../render';
 
 export const MERGE_FLAGS = {
@@ -26,6 +28,11 @@ export async function mergeCommand(argv: string[], io: { stdout: { write(s: stri
   const flags = parseFlags(argv, MERGE_FLAGS);
   const dirs = flags._;
   if (dirs.length === 0) throw new UsageError('probe merge needs at least one run directory');
+  const kinds = await Promise.all(dirs.map(async (d) => (JSON.parse(await readFile(join(d, 'summary.json'), 'utf8').catch(() => '{}')) as { kind?: string }).kind));
+  if (kinds.some((k) => k === 'http')) {
+    if (!kinds.every((k) => k === 'http')) throw new UsageError('probe merge takes runs of one kind: these mix http runs with realtime runs');
+    return mergeHttpRuns(dirs, flags.output, io);
+  }
   const runs = await Promise.all(dirs.map(readRunForMerge));
   const summary = buildMergedSummary(dirs, runs);
   await mkdir(flags.output, { recursive: true });
@@ -33,6 +40,17 @@ export async function mergeCommand(argv: string[], io: { stdout: { write(s: stri
   if (duplex) summary.duplex = duplex;
   await writeFile(join(flags.output, 'summary.json'), JSON.stringify(summary, null, 1));
   io.stdout.write(`${renderMerged(summary, flags.output)}\n`);
+  io.emit?.(summary);
+  return summary.qualified ? 0 : 3;
+}
+
+/** `merge` of `http` runs: histograms pooled, counts added (`mergeHttpSummaries`). */
+async function mergeHttpRuns(dirs: string[], output: string, io: { stdout: { write(s: string): unknown }; emit?(summary: unknown): void }): Promise<number> {
+  const parts = await Promise.all(dirs.map(async (d) => JSON.parse(await readFile(join(d, 'summary.json'), 'utf8')) as HttpSummary));
+  const summary = mergeHttpSummaries(parts);
+  await mkdir(output, { recursive: true });
+  await writeFile(join(output, 'summary.json'), JSON.stringify(summary, null, 1));
+  io.stdout.write(`${renderHttpSummary(summary, output)}\n`);
   io.emit?.(summary);
   return summary.qualified ? 0 : 3;
 }
