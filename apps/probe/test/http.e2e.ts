@@ -64,7 +64,11 @@ describe('duplex-bench http against the variable-response stub', () => {
     // The stub's first-chunk time is lognormal with mean 200 ms and cov 0.2: its median is 200/sqrt(1.04) = 196 ms.
     stub = await startHttpStub({ kind: 'variable-response', first_chunk_ms: 200, first_chunk_spread: 0.2, inter_token_ms: 20, output_len_mean: 30, output_len_spread: 0.3 });
     const dir = await mkdtemp(join(tmpdir(), 'http-'));
-    const { code, stdout, stderr } = await probe(['--url', stub.url, '--rate', '50', '--duration', '8', '--warmup-s', '1', '--output', dir, '--json']);
+    // The default 10 ms send-lag bound qualified in the README's 30 s run and the correctness
+    // benchmark; here 25 ms leaves room for a shared test host's scheduler (two of about a dozen runs
+    // of this file failed right after lint or type-checking had run beside it). TTFT and ITL are what
+    // this test is for; when it is unqualified anyway, the assertion below names the reason.
+    const { code, stdout, stderr } = await probe(['--url', stub.url, '--rate', '50', '--duration', '8', '--warmup-s', '1', '--output', dir, '--json', '--max-send-lag-ms', '25']);
     expect(stderr).not.toMatch(/error/);
     const summary = JSON.parse(stdout.trim().split('\n').pop() as string) as HttpSummary;
     // Says why when it is not (a stalled host shows here, by name).
