@@ -43,7 +43,7 @@ module.exports = [
             },
             { sourceTag: lib('experiments'), onlyDependOnLibsWithTags: [lib('cli'), lib('pacer'), lib('launcher'), lib('session')] },
             { sourceTag: lib('http-load'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics')] },
-            { sourceTag: lib('report'), onlyDependOnLibsWithTags: [lib('cli'), lib('pacer'), lib('metrics'), lib('experiments')] },
+            { sourceTag: lib('report'), onlyDependOnLibsWithTags: [lib('cli'), lib('pacer'), lib('metrics'), lib('experiments'), lib('http-load')] },
           ],
         },
       ],

@@ -62,5 +62,5 @@ export const PROBE_COMMANDS: CliCommand[] = [
   REPORT_COMMAND,
   withReport(SWEEP_COMMAND),
   COMPARE_COMMAND,
-  HTTP_COMMAND,
+  withReport(HTTP_COMMAND),
 ];

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHttpStub, type HttpStub } from '@duplex-bench/mock-servers';
@@ -53,6 +53,26 @@ describe('duplex-bench http, bad input', () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/^error: cannot reach http:\/\/127\.0\.0\.1:9\/v1\/models: .*ECONNREFUSED/m);
     expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('duplex-bench http --processes, a child that fails before the gate', () => {
+  it('ends within the start bound, naming the process and its reason; the others are stopped', async () => {
+    const stub = await startHttpStub({ kind: 'max-throughput', output_length: 10 });
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'http-fail-'));
+      // p1 is a file, so process 1 cannot create its output directory and exits before the gate.
+      await writeFile(join(dir, 'p1'), 'not a directory');
+      const t0 = Date.now();
+      const { code, stderr } = await probe(['--url', stub.url, '--rate', '10', '--duration', '30', '--processes', '2', '--output', dir, '--start-timeout-s', '20']);
+      expect(code).toBe(1);
+      expect(stderr).toMatch(/error: process 1 exited before the start gate \(1\): cannot create output directory/);
+      expect(Date.now() - t0).toBeLessThan(20_000);
+      // Nothing was sent: no process passed the gate.
+      expect(stub.stats().requests).toBe(0);
+    } finally {
+      await stub.close();
+    }
   });
 });
 

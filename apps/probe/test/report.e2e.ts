@@ -3,7 +3,7 @@ import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
+import { startHttpStub, startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import { probe } from './in-process.spec-helpers';
 
 jest.setTimeout(90_000);
@@ -96,6 +96,24 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     expect(recPage.errors).toEqual([]);
     expect(recPage.rows).toBe(8);
     expect(await readFile(join(rec, 'report.html'), 'utf8')).toContain('duplex-bench recording');
+  });
+
+  it('http --report: the verdict, the percentile table, and TTFT, E2E and send lag of every request drawn', async () => {
+    const stub = await startHttpStub({ kind: 'variable-response', first_chunk_ms: 50, inter_token_ms: 5, output_len_mean: 10 });
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'report-http-'));
+      const { code } = await probe(['http', '--url', stub.url, '--rate', '40', '--requests', '60', '--output', dir, '--quiet', '--report', '--allow-unqualified']);
+      expect(code).toBe(0);
+      const page = await open(join(dir, 'report.html'));
+      expect(page.errors).toEqual([]);
+      expect(page.canvases).toHaveLength(2);
+      expect(page.canvases.filter((drawn) => drawn === 0)).toEqual([]);
+      expect(page.verdict).toMatch(/QUALIFIED/);
+      expect(await readFile(join(dir, 'report.html'), 'utf8')).toContain('<td>TTFT</td><td>steady</td><td>60</td>');
+      process.stderr.write(`http report screenshot: ${page.shot}\n`);
+    } finally {
+      await stub.close();
+    }
   });
 
   it('a sweep directory: its capacity first, one chart per SLO term with the capacity marked, one row per count', async () => {

@@ -6,3 +6,5 @@ export { escapeHtml, page, renderReportHtml } from './report-html';
 export { loadSweepReport, renderSweepHtml } from './sweep-report';
 export type { SweepReportData } from './sweep-report';
 export { withReport } from './with-report';
+export { loadHttpReport, renderHttpHtml } from './http-report';
+export type { HttpReportData } from './http-report';

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { loadHttpReport, renderHttpHtml } from './http-report';
 import { loadReport } from './report-data';
 import { renderReportHtml } from './report-html';
 import { loadSweepReport, renderSweepHtml } from './sweep-report';
@@ -13,11 +14,12 @@ export interface ReportOptions {
   bin_s?: number;
 }
 
-/** Writes the report of the run, recording, merged run or sweep in `dir` and returns its path. */
+/** Writes the report of the run, recording, merged run, sweep or http run in `dir` and returns its path. */
 export async function writeReport(dir: string, options: ReportOptions = {}): Promise<string> {
   const path = options.output ?? join(dir, 'report.html');
-  // A sweep directory gets the capacity page; any other run its run page.
+  // A sweep directory gets the capacity page, an http run its requests page; any other run its run page.
   const sweep = await loadSweepReport(dir);
-  await writeFile(path, sweep ? renderSweepHtml(sweep) : renderReportHtml(await loadReport(dir, { mock_stats: options.mock_stats, bin_s: options.bin_s })));
+  const http = sweep ? null : await loadHttpReport(dir);
+  await writeFile(path, sweep ? renderSweepHtml(sweep) : http ? renderHttpHtml(http) : renderReportHtml(await loadReport(dir, { mock_stats: options.mock_stats, bin_s: options.bin_s })));
   return path;
 }
