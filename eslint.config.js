@@ -42,7 +42,7 @@ module.exports = [
               onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics'), lib('launcher'), lib('cli')],
             },
             { sourceTag: lib('experiments'), onlyDependOnLibsWithTags: [lib('cli'), lib('pacer'), lib('launcher'), lib('session')] },
-            { sourceTag: lib('http-load'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics')] },
+            { sourceTag: lib('http-load'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics'), lib('launcher')] },
             { sourceTag: lib('report'), onlyDependOnLibsWithTags: [lib('cli'), lib('pacer'), lib('metrics'), lib('experiments'), lib('http-load')] },
           ],
         },

@@ -9,3 +9,6 @@ export { SseParser } from './sse';
 export { datasetPrompts, parseTokenCount, syntheticPrompts } from './workload';
 export type { Prompt, PromptSource, TokenCount } from './workload';
 export { mergeHttpSummaries } from './merge';
+export { firstModel } from './openai-stream';
+export { launchHttpProcesses, shares, withoutFlags } from './launch';
+export type { HttpLaunchOptions } from './launch';

@@ -1,3 +1,4 @@
+import { request } from 'undici';
 /** The two OpenAI-compatible streaming endpoints. */
 export type HttpEndpoint = 'chat' | 'completions';
 
@@ -116,4 +117,18 @@ export function requestBodyTemplate(o: RequestBodyOptions): (prompt: string) => 
   const head = whole.slice(0, at);
   const tail = whole.slice(at + quoted.length);
   return (prompt) => head + JSON.stringify(prompt) + tail;
+}
+
+/** The server's first model (`GET /v1/models`), or a one-line reason it cannot be had. */
+export async function firstModel(url: string, headers: Record<string, string>): Promise<{ model: string } | { error: string }> {
+  const at = `${url.replace(/\/$/, '')}/v1/models`;
+  try {
+    const res = await request(at, { headers, headersTimeout: 10_000, bodyTimeout: 10_000 });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) return { error: `${at} answered ${res.statusCode}; give --model` };
+    const id = (JSON.parse(text) as { data?: Array<{ id?: unknown }> }).data?.[0]?.id;
+    return typeof id === 'string' ? { model: id } : { error: `${at} lists no model; give --model` };
+  } catch (err) {
+    return { error: `cannot reach ${at}: ${(err as Error).message || (err as { code?: string }).code}` };
+  }
 }

@@ -41,5 +41,7 @@ export type { DialectOptions } from './dialect-options';
 export { packetSizeOr, resolvePacketSize } from './packet-size';
 export type { PacketSize } from './packet-size';
 export { openAll, openFirstThenAll, removeTrace, runPackets, sessionsFile } from './open-sessions';
+export { parseShard, shardSessions, startAtGate } from './shard';
+export type { Shard } from './shard';
 export { postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets } from './recording/recording';
 export type { Invocation } from './recording/recording';

@@ -1,9 +1,8 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { EXIT, Interrupts, parseFlags, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
-import { datasetPrompts, mergeHttpSummaries, parseTokenCount, runHttpLoad, syntheticPrompts, type HttpLoad, type HttpSummary, type LatencyMs, type PromptSource } from '@duplex-bench/http-load';
-import { describeHost, Launcher, LauncherLink, projectRevision } from '@duplex-bench/launcher';
+import { datasetPrompts, firstModel, launchHttpProcesses, parseTokenCount, runHttpLoad, syntheticPrompts, type HttpLoad, type HttpSummary, type LatencyMs, type PromptSource } from '@duplex-bench/http-load';
+import { describeHost, LauncherLink, projectRevision } from '@duplex-bench/launcher';
 import { redactArgv } from '@duplex-bench/session';
 
 export const HTTP_FLAGS = {
@@ -37,22 +36,6 @@ type HttpFlags = ReturnType<typeof parseFlags<typeof HTTP_FLAGS>>;
 
 const MAIN = join(__dirname, '..', `main${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
 
-/** `argv` without the given flags and their values (`--name value` and `--name=value`). */
-function withoutFlags(argv: string[], names: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const name = names.find((n) => argv[i] === `--${n}` || argv[i].startsWith(`--${n}=`));
-    if (!name) out.push(argv[i]);
-    else if (argv[i] === `--${name}`) i++;
-  }
-  return out;
-}
-
-/** `total` split into `parts` whole shares, the first ones one larger. */
-function shares(total: number, parts: number): number[] {
-  return Array.from({ length: parts }, (_, i) => Math.floor(total / parts) + (i < total % parts ? 1 : 0));
-}
-
 const ms = (v: number | null): string => (v === null ? '-' : `${v.toFixed(1)}`);
 const line = (name: string, l: LatencyMs): string =>
   `${name.padEnd(10)} p50 ${ms(l.p50)}  p90 ${ms(l.p90)}  p95 ${ms(l.p95)}  p99 ${ms(l.p99)}  p99.9 ${ms(l.p99_9)}  max ${ms(l.max)}  (n ${l.count})`;
@@ -77,20 +60,6 @@ export function renderHttpSummary(s: HttpSummary, output: string): string {
   ]
     .filter((l) => l !== '')
     .join('\n');
-}
-
-/** The server's first model, or a one-line reason it cannot be reached. */
-async function firstModel(url: string, headers: Record<string, string>): Promise<{ model: string } | { error: string }> {
-  const at = `${url.replace(/\/$/, '')}/v1/models`;
-  try {
-    const res = await request(at, { headers, headersTimeout: 10_000, bodyTimeout: 10_000 });
-    const text = await res.body.text();
-    if (res.statusCode !== 200) return { error: `${at} answered ${res.statusCode}; give --model` };
-    const id = (JSON.parse(text) as { data?: Array<{ id?: unknown }> }).data?.[0]?.id;
-    return typeof id === 'string' ? { model: id } : { error: `${at} lists no model; give --model` };
-  } catch (err) {
-    return { error: `cannot reach ${at}: ${(err as Error).message || (err as { code?: string }).code}` };
-  }
 }
 
 async function httpCommand(argv: string[], io: RunIo): Promise<number> {
@@ -199,84 +168,27 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
   }
 }
 
-/**
- * `http --processes N`: N children through the launcher, each with its share of the rate (or the
- * concurrency) and of the requests and its own seed, all starting at one gate; each writes under
- * `p<i>/`, and the parent writes the merged summary and run.json at the top.
- */
+/** `http --processes N`: the children's run through the launcher; the pooled summary and run.json at the top. */
 async function launchHttp(f: HttpFlags, model: string, api_key: string | undefined, io: RunIo): Promise<number> {
-  const n = f.processes;
-  const concurrency = f.concurrency === undefined ? null : shares(f.concurrency, n);
-  const requests = f.requests === undefined ? null : shares(f.requests, n);
-  const base = withoutFlags(io.argv, ['rate', 'concurrency', 'requests', 'seed', 'output', 'processes', 'model', 'api-key', 'quiet']);
-  const per_request_s = f['request-timeout-s'];
-  const longest_s = f.duration ?? (f.rate !== undefined ? (f.requests as number) / f.rate : per_request_s * Math.ceil((f.requests as number) / (f.concurrency as number)));
-  const launcher = new Launcher({
-    module: MAIN,
-    count: n,
-    args: (i) => [
-      'http',
-      ...base,
-      ...(f.rate !== undefined ? ['--rate', String(f.rate / n)] : ['--concurrency', String(concurrency?.[i])]),
-      ...(requests ? ['--requests', String(requests[i])] : []),
-      '--seed', String(f.seed + i),
-      '--model', model,
-      '--output', join(f.output, `p${i}`),
-      '--quiet',
-    ],
-    env: api_key ? { OPENAI_API_KEY: api_key } : undefined,
-    start_timeout_ms: f['start-timeout-s'] * 1000,
-    run_timeout_ms: (longest_s + per_request_s + 60) * 1000,
-    onStderr: (i, line) => {
-      if (line.startsWith('error') || line.startsWith('warning')) io.stderr.write(`[p${i}] ${line}\n`);
-    },
-  });
-  io.stderr.write(`launching ${n} processes to ${f.url} (model ${model})\n`);
-  const signals = new Interrupts(io, 'stopping every process; each writes its summary', () => launcher.interrupt());
-  let result;
-  try {
-    result = await launcher.run();
-  } finally {
-    signals.dispose();
-  }
+  io.stderr.write(`launching ${f.processes} processes to ${f.url} (model ${model})\n`);
+  let signals: Interrupts | null = null;
+  const options = { module: MAIN, processes: f.processes, argv: io.argv, output: f.output, model, api_key, seed: f.seed, rate: f.rate, concurrency: f.concurrency, requests: f.requests, duration_s: f.duration };
+  const { result, summary, died } = await launchHttpProcesses(
+    { ...options, request_timeout_s: f['request-timeout-s'], start_timeout_s: f['start-timeout-s'], onStderr: (i, line) => /^(error|warning)/.test(line) && io.stderr.write(`[p${i}] ${line}\n`) },
+    (stop) => (signals = new Interrupts(io, 'stopping every process; each writes its summary', stop)),
+  ).finally(() => signals?.dispose());
   if (result.start_failure) {
     io.stderr.write(`error: process ${result.start_failure.index} ${result.start_failure.reason}\n`);
     return EXIT.failed;
   }
-  const parts: HttpSummary[] = [];
-  const died: string[] = [];
-  for (const c of result.children) {
-    try {
-      parts.push(JSON.parse(await readFile(join(f.output, `p${c.index}`, 'summary.json'), 'utf8')) as HttpSummary);
-    } catch {
-      died.push(`process ${c.index} ${c.failure ?? 'left no summary'}`);
-    }
-  }
-  if (parts.length === 0) {
-    for (const d of died) io.stderr.write(`error: ${d}\n`);
-    return EXIT.failed;
-  }
-  const summary = mergeHttpSummaries(parts);
-  if (died.length > 0) {
-    summary.qualified = false;
-    summary.unqualified_reason = died.join('; ');
-  }
-  summary.interrupted ||= signals.interrupted;
-  const run = {
-    command: ['probe', 'http', ...redactArgv(io.argv)],
-    url: f.url,
-    model,
-    processes: n,
-    gate_s: result.gate_s,
-    host: await describeHost(),
-    project: await projectRevision(process.cwd()),
-    children: result.children,
-  };
+  for (const d of died) io.stderr.write(`error: ${d}\n`);
+  if (!summary) return EXIT.failed;
+  summary.interrupted ||= (signals as Interrupts | null)?.interrupted ?? false;
+  const run = { command: ['probe', 'http', ...redactArgv(io.argv)], url: f.url, model, processes: f.processes, gate_s: result.gate_s, host: await describeHost(), project: await projectRevision(process.cwd()), children: result.children };
   await writeFile(join(f.output, 'summary.json'), JSON.stringify(summary, null, 1));
   await writeFile(join(f.output, 'run.json'), JSON.stringify(run, null, 1));
-  io.stdout.write(`${renderHttpSummary(summary, f.output)}\nprocesses: ${n}, CPU ${summary.cpu_cores_per_process.map((c) => c.total.toFixed(2)).join(' + ')} cores\n`);
+  io.stdout.write(`${renderHttpSummary(summary, f.output)}\nprocesses: ${f.processes}, CPU ${summary.cpu_cores_per_process.map((c) => c.total.toFixed(2)).join(' + ')} cores\n`);
   io.emit?.(summary);
-  for (const d of died) io.stderr.write(`error: ${d}\n`);
   if (died.length > 0) return EXIT.failed;
   if (summary.interrupted) return EXIT.interrupted;
   if (!summary.qualified && !f['allow-unqualified']) return EXIT.unqualified;

@@ -284,3 +284,42 @@ describe('probe run against the model mock', () => {
     }
   });
 });
+
+describe('probe run --shard and --start-at', () => {
+  let mock: MockServer;
+  beforeAll(async () => {
+    mock = await startMockServer({ port: 0 });
+  });
+  afterAll(() => mock.close());
+
+  /** One shard's run, in this process; its run.json and session ids. */
+  async function shard(dir: string, flags: string[]) {
+    let stderr = '';
+    const io = { stdout: { write: () => true }, stderr: { write: (s: string) => (stderr += s), isTTY: false }, signals: new EventEmitter(), exitNow: () => undefined, argv: flags };
+    const code = await runCommand(parseRunOptions(['--url', mock.url, '--output', dir, '--quiet', '--concurrency', '5', '--duration', '0.8', ...flags]), io);
+    return { code, stderr };
+  }
+
+  it('two shards at one --start-at: disjoint global session ids that make up the whole, one start instant, each under shard-I', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shards-'));
+    const at = Date.now() + 1500;
+    const results = await Promise.all(['0/2', '1/2'].map((s) => shard(dir, ['--shard', s, '--start-at', String(at)])));
+    expect(results.map((r) => r.code)).toEqual([0, 0]);
+    const runs = await Promise.all([0, 1].map(async (i) => JSON.parse(await readFile(join(dir, `shard-${i}`, 'run.json'), 'utf8')) as { gate_s: number; gate_clock: { monotonic_s: number; epoch_ms: number }; layout: Record<string, unknown> }));
+    const ids = await Promise.all([0, 1].map(async (i) => (JSON.parse(await readFile(join(dir, `shard-${i}`, 'sessions.json'), 'utf8')) as { sessions: Array<{ id: string }> }).sessions.map((x) => x.id).sort()));
+    expect(ids).toEqual([['s0', 's1', 's2'], ['s3', 's4']]);
+    expect(runs.map((r) => r.layout.shard)).toEqual(['0/2', '1/2']);
+    // Both gates are the same wall-clock instant, read through each shard's own clock pair (Date.now has 1 ms steps).
+    for (const r of runs) expect(Math.abs(r.gate_clock.epoch_ms + (r.gate_s - r.gate_clock.monotonic_s) * 1000 - at)).toBeLessThan(1e-3);
+    expect(Math.abs(runs[0].gate_s - runs[1].gate_s) * 1000).toBeLessThan(2);
+  });
+
+  it('a shard ready after --start-at fails with the reason, streams nothing, and exits 1', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shard-late-'));
+    const appends = mock.stats().appends;
+    const { code, stderr } = await shard(dir, ['--shard', '0/2', '--start-at', String(Date.now() - 50)]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/error: ready \d+ ms after --start-at \d+: not starting late/);
+    expect(mock.stats().appends).toBe(appends);
+  });
+});

@@ -20,6 +20,7 @@ import {
   runPackets,
   SendBarrier,
   sessionsFile,
+  startAtGate,
 } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { renderRunSummary } from '../render';
@@ -89,6 +90,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       packet_ms_source: size.source,
       duration_s: opts.duration_s,
       trace: opts.trace,
+      ...(opts.shard ? { shard: `${opts.shard.index}/${opts.shard.count}`, first_session: opts.first_session, sessions_total: opts.sessions_total } : {}),
+      ...(opts.start_at_ms !== undefined ? { start_at_epoch_ms: opts.start_at_ms } : {}),
     },
     host: await describeHost(),
     project: await projectRevision(process.cwd()),
@@ -96,6 +99,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     started_s,
     ended_s: null as number | null,
     gate_s: null as number | null,
+    /** With --start-at: the (monotonic, wall) pair the gate was mapped from. */
+    gate_clock: null as { monotonic_s: number; epoch_ms: number } | null,
     load: { client_loop: { max_lag_ms: null as number | null, lags_over_80ms: 0 } },
   };
   const checkpoint = writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1)).catch(() => undefined);
@@ -104,9 +109,9 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
 
   const writer = new TraceWriter({ root: opts.output, mode: opts.trace, ...hooks.writer });
   measures.timeline.watchBacklog(() => writer.backlogBytes);
-  const width = String(opts.concurrency - 1).length;
+  const width = String(opts.sessions_total - 1).length;
   const sessions = Array.from({ length: opts.concurrency }, (_, i) => {
-    const id = `s${String(i).padStart(width, '0')}`;
+    const id = `s${String(opts.first_session + i).padStart(width, '0')}`;
     return new RealtimeSession(id, ctx, writer.openSession(id));
   });
 
@@ -128,10 +133,17 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
 
     ctx.allSent?.expect(opened.length);
     // A launched child takes the launcher's start time, unless it is interrupted while waiting for it.
+    const at = opts.start_at_ms === undefined ? null : startAtGate(opts.start_at_ms, clock);
+    if (at && at.late_ms > 0) {
+      io.stderr.write(`error: ready ${at.late_ms} ms after --start-at ${opts.start_at_ms}: not starting late\n`);
+      await Promise.all(opened.map((s) => s.abandon(new Error('ready after --start-at'))));
+      return EXIT.failed;
+    }
     const gate_s = hooks.startGate
       ? await Promise.race([hooks.startGate(opened.length, failed.length), firstValueFrom(stop$).then(() => clock.now_s())])
-      : clock.now_s() + GATE_MARGIN_S;
+      : (at?.gate_s ?? clock.now_s() + GATE_MARGIN_S);
     runJson.gate_s = gate_s;
+    runJson.gate_clock = at?.pair ?? null;
     pacing.setSteadyFrom(gate_s + opts.warmup_s);
     const starts = spreadStarts(gate_s, opened.length, opts.start_spread_ms);
     if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, gate_s, opts.duration_s / 2, opts.packet_ms, opts.inject_stall_ms);

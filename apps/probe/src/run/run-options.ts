@@ -1,11 +1,13 @@
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import type { DialectOptions } from '@duplex-bench/session';
+import { parseShard, shardSessions, type DialectOptions, type Shard } from '@duplex-bench/session';
 import { DIALECT_FLAGS, parseDialectOptions } from './dialect-options';
 
 export const RUN_FLAGS = {
   url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
   ...DIALECT_FLAGS,
-  concurrency: { kind: 'int', min: 1, required: true, group: 'load', help: 'sessions in this process', value: 'N' },
+  concurrency: { kind: 'int', min: 1, required: true, group: 'load', help: 'sessions in this process (with --shard: in all shards together)', value: 'N' },
+  shard: { kind: 'string', group: 'load', help: 'run shard I of N: its share of --concurrency, global session ids, output under OUTPUT/shard-I', value: 'I/N' },
+  'start-at': { kind: 'number', min: 0, group: 'load', help: 'start streaming at this wall-clock instant (epoch ms), each shard on its own monotonic clock after it; a shard ready later fails', value: 'EPOCH_MS' },
   duration: { kind: 'number', min: 0, exclusive: true, required: true, group: 'load', help: 'audio per session, seconds', value: 'S' },
   output: { kind: 'string', required: true, group: 'output', help: 'run directory (created)', value: 'DIR' },
   processes: { kind: 'int', min: 1, default: 1, group: 'load', help: 'child processes, each with --concurrency sessions', value: 'N' },
@@ -27,7 +29,12 @@ export const RUN_FLAGS = {
 
 export interface RunOptions extends DialectOptions {
   url: string;
+  /** Sessions of this run (a shard's share); their ids count from `first_session` of `sessions_total`. */
   concurrency: number;
+  first_session: number;
+  sessions_total: number;
+  shard?: Shard;
+  start_at_ms?: number;
   processes: number;
   duration_s: number;
   output: string;
@@ -63,13 +70,22 @@ export function parseRunOptions(argv: string[]): RunOptions {
     throw new UsageError(`--url must start with ws:// or wss://, got "${f.url}"`);
   }
   const dialect = parseDialectOptions(f);
+  const shard = f.shard === undefined ? undefined : parseShard(f.shard);
+  if (shard === null) throw new UsageError(`--shard must be I/N with 0 <= I < N, got "${f.shard}"`);
+  if (shard && shard.count > f.concurrency) throw new UsageError(`--concurrency ${f.concurrency} cannot be split over ${shard.count} shards`);
+  if ((shard || f['start-at'] !== undefined) && f.processes > 1) throw new UsageError('--shard and --start-at are for one process per shard (no --processes)');
+  const part = shard ? shardSessions(f.concurrency, shard) : { first: 0, count: f.concurrency, output: (root: string) => root };
   return {
     url: f.url,
     ...dialect,
-    concurrency: f.concurrency,
+    concurrency: part.count,
+    first_session: part.first,
+    sessions_total: f.concurrency,
+    shard,
+    start_at_ms: f['start-at'],
     processes: f.processes,
     duration_s: f.duration,
-    output: f.output,
+    output: part.output(f.output),
     output_sample_rate: f['output-sample-rate'] ?? defaultOutputRate(dialect.protocol),
     output_sample_rate_given: f['output-sample-rate'] !== undefined,
     audio: f.audio,

@@ -1,0 +1,88 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Launcher, type LaunchResult } from '@duplex-bench/launcher';
+import type { HttpSummary } from './http-summary';
+import { mergeHttpSummaries } from './merge';
+
+export interface HttpLaunchOptions {
+  /** The entry module whose `http` command each child runs. */
+  module: string;
+  processes: number;
+  /** The command line given, without the flags this sets per child. */
+  argv: string[];
+  output: string;
+  model: string;
+  api_key?: string;
+  seed: number;
+  /** Exactly one of rate (open loop) and concurrency (closed loop). */
+  rate?: number;
+  concurrency?: number;
+  requests?: number;
+  duration_s?: number;
+  request_timeout_s: number;
+  start_timeout_s: number;
+  onStderr(index: number, line: string): void;
+}
+
+/** `argv` without the given flags and their values (`--name value` and `--name=value`). */
+export function withoutFlags(argv: string[], names: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const name = names.find((n) => argv[i] === `--${n}` || argv[i].startsWith(`--${n}=`));
+    if (!name) out.push(argv[i]);
+    else if (argv[i] === `--${name}`) i++;
+  }
+  return out;
+}
+
+/** `total` split into `parts` whole shares, the first ones one larger. */
+export function shares(total: number, parts: number): number[] {
+  return Array.from({ length: parts }, (_, i) => Math.floor(total / parts) + (i < total % parts ? 1 : 0));
+}
+
+/**
+ * `http --processes N`: N children through the launcher, each with its share of the rate (or of the
+ * lanes) and of the requests, and its own seed, all starting at one gate; each writes under `p<i>/`.
+ * Returns the launcher's outcome and, once they ran, their pooled summary and the ones that left none.
+ */
+export async function launchHttpProcesses(o: HttpLaunchOptions, interrupts: (stop: () => void) => void): Promise<{ result: LaunchResult; summary: ReturnType<typeof mergeHttpSummaries> | null; died: string[] }> {
+  const n = o.processes;
+  const lanes = o.concurrency === undefined ? null : shares(o.concurrency, n);
+  const requests = o.requests === undefined ? null : shares(o.requests, n);
+  const base = withoutFlags(o.argv, ['rate', 'concurrency', 'requests', 'seed', 'output', 'processes', 'model', 'api-key', 'quiet']);
+  const longest_s = o.duration_s ?? (o.rate !== undefined ? (o.requests as number) / o.rate : o.request_timeout_s * Math.ceil((o.requests as number) / (o.concurrency as number)));
+  const launcher = new Launcher({
+    module: o.module,
+    count: n,
+    args: (i) => [
+      'http',
+      ...base,
+      ...(o.rate !== undefined ? ['--rate', String(o.rate / n)] : ['--concurrency', String(lanes?.[i])]),
+      ...(requests ? ['--requests', String(requests[i])] : []),
+      ...['--seed', String(o.seed + i), '--model', o.model, '--output', join(o.output, `p${i}`), '--quiet'],
+    ],
+    // The key goes through the environment, never a command line.
+    env: o.api_key ? { OPENAI_API_KEY: o.api_key } : undefined,
+    start_timeout_ms: o.start_timeout_s * 1000,
+    run_timeout_ms: (longest_s + o.request_timeout_s + 60) * 1000,
+    onStderr: o.onStderr,
+  });
+  interrupts(() => launcher.interrupt());
+  const result = await launcher.run();
+  if (result.start_failure) return { result, summary: null, died: [] };
+  const parts: HttpSummary[] = [];
+  const died: string[] = [];
+  for (const c of result.children) {
+    try {
+      parts.push(JSON.parse(await readFile(join(o.output, `p${c.index}`, 'summary.json'), 'utf8')) as HttpSummary);
+    } catch {
+      died.push(`process ${c.index} ${c.failure ?? 'left no summary'}`);
+    }
+  }
+  const summary = parts.length > 0 ? mergeHttpSummaries(parts) : null;
+  if (summary && died.length > 0) {
+    summary.qualified = false;
+    summary.unqualified_reason = died.join('; ');
+  }
+  return { result, summary, died };
+}
