@@ -2,6 +2,7 @@ import { type CliCommand } from '@duplex-bench/cli';
 import { LauncherLink } from '@duplex-bench/launcher';
 import { CHECK_FLAGS, checkCommand, parseCheckOptions } from './check/check-command';
 import { HTTP_COMMAND } from './http/http-command';
+import { K8S_COMMAND } from './k8s/k8s-command';
 import { MERGE_FLAGS, mergeCommand } from './merge/merge-command';
 import { recordCommand } from './record/record-command';
 import { parseRecordOptions, RECORD_FLAGS } from './record/record-options';
@@ -63,4 +64,5 @@ export const PROBE_COMMANDS: CliCommand[] = [
   withReport(SWEEP_COMMAND),
   COMPARE_COMMAND,
   withReport(HTTP_COMMAND),
+  K8S_COMMAND,
 ];

@@ -1,31 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockServer } from '@duplex-bench/mock-servers';
+import { runCli } from './spawn.spec-helpers';
 
 jest.setTimeout(60_000);
 
-const MAIN = join(__dirname, '..', 'src', 'main.ts');
-
-/** Runs the probe CLI as a user would (node + tsx), bounded in time. */
-function probe(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`probe ${args.join(' ')} did not exit within 30 s`));
-    }, 30_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** Runs the probe CLI as a user would, bounded at 30 s. */
+const probe = (args: string[]) => runCli(args);
 
 describe('probe CLI, bad input', () => {
   it.each([

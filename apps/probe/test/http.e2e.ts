@@ -1,37 +1,15 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHttpStub, type HttpStub } from '@duplex-bench/mock-servers';
 import type { HttpSummary } from '@duplex-bench/http-load';
+import { runCli } from './spawn.spec-helpers';
 
 jest.setTimeout(60_000);
 
-const MAIN = join(__dirname, '..', 'src', 'main.ts');
-
 /** Runs `duplex-bench http` as a user would (node + tsx), bounded in time. */
-function probe(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return cli(['http', ...args]);
-}
-
-/** Runs any probe command, bounded in time (killed, by PID, past 45 s). */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${args.join(' ')} did not exit within 45 s`));
-    }, 45_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const probe = (args: string[]) => runCli(['http', ...args], 45_000);
+const cli = (args: string[]) => runCli(args, 45_000);
 
 describe('duplex-bench http, bad input', () => {
   it.each([

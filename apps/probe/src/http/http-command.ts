@@ -65,7 +65,6 @@ export function renderHttpSummary(s: HttpSummary, output: string): string {
 async function httpCommand(argv: string[], io: RunIo): Promise<number> {
   const f: HttpFlags = parseFlags(argv, HTTP_FLAGS);
   if (f._.length > 0) throw new UsageError(`unexpected argument "${f._[0]}"`);
-  if (argv.some((a) => a === '--rate' || a.startsWith('--rate=')) && f.rate === undefined) throw new UsageError('--rate must be above 0');
   if ((f.rate === undefined) === (f.concurrency === undefined)) throw new UsageError('give one of --rate R (open loop) or --concurrency N (closed loop)');
   if (f.requests === undefined && f.duration === undefined) throw new UsageError('give --requests N and/or --duration S: a run must end by itself');
   if (f.processes > 1 && f.concurrency !== undefined && f.concurrency < f.processes) throw new UsageError(`--concurrency ${f.concurrency} cannot be split over ${f.processes} processes`);
