@@ -1,4 +1,7 @@
 import { EventEmitter } from 'node:events';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { parseAllDocuments } from 'yaml';
 import type { RunIo } from '@duplex-bench/cli';
@@ -46,6 +49,15 @@ describe('k8s manifests', () => {
     const argv = script.replace(/^exec node \/app\/bin\/duplex-bench.js run /, '').replace('"$JOB_COMPLETION_INDEX/4"', '3/4').split(' ');
     const opts = parseRunOptions(argv);
     expect(opts).toMatchObject({ concurrency: 1024, first_session: 3072, sessions_total: 4096, output: '/data/duplex-bench/shard-3', protocol: 'openai' });
+  });
+
+  it('with --output, writes shards.yaml and merge.yaml apart (the merge is applied after the shards)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'k8s-'));
+    const { code, stdout } = await generate([...ARGS, '--output', dir]);
+    expect(code).toBe(0);
+    expect(stdout).toBe('');
+    const kinds = await Promise.all(['shards.yaml', 'merge.yaml'].map(async (f) => (parseAllDocuments(await readFile(join(dir, f), 'utf8')).map((d) => (d.toJS() as { metadata: { name: string } }).metadata.name))));
+    expect(kinds).toEqual([['duplex-bench-shards'], ['duplex-bench-merge']]);
   });
 
   it('refuses run flags it sets itself, and a name that is not a DNS label', async () => {

@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { EXIT, parseFlags, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
 import { mergeJob, shardJob } from '@duplex-bench/launcher';
@@ -15,7 +16,7 @@ export const K8S_FLAGS = {
   claim: { kind: 'string', default: 'duplex-bench-data', group: 'output', help: 'PersistentVolumeClaim the shards write to (ReadWriteMany across nodes)', value: 'NAME' },
   'api-key-secret': { kind: 'string', group: 'connection', help: "Secret holding the server's key under api-key (set as OPENAI_API_KEY)", value: 'NAME' },
   namespace: { kind: 'string', group: 'output', help: 'namespace of the Jobs', value: 'NS' },
-  output: { kind: 'string', group: 'output', help: 'write the manifests here (default: stdout)', value: 'FILE' },
+  output: { kind: 'string', group: 'output', help: 'directory for shards.yaml and merge.yaml (default: both on stdout, shards first)', value: 'DIR' },
 } as const;
 
 const OWN_FLAGS = ['--shard', '--start-at', '--output', '--url', '--processes', '--api-key'];
@@ -41,11 +42,14 @@ async function k8s(argv: string[], io: RunIo): Promise<number> {
     api_key_secret: f['api-key-secret'],
     namespace: f.namespace,
   };
-  const text = [shardJob(options), mergeJob(options)].map((doc) => stringify(doc)).join('---\n');
-  if (f.output) await writeFile(f.output, text);
-  else io.stdout.write(text);
+  const [shards, merge] = [shardJob(options), mergeJob(options)].map((doc) => stringify(doc));
+  if (f.output) {
+    await mkdir(f.output, { recursive: true });
+    await writeFile(join(f.output, 'shards.yaml'), shards);
+    await writeFile(join(f.output, 'merge.yaml'), merge);
+  } else io.stdout.write(`${shards}---\n${merge}`);
   io.stderr.write(
-    `${f.shards} shards start at ${new Date(options.start_at_ms).toISOString()}: kubectl apply the first Job now; once it is complete (kubectl wait --for=condition=complete job/${f.name}-shards), the second merges\n`,
+    `${f.shards} shards start at ${new Date(options.start_at_ms).toISOString()}: apply the shards' Job now; once it is complete (kubectl wait --for=condition=complete job/${f.name}-shards), apply the merge Job\n`,
   );
   return EXIT.ok;
 }
@@ -53,7 +57,7 @@ async function k8s(argv: string[], io: RunIo): Promise<number> {
 export const K8S_COMMAND: CliCommand = {
   name: 'k8s',
   summary: 'write Kubernetes manifests of a sharded run: an Indexed Job of --shards pods starting at one instant, and the Job that merges them',
-  usage: "--shards N --image IMAGE --url URL --run-args '--concurrency N --duration S' [--output FILE]",
+  usage: "--shards N --image IMAGE --url URL --run-args '--concurrency N --duration S' [--output DIR]",
   flags: K8S_FLAGS,
   run: k8s,
 };
