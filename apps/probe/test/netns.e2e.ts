@@ -1,0 +1,55 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+jest.setTimeout(120_000);
+
+const SCRIPT = join(__dirname, '..', '..', '..', 'tools', 'netns', 'shards.sh');
+
+/** Root, and allowed to make a network namespace (some containers are not). */
+function canUseNetns(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const name = `dbprobe${process.pid}`;
+  try {
+    execFileSync('ip', ['netns', 'add', name], { stdio: 'ignore', timeout: 5000 });
+    execFileSync('ip', ['netns', 'del', name], { stdio: 'ignore', timeout: 5000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const usable = canUseNetns();
+if (!usable) process.stderr.write('netns shard test skipped: needs root and ip netns\n');
+
+(usable ? describe : describe.skip)('shards in network namespaces of their own', () => {
+  it('4 shards at one --start-at against a mock in another namespace: the merge adds up every packet', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'netns-shards-'));
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn('bash', [SCRIPT, '4', '8', '2', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let o = '';
+      let e = '';
+      child.stdout.on('data', (d) => (o += d));
+      child.stderr.on('data', (d) => (e += d));
+      const timer = setTimeout(() => {
+        child.kill('SIGINT'); // the script's trap removes its namespaces
+        reject(new Error('tools/netns/shards.sh did not end within 100 s'));
+      }, 100_000);
+      child.on('exit', (c) => {
+        clearTimeout(timer);
+        resolve({ code: c, stdout: o, stderr: e });
+      });
+    });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout.trim().split('\n').pop() as string) as { packets_per_shard: number[]; packets_merged: number; sum: number; sessions_merged: number; start_spread_ms: number };
+    expect(result.packets_per_shard).toHaveLength(4);
+    expect(result.packets_merged).toBe(result.sum);
+    expect(result.sessions_merged).toBe(8);
+    // One host's clock: the four gates are the same instant to within Date.now()'s millisecond.
+    expect(result.start_spread_ms).toBeLessThan(1);
+    // Nothing is left behind.
+    expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).not.toMatch(/dbs\d+|dbsrv/);
+  });
+});
