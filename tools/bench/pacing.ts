@@ -22,7 +22,8 @@ import { findPython, hostInfo, hostLine, type HostInfo } from './host';
 import { installInterrupts, liveChildren, signalChild } from './processes';
 import { parseOptions, UsageError, type Options } from './pacing/options';
 import { sweep, type RunResult } from './pacing/run-one';
-import { docTitle, report, round } from './pacing/tables';
+import { round } from './pacing/format';
+import { docTitle, report } from './pacing/tables';
 
 function writeResults(options: Options, host: HostInfo, command: string, started_at: string, wall_s: number, results: RunResult[], aborted: boolean): void {
   const body = { host, command, started_at, wall_s: round(wall_s, 1), aborted, options, runs: results };

@@ -4,7 +4,7 @@ import type { MockStats } from '@duplex-bench/mock-servers';
 import type { RunSummary } from '@duplex-bench/session';
 import { killChild, openLog, procCpuSeconds, ROOT, spawnTracked, startMock, stopMock, waitForExit, type Exit, type Mock } from '../processes';
 import type { ClientName, Options } from './options';
-import { fmtCores, fmtMb, fmtMs, round } from './tables';
+import { fmtCores, fmtMb, fmtMs, round } from './format';
 
 const PROBE_MAIN = path.join(ROOT, 'apps/probe/src/main.ts');
 const CLIENT_TIMEOUT_MARGIN_S = 120;
