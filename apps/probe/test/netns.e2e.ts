@@ -24,10 +24,10 @@ const usable = canUseNetns();
 if (!usable) process.stderr.write('netns shard test skipped: needs root and ip netns\n');
 
 (usable ? describe : describe.skip)('shards in network namespaces of their own', () => {
-  it('4 shards at one --start-at against a mock in another namespace: the merge adds up every packet', async () => {
+  it('4 shards at one --start-at against a mock in another namespace, one clock 250 ms off: all start together, the merge adds up every packet and lines the clocks up within the stated uncertainty', async () => {
     const out = await mkdtemp(join(tmpdir(), 'netns-shards-'));
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('bash', [SCRIPT, '4', '8', '2', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('bash', [SCRIPT, '4', '8', '2', out, '250'], { stdio: ['ignore', 'pipe', 'pipe'] });
       let o = '';
       let e = '';
       child.stdout.on('data', (d) => (o += d));
@@ -43,12 +43,26 @@ if (!usable) process.stderr.write('netns shard test skipped: needs root and ip n
     });
     expect(stderr).toBe('');
     expect(code).toBe(0);
-    const result = JSON.parse(stdout.trim().split('\n').pop() as string) as { packets_per_shard: number[]; packets_merged: number; sum: number; sessions_merged: number; start_spread_ms: number };
+    const result = JSON.parse(stdout.trim().split('\n').pop() as string) as {
+      packets_per_shard: number[];
+      packets_merged: number;
+      sum: number;
+      sessions_merged: number;
+      offsets_ms: number[];
+      uncertainty_ms: number;
+      mapping_disagreement_ms: number;
+      true_start_spread_ms: number;
+    };
     expect(result.packets_per_shard).toHaveLength(4);
     expect(result.packets_merged).toBe(result.sum);
     expect(result.sessions_merged).toBe(8);
-    // One host's clock: the four gates are the same instant to within Date.now()'s millisecond.
-    expect(result.start_spread_ms).toBeLessThan(1);
+    // Shard 1 found its clock 250 ms ahead of the reference; the others found theirs right.
+    expect(Math.abs(result.offsets_ms[1] + 250)).toBeLessThanOrEqual(result.uncertainty_ms + 0.5);
+    for (const i of [0, 2, 3]) expect(Math.abs(result.offsets_ms[i])).toBeLessThanOrEqual(result.uncertainty_ms + 0.5);
+    // Mapped through the offsets, the one host clock lines up within twice the stated uncertainty, and the
+    // shards truly started together (without the offset, shard 1 would have started 250 ms early).
+    expect(result.mapping_disagreement_ms).toBeLessThanOrEqual(2 * result.uncertainty_ms);
+    expect(result.true_start_spread_ms).toBeLessThanOrEqual(2 * result.uncertainty_ms + 1);
     // Nothing is left behind.
     expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).not.toMatch(/dbs\d+|dbsrv/);
   });

@@ -5,6 +5,8 @@ import { cpus, release, totalmem, hostname, availableParallelism } from 'node:os
 
 export interface HostInfo {
   hostname: string;
+  /** The kernel's boot id: runs with the same one share CLOCK_MONOTONIC (null where it cannot be read). */
+  boot_id: string | null;
   cpu_model: string;
   logical_cores: number;
   /** Distinct (package, core) pairs in sysfs; null where sysfs is not readable. */
@@ -32,6 +34,7 @@ export async function physicalCoreCount(): Promise<number | null> {
 export async function describeHost(): Promise<HostInfo> {
   return {
     hostname: hostname(),
+    boot_id: await readFile('/proc/sys/kernel/random/boot_id', 'utf8').then((t) => t.trim(), () => null),
     cpu_model: cpus()[0]?.model ?? 'unknown',
     logical_cores: availableParallelism(),
     physical_cores: await physicalCoreCount(),

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
 import { nodeTimerHost, type TimerHost } from '@duplex-bench/pacer';
-import { NATIVE_PROFILES, nativeGrant, type NativeLimits } from '@duplex-bench/protocol';
+import { NATIVE_PROFILES, nativeGrant, TIME_PATH, type NativeLimits } from '@duplex-bench/protocol';
 import type { ModelOptions } from './model-session';
 import type { MockFault } from './mock-fault';
 import { NativeMockSession, type NativeMockOptions } from './native-mock-session';
@@ -112,6 +112,9 @@ export interface MockServer {
 
 const PATH = '/v1/realtime';
 
+/** Wall-clock ms with sub-ms digits (Date.now() has 1 ms steps). */
+const wallClockMs = (): number => performance.timeOrigin + performance.now();
+
 /**
  * The mock server: the native dialect (sglang-omni duplex) or the openai one, answering at once
  * (append-echo) or like a duplex speech model. Reply frames come from templates built once, and
@@ -153,7 +156,12 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
   let nextId = 0;
 
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: true });
-  const notFound = (_req: IncomingMessage, res: ServerResponse) => {
+  const notFound = (req: IncomingMessage, res: ServerResponse) => {
+    // The reference clock shards estimate their offset against (see the shards' --time-url).
+    if (req.method === 'GET' && req.url === TIME_PATH) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`{"epoch_ms":${wallClockMs()}}`);
+      return;
+    }
     res.writeHead(404).end();
   };
   const http: Server = options.tls ? createTlsServer({ key: options.tls.key, cert: options.tls.cert }, notFound) : createServer(notFound);

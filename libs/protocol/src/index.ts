@@ -71,3 +71,4 @@ export type { ServerRequestMetrics, VllmSessionRequest } from './vllm-omni';
 /* Error types */
 export { ProtocolError } from './errors';
 export type { ProtocolErrorCode, ProtocolErrorInfo } from './errors';
+export { TIME_PATH } from './reference-clock';

@@ -45,3 +45,7 @@ export { parseShard, shardSessions, startAtGate } from './shard';
 export type { Shard } from './shard';
 export { postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets } from './recording/recording';
 export type { Invocation } from './recording/recording';
+export { estimateClockOffset, timeUrlOf } from './clock-offset';
+export type { ClockOffset } from './clock-offset';
+export { lineUpClocks, readRunClocks } from './clock-lineup';
+export type { ClockLineup, RunClocks } from './clock-lineup';

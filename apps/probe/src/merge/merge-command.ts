@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import { buildMergedSummary, mergeDuplex, readRunForMerge, type MergedSummary } from '@duplex-bench/session';
+import { buildMergedSummary, lineUpClocks, mergeDuplex, readRunClocks, readRunForMerge, type ClockLineup, type MergedSummary } from '@duplex-bench/session';
 import { mergeHttpSummaries, type HttpSummary } from '@duplex-bench/http-load';
 import { renderHttpSummary } from '../http/http-command';
 import { renderDuplex } from '../render';
@@ -9,6 +9,8 @@ import { renderDuplex } from '../render';
 export const MERGE_FLAGS = {
   output: { kind: 'string', required: true, group: 'output', help: 'directory for the pooled summary.json and duplex_metrics.json', value: 'DIR' },
   quiet: { kind: 'bool', group: 'output', help: 'no progress lines' },
+  timeline: { kind: 'enum', values: ['auto', 'reference'], default: 'auto', group: 'output', help: "auto: one host's monotonic clock when every run had it, else the reference clock; reference: through each run's offset always (checks the mapping)" },
+  'max-clock-uncertainty-ms': { kind: 'number', min: 0, default: 5, group: 'limits', help: "runs of other hosts: refuse one whose offset to the reference clock is known less well than this, ms", value: 'MS' },
 } as const;
 
 export function renderMerged(s: MergedSummary, output: string): string {
@@ -24,7 +26,7 @@ export function renderMerged(s: MergedSummary, output: string): string {
 }
 
 /** `probe merge DIR… --output OUT`. Returns the exit status. */
-export async function mergeCommand(argv: string[], io: { stdout: { write(s: string): unknown }; emit?(summary: unknown): void }): Promise<number> {
+export async function mergeCommand(argv: string[], io: { stdout: { write(s: string): unknown }; stderr?: { write(s: string): unknown }; emit?(summary: unknown): void }): Promise<number> {
   const flags = parseFlags(argv, MERGE_FLAGS);
   const dirs = flags._;
   if (dirs.length === 0) throw new UsageError('probe merge needs at least one run directory');
@@ -33,13 +35,25 @@ export async function mergeCommand(argv: string[], io: { stdout: { write(s: stri
     if (!kinds.every((k) => k === 'http')) throw new UsageError('probe merge takes runs of one kind: these mix http runs with realtime runs');
     return mergeHttpRuns(dirs, flags.output, io);
   }
+  let clocks: ClockLineup;
+  try {
+    clocks = lineUpClocks(await Promise.all(dirs.map(readRunClocks)), flags['max-clock-uncertainty-ms'], flags.timeline as 'auto' | 'reference');
+  } catch (err) {
+    io.stderr?.write(`error: ${(err as Error).message}\n`);
+    return 1;
+  }
   const runs = await Promise.all(dirs.map(readRunForMerge));
-  const summary = buildMergedSummary(dirs, runs);
+  const summary = { ...buildMergedSummary(dirs, runs), clocks };
   await mkdir(flags.output, { recursive: true });
   const duplex = await mergeDuplex(dirs, flags.output);
   if (duplex) summary.duplex = duplex;
   await writeFile(join(flags.output, 'summary.json'), JSON.stringify(summary, null, 1));
-  io.stdout.write(`${renderMerged(summary, flags.output)}\n`);
+  const gates = clocks.runs.map((r) => r.gate_ms).filter((g): g is number => g !== null);
+  const clockLine =
+    clocks.timeline === 'one host'
+      ? 'clocks: one host (one monotonic clock)'
+      : `clocks: each run on the reference clock through its offset (${clocks.runs.map((r) => `${r.offset_ms} ms`).join(', ')}), uncertainty up to ±${clocks.uncertainty_ms} ms${clocks.same_clock_disagreement_ms !== undefined ? `; on their one host the mappings disagree by ${clocks.same_clock_disagreement_ms} ms` : ''}`;
+  io.stdout.write(`${renderMerged(summary, flags.output)}\n${clockLine}; start gates spread ${gates.length ? (Math.max(...gates) - Math.min(...gates)).toFixed(3) : '-'} ms\n`);
   io.emit?.(summary);
   return summary.qualified ? 0 : 3;
 }

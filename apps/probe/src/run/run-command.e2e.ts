@@ -11,6 +11,7 @@ import type { RunIo } from '@duplex-bench/cli';
 import { parseRunOptions } from './run-options';
 import type { RunSummary } from '@duplex-bench/session';
 import { probe } from './run-harness.spec-helpers';
+import { mergeCommand } from '../merge/merge-command';
 
 jest.setTimeout(60_000);
 
@@ -292,6 +293,15 @@ describe('probe run --shard and --start-at', () => {
   });
   afterAll(() => mock.close());
 
+  /** `merge` in this process: its status and the clocks it lined up. */
+  async function probeMerge(args: string[]): Promise<{ code: number; clocks: { same_clock_disagreement_ms?: number } }> {
+    const out = await mkdtemp(join(tmpdir(), 'shard-merge-'));
+    let stdout = '';
+    const code = await mergeCommand([...args, '--output', out], { stdout: { write: (s: string) => (stdout += s) } });
+    expect(stdout).toContain('clocks:');
+    return { code, clocks: (JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')) as { clocks: { same_clock_disagreement_ms?: number } }).clocks };
+  }
+
   /** One shard's run, in this process; its run.json and session ids. */
   async function shard(dir: string, flags: string[]) {
     let stderr = '';
@@ -305,13 +315,40 @@ describe('probe run --shard and --start-at', () => {
     const at = Date.now() + 1500;
     const results = await Promise.all(['0/2', '1/2'].map((s) => shard(dir, ['--shard', s, '--start-at', String(at)])));
     expect(results.map((r) => r.code)).toEqual([0, 0]);
-    const runs = await Promise.all([0, 1].map(async (i) => JSON.parse(await readFile(join(dir, `shard-${i}`, 'run.json'), 'utf8')) as { gate_s: number; gate_clock: { monotonic_s: number; epoch_ms: number }; layout: Record<string, unknown> }));
+    const runs = await Promise.all([0, 1].map(async (i) => JSON.parse(await readFile(join(dir, `shard-${i}`, 'run.json'), 'utf8')) as { gate_s: number; gate_clock: { monotonic_s: number; epoch_ms: number }; clock_offset: { offset_ms: number }; layout: Record<string, unknown> }));
     const ids = await Promise.all([0, 1].map(async (i) => (JSON.parse(await readFile(join(dir, `shard-${i}`, 'sessions.json'), 'utf8')) as { sessions: Array<{ id: string }> }).sessions.map((x) => x.id).sort()));
     expect(ids).toEqual([['s0', 's1', 's2'], ['s3', 's4']]);
     expect(runs.map((r) => r.layout.shard)).toEqual(['0/2', '1/2']);
-    // Both gates are the same wall-clock instant, read through each shard's own clock pair (Date.now has 1 ms steps).
-    for (const r of runs) expect(Math.abs(r.gate_clock.epoch_ms + (r.gate_s - r.gate_clock.monotonic_s) * 1000 - at)).toBeLessThan(1e-3);
+    // Each gate is the instant on the reference clock: this host's wall at the gate plus the offset measured to the mock's clock.
+    for (const r of runs) expect(Math.abs(r.gate_clock.epoch_ms + (r.gate_s - r.gate_clock.monotonic_s) * 1000 + r.clock_offset.offset_ms - at)).toBeLessThan(1e-3);
     expect(Math.abs(runs[0].gate_s - runs[1].gate_s) * 1000).toBeLessThan(2);
+  });
+
+  it("a shard whose clock is 250 ms ahead measures its offset to the mock's reference clock and still starts with the others", async () => {
+    const gates = async (extra: string[]) => {
+      const dir = await mkdtemp(join(tmpdir(), 'shard-offset-'));
+      const at = Date.now() + 1500;
+      const results = await Promise.all([
+        shard(dir, ['--shard', '0/2', '--start-at', String(at)]),
+        shard(dir, ['--shard', '1/2', '--start-at', String(at), '--clock-offset-ms', '250', ...extra]),
+      ]);
+      expect(results.map((r) => r.code)).toEqual([0, 0]);
+      const runs = await Promise.all([0, 1].map(async (i) => JSON.parse(await readFile(join(dir, `shard-${i}`, 'run.json'), 'utf8')) as { gate_s: number; clock_offset: { offset_ms: number; uncertainty_ms: number } | null }));
+      return { dir, runs, apart_ms: Math.abs(runs[0].gate_s - runs[1].gate_s) * 1000 };
+    };
+    // Measured: the offset is found, and the two gates (one host: one monotonic clock, the truth) agree within the uncertainties.
+    const measured = await gates([]);
+    const [a, b] = measured.runs.map((r) => r.clock_offset as { offset_ms: number; uncertainty_ms: number });
+    expect(Math.abs(b.offset_ms - a.offset_ms + 250)).toBeLessThanOrEqual(a.uncertainty_ms + b.uncertainty_ms);
+    expect(measured.apart_ms).toBeLessThanOrEqual(a.uncertainty_ms + b.uncertainty_ms + 1);
+    // Merged through the offsets, the two mappings of one host's clock agree within the uncertainties too.
+    const merged = await probeMerge([join(measured.dir, 'shard-0'), join(measured.dir, 'shard-1'), '--timeline', 'reference']);
+    expect(merged.code).toBe(0);
+    expect(merged.clocks.same_clock_disagreement_ms).toBeLessThanOrEqual(a.uncertainty_ms + b.uncertainty_ms);
+    // Without the reference the skewed shard starts 250 ms early.
+    const blind = await gates(['--time-url', 'off']);
+    expect(blind.runs[1].clock_offset).toBeNull();
+    expect(blind.apart_ms).toBeGreaterThan(240);
   });
 
   it('a shard ready after --start-at fails with the reason, streams nothing, and exits 1', async () => {

@@ -21,6 +21,8 @@ import {
   SendBarrier,
   sessionsFile,
   startAtGate,
+  estimateClockOffset,
+  type ClockOffset,
 } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { renderRunSummary } from '../render';
@@ -99,8 +101,10 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     started_s,
     ended_s: null as number | null,
     gate_s: null as number | null,
-    /** With --start-at: the (monotonic, wall) pair the gate was mapped from. */
+    /** With --start-at: the (monotonic, this host's wall) pair the gate was mapped from. */
     gate_clock: null as { monotonic_s: number; epoch_ms: number } | null,
+    /** This host's offset to the reference clock (--time-url), measured before the start. */
+    clock_offset: null as ClockOffset | null,
     load: { client_loop: { max_lag_ms: null as number | null, lags_over_80ms: 0 } },
   };
   const checkpoint = writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1)).catch(() => undefined);
@@ -133,9 +137,18 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
 
     ctx.allSent?.expect(opened.length);
     // A launched child takes the launcher's start time, unless it is interrupted while waiting for it.
-    const at = opts.start_at_ms === undefined ? null : startAtGate(opts.start_at_ms, clock);
+    // This host's wall clock (a test may set it off), and its offset to the reference when there is one.
+    const wall = () => performance.timeOrigin + performance.now() + opts.clock_offset_ms;
+    if (opts.time_url) {
+      runJson.clock_offset = await estimateClockOffset(opts.time_url, wall).catch((err: Error) => {
+        io.stderr.write(`warning: no clock offset from ${opts.time_url}: ${err.message}; the start and the merge use this host's clock as it is\n`);
+        return null;
+      });
+    }
+    // The reference instant is this host's wall instant start_at − offset.
+    const at = opts.start_at_ms === undefined ? null : startAtGate(opts.start_at_ms - (runJson.clock_offset?.offset_ms ?? 0), clock, wall);
     if (at && at.late_ms > 0) {
-      io.stderr.write(`error: ready ${at.late_ms} ms after --start-at ${opts.start_at_ms}: not starting late\n`);
+      io.stderr.write(`error: ready ${Math.round(at.late_ms)} ms after --start-at ${opts.start_at_ms}: not starting late\n`);
       await Promise.all(opened.map((s) => s.abandon(new Error('ready after --start-at'))));
       return EXIT.failed;
     }

@@ -1,5 +1,5 @@
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import { parseShard, shardSessions, type DialectOptions, type Shard } from '@duplex-bench/session';
+import { parseShard, shardSessions, timeUrlOf, type DialectOptions, type Shard } from '@duplex-bench/session';
 import { DIALECT_FLAGS, parseDialectOptions } from './dialect-options';
 
 export const RUN_FLAGS = {
@@ -7,7 +7,9 @@ export const RUN_FLAGS = {
   ...DIALECT_FLAGS,
   concurrency: { kind: 'int', min: 1, required: true, group: 'load', help: 'sessions in this process (with --shard: in all shards together)', value: 'N' },
   shard: { kind: 'string', group: 'load', help: 'run shard I of N: its share of --concurrency, global session ids, output under OUTPUT/shard-I', value: 'I/N' },
-  'start-at': { kind: 'number', min: 0, group: 'load', help: 'start streaming at this wall-clock instant (epoch ms), each shard on its own monotonic clock after it; a shard ready later fails', value: 'EPOCH_MS' },
+  'start-at': { kind: 'number', min: 0, group: 'load', help: 'start streaming at this instant (epoch ms) of the reference clock, each shard on its own monotonic clock after it; a shard ready later fails', value: 'EPOCH_MS' },
+  'time-url': { kind: 'string', group: 'connection', help: "reference clock to measure this host's offset against before the start (default with --shard or --start-at: the server's /duplex-bench/time; off: none)", value: 'URL|off' },
+  'clock-offset-ms': { kind: 'number', min: -1e7, default: 0, group: 'testing', help: "add this to every wall-clock reading of this process: a host whose clock is off, to show the offset is measured and corrected", value: 'MS' },
   duration: { kind: 'number', min: 0, exclusive: true, required: true, group: 'load', help: 'audio per session, seconds', value: 'S' },
   output: { kind: 'string', required: true, group: 'output', help: 'run directory (created)', value: 'DIR' },
   processes: { kind: 'int', min: 1, default: 1, group: 'load', help: 'child processes, each with --concurrency sessions', value: 'N' },
@@ -35,6 +37,9 @@ export interface RunOptions extends DialectOptions {
   sessions_total: number;
   shard?: Shard;
   start_at_ms?: number;
+  /** The reference clock to measure the offset against; null: none. */
+  time_url: string | null;
+  clock_offset_ms: number;
   processes: number;
   duration_s: number;
   output: string;
@@ -83,6 +88,8 @@ export function parseRunOptions(argv: string[]): RunOptions {
     sessions_total: f.concurrency,
     shard,
     start_at_ms: f['start-at'],
+    time_url: f['time-url'] === 'off' ? null : (f['time-url'] ?? (shard || f['start-at'] !== undefined ? timeUrlOf(f.url) : null)),
+    clock_offset_ms: f['clock-offset-ms'],
     processes: f.processes,
     duration_s: f.duration,
     output: part.output(f.output),
