@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { estimateClockOffset } from './clock-offset';
 import { lineUpClocks, type RunClocks } from './clock-lineup';
+import { shiftRun } from './merge-runs';
 
 /** A run whose host's wall clock reads `skew_ms` ahead, started at reference instant `at_ms`. */
 function run(dir: string, boot: string, mono_s: number, skew_ms: number, offset: number | null, uncertainty = 0.3): RunClocks {
@@ -28,6 +29,8 @@ describe('lineUpClocks', () => {
     expect(l.uncertainty_ms).toBe(0.6);
     for (const r of l.runs) expect(r.gate_ms as number).toBeLessThanOrEqual(0.5);
     expect(l.same_clock_disagreement_ms).toBeUndefined();
+    // Each run's gate, shifted onto the first run's clock, falls at the first run's gate (within the offsets' rounding).
+    expect(l.runs.map((r, i) => [100, 5000, 7][i] + r.shift_s)).toEqual([100, expect.closeTo(100 + 0.0001, 3), expect.closeTo(100 + 0.0001, 3)]);
   });
 
   it('refuses a run of another host with no offset, or one known less well than the bound, naming it', () => {
@@ -59,5 +62,17 @@ describe('estimateClockOffset', () => {
     server = createServer((_req, res) => res.writeHead(404).end());
     await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
     await expect(estimateClockOffset(`http://127.0.0.1:${(server.address() as AddressInfo).port}/x`, Date.now, 2)).rejects.toThrow('answered 404 without epoch_ms');
+  });
+});
+
+describe('shiftRun', () => {
+  it("moves every packet time and the warm-up end by the run's shift, and leaves deviations as they are", () => {
+    const columns = { id: 's0', seq: Int32Array.from([0, 1]), scheduled_s: Float64Array.from([10, 10.08]), start_s: Float64Array.from([10.001, 10.081]), completed_s: Float64Array.from([10.002, 10.082]), send_ms: Float64Array.from([1, 1]), deviation_ms: Float64Array.from([0.5, 0.7]) };
+    const run = { samples: { format: 'duplex-bench.samples' as const, version: 1 as const, packet_ms: 80, histograms: { deviation: '', send: '', append_span: '' }, sessions: [columns] }, summary: null, steady_from_s: 11 };
+    const moved = shiftRun(run, -4.5);
+    expect([...moved.samples.sessions[0].scheduled_s]).toEqual([5.5, expect.closeTo(5.58, 9)]);
+    expect([...moved.samples.sessions[0].start_s].map((v) => Math.round(v * 1000) / 1000)).toEqual([5.501, 5.581]);
+    expect(moved.steady_from_s).toBe(6.5);
+    expect([...moved.samples.sessions[0].deviation_ms]).toEqual([0.5, 0.7]);
   });
 });

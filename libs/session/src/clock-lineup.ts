@@ -14,7 +14,7 @@ export interface ClockLineup {
   /** `one host`: every run on one kernel's monotonic clock; `reference`: each mapped through its offset to one reference clock. */
   timeline: 'one host' | 'reference';
   /** Per run: its start gate on the common timeline (ms after the earliest) and its offset and uncertainty. */
-  runs: Array<{ dir: string; gate_ms: number | null; offset_ms: number | null; uncertainty_ms: number | null }>;
+  runs: Array<{ dir: string; gate_ms: number | null; offset_ms: number | null; uncertainty_ms: number | null; shift_s: number }>;
   /** Largest uncertainty of any run's mapping, ms (0 on one host). */
   uncertainty_ms: number;
   bound_ms: number;
@@ -41,7 +41,7 @@ export function lineUpClocks(runs: RunClocks[], bound_ms: number, timeline: 'aut
     const first = Math.min(...gates.filter((g): g is number => g !== null));
     return {
       timeline: 'one host',
-      runs: runs.map((r) => ({ dir: r.dir, gate_ms: r.gate_s === null ? null : round((r.gate_s - first) * 1000), offset_ms: null, uncertainty_ms: null })),
+      runs: runs.map((r) => ({ dir: r.dir, gate_ms: r.gate_s === null ? null : round((r.gate_s - first) * 1000), offset_ms: null, uncertainty_ms: null, shift_s: 0 })),
       uncertainty_ms: 0,
       bound_ms,
     };
@@ -66,7 +66,8 @@ export function lineUpClocks(runs: RunClocks[], bound_ms: number, timeline: 'aut
   return {
     ...(oneHost ? { same_clock_disagreement_ms: round(Math.max(...zeros) - Math.min(...zeros)) } : {}),
     timeline: 'reference',
-    runs: runs.map((r, i) => ({ dir: r.dir, gate_ms: round(onReference[i] - first), offset_ms: r.clock_offset?.offset_ms ?? null, uncertainty_ms: r.clock_offset?.uncertainty_ms ?? null })),
+    // Run i's monotonic time t is t + shift_s on the first run's clock: both are reference time then.
+    runs: runs.map((r, i) => ({ dir: r.dir, gate_ms: round(onReference[i] - first), offset_ms: r.clock_offset?.offset_ms ?? null, uncertainty_ms: r.clock_offset?.uncertainty_ms ?? null, shift_s: (zeros[i] - zeros[0]) / 1000 })),
     uncertainty_ms: Math.max(...runs.map((r) => r.clock_offset?.uncertainty_ms ?? 0)),
     bound_ms,
   };

@@ -59,7 +59,19 @@ export async function readRunForMerge(dir: string): Promise<RunForMerge> {
   return { samples, summary, steady_from_s: await steadyFrom(dir, summary) };
 }
 
-/** Pools runs of processes that streamed at once on one host into one summary. Pure. */
+/**
+ * Moves a run's times onto another clock (`shift_s` added to every packet time and its warm-up end):
+ * runs of other hosts onto the first run's monotonic clock, through their offsets to one reference.
+ */
+export function shiftRun(run: RunForMerge, shift_s: number): RunForMerge {
+  if (shift_s === 0) return run;
+  for (const s of run.samples.sessions) {
+    for (const column of [s.scheduled_s, s.start_s, s.completed_s]) for (let i = 0; i < column.length; i++) column[i] += shift_s;
+  }
+  return { ...run, steady_from_s: run.steady_from_s === undefined ? undefined : run.steady_from_s + shift_s };
+}
+
+/** Pools runs of processes that streamed at once on one host (or lined up by `shiftRun`) into one summary. Pure. */
 export function buildMergedSummary(dirs: string[], runs: RunForMerge[]): MergedSummary {
   const { late_times_s, ...pacing } = mergeSamples(
     runs.map((r) => r.samples),

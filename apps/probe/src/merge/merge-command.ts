@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import { buildMergedSummary, lineUpClocks, mergeDuplex, readRunClocks, readRunForMerge, type ClockLineup, type MergedSummary } from '@duplex-bench/session';
+import { buildMergedSummary, lineUpClocks, mergeDuplex, readRunClocks, readRunForMerge, shiftRun, type ClockLineup, type MergedSummary } from '@duplex-bench/session';
 import { mergeHttpSummaries, type HttpSummary } from '@duplex-bench/http-load';
 import { renderHttpSummary } from '../http/http-command';
 import { renderDuplex } from '../render';
@@ -42,7 +42,8 @@ export async function mergeCommand(argv: string[], io: { stdout: { write(s: stri
     io.stderr?.write(`error: ${(err as Error).message}\n`);
     return 1;
   }
-  const runs = await Promise.all(dirs.map(readRunForMerge));
+  // Runs of other hosts move onto the first run's clock through their offsets.
+  const runs = (await Promise.all(dirs.map(readRunForMerge))).map((run, i) => shiftRun(run, clocks.runs[i].shift_s));
   const summary = { ...buildMergedSummary(dirs, runs), clocks };
   await mkdir(flags.output, { recursive: true });
   const duplex = await mergeDuplex(dirs, flags.output);
