@@ -7,3 +7,4 @@ export { parseServeOptions, SERVE_FLAGS } from './serve-options';
 export type { ServeOptions } from './serve-options';
 export { startHttpStub, HTTP_STUB_DEFAULTS } from './http/http-stub';
 export type { HttpStub, HttpStubKind, HttpStubOptions, HttpStubStats } from './http/http-stub';
+export { startTimeServer } from './time-server';

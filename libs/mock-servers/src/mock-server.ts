@@ -8,6 +8,7 @@ import { NATIVE_PROFILES, nativeGrant, TIME_PATH, type NativeLimits } from '@dup
 import type { ModelOptions } from './model-session';
 import type { MockFault } from './mock-fault';
 import { NativeMockSession, type NativeMockOptions } from './native-mock-session';
+import { wallClockMs } from './time-server';
 import { OpenAIMockSession, type MockHost, type OpenAIMockOptions } from './openai-mock-session';
 import { VllmMockSession, type VllmMockOptions } from './vllm-mock-session';
 import { ArrivalOffsets } from './arrival-offsets';
@@ -112,8 +113,6 @@ export interface MockServer {
 
 const PATH = '/v1/realtime';
 
-/** Wall-clock ms with sub-ms digits (Date.now() has 1 ms steps). */
-const wallClockMs = (): number => performance.timeOrigin + performance.now();
 
 /**
  * The mock server: the native dialect (sglang-omni duplex) or the openai one, answering at once

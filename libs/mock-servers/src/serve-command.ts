@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { EXIT, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
 import { startMockServer } from './mock-server';
 import { startHttpStub } from './http/http-stub';
+import { startTimeServer } from './time-server';
 import { parseServeOptions, SERVE_FLAGS, type ServeOptions } from './serve-options';
 
 /** `serve`: a mock server until SIGINT or SIGTERM; then it writes its stats and exits 0. */
@@ -18,6 +19,7 @@ async function serve(argv: string[], io: RunIo): Promise<number> {
   }
   if (options.protocol === 'http' && options.http) return serveHttp(options.http, options, io);
   if (options.protocol === 'http') throw new UsageError('--protocol http needs its stub settings');
+  if (options.protocol === 'time') return serveTime(options, io);
   let server;
   try {
     server = await startMockServer({
@@ -77,6 +79,22 @@ async function writeStats(path: string | undefined, stats: unknown, io: RunIo): 
   }
 }
 
+/** `serve --protocol time`: only the reference clock (`GET /duplex-bench/time`), for a real server's host. */
+async function serveTime(options: ServeOptions, io: RunIo): Promise<number> {
+  let clock;
+  try {
+    clock = await startTimeServer(options.host, options.port);
+  } catch (err) {
+    io.stderr.write(`error: cannot listen on ${options.host}:${options.port}: ${(err as Error).message}\n`);
+    return EXIT.failed;
+  }
+  io.stdout.write(`listening on ${clock.url} (reference clock)\n`);
+  const signal = await untilSignal(io);
+  await clock.close();
+  io.stderr.write(`${signal}: ${clock.answered()} time requests answered\n`);
+  return EXIT.ok;
+}
+
 /** `serve --protocol http`: an OpenAI-compatible SSE stub until SIGINT or SIGTERM. */
 async function serveHttp(stubOptions: NonNullable<ServeOptions['http']>, options: ServeOptions, io: RunIo): Promise<number> {
   let stub;
@@ -97,8 +115,8 @@ async function serveHttp(stubOptions: NonNullable<ServeOptions['http']>, options
 
 export const SERVE_COMMAND: CliCommand = {
   name: 'serve',
-  summary: 'a mock realtime server (native, openai or vLLM-Omni flavour), or an OpenAI-compatible SSE stub (http), until SIGINT or SIGTERM',
-  usage: '[--protocol native|openai|http] [--profile NAME | --stub KIND] [--port PORT] [flags]',
+  summary: 'a mock realtime server (native, openai or vLLM-Omni flavour), an OpenAI-compatible SSE stub (http), or a reference clock (time), until SIGINT or SIGTERM',
+  usage: '[--protocol native|openai|http|time] [--profile NAME | --stub KIND] [--port PORT] [flags]',
   flags: SERVE_FLAGS,
   run: serve,
 };

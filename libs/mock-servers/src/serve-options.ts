@@ -4,7 +4,7 @@ import type { MockProfile } from './mock-server';
 import type { ModelOptions } from './model-session';
 
 export const SERVE_FLAGS = {
-  protocol: { kind: 'enum', values: ['native', 'openai', 'http'], default: 'native', group: 'dialect', help: 'native (sglang-omni duplex), openai (OpenAI Realtime) or http (an OpenAI-compatible SSE stub for duplex-bench http)' },
+  protocol: { kind: 'enum', values: ['native', 'openai', 'http', 'time'], default: 'native', group: 'dialect', help: "native (sglang-omni duplex), openai (OpenAI Realtime), http (an OpenAI-compatible SSE stub for duplex-bench http) or time (only the reference clock shards measure their offset against, to run on a real server's host)" },
   stub: { kind: 'enum', values: ['max-throughput', 'variable-response'], default: 'variable-response', group: 'model', help: "http: max-throughput (pre-built responses, no waits: the client's roofline) or variable-response (a model's timing)" },
   'output-length': { kind: 'int', min: 1, default: 4000, group: 'model', help: 'http max-throughput: characters per response (one character is one token)', value: 'N' },
   'stream-interval': { kind: 'int', min: 1, default: 1, group: 'model', help: 'http: characters per SSE event', value: 'N' },
@@ -49,7 +49,7 @@ const HTTP_FLAG_NAMES = ['stub', 'output-length', 'stream-interval', 'output-len
 const WS_FLAG_NAMES = ['profile', 'replies-per-append', 'output-sample-rate', 'burst-units', 'ttfp-ms', 'rtf', 'turn-every-s', 'tokens-per-step', 'capacity-sessions', 'max-sessions', 'unit-ms', 'tls-cert', 'tls-key'];
 
 export interface ServeOptions {
-  protocol: 'native' | 'openai' | 'http';
+  protocol: 'native' | 'openai' | 'http' | 'time';
   /** --protocol http: the stub's settings. */
   http?: Omit<HttpStubOptions, 'host' | 'port' | 'clock'>;
   profile: MockProfile;
@@ -78,6 +78,10 @@ export function parseServeOptions(argv: string[]): ServeOptions {
   const given = (k: string) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`));
   const httpOnly = HTTP_FLAG_NAMES.filter(given);
   if (f.protocol !== 'http' && httpOnly.length > 0) throw new UsageError(`--${httpOnly[0]} is for --protocol http`);
+  if (f.protocol === 'time') {
+    const other = [...WS_FLAG_NAMES].filter(given);
+    if (other.length > 0) throw new UsageError(`--${other[0]} is not for --protocol time`);
+  }
   if (f.protocol === 'http') {
     const wsOnly = WS_FLAG_NAMES.filter(given);
     if (wsOnly.length > 0) throw new UsageError(`--${wsOnly[0]} is not for --protocol http`);
