@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { HttpSummary } from '@duplex-bench/http-load';
 import { commandLine, docSection, writeDoc } from './doc';
-import { hostInfo } from './host';
+import { hostInfo, hostLine } from './host';
 import { exited, HTTP_LISTENING, installInterrupts, openLog, ROOT, spawnTracked, startMock, stopMock } from './processes';
 
 const { values } = parseArgs({
@@ -64,8 +64,7 @@ async function main(): Promise<number> {
   ].join('\n');
   process.stdout.write(`${table}\n`);
   if (values['write-doc']) {
-    const h = hostInfo(undefined);
-    const host = `${h.cpu_model}, ${h.logical_cores} logical cores, ${h.kernel}, Node ${h.node}, commit ${h.commit}${h.dirty ? ' (dirty)' : ''}`;
+    const host = hostLine(hostInfo(undefined));
     writeDoc(String(values['write-doc']), 'http-correctness', docSection('http-correctness', '### HTTP correctness at a low rate', host, `node --import tsx tools/bench/http-correctness.ts ${commandLine(process.argv.slice(2))}`, new Date().toISOString().slice(0, 10), table));
   }
   return pass ? 0 : 1;

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { HttpSummary } from '@duplex-bench/http-load';
 import { commandLine, docSection, writeDoc } from './doc';
-import { hostInfo } from './host';
+import { hostInfo, hostLine } from './host';
 import { exited, HTTP_LISTENING, installInterrupts, openLog, ROOT, spawnTracked, startMock, stopMock } from './processes';
 
 const { values } = parseArgs({
@@ -123,8 +123,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${table}\n`);
   if (values.plot) writeFileSync(String(values.plot), svgPlot(points, `duplex-bench http: requests/s by client processes (${concurrency} lanes, max-throughput stub)`));
   if (values['write-doc']) {
-    const h = hostInfo(undefined);
-    const host = `${h.cpu_model}, ${h.logical_cores} logical cores, ${h.kernel}, Node ${h.node}, commit ${h.commit}${h.dirty ? ' (dirty)' : ''}`;
+    const host = hostLine(hostInfo(undefined));
     const plotLine = values.plot ? `\n\n![requests/s by client processes](${String(values.plot).replace(/^docs\//, '')})` : '';
     writeDoc(String(values['write-doc']), 'http-processes', docSection('http-processes', '### HTTP client processes sweep', host, `node --import tsx tools/bench/http-processes.ts ${commandLine(process.argv.slice(2))}`, new Date().toISOString().slice(0, 10), table + plotLine));
   }

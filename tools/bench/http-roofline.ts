@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { requestBody } from '@duplex-bench/http-load';
 import type { HttpSummary } from '@duplex-bench/http-load';
 import { commandLine, docSection, writeDoc } from './doc';
-import { hostInfo } from './host';
+import { hostInfo, hostLine } from './host';
 import { exited, HTTP_LISTENING, installInterrupts, openLog, procCpuSeconds, ROOT, spawnTracked, startMock, stopMock } from './processes';
 
 const { values } = parseArgs({
@@ -127,8 +127,7 @@ async function main(): Promise<void> {
   const table = `${lines.join('\n')}\n\n${note}`;
   process.stdout.write(`${table}\n`);
   if (values['write-doc']) {
-    const h = hostInfo(undefined);
-    const host = `${h.cpu_model}, ${h.logical_cores} logical cores, ${h.kernel}, Node ${h.node}, commit ${h.commit}${h.dirty ? ' (dirty)' : ''}`;
+    const host = hostLine(hostInfo(undefined));
     writeDoc(String(values['write-doc']), 'http-roofline', docSection('http-roofline', '### HTTP roofline: duplex-bench http beside autocannon', host, `node --import tsx tools/bench/http-roofline.ts ${commandLine(process.argv.slice(2))}`, new Date().toISOString().slice(0, 10), table));
   }
 }
