@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { ResponseTracker, type ResponseEvent } from '@duplex-bench/metrics';
-import { decodeFrame } from '@duplex-bench/protocol';
+import { decodeFrame, decodeFrameBytes } from '@duplex-bench/protocol';
 import { addResponseEvents } from '@duplex-bench/session';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { cycles: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '7' } } });
@@ -44,6 +44,8 @@ const tracker = new ResponseTracker({ output_sample_rate: 22050 }, 0);
 const add = (e: ResponseEvent) => tracker.add(e);
 addResponseEvents(decodeFrame(created.toString()), 0, add);
 stage('toString + decodeFrame + response events', (b, t) => addResponseEvents(decodeFrame(b.toString('utf8')), t, add));
+stage('decodeFrameBytes', (b) => (sink += decodeFrameBytes(b).type.length));
+stage('decodeFrameBytes + response events', (b, t) => addResponseEvents(decodeFrameBytes(b), t, add));
 if (sink < 0) console.log(sink);
 
 // Stages of the response events, each over the same decoded frames (decoding not counted).

@@ -39,7 +39,7 @@ describe('syntheticPackets', () => {
     const pa = syntheticPackets(a, 80);
     expect(pa.packet_count).toBe(Math.round(a.duration_s / 0.08));
     expect(pa.packetBytes(pa.packet_count - 1)).toBe(2560);
-    expect(Buffer.from(pa.packetBase64(7), 'base64')).toHaveLength(2560);
+    expect(Buffer.from(pa.packetBase64(7).toString(), 'base64')).toHaveLength(2560);
     // The period repeats every 4 s (50 packets); another seed starts elsewhere in it.
     expect(pa.packetBase64(3)).toBe(pa.packetBase64(53));
     const pb = syntheticPackets(b, 80);

@@ -3,7 +3,7 @@ export function pcm16BytesPerMs(sample_rate: number): number {
   return (sample_rate * 2) / 1000;
 }
 
-/** Input audio cut into packets, each ready as base64 so the send path only splices strings. */
+/** Input audio cut into packets, each ready as base64 bytes so the send path only splices them into frames. */
 export interface PacketSource {
   readonly packet_ms: number;
   readonly sample_rate: number;
@@ -11,7 +11,13 @@ export interface PacketSource {
   readonly total_bytes: number;
   /** Bytes in packet `seq`: a whole packet, except a shorter last one. */
   packetBytes(seq: number): number;
-  packetBase64(seq: number): string;
+  /** Packet `seq` as base64 text in ASCII bytes, shared: the caller copies it, never changes it. */
+  packetBase64(seq: number): Buffer;
+}
+
+/** `pcm` as base64 text, in bytes. */
+function base64Bytes(pcm: Buffer): Buffer {
+  return Buffer.from(pcm.toString('base64'), 'latin1');
 }
 
 function packetGeometry(sample_rate: number, packet_ms: number): number {
@@ -31,8 +37,8 @@ export function silencePackets(duration_s: number, packet_ms: number, sample_rat
   const total_bytes = Math.round((duration_s * 1000 * pcm16BytesPerMs(sample_rate)) / 2) * 2;
   const whole = Math.floor(total_bytes / packet_bytes);
   const tail_bytes = total_bytes - whole * packet_bytes;
-  const full_b64 = Buffer.alloc(packet_bytes).toString('base64');
-  const tail_b64 = Buffer.alloc(tail_bytes).toString('base64');
+  const full_b64 = base64Bytes(Buffer.alloc(packet_bytes));
+  const tail_b64 = base64Bytes(Buffer.alloc(tail_bytes));
   const packet_count = whole + (tail_bytes > 0 ? 1 : 0);
   return {
     packet_ms,
@@ -47,11 +53,11 @@ export function silencePackets(duration_s: number, packet_ms: number, sample_rat
 /** Packets of real PCM, base64-encoded once up front; share one source among sessions streaming the same file. */
 export function pcmPackets(pcm: Buffer, packet_ms: number, sample_rate = 16000): PacketSource {
   const packet_bytes = packetGeometry(sample_rate, packet_ms);
-  const encoded: string[] = [];
+  const encoded: Buffer[] = [];
   const sizes: number[] = [];
   for (let offset = 0; offset < pcm.length; offset += packet_bytes) {
     const slice = pcm.subarray(offset, Math.min(pcm.length, offset + packet_bytes));
-    encoded.push(slice.toString('base64'));
+    encoded.push(base64Bytes(slice));
     sizes.push(slice.length);
   }
   return {

@@ -45,8 +45,8 @@ class RawClient {
     });
   }
 
-  send(frame: string): void {
-    this.ws.send(frame);
+  send(frame: string | Buffer): void {
+    this.ws.send(frame, { binary: false });
   }
 
   types(): Array<string | undefined> {
@@ -94,7 +94,7 @@ class RawClient {
   }
 }
 
-const audioOf = (bytes: number) => Buffer.alloc(bytes).toString('base64');
+const audioOf = (bytes: number) => Buffer.from(Buffer.alloc(bytes).toString('base64'));
 const append = (seq: number, bytes = 2560) => nativeAppend(`a${seq}`, seq, seq * 80, audioOf(bytes));
 
 /** HTTP status of a refused upgrade. */

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { ProtocolError } from './errors';
-import { audioDeltaInfo, base64ByteLength, decodeFrame } from './frame';
+import { audioDeltaInfo, base64ByteLength, decodeFrame as decodeText, decodeFrameBytes, mentions, type DecodedFrame } from './frame';
+
+/** Every decoding test runs twice: on the frame's text, and on its bytes as they came off the socket. */
+const DECODERS: [string, (text: string) => DecodedFrame][] = [
+  ['text', (text) => decodeText(text)],
+  ['bytes', (text) => decodeFrameBytes(Buffer.from(text))],
+];
 
 /** A frame of exactly `chars` characters whose `type` leads, padded inside a string field. */
 function frameOfLength(type: string, chars: number): string {
@@ -9,131 +15,175 @@ function frameOfLength(type: string, chars: number): string {
   return head + 'A'.repeat(chars - head.length - tail.length) + tail;
 }
 
-function decodeError(text: string): ProtocolError {
-  try {
-    decodeFrame(text);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ProtocolError);
-    return err as ProtocolError;
+describe.each(DECODERS)('decoding from %s', (_from, decodeFrame) => {
+  function decodeError(text: string): ProtocolError {
+    try {
+      decodeFrame(text);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ProtocolError);
+      return err as ProtocolError;
+    }
+    throw new Error(`decodeFrame accepted ${JSON.stringify(text)}`);
   }
-  throw new Error(`decodeFrame accepted ${JSON.stringify(text)}`);
-}
 
-describe('decodeFrame', () => {
-  let parse: jest.SpyInstance;
-  beforeEach(() => {
-    parse = jest.spyOn(JSON, 'parse');
-  });
-  afterEach(() => {
-    parse.mockRestore();
+  describe('decodeFrame', () => {
+    let parse: jest.SpyInstance;
+    beforeEach(() => {
+      parse = jest.spyOn(JSON, 'parse');
+    });
+    afterEach(() => {
+      parse.mockRestore();
+    });
+
+    it('parses a small frame at once and keeps its text as it arrived', () => {
+      const text = '{"type":"session.created","session":{"id":"s1"}}';
+      const frame = decodeFrame(text);
+      expect(parse).toHaveBeenCalledTimes(1);
+      expect(frame.type).toBe('session.created');
+      expect(frame.text).toBe(text);
+      expect(frame.event()).toEqual({ type: 'session.created', session: { id: 's1' } });
+      expect(frame.event()).toBe(frame.event());
+      expect(parse).toHaveBeenCalledTimes(1);
+    });
+
+    it('reads the type of a small frame wherever it stands in the object', () => {
+      expect(decodeFrame('{"seq":3,"type":"sglang.input_audio.accepted"}').type).toBe('sglang.input_audio.accepted');
+    });
+
+    it('reads the type of a frame of 512 chars or more without parsing it, and parses once on demand', () => {
+      const text = frameOfLength('response.output_audio.delta', 512);
+      expect(text).toHaveLength(512);
+      const frame = decodeFrame(text);
+      expect(frame.type).toBe('response.output_audio.delta');
+      expect(parse).not.toHaveBeenCalled();
+      const event = frame.event();
+      expect(event.type).toBe('response.output_audio.delta');
+      expect((event.delta as string).length).toBeGreaterThan(400);
+      expect(frame.event()).toBe(event);
+      expect(parse).toHaveBeenCalledTimes(1);
+    });
+
+    it('parses a frame of 511 chars at once', () => {
+      const text = frameOfLength('response.output_audio.delta', 511);
+      expect(text).toHaveLength(511);
+      expect(decodeFrame(text).type).toBe('response.output_audio.delta');
+      expect(parse).toHaveBeenCalledTimes(1);
+    });
+
+    it('tolerates white space around the leading type of a large frame', () => {
+      const text = '{ "type" : "response.output_audio.delta" ,"delta":"' + 'A'.repeat(600) + '"}';
+      expect(decodeFrame(text).type).toBe('response.output_audio.delta');
+      expect(parse).not.toHaveBeenCalled();
+    });
+
+    it('parses a large frame whose type does not lead', () => {
+      const text = '{"delta":"' + 'A'.repeat(600) + '","type":"response.output_audio.delta"}';
+      expect(decodeFrame(text).type).toBe('response.output_audio.delta');
+      expect(parse).toHaveBeenCalledTimes(1);
+    });
+
+    it('parses a large frame whose leading type has an escape, and unescapes it', () => {
+      const text = '{"type":"odd\\"type","delta":"' + 'A'.repeat(600) + '"}';
+      expect(decodeFrame(text).type).toBe('odd"type');
+      expect(parse).toHaveBeenCalledTimes(1);
+    });
+
+    it('parses a large frame that does not end in "}" (trailing white space)', () => {
+      const text = frameOfLength('response.output_audio.delta', 600) + '\n';
+      expect(decodeFrame(text).type).toBe('response.output_audio.delta');
+      expect(parse).toHaveBeenCalledTimes(1);
+    });
+
+    it('reports a truncated large frame as MALFORMED_FRAME at once', () => {
+      const text = frameOfLength('response.output_audio.delta', 600).slice(0, -2);
+      const error = decodeError(text);
+      expect(error.code).toBe('MALFORMED_FRAME');
+      expect(error.info.excerpt).toBe(text.slice(0, 200));
+      expect(error.message).toContain(text.slice(0, 200));
+    });
+
+    it('reports a number no double holds (1e999 parses to Infinity) as MALFORMED_FRAME', () => {
+      const error = decodeError('{"type":"sglang.input_audio.accepted","event_id":"e","seq":0,"accepted_end_ms":1e999}');
+      expect(error.code).toBe('MALFORMED_FRAME');
+      expect(error.message).toContain('not finite');
+      expect(decodeFrame('{"type":"x","n":1e300,"s":"1e999"}').event().n).toBe(1e300);
+    });
+
+    it('reports a peeked large frame that is not JSON when its event is asked for', () => {
+      const text = '{"type":"response.output_audio.delta","delta":"' + 'A'.repeat(600) + '}';
+      const frame = decodeFrame(text);
+      expect(frame.type).toBe('response.output_audio.delta');
+      expect(() => frame.event()).toThrow(ProtocolError);
+    });
+
+    it.each([
+      ['not JSON at all', 'hello'],
+      ['a truncated object', '{"type":"response.output_audio.delta","delta":'],
+      ['an empty text', ''],
+      ['an array', '[{"type":"session.created"}]'],
+      ['null', 'null'],
+      ['a string', '"session.created"'],
+      ['a number', '42'],
+    ])('rejects %s as MALFORMED_FRAME with an excerpt', (_name, text) => {
+      const error = decodeError(text);
+      expect(error.name).toBe('ProtocolError');
+      expect(error.code).toBe('MALFORMED_FRAME');
+      expect(error.info.excerpt).toBe(text);
+    });
+
+    it.each([
+      ['no type', '{"event_id":"e1"}'],
+      ['a numeric type', '{"type":5}'],
+      ['a null type', '{"type":null}'],
+      ['an empty type', '{"type":""}'],
+      ['an object type', '{"type":{"name":"session.created"}}'],
+    ])('rejects a frame with %s as MALFORMED_FRAME', (_name, text) => {
+      const error = decodeError(text);
+      expect(error.code).toBe('MALFORMED_FRAME');
+      expect(error.message).toMatch(/no string "type"/);
+    });
   });
 
-  it('parses a small frame at once and keeps its text as it arrived', () => {
-    const text = '{"type":"session.created","session":{"id":"s1"}}';
-    const frame = decodeFrame(text);
-    expect(parse).toHaveBeenCalledTimes(1);
-    expect(frame.type).toBe('session.created');
-    expect(frame.text).toBe(text);
-    expect(frame.event()).toEqual({ type: 'session.created', session: { id: 's1' } });
-    expect(frame.event()).toBe(frame.event());
-    expect(parse).toHaveBeenCalledTimes(1);
-  });
+  describe('audioDeltaInfo', () => {
+    it('reads the response id and payload bytes of an audio delta without parsing it', () => {
+      const b64 = Buffer.alloc(3528).toString('base64');
+      const frame = decodeFrame(`{"type":"response.output_audio.delta","response_id":"resp_3","item_id":"i","delta":"${b64}","sglang":{"unit_id":1}}`);
+      expect(audioDeltaInfo(frame)).toEqual({ response_id: 'resp_3', bytes: 3528 });
+    });
+    it('reads the rate a delta states, before or after its payload', () => {
+      const b64 = Buffer.alloc(3200).toString('base64');
+      const after = decodeFrame(`{"type":"response.output_audio.delta","response_id":"r","delta":"${b64}","sample_rate_hz":16000,"server_event_seq":4}`);
+      expect(audioDeltaInfo(after)).toEqual({ response_id: 'r', bytes: 3200, sample_rate_hz: 16000 });
+      const before = decodeFrame(`{"type":"response.output_audio.delta","response_id":"r","sample_rate_hz":24000,"delta":"${b64}"}`);
+      expect(audioDeltaInfo(before).sample_rate_hz).toBe(24000);
+    });
 
-  it('reads the type of a small frame wherever it stands in the object', () => {
-    expect(decodeFrame('{"seq":3,"type":"sglang.input_audio.accepted"}').type).toBe('sglang.input_audio.accepted');
-  });
+    it('reads vLLM-Omni\'s rate, cumulative duration and stage-0 TPOT behind a metadata object over 1 KiB, never parsing the payload', () => {
+      const b64 = Buffer.alloc(44100).toString('base64');
+      const metadata = {
+        session_id: 's',
+        epoch: 0,
+        playback: { generated_ms: 1000, sent_ms: 1000, played_ms: 0, committed_ms: 0 },
+        vllm_omni: { runtime_impl: 'x'.repeat(1200), stage_metrics: { '0': { num_tokens_out: 12, vllm_ttft_ms: 80, vllm_tpot_ms: 21.5 }, '1': { vllm_tpot_ms: 99 } } },
+        audio_duration_ms: 2000,
+      };
+      const text = `{"type":"response.output_audio.delta","event_id":"e","response_id":"r","item_id":"item_r","output_index":0,"content_index":0,"delta":"${b64}","format":"pcm16","sample_rate_hz":22050,"metadata":${JSON.stringify(metadata)},"server_event_seq":9}`;
+      expect(text.length - text.lastIndexOf('"sample_rate_hz"')).toBeGreaterThan(1024);
+      const frame = decodeFrame(text);
+      const parse = jest.spyOn(JSON, 'parse');
+      try {
+        expect(audioDeltaInfo(frame)).toEqual({ response_id: 'r', bytes: 44100, sample_rate_hz: 22050, audio_duration_ms: 2000, stage_tpot_ms: 21.5, stage_tokens_out: 12 });
+        // Only the tail after the payload was parsed.
+        for (const [arg] of parse.mock.calls) expect(String(arg)).not.toContain(b64.slice(0, 100));
+      } finally {
+        parse.mockRestore();
+      }
+    });
 
-  it('reads the type of a frame of 512 chars or more without parsing it, and parses once on demand', () => {
-    const text = frameOfLength('response.output_audio.delta', 512);
-    expect(text).toHaveLength(512);
-    const frame = decodeFrame(text);
-    expect(frame.type).toBe('response.output_audio.delta');
-    expect(parse).not.toHaveBeenCalled();
-    const event = frame.event();
-    expect(event.type).toBe('response.output_audio.delta');
-    expect((event.delta as string).length).toBeGreaterThan(400);
-    expect(frame.event()).toBe(event);
-    expect(parse).toHaveBeenCalledTimes(1);
-  });
-
-  it('parses a frame of 511 chars at once', () => {
-    const text = frameOfLength('response.output_audio.delta', 511);
-    expect(text).toHaveLength(511);
-    expect(decodeFrame(text).type).toBe('response.output_audio.delta');
-    expect(parse).toHaveBeenCalledTimes(1);
-  });
-
-  it('tolerates white space around the leading type of a large frame', () => {
-    const text = '{ "type" : "response.output_audio.delta" ,"delta":"' + 'A'.repeat(600) + '"}';
-    expect(decodeFrame(text).type).toBe('response.output_audio.delta');
-    expect(parse).not.toHaveBeenCalled();
-  });
-
-  it('parses a large frame whose type does not lead', () => {
-    const text = '{"delta":"' + 'A'.repeat(600) + '","type":"response.output_audio.delta"}';
-    expect(decodeFrame(text).type).toBe('response.output_audio.delta');
-    expect(parse).toHaveBeenCalledTimes(1);
-  });
-
-  it('parses a large frame whose leading type has an escape, and unescapes it', () => {
-    const text = '{"type":"odd\\"type","delta":"' + 'A'.repeat(600) + '"}';
-    expect(decodeFrame(text).type).toBe('odd"type');
-    expect(parse).toHaveBeenCalledTimes(1);
-  });
-
-  it('parses a large frame that does not end in "}" (trailing white space)', () => {
-    const text = frameOfLength('response.output_audio.delta', 600) + '\n';
-    expect(decodeFrame(text).type).toBe('response.output_audio.delta');
-    expect(parse).toHaveBeenCalledTimes(1);
-  });
-
-  it('reports a truncated large frame as MALFORMED_FRAME at once', () => {
-    const text = frameOfLength('response.output_audio.delta', 600).slice(0, -2);
-    const error = decodeError(text);
-    expect(error.code).toBe('MALFORMED_FRAME');
-    expect(error.info.excerpt).toBe(text.slice(0, 200));
-    expect(error.message).toContain(text.slice(0, 200));
-  });
-
-  it('reports a number no double holds (1e999 parses to Infinity) as MALFORMED_FRAME', () => {
-    const error = decodeError('{"type":"sglang.input_audio.accepted","event_id":"e","seq":0,"accepted_end_ms":1e999}');
-    expect(error.code).toBe('MALFORMED_FRAME');
-    expect(error.message).toContain('not finite');
-    expect(decodeFrame('{"type":"x","n":1e300,"s":"1e999"}').event().n).toBe(1e300);
-  });
-
-  it('reports a peeked large frame that is not JSON when its event is asked for', () => {
-    const text = '{"type":"response.output_audio.delta","delta":"' + 'A'.repeat(600) + '}';
-    const frame = decodeFrame(text);
-    expect(frame.type).toBe('response.output_audio.delta');
-    expect(() => frame.event()).toThrow(ProtocolError);
-  });
-
-  it.each([
-    ['not JSON at all', 'hello'],
-    ['a truncated object', '{"type":"response.output_audio.delta","delta":'],
-    ['an empty text', ''],
-    ['an array', '[{"type":"session.created"}]'],
-    ['null', 'null'],
-    ['a string', '"session.created"'],
-    ['a number', '42'],
-  ])('rejects %s as MALFORMED_FRAME with an excerpt', (_name, text) => {
-    const error = decodeError(text);
-    expect(error.name).toBe('ProtocolError');
-    expect(error.code).toBe('MALFORMED_FRAME');
-    expect(error.info.excerpt).toBe(text);
-  });
-
-  it.each([
-    ['no type', '{"event_id":"e1"}'],
-    ['a numeric type', '{"type":5}'],
-    ['a null type', '{"type":null}'],
-    ['an empty type', '{"type":""}'],
-    ['an object type', '{"type":{"name":"session.created"}}'],
-  ])('rejects a frame with %s as MALFORMED_FRAME', (_name, text) => {
-    const error = decodeError(text);
-    expect(error.code).toBe('MALFORMED_FRAME');
-    expect(error.message).toMatch(/no string "type"/);
+    it('falls back to parsing when the layout differs', () => {
+      const frame = decodeFrame(JSON.stringify({ type: 'response.audio.delta', delta: Buffer.alloc(30).toString('base64'), response_id: 'r' }, null, 1));
+      expect(audioDeltaInfo(frame)).toEqual({ response_id: 'r', bytes: 30 });
+    });
   });
 });
 
@@ -151,44 +201,46 @@ describe('base64ByteLength', () => {
   });
 });
 
-describe('audioDeltaInfo', () => {
-  it('reads the response id and payload bytes of an audio delta without parsing it', () => {
-    const b64 = Buffer.alloc(3528).toString('base64');
-    const frame = decodeFrame(`{"type":"response.output_audio.delta","response_id":"resp_3","item_id":"i","delta":"${b64}","sglang":{"unit_id":1}}`);
-    expect(audioDeltaInfo(frame)).toEqual({ response_id: 'resp_3', bytes: 3528 });
-  });
-  it('reads the rate a delta states, before or after its payload', () => {
-    const b64 = Buffer.alloc(3200).toString('base64');
-    const after = decodeFrame(`{"type":"response.output_audio.delta","response_id":"r","delta":"${b64}","sample_rate_hz":16000,"server_event_seq":4}`);
-    expect(audioDeltaInfo(after)).toEqual({ response_id: 'r', bytes: 3200, sample_rate_hz: 16000 });
-    const before = decodeFrame(`{"type":"response.output_audio.delta","response_id":"r","sample_rate_hz":24000,"delta":"${b64}"}`);
-    expect(audioDeltaInfo(before).sample_rate_hz).toBe(24000);
-  });
+describe('frames read from their bytes', () => {
+  const b64 = Buffer.alloc(3528).toString('base64');
+  const delta = (payload: string, extra = '') => Buffer.from(`{"type": "response.output_audio.delta", "response_id": "resp_1", "delta": "${payload}"${extra}}`);
 
-  it('reads vLLM-Omni\'s rate, cumulative duration and stage-0 TPOT behind a metadata object over 1 KiB, never parsing the payload', () => {
-    const b64 = Buffer.alloc(44100).toString('base64');
-    const metadata = {
-      session_id: 's',
-      epoch: 0,
-      playback: { generated_ms: 1000, sent_ms: 1000, played_ms: 0, committed_ms: 0 },
-      vllm_omni: { runtime_impl: 'x'.repeat(1200), stage_metrics: { '0': { num_tokens_out: 12, vllm_ttft_ms: 80, vllm_tpot_ms: 21.5 }, '1': { vllm_tpot_ms: 99 } } },
-      audio_duration_ms: 2000,
-    };
-    const text = `{"type":"response.output_audio.delta","event_id":"e","response_id":"r","item_id":"item_r","output_index":0,"content_index":0,"delta":"${b64}","format":"pcm16","sample_rate_hz":22050,"metadata":${JSON.stringify(metadata)},"server_event_seq":9}`;
-    expect(text.length - text.lastIndexOf('"sample_rate_hz"')).toBeGreaterThan(1024);
-    const frame = decodeFrame(text);
-    const parse = jest.spyOn(JSON, 'parse');
+  it('never turns a large delta into a string: type, figures and key searches read the bytes', () => {
+    const toString = jest.spyOn(Buffer.prototype, 'toString');
     try {
-      expect(audioDeltaInfo(frame)).toEqual({ response_id: 'r', bytes: 44100, sample_rate_hz: 22050, audio_duration_ms: 2000, stage_tpot_ms: 21.5, stage_tokens_out: 12 });
-      // Only the tail after the payload was parsed.
-      for (const [arg] of parse.mock.calls) expect(String(arg)).not.toContain(b64.slice(0, 100));
+      const frame = decodeFrameBytes(delta(b64, ', "server_event_seq": 7'));
+      expect(frame.type).toBe('response.output_audio.delta');
+      expect(audioDeltaInfo(frame)).toEqual({ response_id: 'resp_1', bytes: 3528 });
+      expect(mentions(frame, '"server_event_seq":')).toBe(true);
+      expect(mentions(frame, '"metadata"')).toBe(false);
+      expect(frame.undecoded).toBe(true);
+      // Only the short head before the payload and the tail after it became strings.
+      for (const call of toString.mock.results) expect(String(call.value).length).toBeLessThan(100);
     } finally {
-      parse.mockRestore();
+      toString.mockRestore();
     }
   });
 
-  it('falls back to parsing when the layout differs', () => {
-    const frame = decodeFrame(JSON.stringify({ type: 'response.audio.delta', delta: Buffer.alloc(30).toString('base64'), response_id: 'r' }, null, 1));
-    expect(audioDeltaInfo(frame)).toEqual({ response_id: 'r', bytes: 30 });
+  it('reads a delta written with spaces after its colons (Python json.dumps defaults) as one written without', () => {
+    expect(audioDeltaInfo(decodeFrameBytes(delta(b64)))).toEqual({ response_id: 'resp_1', bytes: 3528 });
+    expect(audioDeltaInfo(decodeText(delta(b64).toString()))).toEqual({ response_id: 'resp_1', bytes: 3528 });
+  });
+
+  it.each([
+    ['bytes', (t: string) => decodeFrameBytes(Buffer.from(t))],
+    ['text', (t: string) => decodeText(t)],
+  ])('parses a payload with an escape in it (%s) rather than counting the escape as base64', (_from, decode) => {
+    const escaped = b64.slice(0, 100) + '\\/' + b64.slice(102);
+    const frame = decode(delta(escaped).toString());
+    expect(audioDeltaInfo(frame).bytes).toBe(Buffer.from(JSON.parse(`"${escaped}"`) as string, 'base64').length);
+  });
+
+  it('decodes the text of a frame read from bytes when asked, once', () => {
+    const bytes = delta(b64);
+    const frame = decodeFrameBytes(bytes);
+    expect(frame.text).toBe(bytes.toString());
+    expect(frame.text).toBe(frame.text);
+    expect(frame.undecoded).toBe(false);
+    expect((frame.event().delta as string).length).toBe(b64.length);
   });
 });

@@ -1,15 +1,34 @@
 import { ProtocolError } from './errors';
 
-/** A received frame: its text as it arrived, its type read without decoding any payload. */
+/**
+ * A received frame: its type, read without decoding any payload, and its bytes or text as it
+ * arrived. A frame decoded from bytes becomes a string only when someone reads `text`: an audio
+ * delta's kilobytes of base64 are read in place (`audioDeltaInfo`, `mentions`) and never copied.
+ */
 export class DecodedFrame {
   /** An audio delta's figures, read once however many readers ask (see `audioDeltaInfo`). */
   deltaInfo: AudioDeltaInfo | undefined = undefined;
+  private decoded: string | undefined;
 
   constructor(
     readonly type: string,
-    readonly text: string,
+    text: string | undefined,
     private parsed?: Record<string, unknown>,
-  ) {}
+    /** The frame's bytes, when it was decoded from them (`decodeFrameBytes`). */
+    readonly bytes?: Buffer,
+  ) {
+    this.decoded = text;
+  }
+
+  /** The frame's text (decoded from its bytes on first use). */
+  get text(): string {
+    return (this.decoded ??= (this.bytes as Buffer).toString('utf8'));
+  }
+
+  /** Whether the text was never asked for: the frame is read from its bytes. */
+  get undecoded(): boolean {
+    return this.decoded === undefined;
+  }
 
   /** The parsed event. Large frames are parsed only when this is called. */
   event(): Record<string, unknown> {
@@ -56,29 +75,92 @@ function parseObject(text: string): Record<string, unknown> {
  * (as every server we know writes it) it is read with one anchored match, and the payload is
  * neither parsed nor decoded unless someone asks for `event()`.
  */
-export function decodeFrame(text: string): DecodedFrame {
+export function decodeFrame(text: string, bytes?: Buffer): DecodedFrame {
   if (text.length >= PEEK_FROM_CHARS && text.charCodeAt(text.length - 1) === 0x7d /* } */) {
     const match = LEADING_TYPE.exec(text);
-    if (match) return new DecodedFrame(match[1], text);
+    if (match) return new DecodedFrame(match[1], text, undefined, bytes);
   }
   const parsed = parseObject(text);
   const type = parsed.type;
   if (typeof type !== 'string' || type.length === 0) {
     throw malformed(text, 'no string "type"');
   }
-  return new DecodedFrame(type, text, parsed);
+  return new DecodedFrame(type, text, parsed, bytes);
 }
 
-/** Bytes carried by a base64 string, without decoding it. */
-export function base64ByteLength(b64: string): number {
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const TYPE_NAME = Buffer.from('"type"');
+/** A leading type longer than this is left to the parser. */
+const MAX_TYPE_BYTES = 128;
+
+function isJsonSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+function skipSpace(b: Buffer, i: number): number {
+  while (isJsonSpace(b[i])) i++;
+  return i;
+}
+
+/** The leading `"type"` of an object's bytes when it is plain ASCII without escapes, else undefined. */
+function leadingType(b: Buffer): string | undefined {
+  let i = skipSpace(b, 1);
+  for (let k = 0; k < TYPE_NAME.length; k++) if (b[i++] !== TYPE_NAME[k]) return undefined;
+  i = skipSpace(b, i);
+  if (b[i++] !== 0x3a /* : */) return undefined;
+  i = skipSpace(b, i);
+  if (b[i++] !== QUOTE) return undefined;
+  const start = i;
+  const stop = Math.min(b.length, start + MAX_TYPE_BYTES);
+  for (; i < stop; i++) {
+    const c = b[i];
+    if (c === QUOTE) return i > start ? b.toString('latin1', start, i) : undefined;
+    if (c === BACKSLASH || c < 0x20 || c >= 0x80) return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * `decodeFrame` on a frame's bytes as they came off the socket. A large frame whose type leads is
+ * never turned into a string: its type is read from the bytes, its payload stays where it arrived.
+ * Smaller frames are decoded and parsed at once, as `decodeFrame` does.
+ */
+export function decodeFrameBytes(bytes: Buffer): DecodedFrame {
+  const n = bytes.length;
+  if (n >= PEEK_FROM_CHARS && bytes[0] === 0x7b /* { */ && bytes[n - 1] === 0x7d /* } */) {
+    const type = leadingType(bytes);
+    if (type !== undefined) return new DecodedFrame(type, undefined, undefined, bytes);
+  }
+  return decodeFrame(bytes.toString('utf8'), bytes);
+}
+
+/**
+ * An append as the bytes that go to the socket: an ASCII head, the packet's base64 payload (bytes
+ * shared by every session sending that packet) copied in once, and an ASCII tail. No string of the
+ * frame is ever built, so nothing flattens, measures or re-encodes kilobytes of base64 per send.
+ * Head and tail must be ASCII (ids pass `assertSafeId`).
+ */
+export function spliceFrame(head: string, payload: Uint8Array, tail: string): Buffer {
+  const out = Buffer.allocUnsafe(head.length + payload.length + tail.length);
+  out.write(head, 0, 'latin1');
+  out.set(payload, head.length);
+  out.write(tail, head.length + payload.length, 'latin1');
+  return out;
+}
+
+/** Bytes carried by base64 text (a string, or its ASCII bytes), without decoding it. */
+export function base64ByteLength(b64: string | Uint8Array): number {
   const n = b64.length;
   if (n === 0) return 0;
-  const padding = b64.charCodeAt(n - 1) === 0x3d ? (b64.charCodeAt(n - 2) === 0x3d ? 2 : 1) : 0;
+  const last = typeof b64 === 'string' ? b64.charCodeAt(n - 1) : b64[n - 1];
+  const before = typeof b64 === 'string' ? b64.charCodeAt(n - 2) : b64[n - 2];
+  const padding = last === 0x3d ? (before === 0x3d ? 2 : 1) : 0;
   return Math.floor((n * 3) / 4) - padding;
 }
 
 const RESPONSE_ID = /"response_id"\s*:\s*"([^"\\]*)"/;
-const DELTA_KEY = '"delta":"';
+const DELTA_NAME = '"delta":';
 const RATE = /"sample_rate_hz"\s*:\s*(\d+)/;
 
 export interface AudioDeltaInfo {
@@ -138,40 +220,83 @@ export function audioDeltaInfo(frame: DecodedFrame): AudioDeltaInfo {
 }
 
 function readDeltaInfo(frame: DecodedFrame): AudioDeltaInfo {
-  const text = frame.text;
-  const at = text.indexOf(DELTA_KEY);
-  const end = at >= 0 ? text.indexOf('"', at + DELTA_KEY.length) : -1;
-  if (end > 0) {
-    const head = text.slice(0, at);
-    const id = RESPONSE_ID.exec(head);
-    if (id) {
-      const info: AudioDeltaInfo = { response_id: id[1], bytes: base64ByteLength(text.slice(at + DELTA_KEY.length, end)) };
-      const rate = RATE.exec(head);
-      if (rate && Number(rate[1]) > 0) info.sample_rate_hz = Number(rate[1]);
-      if (end + 2 < text.length) readTail(info, text.slice(end + 1));
-      return info;
-    }
-  }
+  const info = frame.bytes && frame.undecoded ? deltaInfoFromBytes(frame.bytes) : deltaInfoFromText(frame.text);
+  if (info) return info;
   const event = frame.event();
-  const info: AudioDeltaInfo = { response_id: String(event.response_id ?? ''), bytes: typeof event.delta === 'string' ? base64ByteLength(event.delta) : 0 };
+  const parsed: AudioDeltaInfo = { response_id: String(event.response_id ?? ''), bytes: typeof event.delta === 'string' ? base64ByteLength(event.delta) : 0 };
   const rest = { ...event };
   delete rest.delta;
-  readTail(info, `,${JSON.stringify(rest).slice(1)}`);
+  readTail(parsed, `,${JSON.stringify(rest).slice(1)}`);
+  return parsed;
+}
+
+/** The figures read beside the payload once its place is known: the head before `"delta"`, the tail after the payload. */
+function deltaFigures(head: string, bytes: number, tail: string | null): AudioDeltaInfo | undefined {
+  const id = RESPONSE_ID.exec(head);
+  if (!id) return undefined;
+  const info: AudioDeltaInfo = { response_id: id[1], bytes };
+  const rate = RATE.exec(head);
+  if (rate && Number(rate[1]) > 0) info.sample_rate_hz = Number(rate[1]);
+  if (tail !== null) readTail(info, tail);
   return info;
+}
+
+/** From the text: `"delta"`, its string (no escapes in it), and the keys around it; undefined when laid out otherwise. */
+function deltaInfoFromText(text: string): AudioDeltaInfo | undefined {
+  const key = text.indexOf(DELTA_NAME);
+  if (key < 0) return undefined;
+  let i = key + DELTA_NAME.length;
+  while (isJsonSpace(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) !== QUOTE) return undefined;
+  const start = i + 1;
+  const end = text.indexOf('"', start);
+  if (end < 0) return undefined;
+  const escape = text.indexOf('\\', start);
+  if (escape >= 0 && escape < end) return undefined;
+  return deltaFigures(text.slice(0, key), base64ByteLength(text.slice(start, end)), end + 2 < text.length ? text.slice(end + 1) : null);
+}
+
+const DELTA_BYTES = Buffer.from(DELTA_NAME);
+
+/** The same from the bytes, the payload never copied: its size is where its closing quote is. */
+function deltaInfoFromBytes(b: Buffer): AudioDeltaInfo | undefined {
+  const key = b.indexOf(DELTA_BYTES);
+  if (key < 0) return undefined;
+  const start = skipSpace(b, key + DELTA_BYTES.length) + 1;
+  if (b[start - 1] !== QUOTE) return undefined;
+  const end = b.indexOf(QUOTE, start);
+  if (end < 0) return undefined;
+  const escape = b.indexOf(BACKSLASH, start);
+  if (escape >= 0 && escape < end) return undefined;
+  const n = end - start;
+  const size = n === 0 ? 0 : Math.floor((n * 3) / 4) - (b[end - 1] === 0x3d ? (b[end - 2] === 0x3d ? 2 : 1) : 0);
+  return deltaFigures(b.toString('utf8', 0, key), size, end + 2 < b.length ? b.toString('utf8', end + 1) : null);
 }
 
 /** Frames at or above this size are searched for a key only near their ends (see `mentions`). */
 const SCAN_WHOLE_BELOW_CHARS = 2048;
 
+const KEY_BYTES = new Map<string, Buffer>();
+
 /**
  * Whether a frame's text contains `key`. An audio delta is kilobytes of base64, and a key a server
  * adds beside it (`server_event_seq`, `metadata`) sits before or after the payload, so a large frame
  * is searched only in its first 512 and last 1,024 characters: scanning every delta whole was the
- * most expensive function of a 512-session openai run's first second (11 ms of 86 ms busy).
+ * most expensive function of a 512-session openai run's first second (11 ms of 86 ms busy). A frame
+ * still in bytes is searched whole: keys begin with a quote, which base64 never holds, so the search
+ * skips the payload at memchr speed.
  */
 export function mentions(frame: DecodedFrame, key: string): boolean {
+  if (frame.bytes && frame.undecoded) return frame.bytes.indexOf(keyBytes(key)) >= 0;
   const text = frame.text;
   if (text.length < SCAN_WHOLE_BELOW_CHARS) return text.includes(key);
   // Forward searches only: lastIndexOf of a key from position 512 took 1 µs of a delta's 2.
   return text.slice(0, 512 + key.length).includes(key) || text.includes(key, text.length - 1024);
+}
+
+/** `key` as bytes, made once per key. */
+export function keyBytes(key: string): Buffer {
+  let bytes = KEY_BYTES.get(key);
+  if (!bytes) KEY_BYTES.set(key, (bytes = Buffer.from(key)));
+  return bytes;
 }

@@ -1,4 +1,4 @@
-export { decodeFrame, base64ByteLength, DecodedFrame, audioDeltaInfo } from './frame';
+export { decodeFrame, decodeFrameBytes, base64ByteLength, DecodedFrame, audioDeltaInfo, keyBytes, spliceFrame } from './frame';
 export type { AudioDeltaInfo } from './frame';
 export {
   NativeEvent,

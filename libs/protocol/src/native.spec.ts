@@ -14,7 +14,7 @@ import {
 describe('native client events', () => {
   it('builds an append that is valid JSON with exactly the dialect fields', () => {
     const audio = Buffer.alloc(2560, 7).toString('base64');
-    const text = nativeAppend('s1_append_12', 12, 960, audio);
+    const text = nativeAppend('s1_append_12', 12, 960, Buffer.from(audio)).toString();
     expect(JSON.parse(text)).toEqual({
       type: 'input_audio_buffer.append',
       event_id: 's1_append_12',
@@ -25,7 +25,7 @@ describe('native client events', () => {
   });
 
   it('keeps a fractional t_start_ms and an empty audio payload valid', () => {
-    expect(JSON.parse(nativeAppend('e', 0, 12.5, ''))).toEqual({
+    expect(JSON.parse(nativeAppend('e', 0, 12.5, Buffer.alloc(0)).toString())).toEqual({
       type: NativeEvent.append,
       event_id: 'e',
       audio: '',

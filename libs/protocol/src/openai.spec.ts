@@ -36,8 +36,8 @@ describe('openai client events', () => {
 
   it('builds append, commit and response.create as JSON with only the dialect fields', () => {
     const audio = Buffer.alloc(3840, 1).toString('base64');
-    expect(JSON.parse(openaiAppend('s1_a3', audio))).toEqual({ type: 'input_audio_buffer.append', event_id: 's1_a3', audio });
-    expect(decodeFrame(openaiAppend('s1_a3', audio)).type).toBe(OpenAIEvent.append);
+    expect(JSON.parse(openaiAppend('s1_a3', Buffer.from(audio)).toString())).toEqual({ type: 'input_audio_buffer.append', event_id: 's1_a3', audio });
+    expect(decodeFrame(openaiAppend('s1_a3', Buffer.from(audio)).toString()).type).toBe(OpenAIEvent.append);
     expect(JSON.parse(openaiCommit('c1'))).toEqual({ type: 'input_audio_buffer.commit', event_id: 'c1' });
     expect(JSON.parse(openaiResponseCreate('r1'))).toEqual({ type: 'response.create', event_id: 'r1' });
   });

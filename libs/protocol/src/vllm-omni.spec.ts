@@ -90,7 +90,7 @@ describe('vLLM-Omni client events (as vllm_omni/clients/duplex.py builds them)',
   });
 
   it('builds appends, the final commit, playback and event acknowledgements and session.close', () => {
-    expect(JSON.parse(vllmAppend('a1', 'AAAA', 16000, 80, 160))).toEqual({ type: 'input_audio_buffer.append', audio: 'AAAA', format: 'pcm16', sample_rate_hz: 16000, duration_ms: 80, audio_end_ms: 160, event_id: 'a1' });
+    expect(JSON.parse(vllmAppend('a1', Buffer.from('AAAA'), 16000, 80, 160).toString())).toEqual({ type: 'input_audio_buffer.append', audio: 'AAAA', format: 'pcm16', sample_rate_hz: 16000, duration_ms: 80, audio_end_ms: 160, event_id: 'a1' });
     expect(JSON.parse(vllmCommit('c'))).toEqual({ type: 'input_audio_buffer.commit', final: true, event_id: 'c' });
     expect(JSON.parse(vllmPlaybackAck('p', 'r7', 1234.9))).toEqual({ type: 'playback.ack', played_ms: 1234, committed_ms: 1234, response_id: 'r7', item_id: 'item_r7', event_id: 'p' });
     expect(JSON.parse(vllmEventAck('k', 42))).toEqual({ type: 'session.event_ack', server_event_seq: 42, event_id: 'k' });

@@ -17,7 +17,11 @@ import {
 import { traceReceipts, traceReceived, TraceWriteError, type SessionTraceSink } from '@duplex-bench/tracer';
 import { recordPacing, ResponseTracker, type PacingRecorder, type ResponseEvent, type ResponseRecord, type SampleStore, type SessionResponseMetrics } from '@duplex-bench/metrics';
 import { toAppendFrames } from './operators';
-import { addResponseEvents } from './response-events';
+import * as responseEvents from './response-events';
+
+// Bound once at load: under tsx a call through an imported name costs about 40 ns more
+// (tools/bench/import-binding.ts), and these run for every frame or packet.
+const { addResponseEvents } = responseEvents;
 
 /** Everything sessions of one process share. */
 export interface SessionContext {
@@ -166,7 +170,9 @@ export class RealtimeSession {
     });
     this.connection = conn;
     const addResponse = (r: ResponseEvent) => this.responses?.add(r);
-    this.receiving = conn.events$.pipe(traceReceived(sink)).subscribe({
+    // With traces off nothing is written per frame: the tracing operator is left out of the pipe.
+    const received$ = sink.tracesFrames ? conn.events$.pipe(traceReceived(sink)) : conn.events$;
+    this.receiving = received$.subscribe({
       next: (e) => {
         const type = e.frame.type;
         if (this.responses) addResponseEvents(e.frame, e.received_s, addResponse);
@@ -382,7 +388,7 @@ export class RealtimeSession {
         else resolve();
       };
       // A session that breaks while streaming stops its ticks at once (one already broken, before the first).
-      broken = this.conn.events$.subscribe({ error: (err) => end(err) });
+      broken = this.conn.ended$.subscribe({ error: (err) => end(err) });
       if (ended) return;
       sub.add(
         ticks(scheduler, { start_s, period_ms: packets.packet_ms, count: packets.packet_count })

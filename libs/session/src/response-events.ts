@@ -1,5 +1,10 @@
-import { audioDeltaInfo, gaEventName, OpenAIEvent, responseRequestMetrics, VllmEvent, type DecodedFrame } from '@duplex-bench/protocol';
+import * as protocol from '@duplex-bench/protocol';
+import type { DecodedFrame } from '@duplex-bench/protocol';
 import type { ResponseEvent, ResponseStatus } from '@duplex-bench/metrics';
+
+// Bound once at load: under tsx a call through an imported name costs about 40 ns more
+// (tools/bench/import-binding.ts), and these run for every frame or packet.
+const { audioDeltaInfo, gaEventName, OpenAIEvent, responseRequestMetrics, VllmEvent } = protocol;
 
 const STATUSES: ReadonlySet<string> = new Set<ResponseStatus>(['completed', 'cancelled', 'failed', 'incomplete']);
 

@@ -2,7 +2,7 @@ import { tap, type MonoTypeOperatorFunction } from 'rxjs';
 import type { ReceiptTimes, SessionTraceSink } from './trace-writer';
 
 /** Hands every send receipt, and the frame it sent, to the session's sink as it passes. */
-export function traceReceipts<T extends ReceiptTimes & { frame: string }>(sink: SessionTraceSink): MonoTypeOperatorFunction<T> {
+export function traceReceipts<T extends ReceiptTimes & { frame: string | Uint8Array }>(sink: SessionTraceSink): MonoTypeOperatorFunction<T> {
   return tap((r) => {
     sink.sent(r.frame, r.start_s);
     sink.receipt(r);

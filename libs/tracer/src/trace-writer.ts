@@ -23,7 +23,9 @@ export interface ReceiptTimes {
  * counted (`high_water_crossings`, `backlog_peak_bytes`) and said in the summary, not pushed back.
  */
 export interface SessionTraceSink {
-  sent(frame: string, time_s: number): void;
+  /** Whether frames sent and received are written (`--trace full` or `events`); receipts and errors always are. */
+  readonly tracesFrames: boolean;
+  sent(frame: string | Uint8Array, time_s: number): void;
   /** A received frame, as text or as the bytes that arrived (preferred: no re-encoding). */
   received(frame: string | Uint8Array, time_s: number): void;
   receipt(r: ReceiptTimes): void;
@@ -185,6 +187,7 @@ export class TraceWriter extends EventEmitter {
     this.sessions.set(id, s);
     const tracing = this.options.mode !== 'off';
     return {
+      tracesFrames: tracing,
       sent: (frame, time_s) => {
         if (tracing) s.lines.append('send', time_s, frame);
       },

@@ -1,8 +1,14 @@
 import { Observable, Subject } from 'rxjs';
 import WebSocket from 'ws';
 import { monotonicClock, timersOn, type Clock, type TimerHost } from '@duplex-bench/pacer';
-import { decodeFrame, ProtocolError, type DecodedFrame } from '@duplex-bench/protocol';
+import * as protocol from '@duplex-bench/protocol';
+import type { DecodedFrame } from '@duplex-bench/protocol';
 import { TransportError } from './errors';
+
+// Bound once at load: under tsx a call through an imported name costs about 40 ns more
+// (tools/bench/import-binding.ts), and these run for every frame or packet.
+const { decodeFrameBytes, ProtocolError } = protocol;
+const { OPEN, CLOSED, CONNECTING } = WebSocket;
 
 /** A frame as it arrived, stamped with the clock reading taken in the socket's message handler. */
 export interface ReceivedEvent {
@@ -41,6 +47,8 @@ const DEFAULTS = { connect_timeout_ms: 10_000, retries_on_503: 3, retry_delay_ms
 function zeroMask(mask: Buffer): void {
   mask[0] = mask[1] = mask[2] = mask[3] = 0;
 }
+/** ws sends a Buffer as a binary frame unless told otherwise. */
+const TEXT_FRAME = { binary: false };
 const UNEXPECTED_STATUS = /Unexpected server response: (\d+)/;
 
 /**
@@ -50,11 +58,17 @@ const UNEXPECTED_STATUS = /Unexpected server response: (\d+)/;
  */
 export class WsConnection {
   readonly events$: Observable<ReceivedEvent>;
+  /**
+   * The session's end alone: errors as events$ does, completes when it does, and carries no frame.
+   * A watcher of the end subscribes here, so frames are not handed to one more subscriber each.
+   */
+  readonly ended$: Observable<never>;
   /** Resolves when the upgrade succeeded; rejects with a TransportError. */
   readonly opened: Promise<void>;
   /** Attempts made to open, including 503 retries. */
   attempts = 0;
   private readonly subject = new Subject<ReceivedEvent>();
+  private readonly end$ = new Subject<never>();
   private readonly clock: Clock;
   /** The timers every wait on this connection uses: its own bounds and its flow's. */
   readonly timers: TimerHost;
@@ -72,6 +86,7 @@ export class WsConnection {
     this.clock = options.clock ?? monotonicClock;
     this.timers = options.timers ?? timersOn(this.clock);
     this.events$ = this.subject.asObservable();
+    this.ended$ = this.end$.asObservable();
     this.opened = this.openWithRetries();
     // The failure is also delivered through events$; this keeps an unawaited promise from being unhandled.
     this.opened.catch(() => undefined);
@@ -87,24 +102,25 @@ export class WsConnection {
   }
 
   get isOpen(): boolean {
-    return this.ws?.readyState === WebSocket.OPEN;
+    return this.ws?.readyState === OPEN;
   }
 
-  /** Hands a text frame to the socket; a failure arrives later through events$. */
-  send(frame: string): void {
+  /** Hands a text frame (a string, or its UTF-8 bytes) to the socket; a failure arrives later through events$. */
+  send(frame: string | Buffer): void {
     const ws = this.ws;
-    if (!ws || ws.readyState !== WebSocket.OPEN) {
+    if (!ws || ws.readyState !== OPEN) {
       this.fail(new TransportError('send_failed', 'send on a socket that is not open', this.context()));
       return;
     }
-    ws.send(frame, this.onSent);
+    if (typeof frame === 'string') ws.send(frame, this.onSent);
+    else ws.send(frame, TEXT_FRAME, this.onSent);
   }
 
   /** Closes normally; waits at most `timeout_ms`, then drops the socket. events$ completes. */
   close(timeout_ms = 2000): Promise<void> {
     this.closing = true;
     const ws = this.ws;
-    if (!ws || ws.readyState === WebSocket.CLOSED) {
+    if (!ws || ws.readyState === CLOSED) {
       this.finish();
       return Promise.resolve();
     }
@@ -117,7 +133,7 @@ export class WsConnection {
         cancel();
         resolve();
       });
-      if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(1000, 'done');
+      if (ws.readyState === OPEN || ws.readyState === CONNECTING) ws.close(1000, 'done');
     });
   }
 
@@ -131,20 +147,22 @@ export class WsConnection {
     this.ended = true;
     this.closing = true;
     const ws = this.ws;
-    if (ws && ws.readyState === WebSocket.OPEN) {
+    if (ws && ws.readyState === OPEN) {
       const cancel = this.timers.arm(this.options.close_timeout_ms ?? DEFAULTS.close_timeout_ms, () => ws.terminate());
       ws.once('close', () => cancel());
       ws.close(1000, 'done');
-    } else if (ws && ws.readyState === WebSocket.CONNECTING) {
+    } else if (ws && ws.readyState === CONNECTING) {
       ws.terminate();
     }
     this.subject.error(error);
+    this.end$.error(error);
   }
 
   private finish(): void {
     if (this.ended) return;
     this.ended = true;
     this.subject.complete();
+    this.end$.complete();
   }
 
   private context() {
@@ -244,7 +262,7 @@ export class WsConnection {
     }
     let frame: DecodedFrame;
     try {
-      frame = decodeFrame(data.toString('utf8'));
+      frame = decodeFrameBytes(data);
     } catch (err) {
       this.fail(err as Error);
       return;

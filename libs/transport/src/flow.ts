@@ -100,7 +100,7 @@ export interface SessionFlow {
   isKnownType(type: string): boolean;
   handshake(conn: WsConnection, input_sample_rate: number, options: FlowOptions): Promise<SessionGrant>;
   /** The frame carrying packet `seq`. */
-  append(event_id: string, seq: number, t_start_ms: number, audio_b64: string): string;
+  append(event_id: string, seq: number, t_start_ms: number, audio_b64: Uint8Array): Buffer;
   /** Frames that follow the append of packet `seq` (turn commits), or null. */
   afterAppend(seq: number): string[] | null;
   /** Ends the input, waits (bounded) for the server's last output, and closes the session. */

@@ -11,8 +11,8 @@ import { sendOn, type OutgoingFrame } from './send-on';
 import { startWsTestServer, streamEnd, within, type TestServer } from './test-servers.spec-helpers';
 
 const BOUND_MS = 3000;
-const FULL = Buffer.alloc(2560).toString('base64');
-const SHORT = Buffer.alloc(640).toString('base64');
+const FULL = Buffer.from(Buffer.alloc(2560).toString('base64'));
+const SHORT = Buffer.from(Buffer.alloc(640).toString('base64'));
 const LIMITS = { session_timeout_s: 60 } as unknown as NativeLimits;
 const created = () => nativeSessionCreated('e0', 'x');
 const updated = (client_event_id: string, rate = 22050, unit = 80) => nativeSessionUpdated('e1', client_event_id, 'x', nativeGrant(rate, unit, LIMITS));

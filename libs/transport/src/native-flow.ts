@@ -1,19 +1,13 @@
 import { Subscription } from 'rxjs';
-import {
-  isKnownNativeType,
-  NativeEvent,
-  nativeAppend,
-  nativeInputEnd,
-  nativeSessionClose,
-  nativeSessionUpdate,
-  readNativeGrant,
-  serverError,
-  ProtocolError,
-} from '@duplex-bench/protocol';
+import * as protocol from '@duplex-bench/protocol';
 import type { ReceivedEvent, WsConnection } from './connection';
 import { TransportError } from './errors';
 import { waitForEvent } from './wait-for';
 import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type NativeDrainReport, type SessionFlow, type SessionGrant } from './flow';
+
+// Bound once at load: under tsx a call through an imported name costs about 40 ns more
+// (tools/bench/import-binding.ts), and these run for every frame or packet.
+const { isKnownNativeType, NativeEvent, nativeAppend, nativeInputEnd, nativeSessionClose, nativeSessionUpdate, readNativeGrant, serverError, ProtocolError } = protocol;
 
 
 
@@ -99,7 +93,7 @@ export class NativeFlow implements SessionFlow {
     return readNativeGrant(updated);
   }
 
-  append(event_id: string, seq: number, t_start_ms: number, audio_b64: string): string {
+  append(event_id: string, seq: number, t_start_ms: number, audio_b64: Uint8Array): Buffer {
     return nativeAppend(event_id, seq, t_start_ms, audio_b64);
   }
 

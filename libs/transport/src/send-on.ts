@@ -6,7 +6,7 @@ import type { WsConnection } from './connection';
 export interface OutgoingFrame {
   seq: number;
   event_id: string;
-  frame: string;
+  frame: string | Buffer;
   /** When it was due: origin + seq × packet. */
   scheduled_s: number;
   /** Send start: when the client was ready to send, before serialization. */
@@ -25,7 +25,7 @@ export interface SendReceipt {
   send_ms: number;
   /** Socket `bufferedAmount` right after the send, in bytes. */
   buffered_bytes: number;
-  frame: string;
+  frame: string | Buffer;
 }
 
 /** Sends each frame on `conn` as it comes and emits its receipt. */

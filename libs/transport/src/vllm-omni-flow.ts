@@ -1,30 +1,15 @@
 import { every } from '@duplex-bench/pacer';
 import type { Subscription } from 'rxjs';
-import {
-  audioDeltaInfo,
-  base64ByteLength,
-  chunkPeriodMs,
-  gaEventName,
-  isKnownOpenAIType,
-  isKnownVllmType,
-  OpenAIEvent,
-  serverError,
-  ServerEventSeqTracker,
-  serverEventSeq,
-  VllmEvent,
-  vllmAppend,
-  vllmCommit,
-  vllmEventAck,
-  vllmPlaybackAck,
-  vllmSessionClose,
-  vllmSessionRates,
-  vllmSessionUpdate,
-  type DecodedFrame,
-} from '@duplex-bench/protocol';
+import * as protocol from '@duplex-bench/protocol';
+import type { DecodedFrame } from '@duplex-bench/protocol';
 import type { WsConnection } from './connection';
 import { waitForEvent } from './wait-for';
 import { waitForQuiet } from './wait-quiet';
 import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type ServerEventSeqFigures, type SessionFlow, type SessionGrant, type VllmOmniFlowConfig } from './flow';
+
+// Bound once at load: under tsx a call through an imported name costs about 40 ns more
+// (tools/bench/import-binding.ts), and these run for every frame or packet.
+const { audioDeltaInfo, base64ByteLength, chunkPeriodMs, gaEventName, isKnownOpenAIType, isKnownVllmType, OpenAIEvent, serverError, ServerEventSeqTracker, serverEventSeq, VllmEvent, vllmAppend, vllmCommit, vllmEventAck, vllmPlaybackAck, vllmSessionClose, vllmSessionRates, vllmSessionUpdate } = protocol;
 
 
 
@@ -216,7 +201,7 @@ export class VllmOmniFlow implements SessionFlow {
     return grant;
   }
 
-  append(event_id: string, _seq: number, _t_start_ms: number, audio_b64: string): string {
+  append(event_id: string, _seq: number, _t_start_ms: number, audio_b64: Uint8Array): Buffer {
     const ms = base64ByteLength(audio_b64) / ((this.input_rate * 2) / 1000);
     this.sent_ms += ms;
     this.uncommitted++;
