@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ProtocolError } from './errors';
-import { audioDeltaInfo, base64ByteLength, decodeFrame as decodeText, decodeFrameBytes, mentions, type DecodedFrame } from './frame';
+import { audioDeltaInfo, base64ByteLength, decodeFrame as decodeText, decodeFrameBytes, mentions, textDeltaInfo, type DecodedFrame } from './frame';
 
 /** Every decoding test runs twice: on the frame's text, and on its bytes as they came off the socket. */
 const DECODERS: [string, (text: string) => DecodedFrame][] = [
@@ -15,7 +15,7 @@ function frameOfLength(type: string, chars: number): string {
   return head + 'A'.repeat(chars - head.length - tail.length) + tail;
 }
 
-describe.each(DECODERS)('decoding from %s', (_from, decodeFrame) => {
+describe.each(DECODERS)('decoding from %s', (from, decodeFrame) => {
   function decodeError(text: string): ProtocolError {
     try {
       decodeFrame(text);
@@ -35,10 +35,13 @@ describe.each(DECODERS)('decoding from %s', (_from, decodeFrame) => {
       parse.mockRestore();
     });
 
-    it('parses a small frame at once and keeps its text as it arrived', () => {
+    // From text a small frame is parsed at once; from bytes it is checked at once and parsed when read.
+    const PARSED_AT_DECODE = from === 'text' ? 1 : 0;
+
+    it('parses a small frame once, and keeps its text as it arrived', () => {
       const text = '{"type":"session.created","session":{"id":"s1"}}';
       const frame = decodeFrame(text);
-      expect(parse).toHaveBeenCalledTimes(1);
+      expect(parse).toHaveBeenCalledTimes(PARSED_AT_DECODE);
       expect(frame.type).toBe('session.created');
       expect(frame.text).toBe(text);
       expect(frame.event()).toEqual({ type: 'session.created', session: { id: 's1' } });
@@ -63,11 +66,12 @@ describe.each(DECODERS)('decoding from %s', (_from, decodeFrame) => {
       expect(parse).toHaveBeenCalledTimes(1);
     });
 
-    it('parses a frame of 511 chars at once', () => {
+    it('checks a frame of 511 chars whole at once (and parses it at once from text)', () => {
       const text = frameOfLength('response.output_audio.delta', 511);
       expect(text).toHaveLength(511);
       expect(decodeFrame(text).type).toBe('response.output_audio.delta');
-      expect(parse).toHaveBeenCalledTimes(1);
+      expect(parse).toHaveBeenCalledTimes(PARSED_AT_DECODE);
+      expect(() => decodeFrame(text.slice(0, 300) + '"' + text.slice(301))).toThrow(ProtocolError);
     });
 
     it('tolerates white space around the leading type of a large frame', () => {
@@ -242,5 +246,33 @@ describe('frames read from their bytes', () => {
     expect(frame.text).toBe(frame.text);
     expect(frame.undecoded).toBe(false);
     expect((frame.event().delta as string).length).toBe(b64.length);
+  });
+
+  describe('textDeltaInfo', () => {
+    const transcript = (fields: Record<string, unknown>) => JSON.stringify({ type: 'response.output_audio_transcript.delta', event_id: 'e5', ...fields });
+
+    it('reads a plain delta from the bytes of a small frame without parsing or decoding it', () => {
+      const parse = jest.spyOn(JSON, 'parse');
+      try {
+        const frame = decodeFrameBytes(Buffer.from(transcript({ response_id: 'resp_0', item_id: 'i', delta: ' hello' })));
+        expect(textDeltaInfo(frame)).toEqual({ response_id: 'resp_0', chars: 6 });
+        expect(parse).not.toHaveBeenCalled();
+        expect(frame.undecoded).toBe(true);
+      } finally {
+        parse.mockRestore();
+      }
+    });
+
+    it.each([
+      ['escapes in the delta', { response_id: 'r', delta: 'say "hi"\n' }, { response_id: 'r', chars: 9 }],
+      ['non-ASCII text (counted in UTF-16 units, as JavaScript does)', { response_id: 'r', delta: 'café 😀' }, { response_id: 'r', chars: 7 }],
+      ['the response id after the delta', { delta: 'ab', response_id: 'late' }, { response_id: 'late', chars: 2 }],
+      ['a token count', { response_id: 'r', delta: 'ab', sglang: { num_tokens: 3 } }, { response_id: 'r', chars: 2, tokens: 3 }],
+      ['no response id', { delta: 'ab' }, { response_id: '', chars: 2 }],
+    ])('gives what parsing gives for %s', (_name, fields, expected) => {
+      const text = transcript(fields);
+      expect(textDeltaInfo(decodeFrameBytes(Buffer.from(text)))).toEqual(expected);
+      expect(textDeltaInfo(decodeText(text))).toEqual(expected);
+    });
   });
 });

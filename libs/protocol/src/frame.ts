@@ -1,4 +1,5 @@
 import { ProtocolError } from './errors';
+import { checkJsonObject } from './json-check';
 
 /**
  * A received frame: its type, read without decoding any payload, and its bytes or text as it
@@ -122,15 +123,25 @@ function leadingType(b: Buffer): string | undefined {
 }
 
 /**
- * `decodeFrame` on a frame's bytes as they came off the socket. A large frame whose type leads is
- * never turned into a string: its type is read from the bytes, its payload stays where it arrived.
- * Smaller frames are decoded and parsed at once, as `decodeFrame` does.
+ * `decodeFrame` on a frame's bytes as they came off the socket, none of it turned into a string or
+ * an object until someone reads it. A large frame whose type leads is checked as `decodeFrame`
+ * checks it (the type, the closing brace); a smaller one is checked whole (`checkJsonObject`) and
+ * parsed only when read, so an acknowledgement nobody reads costs no object. Anything else (a type
+ * that does not lead or has an escape, a number that may not fit a double) takes `decodeFrame`'s
+ * path, with its errors.
  */
 export function decodeFrameBytes(bytes: Buffer): DecodedFrame {
   const n = bytes.length;
-  if (n >= PEEK_FROM_CHARS && bytes[0] === 0x7b /* { */ && bytes[n - 1] === 0x7d /* } */) {
-    const type = leadingType(bytes);
-    if (type !== undefined) return new DecodedFrame(type, undefined, undefined, bytes);
+  if (bytes[0] === 0x7b /* { */) {
+    if (n >= PEEK_FROM_CHARS) {
+      if (bytes[n - 1] === 0x7d /* } */) {
+        const type = leadingType(bytes);
+        if (type !== undefined) return new DecodedFrame(type, undefined, undefined, bytes);
+      }
+    } else {
+      const type = leadingType(bytes);
+      if (type !== undefined && checkJsonObject(bytes) === 'valid') return new DecodedFrame(type, undefined, undefined, bytes);
+    }
   }
   return decodeFrame(bytes.toString('utf8'), bytes);
 }
@@ -271,6 +282,45 @@ function deltaInfoFromBytes(b: Buffer): AudioDeltaInfo | undefined {
   const n = end - start;
   const size = n === 0 ? 0 : Math.floor((n * 3) / 4) - (b[end - 1] === 0x3d ? (b[end - 2] === 0x3d ? 2 : 1) : 0);
   return deltaFigures(b.toString('utf8', 0, key), size, end + 2 < b.length ? b.toString('utf8', end + 1) : null);
+}
+
+/** What a text or transcript delta says: its response, its length in UTF-16 units, the tokens a server counts for it. */
+export interface TextDeltaInfo {
+  response_id: string;
+  chars: number;
+  /** `sglang.num_tokens`, when the server states it. */
+  tokens?: number;
+}
+
+const TOKENS_KEY = '"num_tokens"';
+
+/**
+ * A text delta's response id and length, read from its bytes when it has a plain ASCII delta (no
+ * escape) and no token count; parsed otherwise. A transcript delta comes with every packet a
+ * native server answers, and parsing each only for these two figures cost an object a frame.
+ */
+export function textDeltaInfo(frame: DecodedFrame): TextDeltaInfo {
+  const b = frame.bytes;
+  if (b && frame.undecoded && !mentions(frame, TOKENS_KEY)) {
+    const key = b.indexOf(DELTA_BYTES);
+    if (key >= 0) {
+      const start = skipSpace(b, key + DELTA_BYTES.length) + 1;
+      let end = start;
+      for (; end < b.length; end++) {
+        const c = b[end];
+        if (c === QUOTE || c === BACKSLASH || c >= 0x80) break;
+      }
+      if (b[start - 1] === QUOTE && b[end] === QUOTE) {
+        const id = RESPONSE_ID.exec(b.toString('utf8', 0, key)) ?? RESPONSE_ID.exec(b.toString('utf8', end + 1));
+        if (id) return { response_id: id[1], chars: end - start };
+      }
+    }
+  }
+  const e = frame.event();
+  const tokens = (e.sglang as { num_tokens?: unknown } | undefined)?.num_tokens;
+  const info: TextDeltaInfo = { response_id: String(e.response_id ?? ''), chars: typeof e.delta === 'string' ? e.delta.length : 0 };
+  if (typeof tokens === 'number') info.tokens = tokens;
+  return info;
 }
 
 /** Frames at or above this size are searched for a key only near their ends (see `mentions`). */

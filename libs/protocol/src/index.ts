@@ -1,5 +1,5 @@
-export { decodeFrame, decodeFrameBytes, base64ByteLength, DecodedFrame, audioDeltaInfo, keyBytes, spliceFrame } from './frame';
-export type { AudioDeltaInfo } from './frame';
+export { decodeFrame, decodeFrameBytes, base64ByteLength, DecodedFrame, audioDeltaInfo, keyBytes, spliceFrame, textDeltaInfo } from './frame';
+export type { AudioDeltaInfo, TextDeltaInfo } from './frame';
 export {
   NativeEvent,
   isKnownNativeType,

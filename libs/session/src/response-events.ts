@@ -4,7 +4,7 @@ import type { ResponseEvent, ResponseStatus } from '@duplex-bench/metrics';
 
 // Bound once at load: under tsx a call through an imported name costs about 40 ns more
 // (tools/bench/import-binding.ts), and these run for every frame or packet.
-const { audioDeltaInfo, gaEventName, OpenAIEvent, responseRequestMetrics, VllmEvent } = protocol;
+const { audioDeltaInfo, gaEventName, OpenAIEvent, responseRequestMetrics, textDeltaInfo, VllmEvent } = protocol;
 
 const STATUSES: ReadonlySet<string> = new Set<ResponseStatus>(['completed', 'cancelled', 'failed', 'incomplete']);
 
@@ -30,16 +30,9 @@ export function addResponseEvents(frame: DecodedFrame, t_s: number, add: (e: Res
     if (info.stage_tpot_ms !== undefined) e.server_tpot_ms = info.stage_tpot_ms;
     add(e);
   } else if (TEXT.has(type)) {
-    const e = frame.event();
-    const tokens = (e.sglang as { num_tokens?: unknown } | undefined)?.num_tokens;
-    response_id = String(e.response_id ?? '');
-    add({
-      kind: 'text_delta',
-      t_s,
-      response_id,
-      chars: typeof e.delta === 'string' ? e.delta.length : 0,
-      tokens: typeof tokens === 'number' ? tokens : undefined,
-    });
+    const text = textDeltaInfo(frame);
+    response_id = text.response_id;
+    add({ kind: 'text_delta', t_s, response_id, chars: text.chars, tokens: text.tokens });
   } else if (type === OpenAIEvent.responseCreated || type === OpenAIEvent.responseDone) {
     const response = frame.event().response as { id?: unknown; status?: unknown } | undefined;
     response_id = String(response?.id ?? '');
