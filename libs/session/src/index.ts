@@ -1,6 +1,5 @@
 export { RealtimeSession, SendBarrier, reasonOf } from './realtime-session';
 export type { SessionContext, SessionResult } from './realtime-session';
-export { toAppendFrames } from './operators';
 export { addResponseEvents } from './response-events';
 export { ProcessMeasures } from './process-measures';
 export { buildSummary, duplexMetrics, MEASUREMENT_ORIGIN } from './summary';

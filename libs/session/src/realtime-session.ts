@@ -1,10 +1,10 @@
-import { merge, Subject, Subscription, takeUntil, tap, type Observable } from 'rxjs';
+import { merge, Subject, Subscription, type Observable } from 'rxjs';
 import { pcm16BytesPerMs, type PacketSource } from '@duplex-bench/audio';
 import { ticks, type Clock, type DeadlineScheduler } from '@duplex-bench/pacer';
 import { ProtocolError, serverError } from '@duplex-bench/protocol';
 import {
   createSessionFlow,
-  sendOn,
+  sendAppends,
   TransportError,
   WsConnection,
   type DialectConfig,
@@ -16,7 +16,6 @@ import {
 } from '@duplex-bench/transport';
 import { traceReceipts, traceReceived, TraceWriteError, type SessionTraceSink } from '@duplex-bench/tracer';
 import { recordPacing, ResponseTracker, type PacingRecorder, type ResponseEvent, type ResponseRecord, type SampleStore, type SessionResponseMetrics } from '@duplex-bench/metrics';
-import { toAppendFrames } from './operators';
 import * as responseEvents from './response-events';
 
 // Bound once at load: under tsx a call through an imported name costs about 40 ns more
@@ -365,8 +364,8 @@ export class RealtimeSession {
   }
 
   /**
-   * The paced send pipeline, tick to receipt: absolute-deadline ticks → the dialect's append
-   * frames → ws.send → send receipts traced → pacing recorded; each append's turn commits follow
+   * The paced send pipeline, tick to receipt: absolute-deadline ticks → each as the dialect's append,
+   * sent (`sendAppends`) → send receipts traced → pacing recorded; each append's turn commits follow
    * it. Resolves when every packet went (or a stop came), rejects when the socket broke.
    */
   private sendAll(start_s: number, result: SessionResult): Promise<void> {
@@ -375,37 +374,31 @@ export class RealtimeSession {
     return new Promise<void>((resolve, reject) => {
       let streaming = false;
       let ended = false;
-      let broken: Subscription | null = null;
       // A Subscription up front: end() may run before subscribe() returns (a stop that came first).
       const sub = new Subscription();
       const end = (err?: unknown) => {
         if (ended) return;
         ended = true;
         if (streaming) this.ctx.onStreamEnd();
-        broken?.unsubscribe();
         sub.unsubscribe();
         if (err) reject(err);
         else resolve();
       };
-      // A session that breaks while streaming stops its ticks at once (one already broken, before the first).
-      broken = this.conn.ended$.subscribe({ error: (err) => end(err) });
+      // A session that breaks while streaming stops its ticks at once (one already broken, before the first);
+      // a stop (SIGINT, a server error that ends the session) stops them after the packet in hand.
+      sub.add(this.conn.ended$.subscribe({ error: (err) => end(err) }));
+      sub.add(merge(stop$, this.stopped$).subscribe(() => end()));
       if (ended) return;
       sub.add(
         ticks(scheduler, { start_s, period_ms: packets.packet_ms, count: packets.packet_count })
-          .pipe(
-            takeUntil(merge(stop$, this.stopped$)),
-            tap((tick) => {
-              if (tick.seq === 0) {
+          .pipe(sendAppends(this.conn, flow, packets, `${this.id}_a`, this.ctx.clock), traceReceipts(this.sink), recordPacing(pacing, this.ctx.samples.open(this.id)))
+          .subscribe({
+            next: (packet) => {
+              if (packet.seq === 0) {
                 streaming = true;
-                this.onStreamStart(tick.origin_s);
+                this.onStreamStart(packet.start_s);
               }
-              this.sent_bytes += packets.packetBytes(tick.seq);
-            }),
-            toAppendFrames(flow, packets, `${this.id}_a`),
-            sendOn(this.conn, this.ctx.clock),
-            traceReceipts(this.sink),
-            recordPacing(pacing, this.ctx.samples.open(this.id)),
-            tap((packet) => {
+              this.sent_bytes += packets.packetBytes(packet.seq);
               // Turn commits go right after the append that closes the turn; they are not paced.
               const commits = flow.afterAppend(packet.seq);
               if (commits) for (const frame of commits) this.sendControl(frame);
@@ -414,9 +407,10 @@ export class RealtimeSession {
                 result.late++;
                 result.violation = true;
               }
-            }),
-          )
-          .subscribe({ complete: () => end(), error: (err) => end(err) }),
+            },
+            complete: () => end(),
+            error: (err) => end(err),
+          }),
       );
     });
   }

@@ -1,8 +1,8 @@
 export { WsConnection } from './connection';
 export type { ConnectOptions, ReceivedEvent } from './connection';
 export { waitForEvent } from './wait-for';
-export { sendOn } from './send-on';
-export type { OutgoingFrame, SendReceipt } from './send-on';
+export { sendAppends, sendOn } from './send-on';
+export type { AppendAudio, OutgoingFrame, SendReceipt } from './send-on';
 export { nativeHandshake, nativeEndSession, NativeFlow } from './native-flow';
 export { OpenAIFlow, readSessionCreated } from './openai-flow';
 export { VllmOmniFlow } from './vllm-omni-flow';

@@ -1,7 +1,7 @@
 import { firstValueFrom, from, lastValueFrom, map, take, toArray } from 'rxjs';
-import type { Clock } from '@duplex-bench/pacer';
+import type { Clock, Tick } from '@duplex-bench/pacer';
 import { WsConnection } from './connection';
-import { sendOn, type OutgoingFrame } from './send-on';
+import { sendAppends, sendOn, type OutgoingFrame } from './send-on';
 import { startWsTestServer, within, type TestServer } from './test-servers.spec-helpers';
 
 const BOUND_MS = 3000;
@@ -24,13 +24,16 @@ describe('sendOn', () => {
   let server: TestServer | undefined;
   let conn: WsConnection | undefined;
   let received: string[] = [];
+  let binary: boolean[] = [];
   let onReceived: () => void = () => undefined;
 
   beforeEach(async () => {
     received = [];
+    binary = [];
     server = await startWsTestServer(() => (ws) =>
-      ws.on('message', (data: Buffer) => {
+      ws.on('message', (data: Buffer, isBinary: boolean) => {
         received.push(data.toString());
+        binary.push(isBinary);
         onReceived();
       }),
     );
@@ -88,5 +91,23 @@ describe('sendOn', () => {
     );
     expect(receipt.completed_s).toBeGreaterThan(0);
     expect(receipt.send_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it("sends each tick's packet as the dialect's append, as bytes in a text frame, with the tick's due and fire times", async () => {
+    const clock = steppingClock(20, 0.001);
+    const audio = { packet_ms: 80, packetBase64: (seq: number) => Buffer.from(['AAAA', 'BBBB', 'CCCC'][seq]) };
+    const flow = { append: (event_id: string, seq: number, t_start_ms: number, b64: Uint8Array) => Buffer.from(`{"event_id":"${event_id}","t":${t_start_ms},"audio":"${Buffer.from(b64).toString()}","seq":${seq}}`) };
+    const ticks: Tick[] = [0, 1, 2].map((seq) => ({ seq, due_s: 1 + seq * 0.08, fired_s: 1 + seq * 0.08 + seq * 0.001, origin_s: 1 }));
+    const allReceived = new Promise<void>((resolve) => {
+      onReceived = () => received.length === 3 && resolve();
+    });
+    const receipts = await within(lastValueFrom(from(ticks).pipe(sendAppends(conn as WsConnection, flow, audio, 's7_a', clock), toArray())), BOUND_MS, 'receipts');
+
+    expect(receipts.map((r) => [r.seq, r.event_id, r.scheduled_s, r.start_s])).toEqual(ticks.map((t) => [t.seq, `s7_a${t.seq}`, t.due_s, t.fired_s]));
+    for (const r of receipts) expect(r.send_ms).toBeCloseTo(1, 9);
+    await within(allReceived, BOUND_MS, 'server received every frame');
+    // A text frame: the server's ws hands it over as text, not binary.
+    expect(received).toEqual(['{"event_id":"s7_a0","t":0,"audio":"AAAA","seq":0}', '{"event_id":"s7_a1","t":80,"audio":"BBBB","seq":1}', '{"event_id":"s7_a2","t":160,"audio":"CCCC","seq":2}']);
+    expect(binary).toEqual([false, false, false]);
   });
 });

@@ -1,6 +1,7 @@
 import { map, type OperatorFunction } from 'rxjs';
-import { monotonicClock, type Clock } from '@duplex-bench/pacer';
+import { monotonicClock, type Clock, type Tick } from '@duplex-bench/pacer';
 import type { WsConnection } from './connection';
+import type { SessionFlow } from './flow';
 
 /** A frame due on the socket, with the times the pacing check needs. */
 export interface OutgoingFrame {
@@ -30,19 +31,38 @@ export interface SendReceipt {
 
 /** Sends each frame on `conn` as it comes and emits its receipt. */
 export function sendOn(conn: WsConnection, clock: Clock = monotonicClock): OperatorFunction<OutgoingFrame, SendReceipt> {
-  return map((out) => {
-    const before_s = clock.now_s();
-    conn.send(out.frame);
-    const completed_s = clock.now_s();
-    return {
-      seq: out.seq,
-      event_id: out.event_id,
-      scheduled_s: out.scheduled_s,
-      start_s: out.start_s,
-      completed_s,
-      send_ms: (completed_s - before_s) * 1000,
-      buffered_bytes: conn.bufferedAmount,
-      frame: out.frame,
-    };
+  return map((out) => sendWithReceipt(conn, clock, out.seq, out.event_id, out.frame, out.scheduled_s, out.start_s));
+}
+
+/** Where appends come from: each packet's audio as base64 bytes (`PacketSource` of @duplex-bench/audio). */
+export interface AppendAudio {
+  readonly packet_ms: number;
+  packetBase64(seq: number): Buffer;
+}
+
+/**
+ * The paced send, tick to receipt in one step: each tick's packet as the dialect's append (event id
+ * `<prefix><seq>`), sent at once, and its receipt with the tick's due and fire times. The send
+ * start is the tick's fire time, before the frame is built, as the pacing check measures it.
+ */
+export function sendAppends(
+  conn: WsConnection,
+  flow: Pick<SessionFlow, 'append'>,
+  audio: AppendAudio,
+  prefix: string,
+  clock: Clock = monotonicClock,
+): OperatorFunction<Tick, SendReceipt> {
+  return map((tick) => {
+    const seq = tick.seq;
+    const event_id = prefix + seq;
+    const frame = flow.append(event_id, seq, seq * audio.packet_ms, audio.packetBase64(seq));
+    return sendWithReceipt(conn, clock, seq, event_id, frame, tick.due_s, tick.fired_s);
   });
+}
+
+function sendWithReceipt(conn: WsConnection, clock: Clock, seq: number, event_id: string, frame: string | Buffer, scheduled_s: number, start_s: number): SendReceipt {
+  const before_s = clock.now_s();
+  conn.send(frame);
+  const completed_s = clock.now_s();
+  return { seq, event_id, scheduled_s, start_s, completed_s, send_ms: (completed_s - before_s) * 1000, buffered_bytes: conn.bufferedAmount, frame };
 }
