@@ -341,15 +341,20 @@ describe('append-echo mock', () => {
     expect(Object.keys(stats.measurement_origin)).toEqual(expect.arrayContaining(['arrival_deviation_ms']));
   });
 
-  it('answers a frame that is not JSON and a binary frame with non-fatal errors', async () => {
+  it('answers a frame that is not JSON (small, or a large append cut inside), and a binary frame, with non-fatal errors', async () => {
     await start();
     const client = await connect();
     client.send('not json');
     client.ws.send(Buffer.from([1, 2]));
-    await client.waitForType('error', 2);
-    const [malformed, binary] = client.events.filter((e) => e.type === 'error');
+    // Its type leads and it ends in a brace, so only parsing it whole shows it is broken.
+    const cut = append(0).toString();
+    client.send(cut.slice(0, 600) + cut.slice(-2));
+    await client.waitForType('error', 3);
+    const [malformed, binary, cutAppend] = client.events.filter((e) => e.type === 'error');
     expect(malformed).toMatchObject({ error: { code: 'malformed_frame' }, sglang: { fatal: false } });
     expect(binary).toMatchObject({ error: { code: 'binary_frame' }, sglang: { fatal: false } });
+    expect(cutAppend).toMatchObject({ error: { code: 'malformed_frame' }, sglang: { fatal: false } });
+    expect(client.types()).not.toContain('sglang.input_audio.accepted');
   });
 
   describe('startFaultyMock', () => {

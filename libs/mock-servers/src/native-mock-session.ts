@@ -1,7 +1,7 @@
 import type WebSocket from 'ws';
 import {
   base64ByteLength,
-  decodeFrame,
+  decodeFrameBytes,
   NATIVE_INPUT_BYTES_PER_MS,
   NativeAudioDeltaTemplate,
   nativeAccepted,
@@ -111,7 +111,9 @@ export class NativeMockSession {
     }
     let frame: DecodedFrame;
     try {
-      frame = decodeFrame(data.toString('utf8'));
+      frame = decodeFrameBytes(data);
+      // A server parses every frame whole: a malformed one is refused here, whatever its size.
+      frame.event();
     } catch {
       this.send(nativeError(this.nextEventId(), 'malformed_frame', 'frame is not a JSON event', false));
       return;

@@ -3,7 +3,7 @@ import { pcm16BytesPerMs } from '@duplex-bench/audio';
 import type { TimerHost } from '@duplex-bench/pacer';
 import {
   base64ByteLength,
-  decodeFrame,
+  decodeFrameBytes,
   OpenAIEvent,
   OpenAIServerEvents,
   openaiSessionRates,
@@ -132,7 +132,9 @@ export class OpenAIMockSession {
     }
     let frame: DecodedFrame;
     try {
-      frame = decodeFrame(data.toString('utf8'));
+      frame = decodeFrameBytes(data);
+      // A server parses every frame whole: a malformed one is refused here, whatever its size.
+      frame.event();
     } catch {
       this.send(this.events.error('invalid_json', 'frame is not a JSON event'));
       return;

@@ -1,5 +1,5 @@
 import type WebSocket from 'ws';
-import { decodeFrame, type DecodedFrame } from '@duplex-bench/protocol';
+import { decodeFrameBytes, type DecodedFrame } from '@duplex-bench/protocol';
 import type { MockHost } from './openai-mock-session';
 import type { ArrivalOffsets } from './arrival-offsets';
 
@@ -154,7 +154,9 @@ export class VllmMockSession {
     let frame: DecodedFrame;
     try {
       if (isBinary) throw new Error('binary');
-      frame = decodeFrame(data.toString('utf8'));
+      frame = decodeFrameBytes(data);
+      // A server parses every frame whole: a malformed one is refused here, whatever its size.
+      frame.event();
     } catch {
       this.sendUnjournaled(this.error('invalid_json', 'invalid_request_error', 'frame is not a JSON event'));
       return;

