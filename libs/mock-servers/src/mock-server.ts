@@ -14,9 +14,6 @@ import { VllmMockSession, type VllmMockOptions } from './vllm-mock-session';
 import { ArrivalOffsets } from './arrival-offsets';
 import { CpuMeter, createUsHistogram, LoopLagMonitor, percentilesMs, recordMs, type PercentilesMs, type LoopLagFigures, type CpuFigures } from '@duplex-bench/metrics';
 
-/** ws sends a Buffer as a binary frame unless told otherwise. */
-const TEXT_FRAME = { binary: false };
-
 export interface MockServerOptions {
   /** Wire dialect: sglang-omni `native` (default) or OpenAI Realtime `openai`. */
   protocol?: 'native' | 'openai';
@@ -187,11 +184,9 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
    * A frame to a session. What one message calls for (an ack, audio, text and a unit done per
    * append) leaves in one socket write: the socket is corked on the first frame and uncorked once
    * the handler is done. Four writes per append were 42% of the mock's CPU at 512 sessions
-   * (docs/performance.md), and each woke the client once more. Frames go out as bytes: a string
-   * frame made ws measure its UTF-8 length and the socket's writev take its slow path (a property
-   * read and an encoding per chunk, the string flattened and encoded), 4 µs an append at 512 sessions.
+   * (docs/performance.md), and each woke the client once more.
    */
-  function send(ws: WebSocket, frame: string | Buffer): void {
+  function send(ws: WebSocket, frame: string): void {
     counts.frames_sent++;
     const socket = (ws as unknown as { _socket?: Socket })._socket;
     if (socket && !corked.has(socket)) {
@@ -199,7 +194,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
       socket.cork();
       process.nextTick(uncork, socket);
     }
-    ws.send(typeof frame === 'string' ? Buffer.from(frame) : frame, TEXT_FRAME);
+    ws.send(frame);
   }
   const corked = new Set<Socket>();
   function uncork(socket: Socket): void {

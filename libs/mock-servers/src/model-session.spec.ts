@@ -14,7 +14,7 @@ function model(options: Partial<ModelOptions>, unit_ms = 80) {
   const frames = new NativeTurnFrames(Buffer.alloc(3528).toString('base64'), () => `ev_${id++}`);
   const full: ModelOptions = { ttfp_ms: 200, rtf: 0.5, burst_units: 1, turn_every_s: Infinity, ...options };
   const session = new ModelSession(full, unit_ms, frames, schedulerTimerHost(scheduler), (frame) => {
-    const event = JSON.parse(frame.toString()) as Record<string, unknown>;
+    const event = JSON.parse(frame) as Record<string, unknown>;
     out.push({ t_ms: scheduler.now(), type: String(event.type), event });
   });
   const at = (t_ms: number, fn: () => void) => scheduler.schedule(fn, t_ms);

@@ -68,7 +68,7 @@ export class ModelSession {
     private readonly frames: TurnFrames,
     /** Its clock and its one timer: real, or an RxJS scheduler's virtual time in tests. */
     private readonly clock: TimerHost,
-    private readonly send: (frame: string | Buffer) => void,
+    private readonly send: (frame: string) => void,
   ) {}
 
   /** Input unit `index` (0-based) arrived whole. */

@@ -97,7 +97,7 @@ export class NativeMockSession {
     return `${this.id}_e${this.events++}`;
   }
 
-  private send(frame: string | Buffer): void {
+  private send(frame: string): void {
     // After session.closed, and once the server stopped answering, nothing more goes out.
     if (this.closed || this.silent) return;
     this.host.send(this.ws, frame);

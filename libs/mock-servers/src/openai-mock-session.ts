@@ -20,7 +20,7 @@ import type { ArrivalOffsets } from './arrival-offsets';
 /** What the server lends each of its sessions: its clock and timers, its counters and its socket writes. */
 export interface MockHost {
   clock: TimerHost;
-  send(ws: WebSocket, frame: string | Buffer): void;
+  send(ws: WebSocket, frame: string): void;
   /** A session's arrival offsets, registered with the server's stats until `arrivalsDone`. */
   arrivals(): ArrivalOffsets;
   /** The session ended: its arrivals go into the server's figures for good. */
@@ -96,7 +96,7 @@ export class OpenAIMockSession {
     this.model.dispose();
   }
 
-  private send(frame: string | Buffer): void {
+  private send(frame: string): void {
     // A server that stopped answering sends nothing more, timers and queued output included.
     if (this.silent) return;
     // vLLM-Omni numbers every server event; the number goes last, so large frames keep `type` first.

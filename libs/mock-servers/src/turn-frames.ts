@@ -15,7 +15,7 @@ export type TurnEnd = 'stop' | 'client_closed';
 /** The frames a dialect gives a model turn; the model mock decides when each goes. */
 export interface TurnFrames {
   started(response_id: string): string[];
-  audio(response_id: string, unit_id: number, chunk_seq: number, t_start_ms: number, duration_ms: number): string | Buffer;
+  audio(response_id: string, unit_id: number, chunk_seq: number, t_start_ms: number, duration_ms: number): string;
   /** A transcript delta; `tokens` is the step's token count when the mock reports tokens. */
   transcript(response_id: string, text: string, tokens?: number): string;
   /** The dialect's per-unit done event (`duration_ms` of input the unit held), if it has one. */
@@ -42,7 +42,7 @@ export class NativeTurnFrames implements TurnFrames {
     return [nativeResponseCreated(this.nextEventId(), response_id)];
   }
 
-  audio(response_id: string, unit_id: number, _chunk_seq: number, t_start_ms: number, duration_ms: number): Buffer {
+  audio(response_id: string, unit_id: number, _chunk_seq: number, t_start_ms: number, duration_ms: number): string {
     const template = this.templates.get(response_id) ?? new NativeAudioDeltaTemplate(response_id, itemOf(response_id), this.payload_b64);
     // One chunk per unit: chunk_seq counts chunks within the unit.
     return template.encode(this.nextEventId(), unit_id, 0, t_start_ms, duration_ms);

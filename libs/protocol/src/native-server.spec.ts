@@ -36,7 +36,7 @@ describe('NativeAudioDeltaTemplate', () => {
   const template = new NativeAudioDeltaTemplate('resp_0', 'item_0', payload);
 
   it('encodes valid JSON with its event id, the delta fields and the unit as "unit_N"', () => {
-    expect(parse(template.encode('e7', 4, 0, 320, 80).toString())).toEqual({
+    expect(parse(template.encode('e7', 4, 0, 320, 80))).toEqual({
       type: 'response.output_audio.delta',
       event_id: 'e7',
       response_id: 'resp_0',
@@ -49,7 +49,7 @@ describe('NativeAudioDeltaTemplate', () => {
   });
 
   it('leads with its type, so the receiver reads it without parsing the payload', () => {
-    const frame = decodeFrame(template.encode('e1', 2, 0, 160, 80).toString());
+    const frame = decodeFrame(template.encode('e1', 2, 0, 160, 80));
     expect(frame.type).toBe(NativeEvent.audioDelta);
     expect(frame.event().delta).toBe(payload);
   });

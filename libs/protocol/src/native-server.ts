@@ -1,4 +1,3 @@
-import { spliceFrame } from './frame';
 import { NativeEvent } from './native';
 import { NATIVE_INPUT_SAMPLE_RATE } from './native-profiles';
 
@@ -108,16 +107,24 @@ export function nativeResponseCreated(event_id: string, response_id: string): st
  * change per frame. `event_id` goes after the payload so the payload part is built once.
  */
 export class NativeAudioDeltaTemplate {
-  /** Everything up to the unit number, payload included, as the bytes that go out (ids must be ASCII). */
-  private readonly payloadHead: Buffer;
+  private readonly payloadHead: string;
   constructor(response_id: string, item_id: string, payload_b64: string) {
-    this.payloadHead = Buffer.from(
-      `{"type":"${NativeEvent.audioDelta}","response_id":"${response_id}","item_id":"${item_id}","output_index":0,"content_index":0,"delta":"${payload_b64}","sglang":{"unit_id":"unit_`,
-    );
+    this.payloadHead = `{"type":"${NativeEvent.audioDelta}","response_id":"${response_id}","item_id":"${item_id}","output_index":0,"content_index":0,"delta":"${payload_b64}","sglang":{"unit_id":"unit_`;
   }
-  /** One delta as bytes: the payload is copied, never re-encoded (`spliceFrame`). */
-  encode(event_id: string, unit_index: number, chunk_seq: number, t_start_ms: number, duration_ms: number): Buffer {
-    return spliceFrame('', this.payloadHead, `${unit_index}","chunk_seq":${chunk_seq},"media_time":{"t_start_ms":${t_start_ms},"duration_ms":${duration_ms}}},"event_id":"${event_id}"}`);
+  encode(event_id: string, unit_index: number, chunk_seq: number, t_start_ms: number, duration_ms: number): string {
+    return (
+      this.payloadHead +
+      unit_index +
+      '","chunk_seq":' +
+      chunk_seq +
+      ',"media_time":{"t_start_ms":' +
+      t_start_ms +
+      ',"duration_ms":' +
+      duration_ms +
+      '}},"event_id":"' +
+      event_id +
+      '"}'
+    );
   }
 }
 
