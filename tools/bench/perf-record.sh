@@ -1,0 +1,45 @@
+#!/bin/bash
+# Where the CPU of a probe and its mock goes, steady state: both run with --perf-basic-prof (so
+# perf names JIT-compiled JavaScript), and `perf record` samples each for WINDOW_S seconds from
+# FROM_S after the probe starts (connects and JIT warm-up left out). Then
+# tools/bench/perf-categories.ts splits the samples into kernel, V8, Node, ws, rxjs and each of our
+# libs, in µs per packet cycle.
+#
+#   tools/bench/perf-record.sh OUT_DIR [SESSIONS=512] [DURATION_S=16] [FROM_S=5] [WINDOW_S=8] [CHECKOUT=.]
+#   node --import tsx tools/bench/perf-categories.ts OUT_DIR/probe.data --packets-per-s 6400
+#
+# Needs Linux perf (Debian: linux-perf) and permission to sample (root, or perf_event_paranoid <= 1).
+# Only processes this script starts are sampled or signalled, by PID; everything talks on 127.0.0.1.
+set -euo pipefail
+OUT=${1:?usage: perf-record.sh OUT_DIR [SESSIONS] [DURATION_S] [FROM_S] [WINDOW_S] [CHECKOUT]}
+N=${2:-512}
+DURATION=${3:-16}
+FROM=${4:-5}
+WINDOW=${5:-8}
+ROOT=$(cd "${6:-.}" && pwd)
+if (( $(echo "$FROM + $WINDOW >= $DURATION" | bc) )); then echo "error: FROM_S + WINDOW_S must end before DURATION_S" >&2; exit 2; fi
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+cd "$ROOT"
+
+node --perf-basic-prof --import tsx apps/mock/src/main.ts serve --host 127.0.0.1 --port 0 --stats-output "$OUT/mock-stats.json" >"$OUT/mock.out" 2>"$OUT/mock.err" &
+MOCK=$!
+trap 'kill -INT $MOCK 2>/dev/null || true' EXIT
+for _ in $(seq 100); do grep -q 'ws://' "$OUT/mock.out" 2>/dev/null && break; sleep 0.1; done
+URL=$(grep -o 'ws://[^ ]*' "$OUT/mock.out" | head -1)
+[ -n "$URL" ] || { echo "error: the mock did not start (see $OUT/mock.err)" >&2; exit 1; }
+
+node --perf-basic-prof --import tsx apps/probe/src/main.ts run --url "$URL" --concurrency "$N" --duration "$DURATION" --output "$OUT/run" --quiet >"$OUT/probe.out" 2>&1 &
+PROBE=$!
+sleep "$FROM"
+perf record -q -e cpu-clock -F 2000 -g -p "$PROBE" -o "$OUT/probe.data" -- sleep "$WINDOW" >/dev/null 2>&1 &
+P1=$!
+perf record -q -e cpu-clock -F 2000 -g -p "$MOCK" -o "$OUT/mock.data" -- sleep "$WINDOW" >/dev/null 2>&1 &
+P2=$!
+wait $P1 $P2 || true
+STATUS=0
+wait $PROBE || STATUS=$?
+kill -INT $MOCK
+wait $MOCK || true
+trap - EXIT
+echo "probe exited $STATUS; samples in $OUT/probe.data and $OUT/mock.data ($WINDOW s from $FROM s, $N sessions)"
