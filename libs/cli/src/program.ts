@@ -94,8 +94,8 @@ export function processIo(argv: string[]): RunIo {
 /**
  * Node carves small Buffers (an append, a frame spliced from its parts) from 8 KiB slabs, one
  * malloc'd ArrayBuffer per two appends. A process of ours moves kilobytes a frame thousands of times
- * a second: with 64 KiB slabs the probe cost 0.89× and the mock 0.88× per packet at 512 sessions
- * (steady state, medians of three interleaved pairs; docs/performance.md).
+ * a second: with 64 KiB slabs the probe cost 0.95× [0.87–0.99×] and the mock 0.93× per packet at 512
+ * sessions (steady state, three interleaved pairs, tools/bench/steady-cpu.sh; docs/performance.md).
  */
 export const BUFFER_POOL_BYTES = 64 * 1024;
 
