@@ -1,6 +1,6 @@
 import { isAscii } from 'node:buffer';
 import { ProtocolError } from './errors';
-import { checkJsonObject } from './json-check';
+import { checkJsonObject, isJsonSpace, skipJsonSpace } from './json-check';
 
 /**
  * A received frame: its type, read without decoding any payload, and its bytes or text as it
@@ -105,22 +105,13 @@ const TYPE_NAME = Buffer.from('"type"');
 /** A leading type longer than this is left to the parser. */
 const MAX_TYPE_BYTES = 128;
 
-function isJsonSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-function skipSpace(b: Buffer, i: number): number {
-  while (isJsonSpace(b[i])) i++;
-  return i;
-}
-
 /** The leading `"type"` of an object's bytes when it is plain ASCII without escapes, else undefined. */
 function leadingType(b: Buffer): string | undefined {
-  let i = skipSpace(b, 1);
+  let i = skipJsonSpace(b, 1);
   for (let k = 0; k < TYPE_NAME.length; k++) if (b[i++] !== TYPE_NAME[k]) return undefined;
-  i = skipSpace(b, i);
+  i = skipJsonSpace(b, i);
   if (b[i++] !== 0x3a /* : */) return undefined;
-  i = skipSpace(b, i);
+  i = skipJsonSpace(b, i);
   if (b[i++] !== QUOTE) return undefined;
   const start = i;
   const stop = Math.min(b.length, start + MAX_TYPE_BYTES);
@@ -283,7 +274,7 @@ const DELTA_BYTES = Buffer.from(DELTA_NAME);
 function deltaInfoFromBytes(b: Buffer): AudioDeltaInfo | undefined {
   const key = b.indexOf(DELTA_BYTES);
   if (key < 0) return undefined;
-  const start = skipSpace(b, key + DELTA_BYTES.length) + 1;
+  const start = skipJsonSpace(b, key + DELTA_BYTES.length) + 1;
   if (b[start - 1] !== QUOTE) return undefined;
   const end = b.indexOf(QUOTE, start);
   if (end < 0) return undefined;
@@ -314,7 +305,7 @@ export function textDeltaInfo(frame: DecodedFrame): TextDeltaInfo {
   if (b && frame.undecoded && !mentions(frame, TOKENS_KEY)) {
     const key = b.indexOf(DELTA_BYTES);
     if (key >= 0) {
-      const start = skipSpace(b, key + DELTA_BYTES.length) + 1;
+      const start = skipJsonSpace(b, key + DELTA_BYTES.length) + 1;
       let end = start;
       for (; end < b.length; end++) {
         const c = b[end];

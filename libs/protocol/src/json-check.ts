@@ -36,12 +36,14 @@ const NULL = Buffer.from('null');
 /** Set when a number or the nesting is past what the check answers for. */
 let unsure = false;
 
-function isSpace(c: number): boolean {
+/** JSON's white space: space, line feed, carriage return, tab. */
+export function isJsonSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
-function skipSpace(b: Uint8Array, i: number): number {
-  while (i < b.length && isSpace(b[i])) i++;
+/** The index of the first byte at or after `i` that is not JSON white space. */
+export function skipJsonSpace(b: Uint8Array, i: number): number {
+  while (i < b.length && isJsonSpace(b[i])) i++;
   return i;
 }
 
@@ -121,20 +123,20 @@ function object(b: Uint8Array, i: number, depth: number): number {
     unsure = true;
     return -1;
   }
-  i = skipSpace(b, i);
+  i = skipJsonSpace(b, i);
   if (b[i] === CLOSE_BRACE) return i + 1;
   for (;;) {
     if (b[i] !== QUOTE) return -1;
     i = string(b, i + 1);
     if (i < 0) return -1;
-    i = skipSpace(b, i);
+    i = skipJsonSpace(b, i);
     if (b[i] !== COLON) return -1;
-    i = value(b, skipSpace(b, i + 1), depth);
+    i = value(b, skipJsonSpace(b, i + 1), depth);
     if (i < 0) return -1;
-    i = skipSpace(b, i);
+    i = skipJsonSpace(b, i);
     if (b[i] === CLOSE_BRACE) return i + 1;
     if (b[i] !== COMMA) return -1;
-    i = skipSpace(b, i + 1);
+    i = skipJsonSpace(b, i + 1);
   }
 }
 
@@ -143,24 +145,24 @@ function array(b: Uint8Array, i: number, depth: number): number {
     unsure = true;
     return -1;
   }
-  i = skipSpace(b, i);
+  i = skipJsonSpace(b, i);
   if (b[i] === CLOSE_BRACKET) return i + 1;
   for (;;) {
     i = value(b, i, depth);
     if (i < 0) return -1;
-    i = skipSpace(b, i);
+    i = skipJsonSpace(b, i);
     if (b[i] === CLOSE_BRACKET) return i + 1;
     if (b[i] !== COMMA) return -1;
-    i = skipSpace(b, i + 1);
+    i = skipJsonSpace(b, i + 1);
   }
 }
 
 /** Checks that `b` is one JSON object, white space around it allowed. */
 export function checkJsonObject(b: Uint8Array): JsonCheck {
   unsure = false;
-  const start = skipSpace(b, 0);
+  const start = skipJsonSpace(b, 0);
   if (b[start] !== OPEN_BRACE) return 'invalid';
   const end = object(b, start + 1, 1);
   if (unsure) return 'unsure';
-  return end >= 0 && skipSpace(b, end) === b.length ? 'valid' : 'invalid';
+  return end >= 0 && skipJsonSpace(b, end) === b.length ? 'valid' : 'invalid';
 }
