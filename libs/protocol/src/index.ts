@@ -1,4 +1,4 @@
-export { decodeFrame, decodeFrameBytes, base64ByteLength, DecodedFrame, audioDeltaInfo, keyBytes, spliceFrame, textDeltaInfo } from './frame';
+export { decodeFrame, decodeFrameBytes, base64ByteLength, DecodedFrame, audioDeltaInfo, spliceFrame, textDeltaInfo } from './frame';
 export type { AudioDeltaInfo, TextDeltaInfo } from './frame';
 export {
   NativeEvent,
