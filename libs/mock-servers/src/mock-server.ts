@@ -29,6 +29,8 @@ export interface MockServerOptions {
     config_timeout_ms?: number;
     /** vllm-omni: unacknowledged journal bytes that ask for a resync (default 8 MiB). */
     journal_max_bytes?: number;
+    /** vllm-omni: refuse an audio session without a reference voice (`ref_audio_required`), as MiniCPM-o 4.5 does. */
+    require_ref_audio?: boolean;
   };
   /** Serve `wss://` with this key and certificate (PEM). */
   tls?: { key: string | Buffer; cert: string | Buffer };
@@ -253,18 +255,30 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
     listen_every: options.openai?.listen_every ?? 0,
     config_timeout_ms: options.openai?.config_timeout_ms ?? 10_000,
     journal_max_bytes: options.openai?.journal_max_bytes ?? 8 * 2 ** 20,
+    require_ref_audio: options.openai?.require_ref_audio === true,
   };
   const vllm = { held: 0, graced: 0, refused_full: 0, blocked_turns: 0, graceTimers: new Set<() => void>() };
 
   function onVllmSession(ws: WebSocket, index: number): void {
-    // A slot is held by every open session and, for the grace, by one that ended without session.close.
-    let freed = false;
+    // A slot is taken by the opening session.update and held by every open session and, for the
+    // grace, by one that ended without session.close.
+    let held = false;
     const free = () => {
-      if (freed) return;
-      freed = true;
+      if (!held) return;
+      held = false;
       vllm.held--;
     };
     const slot = {
+      limit: options.max_sessions,
+      take: () => {
+        if (options.max_sessions !== undefined && vllm.held >= options.max_sessions) {
+          vllm.refused_full++;
+          return false;
+        }
+        held = true;
+        vllm.held++;
+        return true;
+      },
       released: free,
       disconnected: () => {
         vllm.graced++;
@@ -284,13 +298,6 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
       session.onSocketClose();
     });
     ws.on('message', (data: Buffer, isBinary: boolean) => session.onMessage(data, isBinary, clock.now_s()));
-    if (options.max_sessions !== undefined && vllm.held >= options.max_sessions) {
-      vllm.refused_full++;
-      freed = true;
-      session.refuse(options.max_sessions);
-      return;
-    }
-    vllm.held++;
   }
 
   function onNativeSession(ws: WebSocket, index: number, faulty: boolean): void {

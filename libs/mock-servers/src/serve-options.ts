@@ -32,7 +32,7 @@ export const SERVE_FLAGS = {
     help: 'model profiles: past this many active sessions the model shares a fixed compute (real-time factor and TTFP grow as active/N), so a sweep has a knee to find',
     value: 'N',
   },
-  'max-sessions': { kind: 'int', min: 1, group: 'limits', help: 'refuse the upgrade (HTTP 503) past this many open sessions', value: 'N' },
+  'max-sessions': { kind: 'int', min: 1, group: 'limits', help: 'refuse the upgrade (HTTP 503) past this many open sessions (vllm-omni flavour: answer the opening session.update with resource_exhausted)', value: 'N' },
   'stats-output': { kind: 'string', group: 'output', help: "write the mock's stats (arrival deviation, loop lag, CPU) as JSON here on exit", value: 'FILE' },
   'unit-ms': { kind: 'number', min: 0, exclusive: true, group: 'model', help: "output unit, ms (default: the profile's; openai 80)", value: 'MS' },
   'event-names': { kind: 'enum', values: ['ga', 'beta'], default: 'ga', group: 'dialect', help: 'openai: ga or beta event names' },
@@ -41,6 +41,7 @@ export const SERVE_FLAGS = {
   flavor: { kind: 'enum', values: ['openai', 'vllm-omni'], default: 'openai', group: 'dialect', help: "openai: behave as OpenAI Realtime (openai) or as vLLM-Omni's duplex server (vllm-omni)" },
   'listen-every': { kind: 'int', min: 0, default: 0, group: 'model', help: 'vllm-omni flavour: every Nth turn the model keeps listening (0: never)', value: 'N' },
   'disconnect-grace-s': { kind: 'number', min: 0, default: 30, group: 'limits', help: "vllm-omni flavour: how long a dropped session's slot is held, seconds", value: 'S' },
+  'require-ref-audio': { kind: 'bool', group: 'dialect', help: 'vllm-omni flavour: refuse an audio session whose session.update carries no reference voice (ref_audio_required), as MiniCPM-o 4.5 does' },
   'tls-cert': { kind: 'string', group: 'connection', help: 'serve wss:// with this PEM certificate (with --tls-key)', value: 'FILE' },
   'tls-key': { kind: 'string', group: 'connection', help: 'the PEM key of --tls-cert', value: 'FILE' },
 } as const;
@@ -55,7 +56,7 @@ export interface ServeOptions {
   profile: MockProfile;
   /** Unset: the profile's unit (native) or 80 ms (openai). */
   unit_ms?: number;
-  openai: { names: 'ga' | 'beta'; vllm: boolean; silence_ms: number; flavor: 'openai' | 'vllm-omni'; listen_every: number; disconnect_grace_ms: number };
+  openai: { names: 'ga' | 'beta'; vllm: boolean; silence_ms: number; flavor: 'openai' | 'vllm-omni'; listen_every: number; disconnect_grace_ms: number; require_ref_audio?: boolean };
   tls?: { cert: string; key: string };
   /** Only what was given: each profile has its own timings. */
   model: Partial<ModelOptions>;
@@ -127,6 +128,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
       flavor: f.flavor as 'openai' | 'vllm-omni',
       listen_every: f['listen-every'],
       disconnect_grace_ms: f['disconnect-grace-s'] * 1000,
+      ...(f['require-ref-audio'] ? { require_ref_audio: true } : {}),
     },
     tls: f['tls-cert'] !== undefined && f['tls-key'] !== undefined ? { cert: f['tls-cert'], key: f['tls-key'] } : undefined,
     profile,

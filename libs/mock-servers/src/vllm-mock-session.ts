@@ -15,8 +15,22 @@ import type { ArrivalOffsets } from './arrival-offsets';
  *   `playback.ack` keeps the session busy, and the next turn waits for the acknowledgement;
  * - every event but `session.created` ends with `server_event_seq`; `session.event_ack` trims the
  *   journal, which past `journal_max_bytes` unacknowledged asks `session.resync_required`;
- * - `session.close` → `session.closed` → close 1000; a plain disconnect holds the session's slot
- *   for the disconnect grace; a full server answers the upgrade with error `resource_exhausted`.
+ * - `session.close` → `session.closed` (numbered; an active response gets no `response.done`) →
+ *   close 1000; a plain disconnect holds the session's slot for the disconnect grace; a full server
+ *   answers the opening `session.update` with `error resource_exhausted` (`rate_limit_error`) and
+ *   closes;
+ * - with `require_ref_audio` (MiniCPM-o 4.5), an opening that asks for audio output without a
+ *   reference voice (`session.ref_audio`, or `extra_body.ref_audio` / `tts_ref_audio`) is refused
+ *   with `ref_audio_required` (no `server_event_seq`) and the socket closes;
+ * - the playback ledger (engine/duplex/session/playback_ledger.py): an ack whose item is not
+ *   `item_<response_id>` is `playback_item_mismatch`, one for no such response
+ *   `playback_item_not_found`, and one for a response never acked before, once a user input was
+ *   committed after the one it answers, `playback_ack_too_late` (a response that starts while the
+ *   user speaks answers the next commit); these are numbered, with no `event_id`;
+ * - an unknown client event is `unknown_event` and a bad `session.event_ack` `invalid_event_ack`
+ *   (neither numbered); an empty commit is `input_audio_buffer_empty`; `session.heartbeat` is
+ *   answered with `session.heartbeat_ack`; stage metrics ride the deltas only when the opening
+ *   asked (`extra_body.return_stage_metrics`).
  */
 export interface VllmMockOptions {
   output_sample_rate: number;
@@ -32,6 +46,8 @@ export interface VllmMockOptions {
   listen_every: number;
   config_timeout_ms: number;
   journal_max_bytes: number;
+  /** Refuse an audio session that carries no reference voice (`ref_audio_required`), as MiniCPM-o 4.5 does. */
+  require_ref_audio?: boolean;
 }
 
 /** Speech when the RMS of the samples (as a fraction of full scale) reaches this (vLLM-Omni's overlap_silence_rms). */
@@ -47,12 +63,20 @@ interface Response {
   timer: (() => void) | null;
   /** Server clock at the turn's start, for its own request metrics. */
   started_s: number;
-  /** Commits of user input before the response began. */
-  commitsBefore: number;
+  /** The user input commit the response answers (the ledger's `input_commit_seq`). */
+  commit_seq: number;
+  /** Began while the user spoke: it answers the next commit. */
+  awaits_commit: boolean;
+  /** Acknowledged at least once: its place is kept, and later acks are never too late. */
+  acked: boolean;
 }
 
 /** What a session needs of its server beyond MockHost: the slot it holds. */
 export interface VllmSlot {
+  /** The opening `session.update` asks for a slot: false when the server is full (the session is refused). */
+  take(): boolean;
+  /** The server's limit, for the refusal's message. */
+  readonly limit: number | undefined;
   /** The session ended without `session.close`: its slot stays held for the disconnect grace. */
   disconnected(): void;
   /** The session closed with `session.close` or was refused: its slot is free at once. */
@@ -76,7 +100,12 @@ export class VllmMockSession {
   private turns = 0;
   private pendingTurn = false;
   private readonly responses = new Map<string, Response>();
+  /** Finished, fully played responses: their items are in history. */
+  private readonly forgotten = new Map<string, Response>();
   private commits = 0;
+  /** Input appended since the last commit, bytes: an empty commit is refused. */
+  private uncommitted_bytes = 0;
+  private stageMetrics = false;
   private readonly arrivals: ArrivalOffsets;
   private bytes_in = 0;
   /** Turns that had to wait for a playback acknowledgement. */
@@ -97,10 +126,9 @@ export class VllmMockSession {
     });
   }
 
-  /** Refuses the session: the server holds its limit of sessions. */
-  refuse(limit: number): void {
-    this.clearConfig();
-    this.sendUnjournaled(this.error('resource_exhausted', 'rate_limit_error', `duplex_session_capacity_exhausted: limit=${limit}`));
+  /** Refuses the opening: the server holds its limit of sessions. */
+  private refuse(limit: number | undefined): void {
+    this.sendUnjournaled(this.error('resource_exhausted', 'rate_limit_error', `duplex_session_capacity_exhausted: limit=${limit ?? 0}`));
     this.closed = true;
     this.ws.close(1000, 'resource_exhausted');
   }
@@ -112,7 +140,8 @@ export class VllmMockSession {
     for (const r of this.responses.values()) r.timer?.();
     if (this.closed) return;
     this.closed = true;
-    this.slot.disconnected();
+    // A socket that never opened a session holds no slot.
+    if (this.opened) this.slot.disconnected();
   }
 
   private clearConfig(): void {
@@ -124,8 +153,14 @@ export class VllmMockSession {
     return `event_${this.id}_${this.n++}`;
   }
 
-  private error(code: string, type: string, message: string, client_event_id?: string): string {
-    return JSON.stringify({ type: 'error', event_id: this.eventId(), error: { type, code, message, ...(client_event_id ? { event_id: client_event_id } : {}) } });
+  /** An unnumbered error in the Realtime envelope (the client event's id, when it had one, under `error.event_id`). */
+  private error(code: string, type: string, message: string, client_event_id?: string, param?: string): string {
+    return JSON.stringify({ type: 'error', error: { type, code, message, ...(client_event_id ? { event_id: client_event_id } : {}), ...(param ? { param } : {}) } });
+  }
+
+  /** A numbered error of the session runner (the playback ledger, an empty commit). */
+  private journaledError(code: string, message: string, client_event_id?: string): void {
+    this.send({ type: 'error', error: { type: 'invalid_request_error', code, message, ...(client_event_id ? { event_id: client_event_id } : {}) } }, false);
   }
 
   private sendUnjournaled(frame: string): void {
@@ -133,9 +168,9 @@ export class VllmMockSession {
   }
 
   /** A journaled event: `server_event_seq` goes last; unacknowledged bytes past the bound ask for a resync. */
-  private send(fields: Record<string, unknown>): void {
+  private send(fields: Record<string, unknown>, with_event_id = true): void {
     if (this.closed) return;
-    const head = JSON.stringify({ type: fields.type, event_id: this.eventId(), ...fields });
+    const head = JSON.stringify(with_event_id ? { type: fields.type, event_id: this.eventId(), ...fields } : fields);
     if (this.resyncSent) {
       this.sendUnjournaled(head);
       return;
@@ -163,7 +198,10 @@ export class VllmMockSession {
     }
     const event = frame.event();
     const client_event_id = typeof event.event_id === 'string' ? event.event_id : undefined;
-    if (!this.opened) this.open(frame.type === 'session.update' ? ((event.session ?? {}) as Record<string, unknown>) : {});
+    if (!this.opened) {
+      this.open(frame.type === 'session.update' ? ((event.session ?? {}) as Record<string, unknown>) : {}, client_event_id);
+      if (!this.opened) return;
+    }
     switch (frame.type) {
       case 'session.update':
         break;
@@ -171,27 +209,51 @@ export class VllmMockSession {
         this.onAppend(event, arrived_s);
         break;
       case 'input_audio_buffer.commit':
-        this.onCommit();
+        this.onCommit(client_event_id);
         break;
       case 'playback.ack':
         this.onPlaybackAck(event, client_event_id);
         break;
-      case 'session.event_ack':
+      case 'session.event_ack': {
+        const n = event.server_event_seq;
+        if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > this.seq) {
+          this.sendUnjournaled(this.error('invalid_event_ack', 'invalid_request_error', `session.event_ack server_event_seq must be an integer up to ${this.seq}`, client_event_id));
+          break;
+        }
         // The journal up to this number is trimmed.
         this.unacked_bytes = 0;
+        break;
+      }
+      case 'session.heartbeat':
+        this.send({ type: 'session.heartbeat_ack', session_id: this.id });
         break;
       case 'session.close':
         this.onClose();
         break;
       default:
-        this.send({ type: 'error', error: { type: 'invalid_request_error', code: 'bad_event', message: `unsupported event ${frame.type}`, event_id: client_event_id } });
+        this.sendUnjournaled(this.error('unknown_event', 'invalid_request_error', `Unknown event type: ${frame.type}`, client_event_id));
         break;
     }
   }
 
-  private open(session: Record<string, unknown>): void {
-    this.opened = true;
+  /** The first client event opens the session: refused when the server is full or a required voice is missing. */
+  private open(session: Record<string, unknown>, client_event_id?: string): void {
     this.clearConfig();
+    const extra_body = (session.extra_body ?? {}) as Record<string, unknown>;
+    const modalities = Array.isArray(session.modalities) ? session.modalities : ['audio', 'text'];
+    const voice = typeof session.ref_audio === 'string' || typeof extra_body.ref_audio === 'string' || typeof extra_body.tts_ref_audio === 'string';
+    if (this.options.require_ref_audio && !voice && modalities.some((m) => String(m).toLowerCase() === 'audio')) {
+      this.sendUnjournaled(this.error('ref_audio_required', 'invalid_request_error', 'Native duplex audio output requires ref_audio', client_event_id, 'ref_audio'));
+      this.closed = true;
+      this.ws.close(1000, 'ref_audio_required');
+      return;
+    }
+    if (!this.slot.take()) {
+      this.refuse(this.slot.limit);
+      return;
+    }
+    this.opened = true;
+    this.stageMetrics = extra_body.return_stage_metrics === true;
     const audio = (session.audio ?? {}) as { input?: { sample_rate_hz?: unknown }; output?: { sample_rate_hz?: unknown } };
     const asked = audio.output?.sample_rate_hz;
     // This model speaks at its own rate whatever the client asks; each delta states it.
@@ -217,6 +279,7 @@ export class VllmMockSession {
     const pcm = Buffer.from(audio, 'base64');
     this.arrivals.add(arrived_s * 1000 - (this.bytes_in / (this.in_rate * 2)) * 1000);
     this.bytes_in += pcm.length;
+    this.uncommitted_bytes += pcm.length;
     const ms = (pcm.length / (this.in_rate * 2)) * 1000;
     if (rms(pcm) >= SPEECH_RMS) {
       if (!this.speaking) {
@@ -257,7 +320,7 @@ export class VllmMockSession {
     const turn = this.turns++;
     const listen = this.options.listen_every > 0 && turn % this.options.listen_every === this.options.listen_every - 1;
     const id = `resp_${this.id}_${turn}`;
-    const r: Response = { id, units, sent_ms: 0, acked_ms: 0, listen, done: false, timer: null, started_s: this.host.clock.now_s(), commitsBefore: this.commits };
+    const r: Response = { id, units, sent_ms: 0, acked_ms: 0, listen, done: false, timer: null, started_s: this.host.clock.now_s(), commit_seq: this.commits, awaits_commit: this.speaking, acked: false };
     this.responses.set(id, r);
     this.send({ type: 'response.created', response_id: id, response: { id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [] } });
     if (listen) {
@@ -274,7 +337,8 @@ export class VllmMockSession {
     if (this.closed) return;
     const bytes = Math.floor((this.output_rate * this.options.unit_ms) / 1000) * 2;
     r.sent_ms += this.options.unit_ms;
-    const vllm_omni: Record<string, unknown> = { runtime_impl: 'duplex-bench-mock', stage_metrics: { '0': { num_tokens_out: (unit + 1) * 4, vllm_tpot_ms: 20 } } };
+    const vllm_omni: Record<string, unknown> = { runtime_impl: 'duplex-bench-mock' };
+    if (this.stageMetrics) vllm_omni.stage_metrics = { '0': { num_tokens_out: (unit + 1) * 4, vllm_tpot_ms: 20 } };
     if (unit === 0) {
       const ms = Math.round((this.host.clock.now_s() - r.started_s) * 1e6) / 1000;
       vllm_omni.response_request_metrics = { source: 'server_monotonic_request_start', ttfp_ms: ms, ttft_ms: ms };
@@ -295,48 +359,75 @@ export class VllmMockSession {
   }
 
   private maybeForget(r: Response): void {
-    if (r.done && r.acked_ms >= r.sent_ms) this.responses.delete(r.id);
+    if (r.done && r.acked_ms >= r.sent_ms) {
+      this.responses.delete(r.id);
+      // Its assistant item stays in history: later acks of it are answered, not refused as unknown.
+      this.forgotten.set(r.id, r);
+    }
     if (this.pendingTurn && !this.busy()) this.takeTurn();
   }
 
+  /** The playback ledger's rules (`apply_playback_ack`): item, response, then the too-late rule. */
   private onPlaybackAck(event: Record<string, unknown>, client_event_id?: string): void {
-    const id = typeof event.response_id === 'string' ? event.response_id : String(event.item_id ?? '').replace(/^item_/, '');
-    const r = this.responses.get(id);
     const played = event.played_ms;
     if (typeof played !== 'number') {
-      this.send({ type: 'error', error: { type: 'invalid_request_error', code: 'bad_event', message: 'playback.ack requires numeric played_ms', event_id: client_event_id } });
+      this.journaledError('bad_event', 'playback.ack requires played_ms', client_event_id);
       return;
     }
-    if (!r) return;
-    // The playback ledger refuses an acknowledgement that arrives after a later user input was committed.
-    if (r.commitsBefore < this.commits) {
-      this.send({ type: 'error', error: { type: 'invalid_request_error', code: 'playback_ack_too_late', message: 'playback.ack arrived after a later user input was committed.', event_id: client_event_id } });
+    const item = typeof event.item_id === 'string' && event.item_id ? event.item_id : undefined;
+    const id = typeof event.response_id === 'string' && event.response_id ? event.response_id : item?.startsWith('item_') ? item.slice(5) : undefined;
+    if (id === undefined) {
+      this.journaledError('playback_item_not_found', 'playback.ack requires a response-owned assistant item.', client_event_id);
       return;
     }
+    if (item !== undefined && item !== `item_${id}`) {
+      this.journaledError('playback_item_mismatch', 'playback.ack item_id must match item_<response_id>.', client_event_id);
+      return;
+    }
+    const r = this.responses.get(id) ?? this.forgotten.get(id);
+    if (!r) {
+      this.journaledError('playback_item_not_found', `No assistant response item is registered for ${id}.`, client_event_id);
+      return;
+    }
+    if (!r.acked && this.commits > r.commit_seq) {
+      this.journaledError('playback_ack_too_late', 'playback.ack arrived after a later user input was committed.', client_event_id);
+      return;
+    }
+    r.acked = true;
     const committed = typeof event.committed_ms === 'number' ? event.committed_ms : played;
     r.acked_ms = Math.max(r.acked_ms, Math.min(committed, r.sent_ms));
     this.send({ type: 'playback.acknowledged', event: { type: 'playback.acknowledged', session_id: this.id, item_id: `item_${id}`, played_ms: played, committed_ms: committed } });
     this.maybeForget(r);
   }
 
-  private onCommit(): void {
+  private onCommit(client_event_id?: string): void {
+    if (this.uncommitted_bytes === 0) {
+      this.journaledError('input_audio_buffer_empty', 'input_audio_buffer.commit requires a non-empty input audio buffer.', client_event_id);
+      return;
+    }
+    this.uncommitted_bytes = 0;
     if (this.speaking) {
       this.speaking = false;
       this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round((this.bytes_in / (this.in_rate * 2)) * 1000), item_id: `item_in_${this.items}` });
     }
     const item = `item_in_${this.items++}`;
     this.commits++;
+    // A response that began while the user spoke answers this commit.
+    for (const r of this.responses.values()) {
+      if (r.awaits_commit) {
+        r.commit_seq = this.commits;
+        r.awaits_commit = false;
+      }
+    }
     this.send({ type: 'input_audio_buffer.committed', previous_item_id: null, item_id: item, event: { type: 'input.committed', session_id: this.id } });
     if (this.speech_ms > 0) this.takeTurn();
     // A silent buffer: the model keeps listening.
     else this.send({ type: 'response.listen', session_id: this.id, epoch: 0, response: { object: 'realtime.response', status: 'listening' }, reason: 'silence_or_noise' });
   }
 
+  /** `session.close`: the responses stop where they are (no `response.done`), then `session.closed`. */
   private onClose(): void {
-    for (const r of this.responses.values()) {
-      r.timer?.();
-      if (!r.done) this.send({ type: 'response.done', response_id: r.id, response: { id: r.id, object: 'realtime.response', status: 'cancelled', status_details: { type: 'cancelled', reason: 'client_cancelled' }, output: [] } });
-    }
+    for (const r of this.responses.values()) r.timer?.();
     this.send({ type: 'session.closed', session_id: this.id, reason: 'client_close', event: {} });
     this.closed = true;
     this.host.completed();

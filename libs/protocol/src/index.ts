@@ -65,6 +65,11 @@ export {
   vllmEventAck,
   vllmSessionClose,
   vllmSessionRates,
+  vllmHeartbeat,
+  mergeFields,
+  wavDataUrl,
+  VLLM_CLIENT_PROTOCOL_CODES,
+  VLLM_CAPACITY_CODE,
 } from './vllm-omni';
 export type { ServerRequestMetrics, VllmSessionRequest } from './vllm-omni';
 

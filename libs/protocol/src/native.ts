@@ -89,7 +89,9 @@ export function readNativeGrant(sessionUpdated: Record<string, unknown>): Native
 /** Turns a server `error` event into a typed error; `fatal` comes from `sglang.fatal`. */
 export function serverError(frame: DecodedFrame): ProtocolError {
   const event = frame.event();
-  const error = (event.error ?? {}) as Record<string, unknown>;
+  // vLLM-Omni's handshake-stage errors are flat: `{type: "error", error: "message", code}`.
+  const flat = typeof event.error === 'string';
+  const error = (flat ? { message: event.error, code: event.code } : (event.error ?? {})) as Record<string, unknown>;
   const sglang = (event.sglang ?? {}) as Record<string, unknown>;
   const code = typeof error.code === 'string' ? error.code : undefined;
   const type = typeof error.type === 'string' ? error.type : undefined;

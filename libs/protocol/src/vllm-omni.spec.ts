@@ -7,6 +7,9 @@ import {
   vllmAppend,
   vllmCommit,
   vllmEventAck,
+  vllmHeartbeat,
+  mergeFields,
+  wavDataUrl,
   vllmPlaybackAck,
   vllmRealtimeUrl,
   vllmSessionClose,
@@ -65,10 +68,11 @@ describe('vLLM-Omni extensions', () => {
 });
 
 describe('vLLM-Omni client events (as vllm_omni/clients/duplex.py builds them)', () => {
-  it('connects with duplex=1, the model and autostart=0 unless the URL says otherwise', () => {
+  it('connects with duplex=1 and the model unless the URL has them, and always autostart=0', () => {
     expect(vllmRealtimeUrl('ws://h:1/v1/realtime', 'm')).toBe('ws://h:1/v1/realtime?duplex=1&model=m&autostart=0');
     expect(vllmRealtimeUrl('ws://h:1', 'm')).toBe('ws://h:1/v1/realtime?duplex=1&model=m&autostart=0');
-    expect(vllmRealtimeUrl('ws://h:1/v1/realtime?model=x&autostart=1')).toBe('ws://h:1/v1/realtime?model=x&autostart=1&duplex=1');
+    // Their client forces autostart=0 over a user's autostart=1: autostart would open a bare session first.
+    expect(vllmRealtimeUrl('ws://h:1/v1/realtime?model=x&autostart=1')).toBe('ws://h:1/v1/realtime?model=x&autostart=0&duplex=1');
   });
 
   it('sends the first session.update with the flat beta keys and the audio block, turn_detection always present', () => {
@@ -84,16 +88,29 @@ describe('vLLM-Omni client events (as vllm_omni/clients/duplex.py builds them)',
         sample_rate_hz: 16000,
         audio: { input: { sample_rate_hz: 16000 }, output: { sample_rate_hz: 24000 } },
         turn_detection: null,
-        extra_body: { auto_response: true },
+        extra_body: { auto_response: true, return_stage_metrics: true },
       },
     });
+  });
+
+  it('carries the reference voice as session.ref_audio and merges raw session fields over the rest', () => {
+    const ref_audio = wavDataUrl(Buffer.from('RIFF'));
+    expect(ref_audio).toBe('data:audio/wav;base64,UklGRg==');
+    const e = JSON.parse(
+      vllmSessionUpdate('u', { input_sample_rate: 16000, output_sample_rate: 24000, turn_detection: 'none', ref_audio, extra: { extra_body: { native_duplex: true }, temperature: 0.6 } }),
+    );
+    expect(e.session.ref_audio).toBe(ref_audio);
+    expect(e.session.extra_body).toEqual({ auto_response: true, return_stage_metrics: true, native_duplex: true });
+    expect(e.session.temperature).toBe(0.6);
+    expect(mergeFields({ a: { b: 1, c: 2 }, d: [1] }, { a: { c: 3 }, d: [2] })).toEqual({ a: { b: 1, c: 3 }, d: [2] });
   });
 
   it('builds appends, the final commit, playback and event acknowledgements and session.close', () => {
     expect(JSON.parse(vllmAppend('a1', Buffer.from('AAAA'), 16000, 80, 160).toString())).toEqual({ type: 'input_audio_buffer.append', audio: 'AAAA', format: 'pcm16', sample_rate_hz: 16000, duration_ms: 80, audio_end_ms: 160, event_id: 'a1' });
     expect(JSON.parse(vllmCommit('c'))).toEqual({ type: 'input_audio_buffer.commit', final: true, event_id: 'c' });
     expect(JSON.parse(vllmPlaybackAck('p', 'r7', 1234.9))).toEqual({ type: 'playback.ack', played_ms: 1234, committed_ms: 1234, response_id: 'r7', item_id: 'item_r7', event_id: 'p' });
-    expect(JSON.parse(vllmEventAck('k', 42))).toEqual({ type: 'session.event_ack', server_event_seq: 42, event_id: 'k' });
+    expect(JSON.parse(vllmEventAck(42))).toEqual({ type: 'session.event_ack', server_event_seq: 42 });
+    expect(JSON.parse(vllmHeartbeat('h'))).toEqual({ type: 'session.heartbeat', event_id: 'h' });
     expect(JSON.parse(vllmSessionClose('x'))).toEqual({ type: 'session.close', event_id: 'x' });
   });
 

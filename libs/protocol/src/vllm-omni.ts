@@ -129,6 +129,7 @@ export const VllmEvent = {
   resyncRequired: 'session.resync_required',
   sessionResumed: 'session.resumed',
   sessionReplaced: 'session.replaced',
+  heartbeat: 'session.heartbeat',
   heartbeatAck: 'session.heartbeat_ack',
   overlapDecision: 'overlap.decision',
   audioBufferCleared: 'output_audio_buffer.cleared',
@@ -148,14 +149,16 @@ export function isKnownVllmType(type: string): boolean {
 
 /**
  * The realtime URL as vLLM-Omni's client connects: `duplex=1` and `model` added unless the URL has
- * them, and `autostart=0` (the server then waits for the client's `session.update`).
+ * them, and `autostart=0` always, even over a user's `autostart=1` (their client forces it: with
+ * autostart the server opens a bare default session before the client's `session.update`, which
+ * drops the reference voice and `extra_body`).
  */
 export function vllmRealtimeUrl(url: string, model?: string): string {
   const u = new URL(url);
   if (u.pathname === '' || u.pathname === '/') u.pathname = '/v1/realtime';
   if (!u.searchParams.has('duplex')) u.searchParams.set('duplex', '1');
   if (model !== undefined && !u.searchParams.has('model')) u.searchParams.set('model', model);
-  if (!u.searchParams.has('autostart')) u.searchParams.set('autostart', '0');
+  u.searchParams.set('autostart', '0');
   return u.toString();
 }
 
@@ -165,28 +168,48 @@ export interface VllmSessionRequest {
   output_sample_rate: number;
   /** `server_vad` asks the server to hear the user; the model still decides its own turns. */
   turn_detection: 'server_vad' | 'none';
+  /** The assistant's reference voice as a data URL (`data:audio/wav;base64,…`); MiniCPM-o 4.5 refuses audio sessions without one. */
+  ref_audio?: string;
+  /** Raw fields merged into the session object last (objects merged key by key, `extra_body` included). */
+  extra?: Record<string, unknown>;
+}
+
+/** `base` with `extra` laid over it: objects are merged key by key, anything else replaced. */
+export function mergeFields(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    const under = record(out[key]);
+    const over = record(value);
+    out[key] = under && over ? mergeFields(under, over) : value;
+  }
+  return out;
 }
 
 /**
- * The first `session.update`, shaped as vLLM-Omni's client builds it: the flat beta keys
- * (`input_audio_format`, `sample_rate_hz` for the input) and the GA-style `audio` block holding
- * both rates, `turn_detection` always present, `extra_body.auto_response` (the model decides).
+ * The first `session.update`, shaped as vLLM-Omni's client builds it (`SessionConfig.to_session_payload`):
+ * the flat beta keys (`input_audio_format`, `sample_rate_hz` for the input) and the `audio` block
+ * holding both rates, `turn_detection` always present, `ref_audio` when given, and `extra_body`
+ * with `auto_response` (the model decides) and `return_stage_metrics` (the engine's stage figures
+ * on each response, as their benchmarks ask).
  */
 export function vllmSessionUpdate(event_id: string, r: VllmSessionRequest): string {
-  return JSON.stringify({
-    type: 'session.update',
-    session: {
-      ...(r.model !== undefined ? { model: r.model } : {}),
-      modalities: ['audio', 'text'],
-      input_audio_format: 'pcm16',
-      output_audio_format: 'pcm16',
-      sample_rate_hz: r.input_sample_rate,
-      audio: { input: { sample_rate_hz: r.input_sample_rate }, output: { sample_rate_hz: r.output_sample_rate } },
-      turn_detection: r.turn_detection === 'server_vad' ? { type: 'server_vad' } : null,
-      extra_body: { auto_response: true },
-    },
-    event_id,
-  });
+  const session: Record<string, unknown> = {
+    ...(r.model !== undefined ? { model: r.model } : {}),
+    modalities: ['audio', 'text'],
+    input_audio_format: 'pcm16',
+    output_audio_format: 'pcm16',
+    sample_rate_hz: r.input_sample_rate,
+    audio: { input: { sample_rate_hz: r.input_sample_rate }, output: { sample_rate_hz: r.output_sample_rate } },
+    turn_detection: r.turn_detection === 'server_vad' ? { type: 'server_vad' } : null,
+    ...(r.ref_audio !== undefined ? { ref_audio: r.ref_audio } : {}),
+    extra_body: { auto_response: true, return_stage_metrics: true },
+  };
+  return JSON.stringify({ type: 'session.update', session: r.extra ? mergeFields(session, r.extra) : session, event_id });
+}
+
+/** A WAV file's bytes as the data URL their client sends for `ref_audio` (`audio_data_url`). */
+export function wavDataUrl(wav: Uint8Array): string {
+  return `data:audio/wav;base64,${Buffer.from(wav).toString('base64')}`;
 }
 
 /** One append as their client sends it, as bytes (`spliceFrame`; `event_id` must pass `assertSafeId`). */
@@ -206,14 +229,36 @@ export function vllmPlaybackAck(event_id: string, response_id: string, played_ms
   return JSON.stringify({ type: VllmEvent.playbackAck, played_ms: ms, committed_ms: ms, response_id, item_id: `item_${response_id}`, event_id });
 }
 
-/** The answer to each journaled event: the server trims its journal up to `server_event_seq`. */
-export function vllmEventAck(event_id: string, server_event_seq: number): string {
-  return `{"type":"${VllmEvent.eventAck}","server_event_seq":${server_event_seq},"event_id":"${event_id}"}`;
+/** The answer to each journaled event: the server trims its journal up to `server_event_seq` (their client sends it bare, with no `event_id`). */
+export function vllmEventAck(server_event_seq: number): string {
+  return `{"type":"${VllmEvent.eventAck}","server_event_seq":${server_event_seq}}`;
 }
 
 export function vllmSessionClose(event_id: string): string {
   return `{"type":"${VllmEvent.sessionClose}","event_id":"${event_id}"}`;
 }
+
+/** The lease keepalive their client sends every 30 s (`session.heartbeat`). */
+export function vllmHeartbeat(event_id: string): string {
+  return `{"type":"${VllmEvent.heartbeat}","event_id":"${event_id}"}`;
+}
+
+/**
+ * Error codes with which the server refuses something our client did: the client broke the
+ * contract (engine/duplex/events.py, the playback ledger, entrypoints/duplex/serving.py).
+ */
+export const VLLM_CLIENT_PROTOCOL_CODES: ReadonlySet<string> = new Set([
+  'playback_ack_too_late',
+  'playback_item_mismatch',
+  'playback_item_not_found',
+  'invalid_event_ack',
+  'unknown_event',
+  'input_audio_buffer_empty',
+  'bad_event',
+]);
+
+/** The refusal of a full server: `resource_exhausted` (`rate_limit_error`, retryable by their docs). */
+export const VLLM_CAPACITY_CODE = 'resource_exhausted';
 
 /**
  * The rates a vLLM-Omni session object states: `audio.input|output.sample_rate_hz` (what its client

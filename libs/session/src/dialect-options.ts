@@ -1,6 +1,7 @@
 import { UsageError } from '@duplex-bench/cli';
 import { vllmRealtimeUrl, type TurnDetection } from '@duplex-bench/protocol';
 import type { DialectConfig } from '@duplex-bench/transport';
+import type { AdmissionPolicy } from './realtime-session';
 
 export const DEFAULT_PACKET_MS = 80;
 
@@ -23,6 +24,17 @@ export interface DialectOptions {
   packet_ms: number;
   /** False when `--packet-ms` was not given: an openai server's `chunk_period_ms` may then set it. */
   packet_ms_given: boolean;
+  /** vllm-omni: the reference voice as a data URL, and the file it came from (run.json names the file, never the data). */
+  ref_audio?: string;
+  ref_audio_file?: string;
+  /** vllm-omni: raw fields merged into `session.update.session`. */
+  session_extra?: Record<string, unknown>;
+  /** How a refused session waits for a slot. */
+  admission: AdmissionPolicy;
+  /** Bound on the dialect's handshake; the connect bound when not given. */
+  handshake_timeout_ms?: number;
+  /** Bound on the dialect's close. */
+  close_timeout_ms: number;
 }
 
 /** A packet must hold a whole number of samples. */
@@ -44,6 +56,8 @@ export function dialectConfig(o: DialectOptions, packet_ms: number, output_sampl
       commit_every_packets: o.commit_given ? every : Infinity,
       output_sample_rate,
       ...(o.no_playback_ack ? { no_playback_ack: true } : {}),
+      ...(o.ref_audio !== undefined ? { ref_audio: o.ref_audio } : {}),
+      ...(o.session_extra !== undefined ? { session_extra: o.session_extra } : {}),
     };
   }
   return {
@@ -64,6 +78,9 @@ export function connectionSettings(
     dialect: dialectConfig(o, packet_ms, o.output_sample_rate_given ? o.output_sample_rate : undefined),
     headers: authHeaders(o),
     connect_timeout_ms: o.connect_timeout_ms,
+    ...(o.handshake_timeout_ms !== undefined ? { handshake_timeout_ms: o.handshake_timeout_ms } : {}),
+    close_timeout_ms: o.close_timeout_ms,
+    admission: o.admission,
     drain_timeout_ms: o.drain_timeout_ms,
     output_sample_rate: o.output_sample_rate,
     output_sample_rate_given: o.output_sample_rate_given,
@@ -116,6 +133,13 @@ export function dialectRecord(o: DialectOptions & { output_sample_rate: number }
     output_sample_rate_assumed: o.output_sample_rate,
     ...(o.protocol !== 'native' ? { turn_detection: o.turn_detection, ...(o.turn_detection === 'none' ? { commit_every_s: o.commit_given || o.protocol === 'openai' ? o.commit_every_s : 'end of input only' } : {}) } : {}),
     ...(o.model !== undefined ? { model: o.model } : {}),
+    ...(o.ref_audio_file !== undefined ? { ref_audio: { file: o.ref_audio_file, data_url_chars: o.ref_audio?.length ?? 0 } } : {}),
+    ...(o.session_extra !== undefined ? { session_extra: o.session_extra } : {}),
+    // sglang-omni's oracle reads the retry limit a recording used as max_admission_attempts.
+    max_admission_attempts: o.admission.retries,
+    admission: o.admission,
+    ...(o.handshake_timeout_ms !== undefined ? { handshake_timeout_ms: o.handshake_timeout_ms } : {}),
+    close_timeout_ms: o.close_timeout_ms,
     bearer_key_sent: o.api_key !== undefined,
   };
 }

@@ -10,7 +10,12 @@ export interface GrantRecord {
   differing: number;
   /** Where the figures' output rate came from. */
   output_sample_rate_used: number;
-  output_sample_rate_source: 'server grant' | '--output-sample-rate' | 'dialect default (the server stated none)';
+  output_sample_rate_source: 'server grant' | '--output-sample-rate' | 'dialect default (the server stated none)' | "each audio delta's own sample_rate_hz";
+  /**
+   * Output audio deltas counted by the rate each stated (vLLM-Omni `sample_rate_hz`), over every
+   * session: a server may grant one rate and send another (pcm16 is never resampled).
+   */
+  delta_sample_rates?: Record<string, number>;
 }
 
 /**
@@ -32,6 +37,21 @@ export class GrantLog {
       output_sample_rate_used: output_sample_rate,
       output_sample_rate_source: given ? '--output-sample-rate' : 'dialect default (the server stated none)',
     };
+  }
+
+  /**
+   * Counts the rates the sessions' audio deltas stated. Durations use each delta's own rate where it
+   * states one (response metrics read it from the delta), and run.json says so, with the most common rate as the one used.
+   */
+  addDeltaRates(sessions: Array<{ delta_sample_rates?: Record<string, number> }>): void {
+    const counts: Record<string, number> = {};
+    for (const s of sessions) for (const [rate, n] of Object.entries(s.delta_sample_rates ?? {})) counts[rate] = (counts[rate] ?? 0) + n;
+    const rates = Object.entries(counts);
+    if (rates.length === 0) return;
+    this.record.delta_sample_rates = counts;
+    const [top] = rates.sort((a, b) => b[1] - a[1])[0];
+    this.record.output_sample_rate_used = Number(top);
+    this.record.output_sample_rate_source = "each audio delta's own sample_rate_hz";
   }
 
   add(grant: SessionGrant): void {

@@ -1,9 +1,9 @@
-export { RealtimeSession, SendBarrier, reasonOf } from './realtime-session';
-export type { SessionContext, SessionResult } from './realtime-session';
+export { admissionBackoffMs, admissionRefusal, NATIVE_ADMISSION, RealtimeSession, SendBarrier, reasonOf } from './realtime-session';
+export type { AdmissionPolicy, SessionContext, SessionResult } from './realtime-session';
 export { addResponseEvents } from './response-events';
 export { ProcessMeasures } from './process-measures';
-export { buildSummary, duplexMetrics, MEASUREMENT_ORIGIN } from './summary';
-export type { RunSummary, DuplexAggregate, DuplexSession, ResponseFigures, SummaryInputs } from './summary';
+export { buildSummary, duplexMetrics, MEASUREMENT_ORIGIN, vllmOmniFigures } from './summary';
+export type { RunSummary, DuplexAggregate, DuplexSession, ResponseFigures, SummaryInputs, VllmOmniFigures } from './summary';
 export { GrantLog } from './grant-record';
 export type { GrantRecord } from './grant-record';
 

@@ -1,7 +1,7 @@
 import { merge, Subject, Subscription, type Observable } from 'rxjs';
 import { pcm16BytesPerMs, type PacketSource } from '@duplex-bench/audio';
 import { ticks, type Clock, type DeadlineScheduler } from '@duplex-bench/pacer';
-import { ProtocolError, serverError } from '@duplex-bench/protocol';
+import { ProtocolError, serverError, VLLM_CAPACITY_CODE } from '@duplex-bench/protocol';
 import {
   createSessionFlow,
   sendAppends,
@@ -34,7 +34,13 @@ export interface SessionContext {
   pacing: PacingRecorder;
   samples: SampleStore;
   connect_timeout_ms: number;
+  /** Bound on the dialect's handshake (their clients': native 10 s, vllm-omni 30 s). */
+  handshake_timeout_ms?: number;
   drain_timeout_ms: number;
+  /** Bound on the dialect's close (`session.closed`; vllm-omni's client: 20 s). */
+  close_timeout_ms?: number;
+  /** A refused admission (HTTP 503; vLLM-Omni `resource_exhausted`) is retried this often, with a doubling backoff. */
+  admission?: AdmissionPolicy;
   /** Rate of the server's output audio, for durations computed from bytes, until a server grants one. */
   output_sample_rate: number;
   /** The user gave `output_sample_rate` (`--output-sample-rate`): it overrides what a server grants. */
@@ -49,6 +55,28 @@ export interface SessionContext {
   onStreamEnd(): void;
   /** When set, input ends are held until every session of the run has sent its last packet. */
   allSent?: SendBarrier;
+}
+
+/** How a session waits for a slot on a full server: `retries` more attempts, `backoff_ms` doubling up to `max_backoff_ms`. */
+export interface AdmissionPolicy {
+  retries: number;
+  backoff_ms: number;
+  max_backoff_ms: number;
+}
+
+/** sglang-omni's client: 3 retries 0.25 s apart. */
+export const NATIVE_ADMISSION: AdmissionPolicy = { retries: 3, backoff_ms: 250, max_backoff_ms: 250 };
+
+/** The wait before retry `attempt` (from 1). */
+export function admissionBackoffMs(policy: AdmissionPolicy, attempt: number): number {
+  return Math.min(policy.max_backoff_ms, policy.backoff_ms * 2 ** (attempt - 1));
+}
+
+/** The refusal of a full server, when `err` is one: HTTP 503 at the upgrade, or vLLM-Omni's `resource_exhausted` error. */
+export function admissionRefusal(err: unknown): { http_status?: number; code?: string } | null {
+  if (err instanceof TransportError && (err.reason === 'connect_failed' || err.reason === 'admission_refused') && err.info.status === 503) return { http_status: 503 };
+  if (err instanceof ProtocolError && err.info.server_code === VLLM_CAPACITY_CODE) return { code: VLLM_CAPACITY_CODE };
+  return null;
 }
 
 export interface SessionResult {
@@ -73,6 +101,10 @@ export interface SessionResult {
   server_chunk_period_ms?: number;
   /** Output audio rate the figures used: the flag's when given, else the server's grant, else the run's assumption. */
   output_sample_rate?: number;
+  /** Output audio deltas counted by the rate each stated (vLLM-Omni `sample_rate_hz`), when the deltas state one. */
+  delta_sample_rates?: Record<string, number>;
+  /** Admission refusals before the session got its slot (or before it gave up). */
+  admission_refusals?: number;
   /** The native server's unit (`native_unit_ms` of its grant), when it granted one. */
   native_unit_ms?: number;
   /** Completed model turns and the session's response figures, when the server answered with responses. */
@@ -121,7 +153,8 @@ export class RealtimeSession {
   private connection: WsConnection | null = null;
   private receiving: Subscription | null = null;
   private watching: Subscription | null = null;
-  private readonly flow: SessionFlow;
+  private flow: SessionFlow;
+  private admission_refusals = 0;
   private server_errors = 0;
   private readonly server_error_codes: Record<string, number> = {};
   /** The last server `error` event: a session the server closes after it ended for that error. */
@@ -157,15 +190,52 @@ export class RealtimeSession {
     return this.connection;
   }
 
-  /** Connects and completes the handshake. Frames are traced from the first one. */
+  /**
+   * Connects and completes the handshake. Frames are traced from the first one. A full server's
+   * refusal (HTTP 503, `resource_exhausted`) is an admission record and another attempt after a
+   * backoff, up to the policy's retries; then the session fails as `admission_refused`.
+   */
   async open(): Promise<void> {
+    const policy = this.ctx.admission ?? NATIVE_ADMISSION;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.attempt();
+        return;
+      } catch (err) {
+        const refusal = admissionRefusal(err);
+        if (!refusal) throw err;
+        this.admission_refusals = attempt;
+        const said = refusal.http_status ? `HTTP ${refusal.http_status}` : `${refusal.code}`;
+        if (attempt > policy.retries) {
+          throw new TransportError('admission_refused', `server refused the session with ${said} ${attempt} times`, { url: this.ctx.url, session_id: this.id, attempts: attempt, status: refusal.http_status, server_code: refusal.code });
+        }
+        this.sink.admission(attempt, refusal, this.ctx.clock.now_s());
+        this.forgetAttempt();
+        await new Promise<void>((resolve) => this.conn.timers.arm(admissionBackoffMs(policy, attempt), resolve));
+        this.flow = createSessionFlow(this.ctx.dialect, this.id);
+      }
+    }
+  }
+
+  /** A refused attempt leaves nothing behind: its connection, its receivers and its counts go. */
+  private forgetAttempt(): void {
+    this.receiving?.unsubscribe();
+    this.watching?.unsubscribe();
+    this.server_errors = 0;
+    for (const code of Object.keys(this.server_error_codes)) delete this.server_error_codes[code];
+    this.lastServerError = null;
+    this.broken = null;
+  }
+
+  private async attempt(): Promise<void> {
     const { ctx, sink } = this;
     const conn = WsConnection.open(ctx.url, {
       clock: ctx.clock,
       connect_timeout_ms: ctx.connect_timeout_ms,
       session_id: this.id,
       headers: ctx.headers,
-      onAdmissionDenied: (attempt, http_status) => sink.admission(attempt, http_status, ctx.clock.now_s()),
+      // Refusals are retried here, one policy for both kinds.
+      retries_on_503: 0,
     });
     this.connection = conn;
     const addResponse = (r: ResponseEvent) => this.responses?.add(r);
@@ -217,8 +287,9 @@ export class RealtimeSession {
     return {
       clock: this.ctx.clock,
       onSend: (frame: string, sent_s: number) => this.sink.sent(frame, sent_s),
-      handshake_timeout_ms: this.ctx.connect_timeout_ms,
+      handshake_timeout_ms: this.ctx.handshake_timeout_ms ?? this.ctx.connect_timeout_ms,
       drain_timeout_ms: this.ctx.drain_timeout_ms,
+      ...(this.ctx.close_timeout_ms !== undefined ? { close_timeout_ms: this.ctx.close_timeout_ms } : {}),
     };
   }
 
@@ -330,6 +401,13 @@ export class RealtimeSession {
     if (this.server_errors > 0) result.server_error_codes = this.server_error_codes;
     const ended = this.stoppedBy ?? (result.reason === 'server_error' ? this.lastServerError : null);
     if (ended) result.server_error = { code: ended.info.server_code ?? ended.info.server_type, fatal: ended.info.fatal === true, message: ended.message };
+    else if (result.reason === 'client_protocol_error' && this.lastServerError) {
+      const e = this.lastServerError;
+      result.server_error = { code: e.info.server_code ?? e.info.server_type, fatal: false, message: e.message };
+    }
+    if (this.admission_refusals > 0) result.admission_refusals = this.admission_refusals;
+    const rates = this.flow.deltaSampleRates?.();
+    if (rates) result.delta_sample_rates = rates;
     if (this.native_unit_ms !== undefined) result.native_unit_ms = this.native_unit_ms;
     // What ended an incomplete session goes into its trace, in every trace mode.
     if (!result.completed) this.sink.error(`${result.reason ?? 'incomplete'}: ${result.message ?? ''}`, this.ctx.clock.now_s());

@@ -40,6 +40,8 @@ export interface RunSummary extends PacingFigures {
   measurement_origin: Record<string, string>;
   /** Present when the server answered with model turns (response.created … response.done). */
   duplex?: DuplexAggregate;
+  /** vllm-omni runs: the response figures under vLLM-Omni's benchmark names and meanings. */
+  vllm_omni?: VllmOmniFigures;
 }
 
 /** Response figures of one group of sessions. Every latency here is the client's own (receive times). */
@@ -158,6 +160,67 @@ export function duplexMetrics(results: DuplexSession[]): { aggregate: DuplexAggr
     duplex_session_metrics: answered.map((r) => ({ session_id: r.id, completed: r.completed, ...(r.reason ? { reason: r.reason } : {}), ...r.response_metrics, responses: r.responses })),
   };
   return { aggregate, file };
+}
+
+/** `{count, mean, p50, p99}` by nearest rank, as vLLM-Omni's `distribution_summary`, at `digits` decimals; null when empty. */
+function distribution(values: Array<number | null>, digits: number): Stat | null {
+  const v = values.filter((x): x is number => x !== null && Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return null;
+  const at = (p: number) => v[Math.min(v.length - 1, Math.max(0, Math.ceil(p * v.length) - 1))];
+  const round = (x: number) => Math.round(x * 10 ** digits) / 10 ** digits;
+  return { count: v.length, mean: round(v.reduce((a, b) => a + b, 0) / v.length), p50: round(at(0.5)), p99: round(at(0.99)) };
+}
+
+/** The summary's `vllm_omni` block: our figures under vLLM-Omni's benchmark names, with their meanings. */
+export interface VllmOmniFigures {
+  audio_turn_count: number;
+  ttft_ms: Stat | null;
+  ttfp_ms: Stat | null;
+  rtf: Stat | null;
+  tpot_ms: Stat | null;
+  duplex_stream_ttft_ms: Stat | null;
+  duplex_stream_ttfp_ms: Stat | null;
+  duplex_stream_rtf: Stat | null;
+  measurement_origin: Record<string, string>;
+}
+
+/**
+ * The response figures as vLLM-Omni's duplex benchmark names them (benchmarks/duplex_session_metrics.py,
+ * clients/duplex.py `summarize_session_request_metrics`), over the complete sessions' audio
+ * responses: `ttft_ms`/`ttfp_ms` the server's own (`response_request_metrics`) where it sent them,
+ * else the client's from `response.created` received; `rtf` and the `duplex_stream_*` window the
+ * client's; `tpot_ms` the engine's stage-0 figure, zero or missing ones left out. Null when no
+ * session was answered.
+ */
+export function vllmOmniFigures(results: DuplexSession[]): VllmOmniFigures | null {
+  const complete = results.filter((r) => r.completed && r.response_metrics);
+  if (complete.length === 0) return null;
+  const audio = complete.flatMap((r) => r.responses ?? []).filter((r) => r.ttfp_ms !== null);
+  const stream = complete.map((r) => r.response_metrics as NonNullable<SessionResult['response_metrics']>);
+  const stage0 = audio.filter((r) => r.tpot_origin === 'server stage 0 vllm_tpot_ms' && (r.tpot_ms ?? 0) > 0);
+  const serverFirst = audio.some((r) => r.ttft_origin === 'server response_request_metrics' || r.ttfp_origin === 'server response_request_metrics');
+  return {
+    audio_turn_count: audio.length,
+    ttft_ms: distribution(audio.map((r) => r.ttft_ms), 3),
+    ttfp_ms: distribution(audio.map((r) => r.ttfp_ms), 3),
+    rtf: distribution(audio.map((r) => r.rtf), 6),
+    tpot_ms: distribution(stage0.map((r) => r.tpot_ms), 3),
+    duplex_stream_ttft_ms: distribution(stream.map((m) => m.stream_ttft_ms), 3),
+    duplex_stream_ttfp_ms: distribution(stream.map((m) => m.stream_ttfp_ms), 3),
+    duplex_stream_rtf: distribution(stream.map((m) => m.stream_rtf), 6),
+    measurement_origin: {
+      names: "vLLM-Omni's duplex benchmark's (duplex_metrics.json): distributions {count, mean, p50, p99} by nearest rank over the complete sessions' responses with audio (duplex_stream_*: over sessions)",
+      ttft: serverFirst
+        ? "server response_request_metrics (the server's own request start to first text) where the server sent them, else client: response.created received to first non-empty text delta; as vLLM-Omni's benchmark prefers the server's"
+        : 'client: response.created received to first non-empty text delta (the server sent no response_request_metrics)',
+      ttfp: serverFirst
+        ? 'server response_request_metrics (request start to first audio) where sent, else client: response.created received to first audio delta'
+        : 'client: response.created received to first audio delta',
+      rtf: 'client: response.created received to last audio delta received, divided by the emitted audio duration',
+      tpot: 'Stage-0 engine mean time per output token (metadata.vllm_omni.stage_metrics["0"].vllm_tpot_ms)',
+      duplex_stream: 'client: input stream start (send of packet 0) to first text / first audio / last audio over all emitted audio; includes concurrent realtime input',
+    },
+  };
 }
 
 export interface SummaryInputs {

@@ -22,6 +22,12 @@ export interface ReceiptTimes {
  * A session never waits for the writer (its cadence comes first): a writer that falls behind is
  * counted (`high_water_crossings`, `backlog_peak_bytes`) and said in the summary, not pushed back.
  */
+/** What refused a session's admission: an HTTP status at the upgrade, or an error code at the opening. */
+export interface AdmissionRefusal {
+  http_status?: number;
+  code?: string;
+}
+
 export interface SessionTraceSink {
   /** Whether frames sent and received are written (`--trace full` or `events`); receipts and errors always are. */
   readonly tracesFrames: boolean;
@@ -34,8 +40,12 @@ export interface SessionTraceSink {
    * mode, `off` included, so an incomplete session's cause is always on disk.
    */
   error(message: string, time_s: number): void;
-  /** An upgrade refused with `http_status` before the session existed (`direction: "admission"`); every mode. */
-  admission(attempt: number, http_status: number, time_s: number): void;
+  /**
+   * A refused admission before the session existed (`direction: "admission"`), in every mode: an
+   * upgrade refused with `http_status` (`connection_denied`, the line sglang-omni's client writes),
+   * or an opening refused with an error `code` (`session_refused`, vLLM-Omni's `resource_exhausted`).
+   */
+  admission(attempt: number, refusal: AdmissionRefusal, time_s: number): void;
   /** Resolves when all of this session's records are on disk; rejects with TraceWriteError. */
   close(): Promise<void>;
 }
@@ -196,7 +206,12 @@ export class TraceWriter extends EventEmitter {
       },
       receipt: (r) => s.receipts.push(r.event_id, r.seq, r.scheduled_s, r.start_s, r.completed_s),
       error: (message, time_s) => s.lines.append('error', time_s, JSON.stringify({ message })),
-      admission: (attempt, http_status, time_s) => s.lines.append('admission', time_s, JSON.stringify({ type: 'connection_denied', http_status, attempt })),
+      admission: (attempt, refusal, time_s) =>
+        s.lines.append(
+          'admission',
+          time_s,
+          JSON.stringify(refusal.http_status !== undefined ? { type: 'connection_denied', http_status: refusal.http_status, attempt } : { type: 'session_refused', code: refusal.code, attempt }),
+        ),
       close: () => this.closeSession(s),
     };
   }

@@ -73,6 +73,8 @@ export class WsConnection {
   /** The timers every wait on this connection uses: its own bounds and its flow's. */
   readonly timers: TimerHost;
   private ws: WebSocket | null = null;
+  /** The dialect's last frame before a failed session's close frame (vLLM-Omni: `session.close`). */
+  private farewell: (() => string | null) | null = null;
   private closing = false;
   private ended = false;
   private readonly onSent = (err?: Error | null): void => {
@@ -116,6 +118,14 @@ export class WsConnection {
     else ws.send(frame, TEXT_FRAME, this.onSent);
   }
 
+  /**
+   * Sets the frame `fail` sends before its close frame while the socket is open; it returns null
+   * when there is nothing to say (the dialect already said goodbye).
+   */
+  setFarewell(farewell: () => string | null): void {
+    this.farewell = farewell;
+  }
+
   /** Closes normally; waits at most `timeout_ms`, then drops the socket. events$ completes. */
   close(timeout_ms = 2000): Promise<void> {
     this.closing = true;
@@ -148,6 +158,8 @@ export class WsConnection {
     this.closing = true;
     const ws = this.ws;
     if (ws && ws.readyState === OPEN) {
+      const last = this.farewell?.();
+      if (last) ws.send(last);
       const cancel = this.timers.arm(this.options.close_timeout_ms ?? DEFAULTS.close_timeout_ms, () => ws.terminate());
       ws.once('close', () => cancel());
       ws.close(1000, 'done');

@@ -13,6 +13,8 @@ export type IncompleteReason =
   | 'close_timeout'
   | 'send_failed'
   | 'trace_write_failed'
+  /** The server refused what the client sent: the client broke the dialect's contract. */
+  | 'client_protocol_error'
   | 'interrupted';
 
 export interface TransportErrorInfo {
@@ -26,6 +28,8 @@ export interface TransportErrorInfo {
   /** errno-style code of a socket error (ECONNREFUSED, …). */
   errno?: string;
   attempts?: number;
+  /** The server's error code the session ended on. */
+  server_code?: string;
 }
 
 /** A session-level transport fault; `reason` says how the session ends. */

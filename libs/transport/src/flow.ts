@@ -41,6 +41,12 @@ export interface FlowOptions {
 /** The flows' default bounds, ms: one table. */
 export const FLOW_TIMEOUTS = { handshake_timeout_ms: 10_000, drain_timeout_ms: 30_000, close_timeout_ms: 5_000 };
 
+/**
+ * vLLM-Omni's client bounds: 30 s for the handshake (`handshake_timeout_s`; the server holds
+ * clients up to 120 s while it warms up) and 20 s for the close (`close(timeout_s=20.0)`).
+ */
+export const VLLM_TIMEOUTS = { handshake_timeout_ms: 30_000, close_timeout_ms: 20_000 };
+
 /** Stamps, sends and traces one control frame: the one place a flow sends outside the paced appends. */
 export function sendTraced(conn: WsConnection, frame: string, options: FlowOptions): void {
   const sent_s = (options.clock ?? monotonicClock).now_s();
@@ -79,6 +85,12 @@ export interface VllmOmniFlowConfig {
   no_playback_ack?: boolean;
   /** How long the server must stay quiet after the last commit is answered before the session closes. */
   end_quiet_ms?: number;
+  /** The assistant's reference voice, a data URL, sent as `session.ref_audio`. */
+  ref_audio?: string;
+  /** Raw fields merged into `session.update.session` (`--session-extra`). */
+  session_extra?: Record<string, unknown>;
+  /** Lease heartbeat period (their client: 30 s). */
+  heartbeat_every_ms?: number;
 }
 
 /** How the client drives one session of a dialect. */
@@ -114,4 +126,6 @@ export interface SessionFlow {
   serverEventSeq(): ServerEventSeqFigures | null;
   /** Events of the dialect's own that say something about the session, counted (vllm-omni: listen decisions, resyncs, expiries). */
   dialectEvents(): Record<string, number> | null;
+  /** Output audio deltas counted by the rate each stated, where the dialect's deltas state one. */
+  deltaSampleRates?(): Record<string, number> | null;
 }

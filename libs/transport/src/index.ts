@@ -8,7 +8,7 @@ export { OpenAIFlow, readSessionCreated } from './openai-flow';
 export { VllmOmniFlow } from './vllm-omni-flow';
 export { createSessionFlow } from './create-flow';
 export type { DialectConfig, EndReport, FlowOptions, NativeDrainReport, OpenAIFlowConfig, SentHook, ServerEventSeqFigures, SessionFlow, SessionGrant, VllmOmniFlowConfig } from './flow';
-export { FLOW_TIMEOUTS } from './flow';
+export { FLOW_TIMEOUTS, VLLM_TIMEOUTS } from './flow';
 
 /* Error types */
 export { TransportError } from './errors';

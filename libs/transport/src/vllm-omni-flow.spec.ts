@@ -61,19 +61,68 @@ describe('VllmOmniFlow playback acknowledgements', () => {
         }
       });
     });
+    // The response is acked at 0 ms as soon as it is created: that keeps its place in the ledger.
+    const reserved = new Promise<void>((resolve) => (nextFrame = resolve));
     ws.send(JSON.stringify({ type: 'response.created', response: { id: 'r1' } }));
+    await within(reserved, BOUND_MS, 'the 0 ms ack');
+    expect(received.filter((e) => e.type === 'playback.ack')).toEqual([expect.objectContaining({ response_id: 'r1', item_id: 'item_r1', played_ms: 0, committed_ms: 0 })]);
     ws.send(JSON.stringify({ type: 'response.output_audio.delta', response_id: 'r1', item_id: 'i1', delta: audio }));
     await within(delivered, BOUND_MS, 'audio delta');
-    expect(received.filter((e) => e.type === 'playback.ack')).toEqual([]);
+    expect(acks()).toBe(1);
 
+    // A commit after the response: an ack of a response acked before is never too late, so acks go on.
+    expect(flow.afterAppend()).toBeNull();
     const acked = new Promise<void>((resolve) => (nextFrame = resolve));
     timers.fire();
     await within(acked, BOUND_MS, 'playback.ack');
-    expect(received.filter((e) => e.type === 'playback.ack')).toEqual([expect.objectContaining({ response_id: 'r1', played_ms: 500, committed_ms: 500 })]);
-    expect(acks()).toBe(1);
-    // Nothing new by the next wake: no second ack (sends are counted as they go), and the ticker is armed again.
+    expect(received.filter((e) => e.type === 'playback.ack').at(-1)).toEqual(expect.objectContaining({ response_id: 'r1', played_ms: 500, committed_ms: 500 }));
+    expect(acks()).toBe(2);
+    // Nothing new by the next wake: no further ack (sends are counted as they go), and the ticker is armed again.
     timers.fire();
-    expect(acks()).toBe(1);
+    expect(acks()).toBe(2);
     expect(timers.pending.filter((t) => t.delay_ms === 250)).toHaveLength(1);
+  });
+
+  it('acks responses acked before after a later commit, and ends on an error that refuses what it sent, saying session.close', async () => {
+    const received: Array<Record<string, unknown>> = [];
+    let nextFrame: () => void = () => undefined;
+    const started = await grantingServer(received, () => nextFrame());
+    server = started.server;
+    const timers = new ManualTimers();
+    conn = WsConnection.open(server.url, { timers });
+    const flow = new VllmOmniFlow('s', { turn_detection: 'none', commit_every_packets: 1, ack_every_ms: 250 });
+    flow.attach(conn);
+    const sent: string[] = [];
+    await within(flow.handshake(conn, 16_000, { onSend: (frame) => sent.push(frame) }), BOUND_MS, 'handshake');
+    const ws = await started.socket;
+    const reserved = new Promise<void>((resolve) => (nextFrame = resolve));
+    ws.send(JSON.stringify({ type: 'response.created', response: { id: 'r1' } }));
+    await within(reserved, BOUND_MS, 'the 0 ms ack');
+    // A packet and the commit that follows it.
+    flow.append('a0', 0, 0, Buffer.from(Buffer.alloc(2560).toString('base64')));
+    expect(flow.afterAppend()).toEqual([expect.stringContaining('input_audio_buffer.commit')]);
+    const delivered = new Promise<void>((resolve) => {
+      const sub = conn?.events$.subscribe((e) => {
+        if (e.frame.type === 'response.output_audio.delta') {
+          sub?.unsubscribe();
+          resolve();
+        }
+      });
+    });
+    ws.send(JSON.stringify({ type: 'response.output_audio.delta', response_id: 'r1', delta: Buffer.alloc(RATE).toString('base64') }));
+    await within(delivered, BOUND_MS, 'audio delta');
+    const acked = new Promise<void>((resolve) => (nextFrame = resolve));
+    timers.fire();
+    await within(acked, BOUND_MS, 'the ack after the commit');
+    expect(received.filter((e) => e.type === 'playback.ack').map((e) => e.played_ms)).toEqual([0, 500]);
+
+    const failed = new Promise<unknown>((resolve) => conn?.events$.subscribe({ error: resolve }));
+    const farewell = new Promise<void>((resolve) => (nextFrame = () => received.some((e) => e.type === 'session.close') && resolve()));
+    ws.send(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', code: 'playback_ack_too_late', message: 'late' }, server_event_seq: 9 }));
+    const error = (await within(failed, BOUND_MS, 'the session to fail')) as { reason?: string; info?: { server_code?: string } };
+    expect(error.reason).toBe('client_protocol_error');
+    expect(error.info?.server_code).toBe('playback_ack_too_late');
+    await within(farewell, BOUND_MS, 'session.close before the close frame');
+    expect(sent.filter((f) => f.includes('"session.close"'))).toHaveLength(1);
   });
 });

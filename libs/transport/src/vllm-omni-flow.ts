@@ -1,35 +1,52 @@
-import { every } from '@duplex-bench/pacer';
+import { every, monotonicClock } from '@duplex-bench/pacer';
 import type { Subscription } from 'rxjs';
 import * as protocol from '@duplex-bench/protocol';
 import type { DecodedFrame } from '@duplex-bench/protocol';
 import type { WsConnection } from './connection';
 import { waitForEvent } from './wait-for';
 import { waitForQuiet } from './wait-quiet';
-import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type ServerEventSeqFigures, type SessionFlow, type SessionGrant, type VllmOmniFlowConfig } from './flow';
+import { TransportError } from './errors';
+import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type ServerEventSeqFigures, type SessionFlow, type SessionGrant, type VllmOmniFlowConfig, VLLM_TIMEOUTS } from './flow';
 
 // Bound once at load: under tsx a call through an imported name costs about 40 ns more
 // (tools/bench/import-binding.ts), and these run for every frame or packet.
-const { audioDeltaInfo, base64ByteLength, chunkPeriodMs, gaEventName, isKnownOpenAIType, isKnownVllmType, OpenAIEvent, serverError, ServerEventSeqTracker, serverEventSeq, VllmEvent, vllmAppend, vllmCommit, vllmEventAck, vllmPlaybackAck, vllmSessionClose, vllmSessionRates, vllmSessionUpdate } = protocol;
-
+const { audioDeltaInfo, base64ByteLength, chunkPeriodMs, gaEventName, isKnownOpenAIType, isKnownVllmType, OpenAIEvent, serverError, ServerEventSeqTracker, serverEventSeq, VLLM_CLIENT_PROTOCOL_CODES, VllmEvent, vllmAppend, vllmCommit, vllmEventAck, vllmHeartbeat, vllmPlaybackAck, vllmSessionClose, vllmSessionRates, vllmSessionUpdate } = protocol;
 
 
 interface Playback {
-  /** Output audio received for the response, ms at its stated rate. */
+  /** Output audio received for the response, ms at the rate each delta states. */
   received_ms: number;
   acked_ms: number;
+  /** Acknowledged at least once: the server then keeps the response's place, and later acks are never too late. */
+  acked: boolean;
+  /** Commits sent before the response was created. */
+  commits_before: number;
   done: boolean;
 }
 
+/** Their client's lease heartbeat (`heartbeat_interval_s` 30). */
+const HEARTBEAT_MS = 30_000;
+
 /**
  * vLLM-Omni's duplex flow, as its own client drives it (vllm_omni/clients/duplex.py): the client
- * speaks first with `session.update` and takes the `session.updated` that follows
- * `session.created`; every journaled event is answered with `session.event_ack`; playback is
- * acknowledged every 0.25 s with the audio received (the server holds a response open until its
- * audio is acknowledged: "ack only"); the session ends with the last commit, the responses
- * finished, a last acknowledgement, `session.close` and `session.closed`.
+ * speaks first with `session.update` and takes `session.created`; every journaled event is
+ * answered with `session.event_ack`; a heartbeat every 30 s; playback acknowledged every 0.25 s
+ * with the audio received (the server holds a response open until its audio is acknowledged:
+ * "ack only"); the session ends with the last commit, the responses finished, a last
+ * acknowledgement, `session.close` and `session.closed`.
  *
- * Errors carry no fatal flag: one before `session.updated` ends the session, later ones are
- * counted (the server closes the socket when an error ends its session).
+ * The playback ledger (engine/duplex/session/playback_ledger.py) refuses an ack of a response
+ * never acked before once a later user input was committed (`playback_ack_too_late`); an ack of
+ * 0 ms keeps the response's place. So each response is acked at once when it is created, as
+ * their `acknowledge_collected_playback` acks a response with no audio yet, and one that was never
+ * acked is not acked after a later commit.
+ *
+ * Errors carry no fatal flag: one before the session opened ends it; one that refuses what this
+ * client sent (`playback_*`, `invalid_event_ack`, `unknown_event`, `input_audio_buffer_empty`)
+ * means the client broke the contract and ends the session as `client_protocol_error`; others are
+ * counted (the server closes the socket when an error ends its session). A session that fails
+ * with its socket open says `session.close` before the close frame: a plain disconnect holds the
+ * server's slot for its disconnect grace.
  */
 export class VllmOmniFlow implements SessionFlow {
   readonly protocol = 'vllm-omni';
@@ -41,6 +58,8 @@ export class VllmOmniFlow implements SessionFlow {
   private conn: WsConnection | null = null;
   private ready = false;
   private closeSent = false;
+  /** The server answered the opening with an error: there is no session to close. */
+  private refused = false;
   private output_rate = 24000;
   private input_rate = 16000;
   private sent_ms = 0;
@@ -49,12 +68,8 @@ export class VllmOmniFlow implements SessionFlow {
   private sends = 0;
   /** A commit sent and not yet answered with `input_audio_buffer.committed` (or an error). */
   private awaitingCommit = false;
-  /**
-   * Responses that existed when the last commit went: the server refuses an acknowledgement of
-   * them after it (`playback_ack_too_late`, "arrived after a later user input was committed").
-   */
-  private beforeLastCommit: ReadonlySet<string> = new Set();
-  private created: Record<string, unknown> | null = null;
+  /** Output audio deltas by the rate each states (`sample_rate_hz`), for run.json. */
+  private readonly deltaRates = new Map<number, number>();
   /** Counted events of vLLM-Omni's own that say something about the session. */
   private readonly counts = { listen: 0, resync_required: 0, expired: 0, playback_acknowledged: 0 };
 
@@ -75,12 +90,28 @@ export class VllmOmniFlow implements SessionFlow {
 
   attach(conn: WsConnection): Subscription {
     this.conn = conn;
+    conn.setFarewell(() => this.farewell());
     const sub = conn.events$.subscribe({ next: (e) => this.observe(conn, e.frame), error: () => undefined });
     if (!this.config.no_playback_ack) {
       const period_ms = this.config.ack_every_ms ?? 250;
       sub.add(every(conn.timers, period_ms, { background: true }).subscribe(() => this.ackPlayback()));
     }
+    sub.add(
+      every(conn.timers, this.config.heartbeat_every_ms ?? HEARTBEAT_MS, { background: true }).subscribe(() => {
+        if (this.ready && !this.closeSent) this.send(vllmHeartbeat(this.nextId('h')));
+      }),
+    );
     return sub;
+  }
+
+  /** The last frame before a failed session's close frame: `session.close`, unless it went already. */
+  private farewell(): string | null {
+    // A session the server refused at its opening (an error before session.created) never existed.
+    if (this.closeSent || this.refused) return null;
+    this.closeSent = true;
+    const frame = vllmSessionClose(this.nextId('x'));
+    this.options.onSend?.(frame, (this.options.clock ?? monotonicClock).now_s());
+    return frame;
   }
 
   isKnownType(type: string): boolean {
@@ -92,18 +123,20 @@ export class VllmOmniFlow implements SessionFlow {
     this.seq.add(n);
     const type = gaEventName(frame.type);
     switch (type) {
-      case OpenAIEvent.sessionCreated:
-        this.created = frame.event();
-        break;
       case OpenAIEvent.responseCreated: {
         const id = String((frame.event().response as { id?: unknown } | undefined)?.id ?? '');
         this.open.add(id);
+        const p = this.playbackOf(id);
+        // A 0 ms ack keeps the response's place before any later commit can make its acks too late.
+        if (!this.config.no_playback_ack) this.ackOne(id, p);
         break;
       }
       case OpenAIEvent.audioDelta: {
         const info = audioDeltaInfo(frame);
+        const rate = info.sample_rate_hz ?? this.output_rate;
+        this.deltaRates.set(rate, (this.deltaRates.get(rate) ?? 0) + 1);
         const p = this.playbackOf(info.response_id);
-        p.received_ms += (info.bytes / ((info.sample_rate_hz ?? this.output_rate) * 2)) * 1000;
+        p.received_ms += (info.bytes / (rate * 2)) * 1000;
         break;
       }
       case OpenAIEvent.responseDone: {
@@ -132,7 +165,15 @@ export class VllmOmniFlow implements SessionFlow {
         break;
       case OpenAIEvent.error: {
         this.awaitingCommit = false;
-        if (!this.ready) conn.fail(serverError(frame));
+        const error = serverError(frame);
+        const code = error.info.server_code;
+        if (!this.ready) {
+          this.refused = true;
+          conn.fail(error);
+        }
+        else if (code !== undefined && VLLM_CLIENT_PROTOCOL_CODES.has(code)) {
+          conn.fail(new TransportError('client_protocol_error', `server refused what the client sent (${code}): ${error.message}`, { url: conn.url, session_id: this.session_id, server_code: code }));
+        }
         break;
       }
       default:
@@ -141,14 +182,14 @@ export class VllmOmniFlow implements SessionFlow {
     // Every journaled event is acknowledged, as their client does after dispatching it.
     if (n !== undefined && n > this.lastAcked) {
       this.lastAcked = n;
-      this.send(vllmEventAck(this.nextId('k'), n));
+      this.send(vllmEventAck(n));
     }
   }
 
   private playbackOf(response_id: string): Playback {
     let p = this.playback.get(response_id);
     if (!p) {
-      p = { received_ms: 0, acked_ms: 0, done: false };
+      p = { received_ms: 0, acked_ms: 0, acked: false, commits_before: this.commits, done: false };
       this.playback.set(response_id, p);
     }
     return p;
@@ -160,43 +201,53 @@ export class VllmOmniFlow implements SessionFlow {
     if (p) p.done = true;
   }
 
+  /** Acks one response's audio received so far (0 ms before any), unless the ledger would refuse it. */
+  private ackOne(id: string, p: Playback): void {
+    if (!this.ready || this.closeSent) return;
+    // Never acked, and a commit went since it was created: the ledger would answer playback_ack_too_late.
+    if (!p.acked && this.commits > p.commits_before) return;
+    p.acked = true;
+    p.acked_ms = p.received_ms;
+    this.send(vllmPlaybackAck(this.nextId('p'), id, p.received_ms));
+  }
+
   /** Acknowledges, per response, the audio received and not yet acknowledged; forgets finished, acknowledged ones. */
   private ackPlayback(): void {
     if (!this.ready || this.closeSent || this.config.no_playback_ack) return;
     for (const [id, p] of this.playback) {
-      if (this.beforeLastCommit.has(id)) continue;
-      if (Math.floor(p.received_ms) > Math.floor(p.acked_ms)) {
-        p.acked_ms = p.received_ms;
-        this.send(vllmPlaybackAck(this.nextId('p'), id, p.received_ms));
-      }
-      if (p.done && p.acked_ms >= p.received_ms) this.playback.delete(id);
+      if (!p.acked ? !(p.done && p.received_ms === 0) : Math.floor(p.received_ms) > Math.floor(p.acked_ms)) this.ackOne(id, p);
+      if (p.done && (p.acked ? p.acked_ms >= p.received_ms : p.received_ms === 0 || this.commits > p.commits_before)) this.playback.delete(id);
     }
   }
 
   async handshake(conn: WsConnection, input_sample_rate: number, options: FlowOptions): Promise<SessionGrant> {
     this.options = options;
     this.input_rate = input_sample_rate;
-    const timeout_ms = options.handshake_timeout_ms ?? FLOW_TIMEOUTS.handshake_timeout_ms;
-    // The client speaks first; the answer is session.created, then session.updated, often in one
-    // read from the socket: both waits start before the update goes, so neither event is missed.
+    const timeout_ms = options.handshake_timeout_ms ?? VLLM_TIMEOUTS.handshake_timeout_ms;
+    // The client speaks first; the answer is session.created (then session.updated): the wait
+    // starts before the update goes, so the answer is not missed.
     const created = waitForEvent(conn, OpenAIEvent.sessionCreated, timeout_ms, 'handshake_timeout');
-    const answered = waitForEvent(conn, OpenAIEvent.sessionUpdated, timeout_ms, 'handshake_timeout');
-    // One promise holds both waits, so an open that fails leaves neither rejecting unhandled.
-    const answers = Promise.all([created, answered]);
-    answers.catch(() => undefined);
+    created.catch(() => undefined);
     await conn.opened;
-    const request = { model: this.config.model, input_sample_rate, output_sample_rate: this.config.output_sample_rate ?? 24000, turn_detection: this.config.turn_detection };
+    const request = {
+      model: this.config.model,
+      input_sample_rate,
+      output_sample_rate: this.config.output_sample_rate ?? 24000,
+      turn_detection: this.config.turn_detection,
+      ...(this.config.ref_audio !== undefined ? { ref_audio: this.config.ref_audio } : {}),
+      ...(this.config.session_extra !== undefined ? { extra: this.config.session_extra } : {}),
+    };
     this.send(vllmSessionUpdate(this.nextId('u'), request));
-    const [, updated] = await answers;
+    const answer = (await created).frame.event();
     this.ready = true;
-    const session = (updated.frame.event().session ?? {}) as Record<string, unknown>;
+    const session = (answer.session ?? {}) as Record<string, unknown>;
     const grant: SessionGrant = {};
     const output = vllmSessionRates(session).output;
     if (output) {
       grant.output_sample_rate = output;
       this.output_rate = output;
     }
-    const chunk = chunkPeriodMs(updated.frame.event()) ?? (this.created ? chunkPeriodMs(this.created) : undefined);
+    const chunk = chunkPeriodMs(answer);
     if (chunk) grant.chunk_period_ms = chunk;
     return grant;
   }
@@ -216,7 +267,8 @@ export class VllmOmniFlow implements SessionFlow {
   private commitFrame(): string {
     this.uncommitted = 0;
     this.awaitingCommit = true;
-    return vllmCommit(`${this.session_id}_c${this.commits++}`);
+    this.commits++;
+    return vllmCommit(`${this.session_id}_c${this.commits - 1}`);
   }
 
   endsOn(): boolean {
@@ -228,18 +280,15 @@ export class VllmOmniFlow implements SessionFlow {
   }
 
   /**
-   * Acknowledge what was received, commit the last input, wait (bounded) until its answer is done
-   * and the server quiet, acknowledge the responses that began after the commit (earlier ones
-   * would be refused as too late), then `session.close` → `session.closed` and close the socket.
+   * Acknowledge what was received, commit the last input (when any went since the last commit:
+   * an empty commit is refused), wait (bounded) until its answer is done and the server quiet,
+   * acknowledge again, then `session.close` → `session.closed` and close the socket.
    */
   async end(conn: WsConnection, options: FlowOptions): Promise<EndReport> {
     const drain_ms = options.drain_timeout_ms ?? FLOW_TIMEOUTS.drain_timeout_ms;
-    const close_ms = options.close_timeout_ms ?? FLOW_TIMEOUTS.close_timeout_ms;
+    const close_ms = options.close_timeout_ms ?? VLLM_TIMEOUTS.close_timeout_ms;
     this.ackPlayback();
-    if (this.uncommitted > 0) {
-      this.send(this.commitFrame());
-      this.beforeLastCommit = new Set([...this.playback.keys(), ...this.open]);
-    }
+    if (this.uncommitted > 0) this.send(this.commitFrame());
     await waitForQuiet(conn, {
       idle: () => this.idle(),
       busy: () => `${this.open.size} responses open${this.awaitingCommit ? ', last commit unanswered' : ''}`,
@@ -254,6 +303,7 @@ export class VllmOmniFlow implements SessionFlow {
 
   /** `session.close`, then (bounded) `session.closed`, then the socket closes with a close frame. */
   private async close(conn: WsConnection, close_ms: number): Promise<void> {
+    if (this.closeSent) return;
     const closed = waitForEvent(conn, VllmEvent.sessionClosed, close_ms, 'close_timeout');
     this.send(vllmSessionClose(this.nextId('x')));
     this.closeSent = true;
@@ -267,11 +317,17 @@ export class VllmOmniFlow implements SessionFlow {
   }
 
   async abort(conn: WsConnection, _error: unknown, options: FlowOptions): Promise<void> {
-    await this.close(conn, options.close_timeout_ms ?? FLOW_TIMEOUTS.close_timeout_ms);
+    await this.close(conn, options.close_timeout_ms ?? VLLM_TIMEOUTS.close_timeout_ms);
   }
 
   dialectEvents(): Record<string, number> {
     return { ...this.counts };
+  }
+
+  /** Output audio deltas counted by the rate each stated (`sample_rate_hz`), when any came. */
+  deltaSampleRates(): Record<string, number> | null {
+    if (this.deltaRates.size === 0) return null;
+    return Object.fromEntries([...this.deltaRates].map(([rate, n]) => [String(rate), n]));
   }
 
   serverEventSeq(): ServerEventSeqFigures | null {

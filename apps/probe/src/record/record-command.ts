@@ -12,6 +12,7 @@ import {
   connectionSettings,
   dialectRecord,
   duplexMetrics,
+  vllmOmniFigures,
   GrantLog,
   keepEarlierAttempt,
   mergeResult,
@@ -169,6 +170,11 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     const { summary, sessions: all } = recorded;
     const duplex = duplexMetrics(all);
     if (duplex) summary.duplex = duplex.aggregate;
+    if (opts.protocol === 'vllm-omni') {
+      const vllm = vllmOmniFigures(all);
+      if (vllm) summary.vllm_omni = vllm;
+    }
+    grants.addDeltaRates(results);
     runJson.ended_s = clock.now_s();
     invocation.ended_epoch_ms = Date.now();
     invocation.interrupted = signals.interrupted;

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { UsageError } from '@duplex-bench/cli';
-import type { TurnDetection } from '@duplex-bench/protocol';
-import { checkPacket, CHILD_KEY_ENV, DEFAULT_PACKET_MS, type DialectOptions } from '@duplex-bench/session';
+import { wavDataUrl, type TurnDetection } from '@duplex-bench/protocol';
+import { VLLM_TIMEOUTS } from '@duplex-bench/transport';
+import { checkPacket, CHILD_KEY_ENV, DEFAULT_PACKET_MS, NATIVE_ADMISSION, type AdmissionPolicy, type DialectOptions } from '@duplex-bench/session';
 
 /** Flags that choose and configure the wire dialect; `run` and `record` share them. */
 export const DIALECT_FLAGS = {
@@ -12,6 +14,12 @@ export const DIALECT_FLAGS = {
   'commit-every-s': { kind: 'number', min: 0, exclusive: true, group: 'dialect', help: 'with --turn-detection none: commit (openai: and ask for a response) after this much input, seconds (default: 1; vllm-omni: once, at the end)', value: 'S' },
   'sample-rate': { kind: 'int', min: 1, default: 16000, group: 'input', help: 'input PCM16 rate, Hz (native takes 16000 only)', value: 'HZ' },
   'packet-ms': { kind: 'number', min: 0, exclusive: true, group: 'input', help: "packet length, ms (default: 80; openai: the server's chunk_period_ms when it announces one)", value: 'MS' },
+  'ref-audio': { kind: 'string', group: 'dialect', help: "vllm-omni: the assistant's reference voice, a WAV file sent whole as session.ref_audio (a data URL; MiniCPM-o 4.5 refuses audio sessions without one)", value: 'FILE' },
+  'session-extra': { kind: 'string', group: 'dialect', help: 'vllm-omni: a JSON object merged into session.update.session, objects key by key (e.g. \'{"extra_body":{"native_duplex":true}}\')', value: 'JSON' },
+  'admission-retries': { kind: 'int', min: 0, group: 'limits', help: "retries of a session a full server refuses (HTTP 503; vllm-omni: resource_exhausted) (default: native and openai 3, sglang-omni's client; vllm-omni 12, which outlasts the server's 30 s disconnect grace)", value: 'N' },
+  'admission-backoff-ms': { kind: 'number', min: 0, group: 'limits', help: 'wait before each admission retry, ms (default 250; native and openai: fixed; vllm-omni: doubling up to 5000)', value: 'MS' },
+  'handshake-timeout-s': { kind: 'number', min: 0, exclusive: true, group: 'limits', help: "bound on the dialect's handshake after the upgrade, seconds (default: 30 vllm-omni, as its client; else --connect-timeout-s)", value: 'S' },
+  'close-timeout-s': { kind: 'number', min: 0, exclusive: true, group: 'limits', help: "bound on the dialect's close (session.closed), seconds (default: 20 vllm-omni, as its client; else 5)", value: 'S' },
 } as const;
 
 interface DialectFlagValues {
@@ -23,6 +31,47 @@ interface DialectFlagValues {
   'commit-every-s'?: number;
   'sample-rate': number;
   'packet-ms'?: number;
+  'ref-audio'?: string;
+  'session-extra'?: string;
+  'admission-retries'?: number;
+  'admission-backoff-ms'?: number;
+  'handshake-timeout-s'?: number;
+  'close-timeout-s'?: number;
+}
+
+/** The reference voice: a RIFF/WAVE file's bytes, whole, as a data URL. */
+function readRefAudio(file: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (err) {
+    throw new UsageError(`--ref-audio: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  if (bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'RIFF' || bytes.toString('latin1', 8, 12) !== 'WAVE') {
+    throw new UsageError(`--ref-audio: ${file} is not a WAV file (no RIFF/WAVE header)`);
+  }
+  return wavDataUrl(bytes);
+}
+
+function parseSessionExtra(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError(`--session-extra is not JSON: ${text.slice(0, 80)}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('--session-extra must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+/** How long a session waits for a full server: their clients' budgets, unless the flags say. */
+function admissionPolicy(protocol: DialectOptions['protocol'], retries?: number, backoff_ms?: number): AdmissionPolicy {
+  if (protocol !== 'vllm-omni') {
+    const fixed = backoff_ms ?? NATIVE_ADMISSION.backoff_ms;
+    return { retries: retries ?? NATIVE_ADMISSION.retries, backoff_ms: fixed, max_backoff_ms: fixed };
+  }
+  const base = backoff_ms ?? 250;
+  return { retries: retries ?? 12, backoff_ms: base, max_backoff_ms: Math.max(5000, base) };
 }
 
 /** Validates the dialect flags; `env` supplies `OPENAI_API_KEY` for the openai dialect. */
@@ -36,6 +85,8 @@ export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv
   }
   if (f.model !== undefined && protocol !== 'vllm-omni') throw new UsageError('--model is for --protocol vllm-omni');
   if (f['no-playback-ack'] && protocol !== 'vllm-omni') throw new UsageError('--no-playback-ack is for --protocol vllm-omni');
+  if (f['ref-audio'] !== undefined && protocol !== 'vllm-omni') throw new UsageError('--ref-audio is for --protocol vllm-omni');
+  if (f['session-extra'] !== undefined && protocol !== 'vllm-omni') throw new UsageError('--session-extra is for --protocol vllm-omni');
   // vLLM-Omni's client sends turn_detection null by default: the model decides its own turns.
   const turn_detection = (f['turn-detection'] ?? (protocol === 'vllm-omni' ? 'none' : 'server_vad')) as TurnDetection;
   if (f['commit-every-s'] !== undefined && turn_detection !== 'none') {
@@ -56,6 +107,11 @@ export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv
     sample_rate: f['sample-rate'],
     packet_ms,
     packet_ms_given: f['packet-ms'] !== undefined,
+    ...(f['ref-audio'] !== undefined ? { ref_audio: readRefAudio(f['ref-audio']), ref_audio_file: f['ref-audio'] } : {}),
+    ...(f['session-extra'] !== undefined ? { session_extra: parseSessionExtra(f['session-extra']) } : {}),
+    admission: admissionPolicy(protocol, f['admission-retries'], f['admission-backoff-ms']),
+    ...(f['handshake-timeout-s'] !== undefined ? { handshake_timeout_ms: f['handshake-timeout-s'] * 1000 } : protocol === 'vllm-omni' ? { handshake_timeout_ms: VLLM_TIMEOUTS.handshake_timeout_ms } : {}),
+    close_timeout_ms: f['close-timeout-s'] !== undefined ? f['close-timeout-s'] * 1000 : protocol === 'vllm-omni' ? VLLM_TIMEOUTS.close_timeout_ms : 5000,
   };
 }
 

@@ -10,6 +10,7 @@ import {
   connectionSettings,
   dialectRecord,
   duplexMetrics,
+  vllmOmniFigures,
   GrantLog,
   openFirstThenAll,
   packetSizeOr,
@@ -174,6 +175,11 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     await checkpoint;
     const duplex = duplexMetrics(results);
     if (duplex) summary.duplex = duplex.aggregate;
+    if (opts.protocol === 'vllm-omni') {
+      const vllm = vllmOmniFigures(results);
+      if (vllm) summary.vllm_omni = vllm;
+    }
+    grants.addDeltaRates(results);
     await Promise.all([
       ...(duplex ? [writeFile(join(opts.output, 'duplex_metrics.json'), JSON.stringify(duplex.file, null, 1))] : []),
       writeFile(join(opts.output, 'summary.json'), JSON.stringify(summary, null, 1)),
@@ -195,6 +201,12 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     if (signals.interrupted) return EXIT.interrupted;
     if (summary.sessions.completed === 0) {
       io.stderr.write(`error: no session completed (${Object.keys(summary.sessions.incomplete_reasons).join(', ')})\n`);
+      return EXIT.failed;
+    }
+    // The server refused what this client sent: the run broke the dialect's contract, whatever its pacing.
+    const refused = results.filter((r) => r.reason === 'client_protocol_error');
+    if (refused.length > 0) {
+      io.stderr.write(`error: the server refused what the client sent in ${refused.length} sessions (${refused[0].server_error?.code ?? refused[0].message})\n`);
       return EXIT.failed;
     }
     if (!summary.qualified && !opts.allow_unqualified) return EXIT.unqualified;

@@ -129,7 +129,7 @@ describe('probe run --protocol vllm-omni against a vLLM-Omni-like server', () =>
 });
 
 describe('probe run --protocol vllm-omni: a response still speaking at the last commit', () => {
-  it('is not acknowledged after the commit, which the server would refuse as playback_ack_too_late', async () => {
+  it('was acked at 0 ms when created, so its acks after the commit are not refused as playback_ack_too_late', async () => {
     // Every turn speaks: the third starts at 11.2 s and is still streaming when the input ends at 12 s.
     const mock = await startMockServer({ ...VLLM, openai: { ...VLLM.openai, listen_every: 0 } });
     try {
@@ -139,7 +139,98 @@ describe('probe run --protocol vllm-omni: a response still speaking at the last 
       const commit = lines.findIndex((l) => l.event.type === 'input_audio_buffer.commit');
       const streaming = lines.slice(commit).some((l) => l.direction === 'receive' && l.event.type === 'response.output_audio.delta');
       expect(streaming).toBe(true);
+      // Its audio is acked after the commit (the ledger keeps the place of a response acked before), and nothing is refused.
+      expect(lines.slice(commit).some((l) => l.direction === 'send' && l.event.type === 'playback.ack' && Number(l.event.played_ms) > 0)).toBe(true);
       expect(summary.events.server_error_codes).toEqual({});
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
+/** A MiniCPM-o-4.5-like server: the reference voice required, the ledger's too-late rule, two slots. */
+const MINICPMO_45: MockServerOptions = { ...VLLM, openai: { ...VLLM.openai, listen_every: 0, require_ref_audio: true, disconnect_grace_ms: 3000 } };
+
+async function voiceWav(): Promise<string> {
+  const file = join(await mkdtemp(join(tmpdir(), 'vllm-voice-')), 'voice.wav');
+  await writeFile(file, encodeWavPcm16(syntheticPcm({ id: 'v', subset: '', variant: '', duration_s: 1, file: null, seed: 5 }), 16000));
+  return file;
+}
+
+async function talkWav(duration_s: number): Promise<string> {
+  const file = join(await mkdtemp(join(tmpdir(), 'vllm-talk-')), 'talk.wav');
+  await writeFile(file, encodeWavPcm16(syntheticPcm({ id: 't', subset: '', variant: '', duration_s, file: null, seed: 3 }), 16000));
+  return file;
+}
+
+describe('probe run --protocol vllm-omni against the newest endpoint (reference voice required)', () => {
+  it('sends the voice, commits every 4 s with no ack refused, closes every session with session.close, and exits 0', async () => {
+    const mock = await startMockServer(MINICPMO_45);
+    try {
+      const voice = await voiceWav();
+      const { code, summary, dir } = await probe(mock.url, ['--protocol', 'vllm-omni', '--model', 'm', '--ref-audio', voice, '--audio', await talkWav(16), '--concurrency', '2', '--duration', '16', '--commit-every-s', '4', '--trace', 'full', '--keep-traces']);
+      expect(code).toBe(0);
+      expect(summary.sessions).toMatchObject({ started: 2, completed: 2, incomplete: 0 });
+      expect(summary.events.server_error_codes ?? {}).toEqual({});
+      const voiceUrl = `data:audio/wav;base64,${(await readFile(voice)).toString('base64')}`;
+      for (const id of ['s0', 's1']) {
+        const lines = await trace(dir, id);
+        const update = lines.find((l) => l.event.type === 'session.update');
+        expect((update?.event.session as Record<string, unknown>).ref_audio).toBe(voiceUrl);
+        expect(((update?.event.session as Record<string, unknown>).extra_body as Record<string, unknown>).return_stage_metrics).toBe(true);
+        expect(lines.filter((l) => l.event.type === 'input_audio_buffer.commit').length).toBeGreaterThanOrEqual(4);
+        expect(lines.filter((l) => l.direction === 'receive' && l.event.type === 'response.done').length).toBeGreaterThanOrEqual(2);
+        expect(lines.filter((l) => l.event.type === 'session.close')).toHaveLength(1);
+        expect(lines.filter((l) => l.event.type === 'session.closed')).toHaveLength(1);
+      }
+      // Their benchmark's names, with their meanings: the server's own TTFP where it sent one.
+      expect(summary.vllm_omni?.ttfp_ms?.count).toBeGreaterThanOrEqual(4);
+      expect(summary.vllm_omni?.measurement_origin.ttfp).toMatch(/^server response_request_metrics/);
+      expect(summary.vllm_omni?.tpot_ms?.p50).toBe(20);
+      const runJson = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
+      expect(runJson.server_grant).toMatchObject({ output_sample_rate: 24000, output_sample_rate_used: 22050, delta_sample_rates: { '22050': expect.any(Number) } });
+      expect(runJson.dialect).toMatchObject({ max_admission_attempts: 12, close_timeout_ms: 20000, handshake_timeout_ms: 30000, ref_audio: { file: voice } });
+      expect(mock.stats().sessions).toMatchObject({ refused_full: 0, held_after_disconnect: 0 });
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it('without --ref-audio every session is refused with ref_audio_required, and the run fails', async () => {
+    const mock = await startMockServer(MINICPMO_45);
+    try {
+      const { code, summary } = await probe(mock.url, ['--protocol', 'vllm-omni', '--model', 'm', '--concurrency', '2', '--duration', '2']);
+      expect(code).toBe(1);
+      expect(summary.sessions).toMatchObject({ completed: 0, incomplete: 2, incomplete_reasons: { server_error: 2 } });
+      expect(summary.events.server_error_codes).toEqual({ ref_audio_required: 2 });
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it('waits for two slots still held by a client that vanished, with bounded retries and no flag, and completes', async () => {
+    const mock = await startMockServer(MINICPMO_45);
+    try {
+      // A client that opened two sessions and vanished without session.close: each slot is held for the grace (3 s here, 30 s on the real server).
+      for (let i = 0; i < 2; i++) {
+        const ws = new WebSocket(mock.url);
+        await new Promise((r) => ws.once('open', r));
+        const created = new Promise((r) => ws.once('message', r));
+        ws.send(JSON.stringify({ type: 'session.update', session: { ref_audio: 'data:audio/wav;base64,UklGRg==' } }));
+        await created;
+        ws.terminate();
+      }
+      const { code, summary, dir } = await probe(mock.url, ['--protocol', 'vllm-omni', '--model', 'm', '--ref-audio', await voiceWav(), '--concurrency', '2', '--duration', '2', '--trace', 'events', '--keep-traces']);
+      expect(code).toBe(0);
+      expect(summary.sessions).toMatchObject({ completed: 2, incomplete: 0 });
+      expect(mock.stats().sessions.refused_full).toBeGreaterThanOrEqual(2);
+      // Each refusal is an admission record, numbered from one, before the attempt that got the slot.
+      const admissions = (await trace(dir, 's0')).filter((l) => l.direction === 'admission');
+      expect(admissions.length).toBeGreaterThanOrEqual(1);
+      expect(admissions.map((l) => l.event.attempt)).toEqual(admissions.map((_, i) => i + 1));
+      expect(admissions[0].event).toMatchObject({ type: 'session_refused', code: 'resource_exhausted' });
+      // Refusals are not server errors of the session that got its slot.
+      expect(summary.events.server_error_codes ?? {}).toEqual({});
     } finally {
       await mock.close();
     }
