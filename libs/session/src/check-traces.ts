@@ -2,9 +2,15 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '@duplex-bench/cli';
 import { checkNativeTrace, grantedProfile, NATIVE_PROFILES, parseTraceLines, type NativeCheckResult, type NativeProfileName } from '@duplex-bench/protocol';
+import { checkOpenAITrace, checkVllmOmniTrace } from './dialect-rules';
 
-export interface SessionCheck extends NativeCheckResult {
+export interface SessionCheck {
   trace: string;
+  status: NativeCheckResult['status'] | 'not_graded';
+  violations: string[];
+  /** Native: the oracle's coverage and figures; other dialects: what their rules counted. */
+  coverage?: NativeCheckResult['coverage'];
+  metrics?: NativeCheckResult['metrics'] | Record<string, number>;
   profile: NativeProfileName | null;
   /** How the profile was chosen. */
   profile_source: '--profile' | 'grant' | 'none';
@@ -12,11 +18,33 @@ export interface SessionCheck extends NativeCheckResult {
 
 export interface CheckReport {
   contract: string;
+  /** The dialect the run spoke (from its run.json; native when there is none: traces of sglang-omni's own client). */
+  protocol: string;
   sessions: number;
   pass: number;
   fail: number;
   not_exercised: number;
+  not_graded: number;
   results: SessionCheck[];
+}
+
+/** The contracts `check` knows, by the protocol a run.json states. */
+const CONTRACTS: Record<string, string> = {
+  native: 'native dialect, sglang-omni duplex (benchmarks/duplex oracle at 1035e3ff): every rule, by profile',
+  'vllm-omni':
+    "vLLM-Omni's duplex flow, the rules we know: the client speaks first, every numbered event acknowledged, no error refusing what the client sent (playback acks among them), session.close answered with session.closed, nothing after it",
+  openai: 'OpenAI Realtime flow, the rules we know: the server speaks first; response.create only when no response is active',
+};
+
+/** The protocol a run directory's run.json states (for a trace file: the run directory two levels up), or null when there is none. */
+export async function runProtocol(path: string, isFile: boolean): Promise<string | null> {
+  const dir = isFile ? join(path, '..', '..', '..') : path;
+  try {
+    const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8')) as { protocol?: unknown };
+    return typeof run.protocol === 'string' ? run.protocol : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Trace files under a run directory (`sessions/<id>/trace.jsonl`), or the one file given. */
@@ -64,17 +92,33 @@ export async function checkTraceFile(file: string, profile?: NativeProfileName):
   return { trace: file, profile: chosen?.name ?? null, profile_source: source, ...result };
 }
 
-/** Grades every trace of a run directory (or the one trace file given) against the native contract. */
-export async function checkTraces(files: string[], profile?: NativeProfileName): Promise<CheckReport> {
+/** Grades one trace of a vllm-omni or openai run by the rules known of its flow; any other protocol is not graded. */
+async function checkDialectTraceFile(file: string, protocol: string): Promise<SessionCheck> {
+  const base = { trace: file, profile: null, profile_source: 'none' as const };
+  if (protocol !== 'vllm-omni' && protocol !== 'openai') return { ...base, status: 'not_graded', violations: [`no rules are written for protocol ${protocol}`] };
+  const { records, errors } = parseTraceLines(await readFile(file, 'utf8'));
+  const result = protocol === 'vllm-omni' ? checkVllmOmniTrace(records) : checkOpenAITrace(records);
+  const violations = [...errors.map((e) => `unreadable line: ${e}`), ...result.violations];
+  return { ...base, status: violations.length === 0 ? 'pass' : 'fail', violations, metrics: result.metrics };
+}
+
+/**
+ * Grades every trace of a run directory (or the one trace file given) by the run's own protocol:
+ * native by the oracle (also when no run.json says: traces of sglang-omni's own client), vllm-omni
+ * and openai by the rules known of their flows, anything else `not_graded`.
+ */
+export async function checkTraces(files: string[], profile?: NativeProfileName, protocol = 'native'): Promise<CheckReport> {
   const results: SessionCheck[] = [];
-  for (const file of files) results.push(await checkTraceFile(file, profile));
-  const count = (status: NativeCheckResult['status']) => results.filter((r) => r.status === status).length;
+  for (const file of files) results.push(protocol === 'native' ? await checkTraceFile(file, profile) : await checkDialectTraceFile(file, protocol));
+  const count = (status: SessionCheck['status']) => results.filter((r) => r.status === status).length;
   return {
-    contract: 'native dialect, sglang-omni duplex (benchmarks/duplex oracle at 1035e3ff): every rule, by profile',
+    contract: CONTRACTS[protocol] ?? `protocol ${protocol}: no rules written; not graded`,
+    protocol,
     sessions: results.length,
     pass: count('pass'),
     fail: count('fail'),
     not_exercised: count('not_exercised'),
+    not_graded: count('not_graded'),
     results,
   };
 }

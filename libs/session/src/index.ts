@@ -20,7 +20,9 @@ export const POSTPROCESS_WORKER = `${__dirname}/recording/postprocess-worker${__
 /* Runs read back: pooled across processes, traces graded against the native contract */
 export { buildMergedSummary, mergeChildren, mergeDuplex, readRunForMerge, shiftRun, steadyFrom } from './merge-runs';
 export type { MergedSummary, RunForMerge } from './merge-runs';
-export { checkTraceFile, checkTraces, traceFiles } from './check-traces';
+export { checkTraceFile, checkTraces, runProtocol, traceFiles } from './check-traces';
+export { checkOpenAITrace, checkVllmOmniTrace } from './dialect-rules';
+export type { DialectRulesResult } from './dialect-rules';
 export type { CheckReport, SessionCheck } from './check-traces';
 
 /* From a user's dialect settings to a session's connection */

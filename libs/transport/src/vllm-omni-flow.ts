@@ -58,6 +58,8 @@ export class VllmOmniFlow implements SessionFlow {
   private conn: WsConnection | null = null;
   private ready = false;
   private closeSent = false;
+  /** `session.closed` arrived: the session is over, nothing more is sent. */
+  private closedByServer = false;
   /** The server answered the opening with an error: there is no session to close. */
   private refused = false;
   private output_rate = 24000;
@@ -84,7 +86,7 @@ export class VllmOmniFlow implements SessionFlow {
 
   private send(frame: string): void {
     const conn = this.conn;
-    if (!conn || !conn.isOpen) return;
+    if (!conn || !conn.isOpen || this.closedByServer) return;
     sendTraced(conn, frame, this.options);
   }
 
@@ -179,8 +181,10 @@ export class VllmOmniFlow implements SessionFlow {
       default:
         break;
     }
-    // Every journaled event is acknowledged, as their client does after dispatching it.
-    if (n !== undefined && n > this.lastAcked) {
+    // Every journaled event is acknowledged, as their client does after dispatching it; nothing
+    // is sent after session.closed (their client is closed by it, and does not ack it).
+    if (type === VllmEvent.sessionClosed) this.closedByServer = true;
+    if (n !== undefined && n > this.lastAcked && !this.closedByServer) {
       this.lastAcked = n;
       this.send(vllmEventAck(n));
     }

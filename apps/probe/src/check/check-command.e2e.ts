@@ -41,7 +41,7 @@ describe('probe check: the mock and the probe against the native contract', () =
         expect(code).toBe(0);
         for (const r of report?.results ?? []) {
           expect(r).toMatchObject({ status: 'pass', violations: [], profile: cases[i][0], profile_source: 'grant' });
-          expect(r.metrics.input_audio_s).toBeCloseTo(Number(cases[i][1]), 9);
+          expect((r.metrics as { input_audio_s: number }).input_audio_s).toBeCloseTo(Number(cases[i][1]), 9);
         }
       }
     } finally {

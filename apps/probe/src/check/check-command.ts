@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseFlags, UsageError } from '@duplex-bench/cli';
 import type { NativeProfileName } from '@duplex-bench/protocol';
-import { checkTraces, traceFiles, type CheckReport } from '@duplex-bench/session';
+import { checkTraces, runProtocol, traceFiles, type CheckReport } from '@duplex-bench/session';
 import { EXIT } from '@duplex-bench/cli';
 
 export const CHECK_FLAGS = {
@@ -40,7 +40,8 @@ export function renderCheck(report: CheckReport, quiet: boolean): string {
     for (const v of shown) lines.push(`  - ${v}`);
     if (r.violations.length > shown.length) lines.push(`  … and ${r.violations.length - shown.length} more (check.json has them all)`);
   }
-  lines.push(`${report.sessions} session(s): ${report.pass} pass, ${report.fail} fail, ${report.not_exercised} not exercised (no input sent while output arrived)`);
+  const graded = report.not_graded > 0 ? `, ${report.not_graded} not graded (${report.contract})` : '';
+  lines.push(`${report.sessions} session(s): ${report.pass} pass, ${report.fail} fail, ${report.not_exercised} not exercised (no input sent while output arrived)${graded}; graded as a ${report.protocol} run`);
   return lines.join('\n');
 }
 
@@ -50,9 +51,12 @@ export async function checkCommand(
   io: { stdout: { write(s: string): unknown }; stderr: { write(s: string): unknown }; emit?(summary: unknown): void },
 ): Promise<number> {
   const files = await traceFiles(options.path);
-  const report = await checkTraces(files, options.profile);
-  const results = report.results;
   const isFile = files.length === 1 && files[0] === options.path;
+  // Each run is graded by its own protocol; a trace with no run.json beside it is native (sglang-omni's own client writes such traces).
+  const protocol = (await runProtocol(options.path, isFile)) ?? 'native';
+  if (options.profile && protocol !== 'native') throw new UsageError(`--profile is for native runs; this run spoke ${protocol}`);
+  const report = await checkTraces(files, options.profile, protocol);
+  const results = report.results;
   const out = options.output ?? join(isFile ? dirname(options.path) : options.path, 'check.json');
   try {
     await writeFile(out, JSON.stringify(report, null, 1));
@@ -61,7 +65,8 @@ export async function checkCommand(
     return EXIT.failed;
   }
   io.stdout.write(`${renderCheck(report, options.quiet)}\nwritten to ${out}\n`);
-  const { contract, sessions, pass, fail, not_exercised } = report;
-  io.emit?.({ contract, sessions, pass, fail, not_exercised, failed: results.filter((r) => r.status === 'fail').map((r) => r.trace), output: out });
-  return report.pass === report.sessions ? EXIT.ok : EXIT.failed;
+  const { contract, protocol: spoken, sessions, pass, fail, not_exercised, not_graded } = report;
+  io.emit?.({ contract, protocol: spoken, sessions, pass, fail, not_exercised, not_graded, failed: results.filter((r) => r.status === 'fail').map((r) => r.trace), output: out });
+  // A protocol with no rules is said so, never a false failure.
+  return report.pass + report.not_graded === report.sessions ? EXIT.ok : EXIT.failed;
 }
