@@ -20,6 +20,7 @@ export const POSTPROCESS_WORKER = `${__dirname}/recording/postprocess-worker${__
 /* Runs read back: pooled across processes, traces graded against the native contract */
 export { buildMergedSummary, mergeChildren, mergeDuplex, readRunForMerge, shiftRun, steadyFrom } from './merge-runs';
 export type { MergedSummary, RunForMerge } from './merge-runs';
+export { RunDirError, runDirsOf, runDirsOfAll } from './run-dirs';
 export { checkTraceFile, checkTraces, traceFiles } from './check-traces';
 export type { CheckReport, SessionCheck } from './check-traces';
 

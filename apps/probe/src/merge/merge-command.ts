@@ -1,7 +1,18 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import { buildMergedSummary, lineUpClocks, mergeDuplex, readRunClocks, readRunForMerge, shiftRun, type ClockLineup, type MergedSummary } from '@duplex-bench/session';
+import {
+  buildMergedSummary,
+  lineUpClocks,
+  mergeDuplex,
+  readRunClocks,
+  readRunForMerge,
+  RunDirError,
+  runDirsOfAll,
+  shiftRun,
+  type ClockLineup,
+  type MergedSummary,
+} from '@duplex-bench/session';
 import { mergeHttpSummaries, type HttpSummary } from '@duplex-bench/http-load';
 import { renderHttpSummary } from '../http/http-command';
 import { renderDuplex } from '../render';
@@ -35,8 +46,15 @@ export function renderMerged(s: MergedSummary, output: string, v: RunVerdict, mo
 /** `probe merge DIR… --output OUT`. Returns the exit status. */
 export async function mergeCommand(argv: string[], io: { stdout: { write(s: string): unknown }; stderr?: { write(s: string): unknown }; emit?(summary: unknown): void }): Promise<number> {
   const flags = parseFlags(argv, MERGE_FLAGS);
-  const dirs = flags._;
-  if (dirs.length === 0) throw new UsageError('probe merge needs at least one run directory');
+  if (flags._.length === 0) throw new UsageError('probe merge needs at least one run directory');
+  // A sharded run's folder (shard-*/) or a launched run's (p*/) stands for the runs in it.
+  let dirs: string[];
+  try {
+    dirs = await runDirsOfAll(flags._);
+  } catch (err) {
+    if (err instanceof RunDirError) throw new UsageError(err.message);
+    throw err;
+  }
   const kinds = await Promise.all(dirs.map(async (d) => (JSON.parse(await readFile(join(d, 'summary.json'), 'utf8').catch(() => '{}')) as { kind?: string }).kind));
   if (kinds.some((k) => k === 'http')) {
     if (!kinds.every((k) => k === 'http')) throw new UsageError('probe merge takes runs of one kind: these mix http runs with realtime runs');
