@@ -1,9 +1,10 @@
 import type { DuplexAggregate, RunSummary } from '@duplex-bench/session';
+import { verdictLine, type RunVerdict } from './verdict';
 
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : `${v.toFixed(2)} ms`);
 
-/** The short human summary printed at the end of `probe run`. The last line says qualified or not. */
-export function renderRunSummary(s: RunSummary, output: string): string {
+/** The short human summary printed at the end of `probe run`. The last line is the verdict (`verdictOf`). */
+export function renderRunSummary(s: RunSummary, output: string, v: RunVerdict): string {
   const d = s.pacing_deviation_ms;
   const reasons = Object.entries(s.sessions.incomplete_reasons)
     .map(([k, v]) => `${k} ${v}`)
@@ -30,13 +31,14 @@ export function renderRunSummary(s: RunSummary, output: string): string {
   if (s.duplex) lines.splice(lines.length - 1, 0, ...renderDuplex(s.duplex));
   const late = `${s.packets.late} late packet(s) in ${s.sessions.with_violation} session(s)`;
   lines.push(
-    s.interrupted
-      ? `INTERRUPTED: partial run, not a server measurement; ${s.packets.late === 0 ? 'no late packet so far' : late}`
-      : s.qualified
-        ? 'QUALIFIED: every packet within one packet interval of its schedule; this run measures the server'
-        : s.packets.sent === 0
-          ? `UNQUALIFIED: no packet was sent: every session ended before streaming${reasons ? ` (${reasons})` : ''}; nothing was measured`
-          : `UNQUALIFIED: ${late}; the client missed its cadence, so this run is not a server measurement`,
+    verdictLine(v, {
+      interrupted: `partial run, not a server measurement; ${s.packets.late === 0 ? 'no late packet so far' : late}`,
+      qualified: 'every packet within one packet interval of its schedule; this run measures the server',
+      unqualified:
+        s.packets.sent === 0
+          ? `no packet was sent: every session ended before streaming${reasons ? ` (${reasons})` : ''}; nothing was measured`
+          : `${late}; the client missed its cadence, so this run is not a server measurement`,
+    }),
   );
   return lines.join('\n');
 }

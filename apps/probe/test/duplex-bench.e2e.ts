@@ -73,8 +73,8 @@ describe('duplex-bench, the executable', () => {
     expect(lines).toHaveLength(1);
     const summary = JSON.parse(lines[0]);
     expect(summary).toEqual(JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')));
-    expect(summary.qualified).toBe(true);
-    expect(stderr).toContain('QUALIFIED');
+    expect(summary).toMatchObject({ qualified: true, verdict: 'qualified' });
+    expect(stderr.trim().split('\n').pop()).toMatch(/^QUALIFIED: /);
   });
 
   it('exits 1 when the server cannot be reached, in one line', async () => {
@@ -98,6 +98,32 @@ describe('duplex-bench, the executable', () => {
     const { code, stdout } = await duplexBench(run(dir, '--inject-stall-ms', '300', '--start-spread-ms', '0'));
     expect(code).toBe(3);
     expect(stdout).toContain('UNQUALIFIED');
+  });
+
+  it('exits 1 when the server refuses every session, and says FAILED on the last human line and in the JSON, never QUALIFIED; so does merge of that run', async () => {
+    const refusing = await startMockServer({ port: 0, max_sessions: 0 });
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'db-refused-'));
+      const args = ['run', '--url', refusing.url, '--concurrency', '2', '--duration', '1', '--output', dir];
+      const plain = await duplexBench(args);
+      expect(plain.code).toBe(1);
+      expect(plain.stdout.trim().split('\n').pop()).toBe('FAILED: no session completed (2 admission_refused)');
+      expect(plain.stdout).not.toMatch(/QUALIFIED/);
+      expect(plain.stderr).toContain('error: no session completed (admission_refused)');
+      // With --json the human lines are on stderr, the verdict still last; the summary says it for scripts.
+      const json = await duplexBench([...args, '--json']);
+      expect(json.code).toBe(1);
+      expect(json.stderr.trim().split('\n').pop()).toBe('FAILED: no session completed (2 admission_refused)');
+      const summary = JSON.parse(json.stdout.trim());
+      expect(summary).toMatchObject({ verdict: 'failed', failed_reason: 'no session completed (2 admission_refused)', sessions: { completed: 0 } });
+      expect(JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'))).toEqual(summary);
+      const merged = await duplexBench(['merge', dir, '--output', join(dir, 'merged'), '--json']);
+      expect(merged.code).toBe(1);
+      expect(merged.stderr.trim().split('\n').pop()).toBe('FAILED: no session completed (2 admission_refused)');
+      expect(JSON.parse(merged.stdout.trim())).toMatchObject({ verdict: 'failed' });
+    } finally {
+      await refusing.close();
+    }
   });
 
   it('exits 130 when interrupted', async () => {

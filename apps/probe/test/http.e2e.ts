@@ -1,4 +1,6 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHttpStub, type HttpStub } from '@duplex-bench/mock-servers';
@@ -31,6 +33,28 @@ describe('duplex-bench http, bad input', () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/^error: cannot reach http:\/\/127\.0\.0\.1:9\/v1\/models: .*ECONNREFUSED/m);
     expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('duplex-bench http against a server that fails every request', () => {
+  it('exits 1 and ends with FAILED naming the errors, never QUALIFIED; the JSON says verdict failed', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"engine down"}}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'http-failed-'));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const { code, stdout, stderr } = await probe(['--url', url, '--model', 'm', '--concurrency', '1', '--requests', '3', '--output', dir, '--json']);
+      expect(code).toBe(1);
+      const last = stderr.trim().split('\n').pop();
+      expect(last).toBe('FAILED: no request completed (3 http_status)');
+      expect(stderr).not.toMatch(/QUALIFIED/);
+      expect(JSON.parse(stdout.trim())).toMatchObject({ verdict: 'failed', failed_reason: (last as string).slice('FAILED: '.length), requests: { completed: 0 } });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

@@ -4,9 +4,10 @@ import { EXIT, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli
 import { startMockServer } from './mock-server';
 import { startHttpStub } from './http/http-stub';
 import { startTimeServer } from './time-server';
+import { watchParent } from './parent-watch';
 import { parseServeOptions, SERVE_FLAGS, type ServeOptions } from './serve-options';
 
-/** `serve`: a mock server until SIGINT or SIGTERM; then it writes its stats and exits 0. */
+/** `serve`: a mock server until SIGINT or SIGTERM (or its parent ends); then it writes its stats and exits 0. */
 async function serve(argv: string[], io: RunIo): Promise<number> {
   const options = parseServeOptions(argv);
   let tls: { cert: Buffer; key: Buffer } | undefined;
@@ -41,7 +42,7 @@ async function serve(argv: string[], io: RunIo): Promise<number> {
     return EXIT.failed;
   }
   io.stdout.write(`listening on ${server.url}\n`);
-  const signal = await untilSignal(io);
+  const signal = await untilSignal(io, options);
   const stats = server.stats();
   await server.close();
   if (!(await writeStats(options.stats_output, stats, io))) return EXIT.failed;
@@ -52,16 +53,21 @@ async function serve(argv: string[], io: RunIo): Promise<number> {
   return EXIT.ok;
 }
 
-/** Waits for SIGINT or SIGTERM; says which. */
-function untilSignal(io: RunIo): Promise<string> {
+/**
+ * Waits for SIGINT or SIGTERM, or (unless `--outlive-parent`) for the process that started this one
+ * to end, which is taken as SIGTERM; says which.
+ */
+function untilSignal(io: RunIo, options: ServeOptions): Promise<string> {
   return new Promise<string>((resolve) => {
-    const on = (name: 'SIGINT' | 'SIGTERM') => () => {
+    const done = (what: string) => {
       io.signals.off('SIGINT', onInt);
       io.signals.off('SIGTERM', onTerm);
-      resolve(name);
+      unwatch();
+      resolve(what);
     };
-    const onInt = on('SIGINT');
-    const onTerm = on('SIGTERM');
+    const onInt = () => done('SIGINT');
+    const onTerm = () => done('SIGTERM');
+    const unwatch = options.outlive_parent ? () => undefined : watchParent(() => done('parent process ended'));
     io.signals.on('SIGINT', onInt);
     io.signals.on('SIGTERM', onTerm);
   });
@@ -89,7 +95,7 @@ async function serveTime(options: ServeOptions, io: RunIo): Promise<number> {
     return EXIT.failed;
   }
   io.stdout.write(`listening on ${clock.url} (reference clock)\n`);
-  const signal = await untilSignal(io);
+  const signal = await untilSignal(io, options);
   await clock.close();
   io.stderr.write(`${signal}: ${clock.answered()} time requests answered\n`);
   return EXIT.ok;
@@ -105,7 +111,7 @@ async function serveHttp(stubOptions: NonNullable<ServeOptions['http']>, options
     return EXIT.failed;
   }
   io.stdout.write(`listening on ${stub.url} (${stubOptions.kind})\n`);
-  const signal = await untilSignal(io);
+  const signal = await untilSignal(io, options);
   const stats = stub.stats();
   await stub.close();
   if (!(await writeStats(options.stats_output, stats, io))) return EXIT.failed;

@@ -16,4 +16,10 @@ describe('mock serve flags', () => {
     expect(() => parseServeOptions(['--replies-per-append', '1'])).toThrow(/at least 2 for the native dialect/);
     expect(parseServeOptions(['--protocol', 'openai', '--replies-per-append', '1']).replies_per_append).toBe(1);
   });
+
+  it('ends with its parent unless --outlive-parent, for every protocol', () => {
+    expect(parseServeOptions([]).outlive_parent).toBe(false);
+    expect(parseServeOptions(['--outlive-parent']).outlive_parent).toBe(true);
+    expect(parseServeOptions(['--protocol', 'http', '--outlive-parent']).outlive_parent).toBe(true);
+  });
 });

@@ -34,6 +34,7 @@ export const SERVE_FLAGS = {
   },
   'max-sessions': { kind: 'int', min: 1, group: 'limits', help: 'refuse the upgrade (HTTP 503) past this many open sessions (vllm-omni flavour: answer the opening session.update with resource_exhausted)', value: 'N' },
   'stats-output': { kind: 'string', group: 'output', help: "write the mock's stats (arrival deviation, loop lag, CPU) as JSON here on exit", value: 'FILE' },
+  'outlive-parent': { kind: 'bool', group: 'output', help: 'keep serving when the process that started this one ends (by default that ends it as SIGTERM does: stats written, exit 0)' },
   'unit-ms': { kind: 'number', min: 0, exclusive: true, group: 'model', help: "output unit, ms (default: the profile's; openai 80)", value: 'MS' },
   'event-names': { kind: 'enum', values: ['ga', 'beta'], default: 'ga', group: 'dialect', help: 'openai: ga or beta event names' },
   'vllm-extensions': { kind: 'bool', group: 'dialect', help: "openai: add vLLM-Omni's extensions (chunk_period_ms, server_event_seq, request metrics)" },
@@ -68,6 +69,8 @@ export interface ServeOptions {
   max_sessions?: number;
   capacity_sessions?: number;
   stats_output?: string;
+  /** Keep serving when the parent process ends (else that is taken as SIGTERM). */
+  outlive_parent: boolean;
 }
 
 export function parseServeOptions(argv: string[]): ServeOptions {
@@ -108,6 +111,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
       port: f.port,
       replies_per_append: f['replies-per-append'],
       stats_output: f['stats-output'],
+      outlive_parent: f['outlive-parent'],
     };
   }
   if ((f['tls-cert'] === undefined) !== (f['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
@@ -146,5 +150,6 @@ export function parseServeOptions(argv: string[]): ServeOptions {
     max_sessions: f['max-sessions'],
     capacity_sessions: f['capacity-sessions'],
     stats_output: f['stats-output'],
+    outlive_parent: f['outlive-parent'],
   };
 }

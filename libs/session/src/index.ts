@@ -23,6 +23,7 @@ export type { MergedSummary, RunForMerge } from './merge-runs';
 export { checkTraceFile, checkTraces, runProtocol, traceFiles } from './check-traces';
 export { checkOpenAITrace, checkVllmOmniTrace } from './dialect-rules';
 export type { DialectRulesResult } from './dialect-rules';
+export { RunDirError, runDirsOf, runDirsOfAll } from './run-dirs';
 export type { CheckReport, SessionCheck } from './check-traces';
 
 /* From a user's dialect settings to a session's connection */

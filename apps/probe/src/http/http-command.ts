@@ -4,6 +4,7 @@ import { EXIT, Interrupts, parseFlags, UsageError, type CliCommand, type RunIo }
 import { datasetPrompts, firstModel, launchHttpProcesses, parseTokenCount, runHttpLoad, syntheticPrompts, type HttpLoad, type HttpSummary, type LatencyMs, type PromptSource } from '@duplex-bench/http-load';
 import { describeHost, LauncherLink, projectRevision } from '@duplex-bench/launcher';
 import { redactArgv } from '@duplex-bench/session';
+import { exitOf, verdictLine, verdictOf, withVerdict, type RunVerdict } from '../verdict';
 
 export const HTTP_FLAGS = {
   url: { kind: 'string', required: true, group: 'connection', help: 'base URL of an OpenAI-compatible server (http://HOST:PORT); the endpoint path is added', value: 'URL' },
@@ -40,8 +41,8 @@ const ms = (v: number | null): string => (v === null ? '-' : `${v.toFixed(1)}`);
 const line = (name: string, l: LatencyMs): string =>
   `${name.padEnd(10)} p50 ${ms(l.p50)}  p90 ${ms(l.p90)}  p95 ${ms(l.p95)}  p99 ${ms(l.p99)}  p99.9 ${ms(l.p99_9)}  max ${ms(l.max)}  (n ${l.count})`;
 
-/** The human summary; the last line says qualified or not. */
-export function renderHttpSummary(s: HttpSummary, output: string): string {
+/** The human summary; `more` go before the last line, which is the verdict (`verdictOf`). */
+export function renderHttpSummary(s: HttpSummary, output: string, v: RunVerdict, more: string[] = []): string {
   const load = s.load.mode === 'open' ? `open loop, ${s.load.rate_rps} requests/s (${s.load.arrivals})` : `closed loop, ${s.load.concurrency} in flight`;
   const errors = Object.entries(s.requests.errors).map(([k, v]) => `${k} ${v}`).join(', ');
   const steadyNote = s.warmup_s > 0 ? `steady state (intended start >= ${s.warmup_s} s), ms:` : 'ms (no warm-up: steady = raw):';
@@ -56,7 +57,12 @@ export function renderHttpSummary(s: HttpSummary, output: string): string {
     `client send lag (actual - intended start): p50 ${ms(c.send_lag_ms.p50)} ms  p99 ${ms(c.send_lag_ms.p99)} ms  max ${ms(c.send_lag_ms.max)} ms; over ${c.max_send_lag_ms} ms: ${c.late_sends}`,
     `client: loop lag max ${c.event_loop_lag_ms.max ?? '-'} ms; CPU ${c.cpu_cores.total.toFixed(2)} cores (user ${c.cpu_cores.user.toFixed(2)}, system ${c.cpu_cores.system.toFixed(2)})${c.cpu_us_per_request ? `, ${c.cpu_us_per_request.toFixed(1)} µs per request` : ''}; peak RSS ${c.peak_rss_mib} MiB; ${c.sse_events} SSE events`,
     `written to ${output}`,
-    s.interrupted ? 'INTERRUPTED: partial run' : s.qualified ? `QUALIFIED: every request left within ${c.max_send_lag_ms} ms of its intended time` : `UNQUALIFIED: ${s.unqualified_reason}; the run measured the client, not only the server`,
+    ...more,
+    verdictLine(v, {
+      interrupted: 'partial run',
+      qualified: `every request left within ${c.max_send_lag_ms} ms of its intended time`,
+      unqualified: `${s.unqualified_reason}; the run measured the client, not only the server`,
+    }),
   ]
     .filter((l) => l !== '')
     .join('\n');
@@ -148,20 +154,18 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
       clock: { monotonic_s: origin_s, epoch_ms, source: 'process.hrtime.bigint (CLOCK_MONOTONIC)' },
     };
     const lines = records.map((r) => JSON.stringify(r)).join('\n');
+    const v = verdictOf({ ...summary, interrupted: signals.interrupted, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors });
+    const written = withVerdict(summary, v);
     await Promise.all([
-      writeFile(join(f.output, 'summary.json'), JSON.stringify(summary, null, 1)),
+      writeFile(join(f.output, 'summary.json'), JSON.stringify(written, null, 1)),
       writeFile(join(f.output, 'run.json'), JSON.stringify(run, null, 1)),
       writeFile(join(f.output, 'requests.jsonl'), lines.length > 0 ? `${lines}\n` : ''),
     ]);
-    io.stdout.write(`${renderHttpSummary(summary, f.output)}\n`);
-    io.emit?.(summary);
-    if (signals.interrupted) return EXIT.interrupted;
-    if (summary.requests.completed === 0) {
-      io.stderr.write(`error: no request completed (${Object.entries(summary.requests.errors).map(([k, v]) => `${k} ${v}`).join(', ')})\n`);
-      return EXIT.failed;
-    }
-    if (!summary.qualified && !f['allow-unqualified']) return EXIT.unqualified;
-    return EXIT.ok;
+    // The error line first: the verdict is the last human line.
+    if (v.verdict === 'failed') io.stderr.write(`error: no request completed (${Object.entries(summary.requests.errors).map(([k, v]) => `${k} ${v}`).join(', ')})\n`);
+    io.stdout.write(`${renderHttpSummary(summary, f.output, v)}\n`);
+    io.emit?.(written);
+    return exitOf(v, f['allow-unqualified']);
   } finally {
     signals.dispose();
   }
@@ -183,15 +187,14 @@ async function launchHttp(f: HttpFlags, model: string, api_key: string | undefin
   for (const d of died) io.stderr.write(`error: ${d}\n`);
   if (!summary) return EXIT.failed;
   summary.interrupted ||= (signals as Interrupts | null)?.interrupted ?? false;
+  const v = verdictOf({ ...summary, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors, failure: died.length > 0 ? died.join('; ') : null });
+  const written = withVerdict(summary, v);
   const run = { command: ['probe', 'http', ...redactArgv(io.argv)], url: f.url, model, processes: f.processes, gate_s: result.gate_s, host: await describeHost(), project: await projectRevision(process.cwd()), children: result.children };
-  await writeFile(join(f.output, 'summary.json'), JSON.stringify(summary, null, 1));
+  await writeFile(join(f.output, 'summary.json'), JSON.stringify(written, null, 1));
   await writeFile(join(f.output, 'run.json'), JSON.stringify(run, null, 1));
-  io.stdout.write(`${renderHttpSummary(summary, f.output)}\nprocesses: ${f.processes}, CPU ${summary.cpu_cores_per_process.map((c) => c.total.toFixed(2)).join(' + ')} cores\n`);
-  io.emit?.(summary);
-  if (died.length > 0) return EXIT.failed;
-  if (summary.interrupted) return EXIT.interrupted;
-  if (!summary.qualified && !f['allow-unqualified']) return EXIT.unqualified;
-  return EXIT.ok;
+  io.stdout.write(`${renderHttpSummary(summary, f.output, v, [`processes: ${f.processes}, CPU ${summary.cpu_cores_per_process.map((c) => c.total.toFixed(2)).join(' + ')} cores`])}\n`);
+  io.emit?.(written);
+  return exitOf(v, f['allow-unqualified']);
 }
 
 export const HTTP_COMMAND: CliCommand = {

@@ -1,10 +1,22 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import { buildMergedSummary, lineUpClocks, mergeDuplex, readRunClocks, readRunForMerge, shiftRun, type ClockLineup, type MergedSummary } from '@duplex-bench/session';
+import {
+  buildMergedSummary,
+  lineUpClocks,
+  mergeDuplex,
+  readRunClocks,
+  readRunForMerge,
+  RunDirError,
+  runDirsOfAll,
+  shiftRun,
+  type ClockLineup,
+  type MergedSummary,
+} from '@duplex-bench/session';
 import { mergeHttpSummaries, type HttpSummary } from '@duplex-bench/http-load';
 import { renderHttpSummary } from '../http/http-command';
 import { renderDuplex } from '../render';
+import { exitOf, verdictLine, verdictOf, withVerdict, type RunVerdict } from '../verdict';
 
 export const MERGE_FLAGS = {
   output: { kind: 'string', required: true, group: 'output', help: 'directory for the pooled summary.json and duplex_metrics.json', value: 'DIR' },
@@ -13,7 +25,8 @@ export const MERGE_FLAGS = {
   'max-clock-uncertainty-ms': { kind: 'number', min: 0, default: 5, group: 'limits', help: "runs of other hosts: refuse one whose offset to the reference clock is known less well than this, ms", value: 'MS' },
 } as const;
 
-export function renderMerged(s: MergedSummary, output: string): string {
+/** The merged run's lines; `more` go before the last, which is the verdict (`verdictOf`). */
+export function renderMerged(s: MergedSummary, output: string, v: RunVerdict, more: string[] = []): string {
   const d = s.pacing_deviation_ms;
   const f = (v: number | null) => (v === null ? '-' : `${v.toFixed(2)} ms`);
   return [
@@ -21,15 +34,27 @@ export function renderMerged(s: MergedSummary, output: string): string {
     `packets: ${s.packets.sent} sent, ${s.packets.late} late; pooled |deviation| p50 ${f(d.p50)}  p99 ${f(d.p99)}  p99.9 ${f(d.p99_9)}  max ${f(d.max)}`,
     ...(s.duplex ? renderDuplex(s.duplex) : []),
     `client CPU per process (cores): ${s.cpu_cores.per_process.map((c) => c.toFixed(2)).join(', ')}${s.cpu_us_per_packet ? `; ${s.cpu_us_per_packet.toFixed(1)} µs per packet cycle` : ''}; written to ${output}`,
-    s.qualified ? 'QUALIFIED: every packet of every process within one packet interval' : `UNQUALIFIED: ${s.interrupted ? 'a process was interrupted or left no summary; ' : ''}${s.packets.late} late packet(s)`,
+    ...more,
+    verdictLine(v, {
+      interrupted: `partial run, not a server measurement; ${s.packets.late} late packet(s)`,
+      qualified: 'every packet of every process within one packet interval',
+      unqualified: `${s.interrupted ? 'a process was interrupted or left no summary; ' : ''}${s.packets.late} late packet(s)`,
+    }),
   ].join('\n');
 }
 
 /** `probe merge DIR… --output OUT`. Returns the exit status. */
 export async function mergeCommand(argv: string[], io: { stdout: { write(s: string): unknown }; stderr?: { write(s: string): unknown }; emit?(summary: unknown): void }): Promise<number> {
   const flags = parseFlags(argv, MERGE_FLAGS);
-  const dirs = flags._;
-  if (dirs.length === 0) throw new UsageError('probe merge needs at least one run directory');
+  if (flags._.length === 0) throw new UsageError('probe merge needs at least one run directory');
+  // A sharded run's folder (shard-*/) or a launched run's (p*/) stands for the runs in it.
+  let dirs: string[];
+  try {
+    dirs = await runDirsOfAll(flags._);
+  } catch (err) {
+    if (err instanceof RunDirError) throw new UsageError(err.message);
+    throw err;
+  }
   const kinds = await Promise.all(dirs.map(async (d) => (JSON.parse(await readFile(join(d, 'summary.json'), 'utf8').catch(() => '{}')) as { kind?: string }).kind));
   if (kinds.some((k) => k === 'http')) {
     if (!kinds.every((k) => k === 'http')) throw new UsageError('probe merge takes runs of one kind: these mix http runs with realtime runs');
@@ -48,24 +73,29 @@ export async function mergeCommand(argv: string[], io: { stdout: { write(s: stri
   await mkdir(flags.output, { recursive: true });
   const duplex = await mergeDuplex(dirs, flags.output);
   if (duplex) summary.duplex = duplex;
-  await writeFile(join(flags.output, 'summary.json'), JSON.stringify(summary, null, 1));
+  // This merge was not interrupted: a part that was makes the pool unqualified (exit 3), as one that left no summary.
+  const v = verdictOf({ ...summary, interrupted: false, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons });
+  const written = withVerdict(summary, v);
+  await writeFile(join(flags.output, 'summary.json'), JSON.stringify(written, null, 1));
   const gates = clocks.runs.map((r) => r.gate_ms).filter((g): g is number => g !== null);
   const clockLine =
     clocks.timeline === 'one host'
       ? 'clocks: one host (one monotonic clock)'
       : `clocks: each run on the reference clock through its offset (${clocks.runs.map((r) => `${r.offset_ms} ms`).join(', ')}), uncertainty up to ±${clocks.uncertainty_ms} ms${clocks.same_clock_disagreement_ms !== undefined ? `; on their one host the mappings disagree by ${clocks.same_clock_disagreement_ms} ms` : ''}`;
-  io.stdout.write(`${renderMerged(summary, flags.output)}\n${clockLine}; start gates spread ${gates.length ? (Math.max(...gates) - Math.min(...gates)).toFixed(3) : '-'} ms\n`);
-  io.emit?.(summary);
-  return summary.qualified ? 0 : 3;
+  io.stdout.write(`${renderMerged(summary, flags.output, v, [`${clockLine}; start gates spread ${gates.length ? (Math.max(...gates) - Math.min(...gates)).toFixed(3) : '-'} ms`])}\n`);
+  io.emit?.(written);
+  return exitOf(v);
 }
 
 /** `merge` of `http` runs: histograms pooled, counts added (`mergeHttpSummaries`). */
 async function mergeHttpRuns(dirs: string[], output: string, io: { stdout: { write(s: string): unknown }; emit?(summary: unknown): void }): Promise<number> {
   const parts = await Promise.all(dirs.map(async (d) => JSON.parse(await readFile(join(d, 'summary.json'), 'utf8')) as HttpSummary));
   const summary = mergeHttpSummaries(parts);
+  const v = verdictOf({ ...summary, interrupted: false, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors });
+  const written = withVerdict(summary, v);
   await mkdir(output, { recursive: true });
-  await writeFile(join(output, 'summary.json'), JSON.stringify(summary, null, 1));
-  io.stdout.write(`${renderHttpSummary(summary, output)}\n`);
-  io.emit?.(summary);
-  return summary.qualified ? 0 : 3;
+  await writeFile(join(output, 'summary.json'), JSON.stringify(written, null, 1));
+  io.stdout.write(`${renderHttpSummary(summary, output, v)}\n`);
+  io.emit?.(written);
+  return exitOf(v);
 }

@@ -34,6 +34,7 @@ import {
   type SessionResult,
 } from '@duplex-bench/session';
 import { renderDuplex } from '../render';
+import { exitOf, verdictLine, verdictOf, withVerdict } from '../verdict';
 import type { RecordOptions } from './record-options';
 
 /** Seam for tests: CPU burnt by each post-processing task. */
@@ -180,8 +181,10 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     invocation.interrupted = signals.interrupted;
     invocation.recorded = results.length;
     invocation.completed = results.filter((r) => r.completed).length;
+    const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons });
+    const written = withVerdict(summary, v);
     await Promise.all([
-      writeFile(join(opts.output, 'summary.json'), JSON.stringify(summary, null, 1)),
+      writeFile(join(opts.output, 'summary.json'), JSON.stringify(written, null, 1)),
       writeFile(join(opts.output, 'duplex_metrics.json'), JSON.stringify(duplex?.file ?? { duplex_session_metrics: [] }, null, 1)),
       writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(recorded.samples)),
       writeFile(join(opts.output, 'timeline.json'), JSON.stringify(measures.timeline.toFile())),
@@ -194,13 +197,15 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
         `packets of the stored samples: ${summary.packets.sent} sent, ${summary.packets.late} late; |deviation| p99 ${d.p99 ?? '-'} ms, max ${d.max ?? '-'} ms; sessions with a violation ${summary.sessions.with_violation}`,
         `client loop lag max ${summary.event_loop_lag_ms.max ?? '-'} ms (over 80 ms: ${summary.event_loop_lag_ms.over_80ms}); recorder CPU ${summary.cpu_cores.total} cores${summary.cpu_us_per_packet ? ` (${summary.cpu_us_per_packet.toFixed(1)} µs per packet cycle)` : ''}`,
         ...(summary.duplex ? renderDuplex(summary.duplex) : ['responses: none']),
-        signals.interrupted ? 'INTERRUPTED: partial recording; run again into the same directory to finish it' : summary.qualified ? 'QUALIFIED: every packet within one packet interval' : 'UNQUALIFIED: late packets; the recording measured the client, not only the server',
+        verdictLine(v, {
+          interrupted: 'partial recording; run again into the same directory to finish it',
+          qualified: 'every packet within one packet interval',
+          unqualified: 'late packets; the recording measured the client, not only the server',
+        }),
       ].join('\n') + '\n',
     );
-    io.emit?.(summary);
-    if (signals.interrupted) return EXIT.interrupted;
-    if (!summary.qualified && !opts.allow_unqualified) return EXIT.unqualified;
-    return EXIT.ok;
+    io.emit?.(written);
+    return exitOf(v, opts.allow_unqualified);
   } finally {
     measures.stop();
     signals.dispose();

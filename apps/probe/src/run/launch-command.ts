@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores } from '@duplex-bench/launcher';
 import { monotonicClock } from '@duplex-bench/pacer';
 import { renderMerged } from '../merge/merge-command';
+import { exitOf, verdictOf, withVerdict } from '../verdict';
 import { EXIT, type RunIo } from '@duplex-bench/cli';
 import type { RunOptions } from './run-options';
 import { CHILD_KEY_ENV, packetSizeOr, redactArgv, withoutSecrets } from '@duplex-bench/session';
@@ -82,13 +83,14 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
     ended_s: monotonicClock.now_s(),
     children: result.children,
   };
-  await writeFile(join(opts.output, 'summary.json'), JSON.stringify(summary, null, 1));
+  const failure = died.length > 0 ? died.map((c) => `process ${c.index} ${c.failure ?? 'left no summary'}`).join('; ') : null;
+  const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons, failure });
+  const written = withVerdict(summary, v);
+  await writeFile(join(opts.output, 'summary.json'), JSON.stringify(written, null, 1));
   await writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1));
-  io.stdout.write(`${renderMerged(summary, opts.output)}\n`);
-  io.emit?.(summary);
+  // Error lines first: the verdict is the last human line.
   for (const c of died) io.stderr.write(`error: process ${c.index} ${c.failure ?? 'left no summary'}\n`);
-  if (died.length > 0) return EXIT.failed;
-  if (summary.interrupted) return EXIT.interrupted;
-  if (!summary.qualified && !opts.allow_unqualified) return EXIT.unqualified;
-  return EXIT.ok;
+  io.stdout.write(`${renderMerged(summary, opts.output, v)}\n`);
+  io.emit?.(written);
+  return exitOf(v, opts.allow_unqualified);
 }

@@ -351,6 +351,32 @@ describe('probe run --shard and --start-at', () => {
     expect(blind.apart_ms).toBeGreaterThan(240);
   });
 
+  it('merge OUT, the folder of two shards run with --output OUT, pools shard-0 and shard-1 on one host clock; a folder with no runs is named', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shards-merge-'));
+    // Room for a cold start of both shards in this process before the gate (1.5 s was short once here).
+    const at = Date.now() + 3000;
+    const results = await Promise.all(['0/2', '1/2'].map((s) => shard(dir, ['--shard', s, '--start-at', String(at)])));
+    expect(results.map((r) => [r.code, r.stderr.match(/^error: .*$/m)?.[0] ?? null])).toEqual([[0, null], [0, null]]);
+    const parts = await Promise.all([0, 1].map(async (i) => JSON.parse(await readFile(join(dir, `shard-${i}`, 'summary.json'), 'utf8')) as RunSummary));
+    const out = await mkdtemp(join(tmpdir(), 'shards-merged-'));
+    let stdout = '';
+    let stderr = '';
+    const code = await mergeCommand([dir, '--output', out], { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } });
+    expect([code, stderr]).toEqual([0, '']);
+    const merged = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')) as { sources: string[]; sessions: RunSummary['sessions']; packets: RunSummary['packets']; clocks: { timeline: string }; verdict: string };
+    expect(merged.sources).toEqual([join(dir, 'shard-0'), join(dir, 'shard-1')]);
+    expect(merged.clocks.timeline).toBe('one host');
+    expect(merged.sessions).toMatchObject({ started: 5, completed: 5 });
+    expect(merged.packets.sent).toBe(parts[0].packets.sent + parts[1].packets.sent);
+    expect(merged.verdict).toBe('qualified');
+    expect(stdout.trim().split('\n').pop()).toMatch(/^QUALIFIED: /);
+    // A folder that holds neither a run nor run folders: the error says what is missing, not a clock.
+    const empty = await mkdtemp(join(tmpdir(), 'shards-none-'));
+    await expect(mergeCommand([empty, '--output', out], { stdout: { write: () => true } })).rejects.toThrow(
+      `${empty} has no samples.msgpack or summary.json and no p*/ or shard-*/ run directories`,
+    );
+  });
+
   it('a shard ready after --start-at fails with the reason, streams nothing, and exits 1', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'shard-late-'));
     const appends = mock.stats().appends;

@@ -27,6 +27,7 @@ import {
 } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { renderRunSummary } from '../render';
+import { exitOf, verdictOf, withVerdict } from '../verdict';
 import { Progress } from './progress';
 import type { RunOptions } from './run-options';
 
@@ -180,9 +181,18 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       if (vllm) summary.vllm_omni = vllm;
     }
     grants.addDeltaRates(results);
+    // A run whose server refused what this client sent broke the dialect's contract, whatever its pacing.
+    const refused = results.filter((r) => r.reason === 'client_protocol_error');
+    const failure = writer.failure
+      ? `${writer.failure.message}; the sessions it held are incomplete`
+      : refused.length > 0
+        ? `the server refused what the client sent in ${refused.length} session(s) (${refused[0].server_error?.code ?? refused[0].message}): client_protocol_error`
+        : null;
+    const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons, failure });
+    const written = withVerdict(summary, v);
     await Promise.all([
       ...(duplex ? [writeFile(join(opts.output, 'duplex_metrics.json'), JSON.stringify(duplex.file, null, 1))] : []),
-      writeFile(join(opts.output, 'summary.json'), JSON.stringify(summary, null, 1)),
+      writeFile(join(opts.output, 'summary.json'), JSON.stringify(written, null, 1)),
       writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1)),
       writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(samples.toFile(pacing))),
       writeFile(join(opts.output, 'timeline.json'), JSON.stringify(measures.timeline.toFile())),
@@ -192,25 +202,12 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       // An incomplete session's trace stays: it holds what ended the session.
       await Promise.all(results.filter((r) => r.completed).map((r) => removeTrace(join(opts.output, 'sessions', r.id, 'trace.jsonl'), (line) => io.stderr.write(`${line}\n`))));
     }
-    io.stdout.write(`${renderRunSummary(summary, opts.output)}\n`);
-    io.emit?.(summary);
-    if (writer.failure) {
-      io.stderr.write(`error: ${writer.failure.message}; the sessions it held are incomplete\n`);
-      return EXIT.failed;
-    }
-    if (signals.interrupted) return EXIT.interrupted;
-    if (summary.sessions.completed === 0) {
-      io.stderr.write(`error: no session completed (${Object.keys(summary.sessions.incomplete_reasons).join(', ')})\n`);
-      return EXIT.failed;
-    }
-    // The server refused what this client sent: the run broke the dialect's contract, whatever its pacing.
-    const refused = results.filter((r) => r.reason === 'client_protocol_error');
-    if (refused.length > 0) {
-      io.stderr.write(`error: the server refused what the client sent in ${refused.length} sessions (${refused[0].server_error?.code ?? refused[0].message})\n`);
-      return EXIT.failed;
-    }
-    if (!summary.qualified && !opts.allow_unqualified) return EXIT.unqualified;
-    return EXIT.ok;
+    // Error lines first: the verdict is the last human line, on stdout or (with --json) on stderr.
+    if (failure) io.stderr.write(`error: ${failure}\n`);
+    else if (v.verdict === 'failed') io.stderr.write(`error: no session completed (${Object.keys(summary.sessions.incomplete_reasons).join(', ')})\n`);
+    io.stdout.write(`${renderRunSummary(summary, opts.output, v)}\n`);
+    io.emit?.(written);
+    return exitOf(v, opts.allow_unqualified);
   } finally {
     progress.stop();
     measures.stop();
