@@ -10,6 +10,7 @@ import { withReport } from '@duplex-bench/report';
 import { REPORT_COMMAND } from './report/report-command';
 import { COMPARE_COMMAND } from './sweep/compare-command';
 import { SWEEP_COMMAND } from './sweep/sweep-command';
+import { dialectWarnings } from './run/dialect-options';
 import { launchCommand } from './run/launch-command';
 import { runCommand } from './run/run-command';
 import { parseRunOptions, RUN_FLAGS } from './run/run-options';
@@ -24,6 +25,8 @@ export const PROBE_COMMANDS: CliCommand[] = [
     json: true,
     run: async (argv, io) => {
       const options = parseRunOptions(argv);
+      // Once per command: a launched child leaves the warnings to its launcher.
+      if (!LauncherLink.inChild()) for (const line of dialectWarnings(options)) io.stderr.write(`${line}\n`);
       if (options.processes > 1) return launchCommand(options, io);
       if (!LauncherLink.inChild()) return runCommand(options, io);
       // A child of the launcher: the start time comes from the parent, and the outcome goes back to it.
@@ -42,7 +45,11 @@ export const PROBE_COMMANDS: CliCommand[] = [
     usage: '--url URL --concurrency N --output DIR [flags]',
     flags: RECORD_FLAGS,
     json: true,
-    run: (argv, io) => recordCommand(parseRecordOptions(argv), io),
+    run: (argv, io) => {
+      const options = parseRecordOptions(argv);
+      for (const line of dialectWarnings(options)) io.stderr.write(`${line}\n`);
+      return recordCommand(options, io);
+    },
   }),
   withReport({
     name: 'merge',

@@ -15,6 +15,10 @@ describe('probe CLI, bad input', () => {
     [['run', '--url', 'ws://127.0.0.1:9/v1/realtime', '--concurrency', '1', '--duration', '-3', '--output', '/tmp/x'], /^error: --duration must be greater than 0, got -3\n$/],
     [['run', '--url', 'ftp://127.0.0.1:9/', '--concurrency', '1', '--duration', '1', '--output', '/tmp/x'], /^error: --url must start with ws:\/\/ or wss:\/\//],
     [['launch'], /^error: unknown command "launch"/],
+    [
+      ['run', '--url', 'ws://127.0.0.1:9/v1/realtime', '--protocol', 'vllm-omni', '--turn-detection', 'semantic_vad', '--concurrency', '1', '--duration', '1', '--output', '/tmp/x'],
+      /^error: --turn-detection semantic_vad is for --protocol openai \(vllm-omni takes server_vad or none\)\n$/,
+    ],
   ])('%j: one line on stderr, status 2, no stack', async (args, message) => {
     const { code, stderr, stdout } = await probe(args);
     expect(code).toBe(2);
@@ -43,6 +47,25 @@ describe('probe run --processes', () => {
 });
 
 describe('probe run --processes --protocol openai', () => {
+  it('warns once, not once a process, that OpenAI itself takes only 24,000 Hz when another --sample-rate is given', async () => {
+    const mock = await startMockServer({ port: 0, protocol: 'openai', openai: { silence_ms: 200 } });
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'probe-launch-rate-'));
+      const { code, stderr } = await probe([
+        'run', '--url', mock.url, '--protocol', 'openai', '--sample-rate', '16000', '--processes', '2', '--concurrency', '1',
+        '--duration', '0.8', '--cpu-affinity', 'off', '--output', dir,
+      ]);
+      expect(code).toBe(0);
+      expect(stderr.split('\n').filter((l) => l.includes('OpenAI itself accepts only 24000 Hz'))).toEqual([
+        'warning: --sample-rate 16000: OpenAI itself accepts only 24000 Hz for audio/pcm input; sent as asked, for a server that takes it',
+      ]);
+      const run = JSON.parse(await readFile(join(dir, 'p0', 'run.json'), 'utf8'));
+      expect(run.dialect).toMatchObject({ input_sample_rate: 16000 });
+    } finally {
+      await mock.close();
+    }
+  });
+
   it('gives children the key through their environment: it is sent on every upgrade and written nowhere', async () => {
     const secret = 'sk-test-launch-7fQ2xN';
     const mock = await startMockServer({ port: 0, protocol: 'openai', openai: { silence_ms: 200 } });

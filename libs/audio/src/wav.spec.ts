@@ -12,6 +12,8 @@ describe('WAV reading', () => {
   it('refuses another rate, naming the file and what it found', () => {
     const wav = encodeWavPcm16(Buffer.alloc(8), 44100);
     expect(() => parseWavPcm16(wav, 'voice.wav')).toThrow('voice.wav: expected 16 kHz mono PCM16 WAV, found 44100 Hz, 1 channel(s), 16-bit');
+    // The rate asked for is the one named (openai streams 24 kHz by default).
+    expect(() => parseWavPcm16(encodeWavPcm16(Buffer.alloc(8), 16000), 'voice.wav', 24000)).toThrow('voice.wav: expected 24 kHz mono PCM16 WAV, found 16000 Hz');
   });
 
   it('refuses stereo and 8-bit files', () => {

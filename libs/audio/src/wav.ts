@@ -7,8 +7,9 @@ export class AudioFormatError extends Error {
   constructor(
     readonly file: string,
     readonly found: string,
+    readonly expected_rate = 16000,
   ) {
-    super(`${file}: expected 16 kHz mono PCM16 WAV, found ${found}`);
+    super(`${file}: expected ${expected_rate / 1000} kHz mono PCM16 WAV, found ${found}`);
   }
 }
 
@@ -21,10 +22,10 @@ export interface PcmFormat {
 const PCM = 1;
 const EXTENSIBLE = 0xfffe;
 
-/** Reads the PCM samples of a 16 kHz mono 16-bit WAV held in `bytes`; anything else is refused. */
+/** Reads the PCM samples of a mono 16-bit WAV at `expected_rate` held in `bytes`; anything else is refused. */
 export function parseWavPcm16(bytes: Buffer, file: string, expected_rate = 16000): Buffer {
   if (bytes.length < 12 || bytes.toString('ascii', 0, 4) !== 'RIFF' || bytes.toString('ascii', 8, 12) !== 'WAVE') {
-    throw new AudioFormatError(file, 'no RIFF/WAVE header');
+    throw new AudioFormatError(file, 'no RIFF/WAVE header', expected_rate);
   }
   let format: (PcmFormat & { tag: number }) | undefined;
   let offset = 12;
@@ -33,7 +34,7 @@ export function parseWavPcm16(bytes: Buffer, file: string, expected_rate = 16000
     const size = bytes.readUInt32LE(offset + 4);
     const body = offset + 8;
     if (id === 'fmt ') {
-      if (size < 16) throw new AudioFormatError(file, `a ${size}-byte fmt chunk`);
+      if (size < 16) throw new AudioFormatError(file, `a ${size}-byte fmt chunk`, expected_rate);
       let tag = bytes.readUInt16LE(body);
       if (tag === EXTENSIBLE && size >= 40) tag = bytes.readUInt16LE(body + 24);
       format = {
@@ -43,17 +44,17 @@ export function parseWavPcm16(bytes: Buffer, file: string, expected_rate = 16000
         bits_per_sample: bytes.readUInt16LE(body + 14),
       };
     } else if (id === 'data') {
-      if (!format) throw new AudioFormatError(file, 'a data chunk before any fmt chunk');
+      if (!format) throw new AudioFormatError(file, 'a data chunk before any fmt chunk', expected_rate);
       const found = `${format.sample_rate} Hz, ${format.channels} channel(s), ${format.bits_per_sample}-bit, format tag ${format.tag}`;
       if (format.tag !== PCM || format.channels !== 1 || format.bits_per_sample !== 16 || format.sample_rate !== expected_rate) {
-        throw new AudioFormatError(file, found);
+        throw new AudioFormatError(file, found, expected_rate);
       }
       const end = Math.min(bytes.length, body + size);
       return bytes.subarray(body, end - ((end - body) % 2));
     }
     offset = body + size + (size % 2);
   }
-  throw new AudioFormatError(file, format ? 'no data chunk' : 'no fmt chunk');
+  throw new AudioFormatError(file, format ? 'no data chunk' : 'no fmt chunk', expected_rate);
 }
 
 export async function readWavPcm16(file: string, expected_rate = 16000): Promise<Buffer> {

@@ -115,6 +115,12 @@ export class ModelSession {
     return this.current !== null;
   }
 
+  /** The oldest response still in progress (created and not done), or null. */
+  get activeResponse(): string | null {
+    const first = this.turns.keys().next();
+    return first.done ? null : first.value;
+  }
+
   /** Starts a turn owed `units` output units and closes it (a response asked for by the client). */
   respond(units: number): void {
     this.startTurn();

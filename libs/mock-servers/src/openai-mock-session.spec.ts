@@ -129,6 +129,43 @@ describe('openai mock', () => {
     c.close();
   });
 
+  it('with semantic VAD, states it back and finds turns as with server VAD', async () => {
+    const server = await start({ openai: { silence_ms: 200 } });
+    const c = await session(server, pcm16k({ type: 'semantic_vad' }));
+    expect(c.events[1]).toMatchObject({ session: { audio: { input: { turn_detection: { type: 'semantic_vad', eagerness: 'auto' } } } } });
+    for (let i = 0; i < 5; i++) c.send({ type: 'input_audio_buffer.append', audio: PACKET });
+    await c.next(of('response.done'));
+    const types = c.events.map((e) => e.type);
+    const order = ['input_audio_buffer.speech_started', 'response.created', 'input_audio_buffer.speech_stopped', 'input_audio_buffer.committed', 'response.done'];
+    const at = order.map((t) => types.indexOf(t));
+    expect(at).not.toContain(-1);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
+    expect(c.events.filter(of('response.output_audio.delta'))).toHaveLength(5);
+    c.close();
+  });
+
+  it('refuses response.create while a response is in progress, as OpenAI does, and takes it once that one is done', async () => {
+    const server = await start({ profile: 'model', model: { ttfp_ms: 300, rtf: 0.5 } });
+    const c = await session(server, pcm16k(null));
+    for (let i = 0; i < 3; i++) c.send({ type: 'input_audio_buffer.append', audio: PACKET });
+    c.send({ type: 'input_audio_buffer.commit', event_id: 'c1' });
+    c.send({ type: 'response.create', event_id: 'r1' });
+    await c.next(of('response.created'));
+    c.send({ type: 'input_audio_buffer.append', audio: PACKET });
+    c.send({ type: 'input_audio_buffer.commit', event_id: 'c2' });
+    c.send({ type: 'response.create', event_id: 'r2' });
+    const refused = await c.next(of('error'));
+    // OpenAI names no event in this refusal.
+    expect(refused.error).toMatchObject({ type: 'invalid_request_error', code: 'conversation_already_has_active_response', event_id: null });
+    expect((refused.error as { message: string }).message).toContain('resp_0');
+    await c.next(of('response.done'));
+    c.send({ type: 'response.create', event_id: 'r3' });
+    await c.next((e) => e.type === 'response.done' && (e.response as { id: string }).id !== 'resp_0');
+    expect(c.events.filter(of('response.created'))).toHaveLength(2);
+    expect(c.events.filter(of('error'))).toHaveLength(1);
+    c.close();
+  });
+
   it('with server VAD, takes a manual commit of what was appended since the last one, and refuses an empty one', async () => {
     // An independent GA client that streamed 4 s and committed got input_audio_buffer_commit_empty before.
     const server = await start({ openai: { silence_ms: 5000 }, model: { turn_every_s: 60 } });

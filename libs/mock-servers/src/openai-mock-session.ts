@@ -44,7 +44,8 @@ export interface OpenAIMockOptions {
 }
 
 /**
- * One session of the openai mock. With server VAD (the default) it finds turns on its own: every
+ * One session of the openai mock. With server VAD (the default) or semantic VAD, which it treats
+ * the same, it finds turns on its own: every
  * `turn_every_s` of input, or a pause of `silence_ms`, ends one (`speech_stopped`, `committed`), and
  * each turn's response streams while input goes on, as the model profile does. With turn
  * detection off it answers `response.create` with a whole response for the audio committed.
@@ -105,7 +106,11 @@ export class OpenAIMockSession {
   }
 
   private session(): Record<string, unknown> {
-    const vad = { type: 'server_vad', silence_duration_ms: this.options.silence_ms, create_response: true, interrupt_response: false };
+    // Semantic VAD states its own fields (openai 6.49 `RealtimeAudioInputTurnDetection.SemanticVad`); here it finds turns as server VAD does.
+    const vad =
+      this.turn_detection === 'semantic_vad'
+        ? { type: 'semantic_vad', eagerness: 'auto', create_response: true, interrupt_response: false }
+        : { type: 'server_vad', silence_duration_ms: this.options.silence_ms, create_response: true, interrupt_response: false };
     return {
       id: this.id,
       object: 'realtime.session',
@@ -113,7 +118,7 @@ export class OpenAIMockSession {
       model: 'duplex-bench-mock',
       output_modalities: ['audio'],
       audio: {
-        input: { format: { type: 'audio/pcm', rate: this.input_rate }, turn_detection: this.turn_detection === 'server_vad' ? vad : null },
+        input: { format: { type: 'audio/pcm', rate: this.input_rate }, turn_detection: this.turn_detection === 'none' ? null : vad },
         output: { format: { type: 'audio/pcm', rate: this.options.output_sample_rate }, voice: 'alloy' },
       },
       ...(this.options.vllm ? { capabilities: { chunk_period_ms: this.options.unit_ms } } : {}),
@@ -158,8 +163,7 @@ export class OpenAIMockSession {
         this.send(this.events.cleared());
         break;
       case OpenAIEvent.responseCreate:
-        this.model.respond(this.committedUnits);
-        this.committedUnits = 0;
+        this.onResponseCreate();
         break;
       case 'session.close':
         // vLLM-Omni's endpoint closes a session on request; a plain OpenAI server has no such event.
@@ -170,6 +174,22 @@ export class OpenAIMockSession {
       default:
         break;
     }
+  }
+
+  /**
+   * OpenAI answers a `response.create` sent while a response is in progress with an error that names
+   * no event (openai/openai-agents-python#1466: code `conversation_already_has_active_response`,
+   * `event_id: null`) and creates nothing; this mock does the same. vLLM-Omni's extensions keep
+   * the mock's older, lenient answer.
+   */
+  private onResponseCreate(): void {
+    const active = this.options.vllm ? null : this.model.activeResponse;
+    if (active !== null) {
+      this.send(this.events.error('conversation_already_has_active_response', `Conversation already has an active response in progress: ${active}. Wait until the response is finished before creating a new one.`));
+      return;
+    }
+    this.model.respond(this.committedUnits);
+    this.committedUnits = 0;
   }
 
   private onSessionUpdate(frame: DecodedFrame, client_event_id: string | undefined): void {
@@ -227,7 +247,7 @@ export class OpenAIMockSession {
 
   private onSilence(): void {
     this.silence = null;
-    if (this.turn_detection !== 'server_vad') return;
+    if (this.turn_detection === 'none') return;
     if (this.pending > 0) {
       // The tail is padded to a whole unit, as the native dialect's `tail_policy: "pad"` does.
       this.pending = 0;
@@ -255,7 +275,7 @@ export class OpenAIMockSession {
       this.send(this.events.error('input_audio_buffer_commit_empty', 'the input audio buffer is empty', client_event_id));
       return;
     }
-    if (this.turn_detection === 'server_vad') {
+    if (this.turn_detection !== 'none') {
       if (this.pending > 0) {
         this.pending = 0;
         this.onSpeechUnit(this.units++);

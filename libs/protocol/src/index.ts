@@ -46,6 +46,7 @@ export {
   openaiResponseCreate,
   openaiSessionRates,
   openaiSessionTurnDetection,
+  OPENAI_PCM_RATE,
 } from './openai';
 export type { OpenAISessionRequest, TurnDetection } from './openai';
 export { OpenAIServerEvents } from './openai-server';

@@ -26,6 +26,14 @@ describe('openai client events', () => {
     });
   });
 
+  it('asks for semantic VAD where the GA session puts turn detection, and reads it back', () => {
+    const session = JSON.parse(openaiSessionUpdate('u', { input_sample_rate: 24000, turn_detection: 'semantic_vad' })).session;
+    expect(session.audio.input).toEqual({ format: { type: 'audio/pcm', rate: 24000 }, turn_detection: { type: 'semantic_vad' } });
+    expect(openaiSessionTurnDetection(session)).toBe('semantic_vad');
+    expect(openaiSessionTurnDetection({ audio: { input: { turn_detection: { type: 'server_vad' } } } })).toBe('server_vad');
+    expect(openaiSessionTurnDetection({ turn_detection: { type: 'semantic_vad', eagerness: 'low' } })).toBe('semantic_vad');
+  });
+
   it('turns detection off with null and asks for an output rate only when given', () => {
     const session = JSON.parse(openaiSessionUpdate('u', { input_sample_rate: 24000, output_sample_rate: 24000, turn_detection: 'none' })).session;
     expect(session.audio.input.turn_detection).toBeNull();

@@ -75,7 +75,20 @@ export function isKnownOpenAIType(type: string): boolean {
   return KNOWN_TYPES.has(type);
 }
 
-export type TurnDetection = 'server_vad' | 'none';
+/**
+ * Who finds the user's turns: the server by voice activity (`server_vad`), the server by a turn
+ * model (`semantic_vad`: GA `session.audio.input.turn_detection: {type: "semantic_vad"}`, openai
+ * package 6.49 `RealtimeAudioInputTurnDetection.SemanticVad`), or the client (`none`: `null`).
+ */
+export type TurnDetection = 'server_vad' | 'semantic_vad' | 'none';
+
+/** OpenAI takes `audio/pcm` at this rate only (openai 6.49 `RealtimeAudioFormats.AudioPCM.rate: 24000`). */
+export const OPENAI_PCM_RATE = 24000;
+
+/** The `turn_detection` value of a session object: `null` turns it off. */
+function turnDetectionField(detection: TurnDetection): { type: 'server_vad' | 'semantic_vad' } | null {
+  return detection === 'none' ? null : { type: detection };
+}
 
 /** What the client asks for in `session.update`. */
 export interface OpenAISessionRequest {
@@ -83,7 +96,7 @@ export interface OpenAISessionRequest {
   input_sample_rate: number;
   /** Output PCM16 rate to ask for; left to the server when not given. */
   output_sample_rate?: number;
-  /** `server_vad`: the server finds turns; `none`: the client commits and asks for each response. */
+  /** `server_vad` or `semantic_vad`: the server finds turns; `none`: the client commits and asks for each response. */
   turn_detection: TurnDetection;
   output_modalities?: string[];
 }
@@ -100,7 +113,7 @@ export function openaiSessionUpdate(event_id: string, request: OpenAISessionRequ
       audio: {
         input: {
           format: { type: 'audio/pcm', rate: request.input_sample_rate },
-          turn_detection: request.turn_detection === 'server_vad' ? { type: 'server_vad' } : null,
+          turn_detection: turnDetectionField(request.turn_detection),
         },
         ...(request.output_sample_rate ? { output: { format: { type: 'audio/pcm', rate: request.output_sample_rate } } } : {}),
       },
@@ -143,11 +156,12 @@ export function openaiSessionRates(session: Record<string, unknown>): { input?: 
   };
 }
 
-/** The turn detection a session object states: `null` is none, an object is the server's. */
+/** The turn detection a session object states: `null` is none, an object is the server's (semantic when its type says so). */
 export function openaiSessionTurnDetection(session: Record<string, unknown>): TurnDetection | undefined {
   const audio = (session.audio ?? {}) as { input?: Record<string, unknown> };
   const input = audio.input ?? {};
   const value = 'turn_detection' in input ? input.turn_detection : session.turn_detection;
   if (value === undefined) return undefined;
-  return value === null ? 'none' : 'server_vad';
+  if (value === null) return 'none';
+  return (value as { type?: unknown }).type === 'semantic_vad' ? 'semantic_vad' : 'server_vad';
 }

@@ -49,6 +49,8 @@ export function dialectConfig(o: DialectOptions, packet_ms: number, output_sampl
   if (o.protocol === 'native') return { protocol: 'native' };
   const every = Math.max(1, Math.round((o.commit_every_s * 1000) / packet_ms));
   if (o.protocol === 'vllm-omni') {
+    // Refused with the flags already; this narrows the type.
+    if (o.turn_detection === 'semantic_vad') throw new UsageError('--turn-detection semantic_vad is for --protocol openai');
     return {
       protocol: 'vllm-omni',
       model: o.model,

@@ -1,7 +1,8 @@
 import type { Subscription } from 'rxjs';
 import * as protocol from '@duplex-bench/protocol';
 import type { DecodedFrame } from '@duplex-bench/protocol';
-import { WsConnection } from './connection';
+import { WsConnection, type ConnectOptions, type ReceivedEvent } from './connection';
+import { TransportError } from './errors';
 import { waitForEvent } from './wait-for';
 import { waitForQuiet } from './wait-quiet';
 import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type OpenAIFlowConfig, type ServerEventSeqFigures, type SessionFlow, type SessionGrant } from './flow';
@@ -20,11 +21,71 @@ const { chunkPeriodMs, gaEventName, isKnownOpenAIType, OpenAIEvent, openaiAppend
 const END_QUIET_MS = 200;
 
 /**
+ * OpenAI refuses a `response.create` while a response is in progress with this code, and names no
+ * event (`error.event_id: null`; seen in openai/openai-agents-python#1466 and pipecat-ai/pipecat#3960).
+ */
+const ACTIVE_RESPONSE = 'conversation_already_has_active_response';
+
+/**
+ * vLLM-Omni's duplex endpoint waits for the client's `session.update` and, after 10 s without one,
+ * answers `error {code: "config_timeout"}` and closes (libs/mock-servers/src/vllm-mock-session.ts).
+ */
+const CONFIG_TIMEOUT = 'config_timeout';
+
+/** The error of a server that never greets: it waits for the client to speak first. */
+function speaksSecond(what: string, url: string): TransportError {
+  return new TransportError(
+    'handshake_timeout',
+    `${what}: this server waits for the client to speak first, as vLLM-Omni's duplex endpoint does; try --protocol vllm-omni`,
+    { url },
+  );
+}
+
+/**
+ * The server's `session.created`, bounded by `timeout_ms`. An OpenAI server greets first; one that
+ * says nothing in the whole bound, or gives up waiting for the client's `session.update`, is
+ * another dialect's server, and the error says which flag to try. Any other `error` before the
+ * greeting ends the connection with that error.
+ */
+export async function waitForSessionCreated(conn: WsConnection, timeout_ms: number): Promise<ReceivedEvent> {
+  let heard = false;
+  const early = conn.events$.subscribe({
+    next: (e) => {
+      heard = true;
+      if (e.frame.type !== OpenAIEvent.error) return;
+      const error = serverError(e.frame);
+      conn.fail(error.info.server_code === CONFIG_TIMEOUT ? speaksSecond(`no session.created: the server gave up waiting for session.update (${error.message})`, conn.url) : error);
+    },
+    error: () => undefined,
+  });
+  try {
+    return await waitForEvent(conn, OpenAIEvent.sessionCreated, timeout_ms, 'handshake_timeout');
+  } catch (err) {
+    // Only an upgraded socket that stayed silent: a connect that timed out is not this.
+    if (!heard && conn.isOpen && err instanceof TransportError && err.reason === 'handshake_timeout') {
+      throw speaksSecond(`no session.created within ${timeout_ms / 1000} s`, conn.url);
+    }
+    throw err;
+  } finally {
+    early.unsubscribe();
+  }
+}
+
+/**
  * The OpenAI Realtime dialect as a session flow. `session.created` → `session.update` →
  * `session.updated`; then appends, with `input_audio_buffer.commit` + `response.create` every
  * `commit_every_packets` when the client finds the turns. The dialect has no end-of-input event:
- * the session ends when the server has been quiet for `end_quiet_ms` (no response open or asked
- * for, no speech in progress), bounded by the drain timeout, and then the socket is closed.
+ * the session ends when the server has been quiet for `end_quiet_ms` (no response open, asked for
+ * or queued, no speech in progress), bounded by the drain timeout, and then the socket is closed.
+ *
+ * `response.create` goes only when no response is active and no other create is unanswered: OpenAI
+ * refuses one sent while a response is in progress (`conversation_already_has_active_response`).
+ * One asked for meanwhile waits and goes when the active response is done, as the OpenAI Agents
+ * SDK's ResponseCreateSequencer holds it (@openai/agents-realtime 0.14.3,
+ * dist/responseCreateSequencer.js). Commits are not held back. A create asked for while one
+ * already waits is folded into it, as that sequencer folds its automatic requests: the waiting
+ * create answers every commit made before it goes, so a slow server gets one response for them,
+ * not one each for turns already answered.
  *
  * An `error` event before `session.updated` ends the session; after it, errors are counted and the
  * session goes on (OpenAI reports a refused event that way), unless the server marks one fatal.
@@ -34,14 +95,20 @@ export class OpenAIFlow implements SessionFlow {
   private readonly open = new Set<string>();
   /** `response.create` ids sent and not yet answered by `response.created` (or an error naming them). */
   private readonly asked = new Set<string>();
+  /** A `response.create` waiting for the active response to end (its event id), or null. */
+  private queued: string | null = null;
   private speaking = false;
   /** Speech stopped and no response was created or finished since. */
   private awaitingAnswer = false;
   private ready = false;
+  /** The session is closing: a create still waiting is not sent. */
+  private closing = false;
   private uncommitted = 0;
   private commits = 0;
+  private creates = 0;
   private readonly seq = new ServerEventSeqTracker();
   private created: Record<string, unknown> | null = null;
+  private options: FlowOptions = {};
 
   constructor(
     private readonly session_id: string,
@@ -67,8 +134,7 @@ export class OpenAIFlow implements SessionFlow {
         const response = (frame.event().response ?? {}) as { id?: unknown };
         this.open.add(String(response.id ?? ''));
         // A created response answers the oldest response.create still waiting.
-        const first = this.asked.values().next();
-        if (!first.done) this.asked.delete(first.value);
+        this.answerOldest();
         this.awaitingAnswer = false;
         break;
       }
@@ -76,6 +142,7 @@ export class OpenAIFlow implements SessionFlow {
         const response = (frame.event().response ?? {}) as { id?: unknown };
         this.open.delete(String(response.id ?? ''));
         this.awaitingAnswer = false;
+        this.sendQueued(conn);
         break;
       }
       case OpenAIEvent.speechStarted:
@@ -86,10 +153,15 @@ export class OpenAIFlow implements SessionFlow {
         this.awaitingAnswer = true;
         break;
       case OpenAIEvent.error: {
+        // Before the greeting, waitForSessionCreated decides what an error means.
+        if (this.created === null) break;
         const error = serverError(frame);
         const about = ((frame.event().error ?? {}) as { event_id?: unknown }).event_id;
         if (typeof about === 'string') this.asked.delete(about);
+        // A refused create that names no event is the one unanswered: only one is sent at a time.
+        else if (error.info.server_code === ACTIVE_RESPONSE) this.answerOldest();
         if (!this.ready || error.info.fatal) conn.fail(error);
+        else this.sendQueued(conn);
         break;
       }
       default:
@@ -98,7 +170,26 @@ export class OpenAIFlow implements SessionFlow {
   }
 
   private idle(): boolean {
-    return this.open.size === 0 && this.asked.size === 0 && !this.speaking && !this.awaitingAnswer;
+    return this.open.size === 0 && this.asked.size === 0 && this.queued === null && !this.speaking && !this.awaitingAnswer;
+  }
+
+  private answerOldest(): void {
+    const first = this.asked.values().next();
+    if (!first.done) this.asked.delete(first.value);
+  }
+
+  /** Whether a `response.create` may go now: no response in progress and none asked for unanswered. */
+  private mayCreate(): boolean {
+    return this.open.size === 0 && this.asked.size === 0;
+  }
+
+  /** The waiting `response.create`, once no response is active (never on a closing session). */
+  private sendQueued(conn: WsConnection): void {
+    if (this.queued === null || this.closing || !this.mayCreate() || !conn.isOpen) return;
+    const create = this.queued;
+    this.queued = null;
+    this.asked.add(create);
+    this.send(conn, openaiResponseCreate(create), this.options);
   }
 
   private send(conn: WsConnection, frame: string, options: FlowOptions): void {
@@ -106,8 +197,9 @@ export class OpenAIFlow implements SessionFlow {
   }
 
   async handshake(conn: WsConnection, input_sample_rate: number, options: FlowOptions): Promise<SessionGrant> {
+    this.options = options;
     const timeout_ms = options.handshake_timeout_ms ?? FLOW_TIMEOUTS.handshake_timeout_ms;
-    const created = waitForEvent(conn, OpenAIEvent.sessionCreated, timeout_ms, 'handshake_timeout');
+    const created = waitForSessionCreated(conn, timeout_ms);
     await Promise.all([conn.opened, created]);
     const updated = waitForEvent(conn, OpenAIEvent.sessionUpdated, timeout_ms, 'handshake_timeout');
     const request = { input_sample_rate, turn_detection: this.config.turn_detection, output_sample_rate: this.config.output_sample_rate };
@@ -132,12 +224,18 @@ export class OpenAIFlow implements SessionFlow {
     return this.commitFrames();
   }
 
+  /** A commit, and a `response.create` now when none is active, else one waiting (or folded into the one that waits). */
   private commitFrames(): string[] {
-    const n = this.commits++;
-    const create = `${this.session_id}_r${n}`;
+    const commit = openaiCommit(`${this.session_id}_c${this.commits++}`);
     this.uncommitted = 0;
+    if (this.queued !== null) return [commit];
+    const create = `${this.session_id}_r${this.creates++}`;
+    if (!this.mayCreate()) {
+      this.queued = create;
+      return [commit];
+    }
     this.asked.add(create);
-    return [openaiCommit(`${this.session_id}_c${n}`), openaiResponseCreate(create)];
+    return [commit, openaiResponseCreate(create)];
   }
 
   async end(conn: WsConnection, options: FlowOptions): Promise<EndReport> {
@@ -147,13 +245,18 @@ export class OpenAIFlow implements SessionFlow {
     if (this.config.turn_detection === 'none' && this.uncommitted > 0) {
       for (const frame of this.commitFrames()) this.send(conn, frame, options);
     }
-    await waitForQuiet(conn, {
-      idle: () => this.idle(),
-      busy: () => `${this.open.size} responses open, ${this.asked.size} asked for${this.speaking ? ', speech in progress' : ''}`,
-      quiet_ms: this.config.end_quiet_ms ?? END_QUIET_MS,
-      drain_ms,
-      session_id: this.session_id,
-    });
+    // A create still waiting goes when the response before it is done: the drain waits for both.
+    try {
+      await waitForQuiet(conn, {
+        idle: () => this.idle(),
+        busy: () => `${this.open.size} responses open, ${this.asked.size} asked for${this.queued !== null ? ', 1 response.create waiting' : ''}${this.speaking ? ', speech in progress' : ''}`,
+        quiet_ms: this.config.end_quiet_ms ?? END_QUIET_MS,
+        drain_ms,
+        session_id: this.session_id,
+      });
+    } finally {
+      this.closing = true;
+    }
     if (this.closesSession()) {
       const closed = waitForEvent(conn, VllmEvent.sessionClosed, close_ms, 'close_timeout');
       this.send(conn, vllmSessionClose(`${this.session_id}_close`), options);
@@ -182,6 +285,7 @@ export class OpenAIFlow implements SessionFlow {
   }
 
   async abort(conn: WsConnection, _error: unknown, options: FlowOptions): Promise<void> {
+    this.closing = true;
     await conn.close(options.close_timeout_ms ?? FLOW_TIMEOUTS.close_timeout_ms);
   }
 
@@ -202,12 +306,12 @@ export class OpenAIFlow implements SessionFlow {
  */
 export async function readSessionCreated(
   url: string,
-  options: { connect_timeout_ms?: number; headers?: Record<string, string>; clock?: FlowOptions['clock'] } = {},
+  options: { connect_timeout_ms?: number; headers?: Record<string, string>; clock?: FlowOptions['clock']; timers?: ConnectOptions['timers'] } = {},
 ): Promise<Record<string, unknown>> {
   const conn = WsConnection.open(url, { ...options, session_id: 'greeting' });
   const timeout_ms = options.connect_timeout_ms ?? FLOW_TIMEOUTS.handshake_timeout_ms;
   try {
-    const created = waitForEvent(conn, OpenAIEvent.sessionCreated, timeout_ms, 'handshake_timeout');
+    const created = waitForSessionCreated(conn, timeout_ms);
     await Promise.all([conn.opened, created]);
     return (await created).frame.event();
   } finally {

@@ -1,6 +1,6 @@
 import { UsageError } from '@duplex-bench/cli';
 import { dialectConfig, redactArgv, withoutSecrets } from '@duplex-bench/session';
-import { parseDialectOptions } from './dialect-options';
+import { dialectWarnings, parseDialectOptions } from './dialect-options';
 
 const flags = (f: Record<string, unknown> = {}) => ({ protocol: 'openai', 'sample-rate': 16000, ...f });
 
@@ -24,6 +24,27 @@ describe('dialect options', () => {
       commit_every_s: 2,
       packet_ms_given: false,
     });
+  });
+
+  it('streams 24,000 Hz to openai unless told otherwise, and warns once of another rate; 16,000 Hz to native and vllm-omni', () => {
+    const rate = (f: Record<string, unknown>) => parseDialectOptions({ protocol: 'openai', ...f }, {});
+    expect(rate({}).sample_rate).toBe(24000);
+    expect(dialectWarnings(rate({}))).toEqual([]);
+    expect(rate({ protocol: 'native' }).sample_rate).toBe(16000);
+    expect(rate({ protocol: 'vllm-omni' }).sample_rate).toBe(16000);
+    expect(dialectWarnings(rate({ protocol: 'vllm-omni', 'sample-rate': 24000 }))).toEqual([]);
+    const other = rate({ 'sample-rate': 16000 });
+    expect(other.sample_rate).toBe(16000);
+    expect(dialectWarnings(other)).toEqual(['warning: --sample-rate 16000: OpenAI itself accepts only 24000 Hz for audio/pcm input; sent as asked, for a server that takes it']);
+  });
+
+  it('takes semantic_vad for openai only, with a usage error for vllm-omni', () => {
+    expect(parseDialectOptions(flags({ 'turn-detection': 'semantic_vad' }), {}).turn_detection).toBe('semantic_vad');
+    expect(dialectConfig(parseDialectOptions(flags({ 'turn-detection': 'semantic_vad' }), {}), 80)).toMatchObject({ protocol: 'openai', turn_detection: 'semantic_vad' });
+    expect(() => parseDialectOptions(flags({ protocol: 'vllm-omni', 'turn-detection': 'semantic_vad' }), {})).toThrow(
+      new UsageError('--turn-detection semantic_vad is for --protocol openai (vllm-omni takes server_vad or none)'),
+    );
+    expect(() => parseDialectOptions(flags({ 'turn-detection': 'semantic_vad', 'commit-every-s': 1 }), {})).toThrow(UsageError);
   });
 
   it('turns the commit period into whole packets, at least one', () => {

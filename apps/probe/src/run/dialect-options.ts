@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { UsageError } from '@duplex-bench/cli';
-import { wavDataUrl, type TurnDetection } from '@duplex-bench/protocol';
+import { OPENAI_PCM_RATE, wavDataUrl, type TurnDetection } from '@duplex-bench/protocol';
 import { VLLM_TIMEOUTS } from '@duplex-bench/transport';
 import { checkPacket, CHILD_KEY_ENV, DEFAULT_PACKET_MS, NATIVE_ADMISSION, type AdmissionPolicy, type DialectOptions } from '@duplex-bench/session';
 
@@ -10,9 +10,9 @@ export const DIALECT_FLAGS = {
   model: { kind: 'string', group: 'dialect', help: 'vllm-omni: the model named in the URL and in session.update', value: 'NAME' },
   'no-playback-ack': { kind: 'bool', group: 'testing', help: 'vllm-omni: never acknowledge playback (an ack-only server then holds its turns)' },
   'api-key': { kind: 'string', group: 'connection', help: 'bearer key sent on the upgrade (default: OPENAI_API_KEY with openai); redacted everywhere', value: 'KEY' },
-  'turn-detection': { kind: 'enum', values: ['server_vad', 'none'], group: 'dialect', help: 'openai and vllm-omni: server_vad or none (default: server_vad; vllm-omni: none)' },
+  'turn-detection': { kind: 'enum', values: ['server_vad', 'semantic_vad', 'none'], group: 'dialect', help: 'openai: server_vad, semantic_vad or none (default: server_vad); vllm-omni: server_vad or none (default: none)' },
   'commit-every-s': { kind: 'number', min: 0, exclusive: true, group: 'dialect', help: 'with --turn-detection none: commit (openai: and ask for a response) after this much input, seconds (default: 1; vllm-omni: once, at the end)', value: 'S' },
-  'sample-rate': { kind: 'int', min: 1, default: 16000, group: 'input', help: 'input PCM16 rate, Hz (native takes 16000 only)', value: 'HZ' },
+  'sample-rate': { kind: 'int', min: 1, group: 'input', help: 'input PCM16 rate, Hz (default: 24000 openai, the only rate OpenAI takes; 16000 native, its only rate, and vllm-omni)', value: 'HZ' },
   'packet-ms': { kind: 'number', min: 0, exclusive: true, group: 'input', help: "packet length, ms (default: 80; openai: the server's chunk_period_ms when it announces one)", value: 'MS' },
   'ref-audio': { kind: 'string', group: 'dialect', help: "vllm-omni: the assistant's reference voice, a WAV file sent whole as session.ref_audio (a data URL; MiniCPM-o 4.5 refuses audio sessions without one)", value: 'FILE' },
   'session-extra': { kind: 'string', group: 'dialect', help: 'vllm-omni: a JSON object merged into session.update.session, objects key by key (e.g. \'{"extra_body":{"native_duplex":true}}\')', value: 'JSON' },
@@ -29,7 +29,7 @@ interface DialectFlagValues {
   'api-key'?: string;
   'turn-detection'?: string;
   'commit-every-s'?: number;
-  'sample-rate': number;
+  'sample-rate'?: number;
   'packet-ms'?: number;
   'ref-audio'?: string;
   'session-extra'?: string;
@@ -74,6 +74,20 @@ function admissionPolicy(protocol: DialectOptions['protocol'], retries?: number,
   return { retries: retries ?? 12, backoff_ms: base, max_backoff_ms: Math.max(5000, base) };
 }
 
+/** The input rate a dialect streams when `--sample-rate` is not given. */
+export function defaultSampleRate(protocol: DialectOptions['protocol']): number {
+  return protocol === 'openai' ? OPENAI_PCM_RATE : 16000;
+}
+
+/**
+ * Lines to warn with before a run: an openai rate other than 24,000 Hz is sent as asked (a duplex
+ * server behind the dialect may take it), though OpenAI itself refuses it.
+ */
+export function dialectWarnings(o: DialectOptions): string[] {
+  if (o.protocol !== 'openai' || o.sample_rate === OPENAI_PCM_RATE) return [];
+  return [`warning: --sample-rate ${o.sample_rate}: OpenAI itself accepts only ${OPENAI_PCM_RATE} Hz for audio/pcm input; sent as asked, for a server that takes it`];
+}
+
 /** Validates the dialect flags; `env` supplies `OPENAI_API_KEY` for the openai dialect. */
 export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv = process.env): DialectOptions {
   const protocol = f.protocol as DialectOptions['protocol'];
@@ -81,8 +95,9 @@ export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv
     if (f['turn-detection'] !== undefined || f['commit-every-s'] !== undefined) {
       throw new UsageError('--turn-detection and --commit-every-s are for --protocol openai');
     }
-    if (f['sample-rate'] !== 16000) throw new UsageError('--sample-rate must be 16000 for the native dialect');
+    if (f['sample-rate'] !== undefined && f['sample-rate'] !== 16000) throw new UsageError('--sample-rate must be 16000 for the native dialect');
   }
+  if (f['turn-detection'] === 'semantic_vad' && protocol !== 'openai') throw new UsageError('--turn-detection semantic_vad is for --protocol openai (vllm-omni takes server_vad or none)');
   if (f.model !== undefined && protocol !== 'vllm-omni') throw new UsageError('--model is for --protocol vllm-omni');
   if (f['no-playback-ack'] && protocol !== 'vllm-omni') throw new UsageError('--no-playback-ack is for --protocol vllm-omni');
   if (f['ref-audio'] !== undefined && protocol !== 'vllm-omni') throw new UsageError('--ref-audio is for --protocol vllm-omni');
@@ -92,8 +107,9 @@ export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv
   if (f['commit-every-s'] !== undefined && turn_detection !== 'none') {
     throw new UsageError('--commit-every-s needs --turn-detection none (with server_vad the server finds the turns)');
   }
+  const sample_rate = f['sample-rate'] ?? defaultSampleRate(protocol);
   const packet_ms = f['packet-ms'] ?? DEFAULT_PACKET_MS;
-  checkPacket(packet_ms, f['sample-rate']);
+  checkPacket(packet_ms, sample_rate);
   const api_key = f['api-key'] ?? (env[CHILD_KEY_ENV] || undefined) ?? (protocol === 'openai' ? env.OPENAI_API_KEY || undefined : undefined);
   if (api_key !== undefined && !/^[\x21-\x7e]+$/.test(api_key)) throw new UsageError('--api-key must be printable ASCII without spaces');
   return {
@@ -104,7 +120,7 @@ export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv
     commit_every_s: f['commit-every-s'] ?? 1,
     commit_given: f['commit-every-s'] !== undefined,
     no_playback_ack: f['no-playback-ack'] === true,
-    sample_rate: f['sample-rate'],
+    sample_rate,
     packet_ms,
     packet_ms_given: f['packet-ms'] !== undefined,
     ...(f['ref-audio'] !== undefined ? { ref_audio: readRefAudio(f['ref-audio']), ref_audio_file: f['ref-audio'] } : {}),

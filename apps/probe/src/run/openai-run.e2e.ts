@@ -1,9 +1,14 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { EventEmitter } from 'node:events';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RunIo } from '@duplex-bench/cli';
 import { startMockServer, type MockServer, type MockServerOptions } from '@duplex-bench/mock-servers';
 import { startFaultyMock, type MockFault } from '@duplex-bench/mock-servers/testing';
 import { WebSocketServer } from 'ws';
 import { probe } from './run-harness.spec-helpers';
+import { runCommand } from './run-command';
+import { parseRunOptions } from './run-options';
 
 jest.setTimeout(60_000);
 
@@ -47,7 +52,8 @@ describe('probe run --protocol openai', () => {
       const lines = await traceOf(dir, id);
       expect(lines.slice(0, 3).map((l) => l.event.type)).toEqual(['session.created', 'session.update', 'session.updated']);
       const sent = lines.filter((l) => l.direction === 'send').map((l) => l.event);
-      expect(sent[0]).toMatchObject({ session: { type: 'realtime', audio: { input: { format: { type: 'audio/pcm', rate: 16000 }, turn_detection: { type: 'server_vad' } } } } });
+      // OpenAI's one input rate, with no --sample-rate given.
+      expect(sent[0]).toMatchObject({ session: { type: 'realtime', audio: { input: { format: { type: 'audio/pcm', rate: 24000 }, turn_detection: { type: 'server_vad' } } } } });
       expect(sent.filter((e) => e.type === 'input_audio_buffer.append')).toHaveLength(20);
       // Two turns of 0.8 s of input, each answered in full before the session closed.
       expect(lines.filter((l) => l.event.type === 'response.done')).toHaveLength(2);
@@ -60,7 +66,7 @@ describe('probe run --protocol openai', () => {
     const duplex = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
     for (const s of duplex.duplex_session_metrics) expect(s.stream_audio_duration_ms).toBeCloseTo(1600, 3);
     const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
-    expect(run.dialect).toMatchObject({ protocol: 'openai', input_sample_rate: 16000, turn_detection: 'server_vad', bearer_key_sent: false });
+    expect(run.dialect).toMatchObject({ protocol: 'openai', input_sample_rate: 24000, turn_detection: 'server_vad', bearer_key_sent: false });
   });
 
   it('measures a server that answers with beta names the same as one that answers with GA names', async () => {
@@ -98,6 +104,56 @@ describe('probe run --protocol openai', () => {
     const duplex = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
     const responses = duplex.duplex_session_metrics[0].responses as Array<{ audio_duration_ms: number }>;
     expect(responses.map((r) => Math.round(r.audio_duration_ms))).toEqual([400, 400, 400]);
+  });
+
+  it('sends no response.create while a response is active: the one asked for meanwhile goes after response.done, and the end waits for it', async () => {
+    // Each answer takes longer than the commit period (TTFP 700 ms, then 0.5 x real time), so creates must wait.
+    const mock = await openaiMock({ profile: 'model', model: { ttfp_ms: 700, rtf: 0.5, turn_every_s: 60 } });
+    const { code, summary, dir } = await probe(mock.url, [
+      '--protocol', 'openai', '--turn-detection', 'none', '--commit-every-s', '0.4', '--concurrency', '2', '--duration', '1.6', '--trace', 'full', '--keep-traces',
+    ]);
+    expect(code).toBe(0);
+    expect(summary.sessions).toMatchObject({ completed: 2, incomplete: 0 });
+    // The mock refuses a create during a response as OpenAI does (conversation_already_has_active_response): none was refused.
+    expect(summary.events.server_errors).toBe(0);
+    for (const id of ['s0', 's1']) {
+      const lines = await traceOf(dir, id);
+      let active = 0;
+      let creates = 0;
+      for (const l of lines) {
+        if (l.direction === 'receive' && l.event.type === 'response.created') active++;
+        if (l.direction === 'receive' && l.event.type === 'response.done') active--;
+        if (l.direction === 'send' && l.event.type === 'response.create') {
+          expect(active).toBe(0);
+          creates++;
+        }
+      }
+      const commits = lines.filter((l) => l.direction === 'send' && l.event.type === 'input_audio_buffer.commit').length;
+      expect(commits).toBe(4);
+      // Fewer creates than commits (those asked for while one waited were folded into it), each answered before the session closed.
+      expect(creates).toBeGreaterThan(1);
+      expect(creates).toBeLessThan(commits);
+      expect(lines.filter((l) => l.event.type === 'response.done')).toHaveLength(creates);
+      // A create that waited went as the response before it was done.
+      expect(lines.some((l, i) => l.event.type === 'response.create' && lines[i - 1]?.event.type === 'response.done')).toBe(true);
+      expect(lines.at(-1)?.event.type).toBe('response.done');
+    }
+    // Every committed input was answered: 1.6 s of input owes 1.6 s of output.
+    const duplex = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
+    for (const s of duplex.duplex_session_metrics) expect(s.stream_audio_duration_ms).toBeCloseTo(1600, 3);
+  });
+
+  it('asks for semantic VAD with --turn-detection semantic_vad and measures its turns as with server VAD', async () => {
+    const mock = await openaiMock(MODEL);
+    const { code, summary, dir } = await probe(mock.url, ['--protocol', 'openai', '--turn-detection', 'semantic_vad', '--concurrency', '1', '--duration', '1.6', '--trace', 'full', '--keep-traces']);
+    expect(code).toBe(0);
+    const lines = await traceOf(dir, 's0');
+    expect(lines[1].event).toMatchObject({ type: 'session.update', session: { audio: { input: { turn_detection: { type: 'semantic_vad' } } } } });
+    expect(lines[2].event).toMatchObject({ type: 'session.updated', session: { audio: { input: { turn_detection: { type: 'semantic_vad' } } } } });
+    expect(lines.filter((l) => l.direction === 'send' && l.event.type === 'response.create')).toHaveLength(0);
+    expect(summary.duplex?.responses).toBe(2);
+    const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
+    expect(run.dialect).toMatchObject({ turn_detection: 'semantic_vad' });
   });
 
   it('counts events it does not know and goes on', async () => {
@@ -190,6 +246,36 @@ describe('probe run --protocol openai, servers that misbehave', () => {
     expect(code).toBe(1);
     expect(summary.sessions.incomplete_reasons).toEqual({ drain_timeout: 2 });
     expect(Date.now() - t0).toBeLessThan(8_000);
+  });
+
+  it("ends within the handshake bound against a server that waits for the client to speak first (vLLM-Omni's duplex endpoint), naming --protocol vllm-omni", async () => {
+    const mock = await openaiMock({ openai: { flavor: 'vllm-omni' } });
+    const hint = "this server waits for the client to speak first, as vLLM-Omni's duplex endpoint does; try --protocol vllm-omni";
+    // The look at session.created for the packet size meets it first.
+    let t0 = Date.now();
+    let stderr = '';
+    const io: RunIo = {
+      stdout: { write: () => true },
+      stderr: { write: (s: string) => (stderr += s), isTTY: false },
+      signals: new EventEmitter(),
+      exitNow: (code) => {
+        throw new Error(`exitNow(${code}) in a test`);
+      },
+      argv: [],
+    };
+    const out = await mkdtemp(join(tmpdir(), 'probe-run-'));
+    const flags = ['--url', mock.url, '--output', out, '--quiet', '--protocol', 'openai', '--concurrency', '1', '--duration', '0.8', '--connect-timeout-s', '1'];
+    expect(await runCommand(parseRunOptions(flags), io)).toBe(1);
+    expect(stderr).toBe(`error: no session.created within 1 s: ${hint}\n`);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    // With --packet-ms there is no such look: every session ends at its handshake with the same words.
+    t0 = Date.now();
+    const given = await probe(mock.url, ['--protocol', 'openai', '--packet-ms', '80', '--concurrency', '2', '--duration', '0.8', '--connect-timeout-s', '1']);
+    expect(given.code).toBe(1);
+    expect(given.summary.sessions).toMatchObject({ started: 2, completed: 0, incomplete_reasons: { handshake_timeout: 2 } });
+    const sessions = JSON.parse(await readFile(join(given.dir, 'sessions.json'), 'utf8'));
+    expect(JSON.stringify(sessions)).toContain(hint);
+    expect(Date.now() - t0).toBeLessThan(5_000);
   });
 
   it('ends a session whose server answers session.update with an error at the handshake, as server_error', async () => {
