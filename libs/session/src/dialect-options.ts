@@ -23,7 +23,14 @@ export interface DialectOptions {
   packet_ms: number;
   /** False when `--packet-ms` was not given: an openai server's `chunk_period_ms` may then set it. */
   packet_ms_given: boolean;
+  /** Native: `lockstep` sends each unit once the previous one is done (`--pacing`); realtime when absent. */
+  pacing?: 'realtime' | 'lockstep';
+  /** Lockstep: bound on each wait for a unit's `sglang.unit.done`, ms. */
+  unit_timeout_ms?: number;
 }
+
+/** Lockstep's bound on each unit's wait when none is given: ten 1 s units, far past a healthy server's unit. */
+export const DEFAULT_UNIT_TIMEOUT_MS = 10_000;
 
 /** A packet must hold a whole number of samples. */
 export function checkPacket(packet_ms: number, sample_rate: number): void {
@@ -67,6 +74,7 @@ export function connectionSettings(
     drain_timeout_ms: o.drain_timeout_ms,
     output_sample_rate: o.output_sample_rate,
     output_sample_rate_given: o.output_sample_rate_given,
+    ...(o.pacing === 'lockstep' ? { lockstep: { unit_timeout_ms: o.unit_timeout_ms ?? DEFAULT_UNIT_TIMEOUT_MS } } : {}),
   };
 }
 
@@ -116,6 +124,7 @@ export function dialectRecord(o: DialectOptions & { output_sample_rate: number }
     output_sample_rate_assumed: o.output_sample_rate,
     ...(o.protocol !== 'native' ? { turn_detection: o.turn_detection, ...(o.turn_detection === 'none' ? { commit_every_s: o.commit_given || o.protocol === 'openai' ? o.commit_every_s : 'end of input only' } : {}) } : {}),
     ...(o.model !== undefined ? { model: o.model } : {}),
+    ...(o.protocol === 'native' ? { pacing: o.pacing ?? 'realtime', ...(o.pacing === 'lockstep' ? { unit_timeout_ms: o.unit_timeout_ms ?? DEFAULT_UNIT_TIMEOUT_MS } : {}) } : {}),
     bearer_key_sent: o.api_key !== undefined,
   };
 }

@@ -2,8 +2,8 @@ export { RealtimeSession, SendBarrier, reasonOf } from './realtime-session';
 export type { SessionContext, SessionResult } from './realtime-session';
 export { addResponseEvents } from './response-events';
 export { ProcessMeasures } from './process-measures';
-export { buildSummary, duplexMetrics, MEASUREMENT_ORIGIN } from './summary';
-export type { RunSummary, DuplexAggregate, DuplexSession, ResponseFigures, SummaryInputs } from './summary';
+export { buildSummary, duplexMetrics, LOCKSTEP_ORIGIN, MEASUREMENT_ORIGIN, UNIT_ORIGIN, unitSummary } from './summary';
+export type { LockstepFigures, PacingMode, RunSummary, DuplexAggregate, DuplexSession, ResponseFigures, SummaryInputs, UnitFigures } from './summary';
 export { GrantLog } from './grant-record';
 export type { GrantRecord } from './grant-record';
 
@@ -30,6 +30,7 @@ export {
   CHILD_KEY_ENV,
   connectionSettings,
   DEFAULT_PACKET_MS,
+  DEFAULT_UNIT_TIMEOUT_MS,
   dialectConfig,
   dialectRecord,
   redactArgv,
