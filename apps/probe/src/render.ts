@@ -29,18 +29,39 @@ export function renderRunSummary(s: RunSummary, output: string, v: RunVerdict): 
     lines.splice(lines.length - 1, 0, `server error events: ${codes.map(([code, n]) => `${code} ${n}`).join(', ')} (a native session ends at its first)`);
   }
   if (s.duplex) lines.splice(lines.length - 1, 0, ...renderDuplex(s.duplex));
+  lines.splice(lines.length - 1, 0, ...renderUnits(s));
   const late = `${s.packets.late} late packet(s) in ${s.sessions.with_violation} session(s)`;
   lines.push(
-    verdictLine(v, {
-      interrupted: `partial run, not a server measurement; ${s.packets.late === 0 ? 'no late packet so far' : late}`,
-      qualified: 'every packet within one packet interval of its schedule; this run measures the server',
-      unqualified:
-        s.packets.sent === 0
-          ? `no packet was sent: every session ended before streaming${reasons ? ` (${reasons})` : ''}; nothing was measured`
-          : `${late}; the client missed its cadence, so this run is not a server measurement`,
-    }),
+    s.pacing === 'lockstep' && v.verdict === 'unqualified'
+      ? `LOCKSTEP: pacing not applicable (each unit went once the server had finished the previous one, no realtime schedule); ${s.lockstep?.units_per_s_total ?? 0} units/s total over ${s.lockstep?.units_per_s.count ?? 0} session(s); this measures the server's pace, not a realtime capacity`
+      : verdictLine(v, {
+          interrupted: `partial run, not a server measurement; ${s.packets.late === 0 ? 'no late packet so far' : late}`,
+          qualified: 'every packet within one packet interval of its schedule; this run measures the server',
+          unqualified:
+            s.packets.sent === 0
+              ? `no packet was sent: every session ended before streaming${reasons ? ` (${reasons})` : ''}; nothing was measured`
+              : `${late}; the client missed its cadence, so this run is not a server measurement`,
+        }),
   );
   return lines.join('\n');
+}
+
+/** The unit lines of a native run: lag and miss rate on the realtime schedule, the pace in lockstep. */
+export function renderUnits(s: RunSummary): string[] {
+  if (s.lockstep) {
+    const l = s.lockstep;
+    const m = l.ms_per_unit;
+    return [
+      `lockstep (${l.unit_ms} ms units, ${l.units.done} of ${l.units.expected} done): ms per unit (input complete to unit.done) p50 ${ms(m.p50)}  p90 ${ms(m.p90)}  p99 ${ms(m.p99)}  max ${ms(m.max)}`,
+      `  units/s per session: p50 ${l.units_per_s.p50 ?? '-'}  min ${l.units_per_s.min ?? '-'}  max ${l.units_per_s.max ?? '-'}; total ${l.units_per_s_total} (realtime is ${Math.round(1000 / l.unit_ms * 1000) / 1000} per session)`,
+    ];
+  }
+  if (!s.unit_lag_ms || !s.units) return [];
+  const u = s.unit_lag_ms;
+  const rate = s.unit_miss_rate === null || s.unit_miss_rate === undefined ? '-' : `${(s.unit_miss_rate * 100).toFixed(2)}%`;
+  return [
+    `units (${s.units.unit_ms} ms, input complete to unit.done): lag p50 ${ms(u.p50)}  p95 ${ms(u.p95)}  p99 ${ms(u.p99)}  max ${ms(u.max)}; miss rate ${rate} (${s.units.missed} of ${s.units.expected} past ${s.units.miss_threshold_ms} ms or never done)`,
+  ];
 }
 
 /** The response lines of a summary, each saying where its figures run from and how many they pool. */

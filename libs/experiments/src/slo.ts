@@ -12,6 +12,8 @@ export const SLO_FIGURES: Record<string, { read: (s: RunSummary) => number | nul
   output_gap_p99_ms: { read: (s) => s.duplex?.output_gap_max_ms.p99, what: 'longest output gap of a session, p99 over sessions, ms' },
   underruns: { read: (s) => s.duplex?.playback_underruns, what: 'simulated playback underruns, summed over sessions' },
   incomplete: { read: (s) => s.sessions.incomplete, what: 'sessions that did not complete' },
+  unit_lag_p95_ms: { read: (s) => s.unit_lag_ms?.p95, what: "native: unit lag p95, ms (client: a unit's sglang.unit.done received minus the send of the append that completed its input; sglang-omni's unit_lag_s)" },
+  unit_miss_rate: { read: (s) => s.unit_miss_rate, what: 'native: share of units whose lag exceeds one unit, or that never finished (sglang-omni unit_miss_rate)' },
 };
 
 export const DEFAULT_SLO = 'underruns=0,ttfp_p99_ms<=1000,incomplete=0';

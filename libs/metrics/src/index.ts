@@ -15,3 +15,5 @@ export { ResponseTracker, stat, clientTtft, clientTtfp } from './duplex-response
 export type { ResponseEvent, ResponseRecord, ResponseOrigin, ResponseStatus, SessionResponseMetrics, ResponseMetricsOptions, Stat } from './duplex-response';
 export { recordPacing } from './record-pacing';
 export type { PacedPacket } from './record-pacing';
+export { SessionUnits, UnitLagRecorder, unitLagMs, unitMissRate, unitsPerSecond, unitStepMs } from './unit-lag';
+export type { UnitCounts, UnitLagMs, UnitStepMs, UnitsPerSecond } from './unit-lag';

@@ -65,7 +65,7 @@ export function mergeSamples(files: SamplesFile[], steady_from_s: ReadonlyArray<
       if (violated) withViolation++;
     }
   }
-  const pooled = (key: keyof SamplesFile['histograms']) => percentilesMs(mergeHistograms(files.map((f) => decodeHistogram(f.histograms[key]))));
+  const pooled = (key: 'deviation' | 'send' | 'append_span') => percentilesMs(mergeHistograms(files.map((f) => decodeHistogram(f.histograms[key]))));
   const round = (v: number) => (Number.isFinite(v) ? Math.round(v * 1000) / 1000 : null);
   return {
     processes: files.length,

@@ -1,6 +1,6 @@
 import { Packr } from 'msgpackr';
 import { deviationMs } from '@duplex-bench/pacer';
-import { createUsHistogram, encodeHistogram, recordMs } from './histogram';
+import { createUsHistogram, encodeHistogram, recordMs, type Histogram } from './histogram';
 import type { PacketTimes, PacingRecorder } from './pacing-recorder';
 
 /** One session's packets in columns (seconds on the monotonic clock; send in ms). */
@@ -21,7 +21,7 @@ export interface SamplesFile {
   version: 1;
   packet_ms: number;
   /** The process's histograms (µs), HDR compressed base64, so runs merge without re-recording. */
-  histograms: { deviation: string; send: string; append_span: string };
+  histograms: { deviation: string; send: string; append_span: string; /** Native: unit lag (µs), when the server granted units. */ unit_lag?: string };
   sessions: SessionSampleColumns[];
 }
 
@@ -88,12 +88,13 @@ export class SampleStore {
     };
   }
 
-  toFile(pacing: PacingRecorder): SamplesFile {
+  toFile(pacing: PacingRecorder, unitLag?: Histogram): SamplesFile {
     const sessions = [...this.sessions.keys()].map((id) => this.sessionColumns(id) as SessionSampleColumns);
-    const histograms = {
+    const histograms: SamplesFile['histograms'] = {
       deviation: encodeHistogram(pacing.deviation),
       send: encodeHistogram(pacing.send),
       append_span: encodeHistogram(pacing.appendSpan),
+      ...(unitLag ? { unit_lag: encodeHistogram(unitLag) } : {}),
     };
     return { format: 'duplex-bench.samples', version: 1, packet_ms: this.packet_ms, histograms, sessions };
   }

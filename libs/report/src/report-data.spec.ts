@@ -1,5 +1,5 @@
 import { PacingRecorder, SampleStore } from '@duplex-bench/metrics';
-import { deviationCdf, pacingBins } from './report-data';
+import { deviationCdf, pacingBins, unitsOf } from './report-data';
 
 /** Two sessions of 20 packets, 80 ms apart; session b's packet 13 is 95 ms late. */
 function samples() {
@@ -35,5 +35,23 @@ describe('report data', () => {
       expect(cdf[k][0]).toBeGreaterThanOrEqual(cdf[k - 1][0]);
       expect(cdf[k][1]).toBeGreaterThan(cdf[k - 1][1]);
     }
+  });
+});
+
+describe('report units row', () => {
+  const base = { qualified: true, interrupted: false, packet_ms: 80, packets: { sent: 10, late: 0 }, sessions: { started: 1, completed: 1, incomplete: 0, incomplete_reasons: {} } };
+
+  it('shows a native run’s unit lag and miss rate with their origin, and nothing for a run without units', () => {
+    const row = unitsOf({
+      ...base,
+      unit_lag_ms: { count: 26, p50: 40, p95: 190, p99: 200, max: 201 },
+      unit_miss_rate: 0.153846,
+      units: { unit_ms: 80, expected: 26, missed: 4, miss_threshold_ms: 80 },
+      measurement_origin: { unit_lag_ms: 'client: unit.done received minus input complete', unit_miss_rate: 'lag over one unit' },
+    });
+    expect(row?.title).toBe('Unit lag and miss rate (80 ms units)');
+    expect(row?.figures).toMatchObject({ 'lag p95 ms': 190, missed: 4, 'miss rate': 0.153846 });
+    expect(row?.origin).toMatch(/unit\.done received/);
+    expect(unitsOf(base)).toBeNull();
   });
 });

@@ -62,6 +62,8 @@ export interface ReportData {
   responses: { ttft_ms: ByOrigin; ttfp_ms: ByOrigin; rtf: ByOrigin; tpot_ms: ByOrigin };
   stream: { ttfp_ms: number[]; rtf: number[]; output_gap_max_ms: number[]; playback_underruns: number[] };
   rows: SessionRow[];
+  /** Native: the server's units, one row of figures (realtime: lag and miss rate; lockstep: its pace), with their origin. */
+  units: { title: string; figures: Record<string, number | string | null>; origin: string } | null;
   summary_origin: Record<string, string>;
 }
 
@@ -73,6 +75,35 @@ interface SummaryLike {
   sessions: { started: number; completed: number; incomplete: number; incomplete_reasons: Record<string, number> };
   measurement_origin?: Record<string, string>;
   sources?: string[];
+  unit_lag_ms?: { count: number; p50: number | null; p95: number | null; p99: number | null; max: number | null };
+  unit_miss_rate?: number | null;
+  units?: { unit_ms: number; expected: number; missed: number; miss_threshold_ms: number };
+  lockstep?: {
+    unit_ms: number;
+    ms_per_unit: { count: number; p50: number | null; p90: number | null; p99: number | null; max: number | null };
+    units_per_s: { p50: number | null; min: number | null; max: number | null };
+    units_per_s_total: number;
+    measurement_origin: Record<string, string>;
+  };
+}
+
+/** The units row of a native run's summary, or null for a run with no units. */
+export function unitsOf(s: SummaryLike): ReportData['units'] {
+  if (s.lockstep) {
+    const l = s.lockstep;
+    return {
+      title: `Lockstep pace (${l.unit_ms} ms units)`,
+      figures: { 'ms/unit p50': l.ms_per_unit.p50, 'ms/unit p90': l.ms_per_unit.p90, 'ms/unit p99': l.ms_per_unit.p99, 'ms/unit max': l.ms_per_unit.max, units: l.ms_per_unit.count, 'units/s per session p50': l.units_per_s.p50, 'units/s total': l.units_per_s_total },
+      origin: `${l.measurement_origin.ms_per_unit}; units/s: ${l.measurement_origin.units_per_s}`,
+    };
+  }
+  if (!s.unit_lag_ms || !s.units) return null;
+  const u = s.unit_lag_ms;
+  return {
+    title: `Unit lag and miss rate (${s.units.unit_ms} ms units)`,
+    figures: { 'lag p50 ms': u.p50, 'lag p95 ms': u.p95, 'lag p99 ms': u.p99, 'lag max ms': u.max, units: s.units.expected, missed: s.units.missed, 'miss rate': s.unit_miss_rate ?? null },
+    origin: `${s.measurement_origin?.unit_lag_ms ?? ''}; missed: ${s.measurement_origin?.unit_miss_rate ?? `lag over ${s.units.miss_threshold_ms} ms`}`,
+  };
 }
 
 interface DuplexSessionLike {
@@ -288,6 +319,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
     },
     stream,
     rows,
+    units: unitsOf(summary),
     summary_origin: { ...(summary.measurement_origin ?? {}), incomplete_reasons: reasons.map(([k, n]) => `${k} ${n}`).join(', ') },
   };
 }

@@ -162,6 +162,14 @@
     box.appendChild(t);
   }
 
+  if (data.units) {
+    box = section(data.units.title, data.units.origin);
+    const ut = document.createElement('table');
+    const f = data.units.figures;
+    ut.innerHTML = '<tr>' + Object.keys(f).map(function (k) { return '<th>' + k + '</th>'; }).join('') + '</tr><tr>' + Object.keys(f).map(function (k) { return '<td>' + (f[k] === null ? '-' : f[k]) + '</td>'; }).join('') + '</tr>';
+    box.appendChild(ut);
+  }
+
   distributions('TTFT per response', 'ms', data.responses.ttft_ms, 'from the named origin to the first non-empty text or transcript delta received');
   distributions('TTFP per response', 'ms', data.responses.ttfp_ms, 'from the named origin to the first audio delta received');
   distributions('RTF per response', 'ratio', data.responses.rtf, 'response.created received to the last audio delta received, over the response audio duration');

@@ -35,7 +35,14 @@ export interface DialectOptions {
   handshake_timeout_ms?: number;
   /** Bound on the dialect's close. */
   close_timeout_ms: number;
+  /** Native: `lockstep` sends each unit once the previous one is done (`--pacing`); realtime when absent. */
+  pacing?: 'realtime' | 'lockstep';
+  /** Lockstep: bound on each wait for a unit's `sglang.unit.done`, ms. */
+  unit_timeout_ms?: number;
 }
+
+/** Lockstep's bound on each unit's wait when none is given: ten 1 s units, far past a healthy server's unit. */
+export const DEFAULT_UNIT_TIMEOUT_MS = 10_000;
 
 /** A packet must hold a whole number of samples. */
 export function checkPacket(packet_ms: number, sample_rate: number): void {
@@ -86,6 +93,7 @@ export function connectionSettings(
     drain_timeout_ms: o.drain_timeout_ms,
     output_sample_rate: o.output_sample_rate,
     output_sample_rate_given: o.output_sample_rate_given,
+    ...(o.pacing === 'lockstep' ? { lockstep: { unit_timeout_ms: o.unit_timeout_ms ?? DEFAULT_UNIT_TIMEOUT_MS } } : {}),
   };
 }
 
@@ -142,6 +150,7 @@ export function dialectRecord(o: DialectOptions & { output_sample_rate: number }
     admission: o.admission,
     ...(o.handshake_timeout_ms !== undefined ? { handshake_timeout_ms: o.handshake_timeout_ms } : {}),
     close_timeout_ms: o.close_timeout_ms,
+    ...(o.protocol === 'native' ? { pacing: o.pacing ?? 'realtime', ...(o.pacing === 'lockstep' ? { unit_timeout_ms: o.unit_timeout_ms ?? DEFAULT_UNIT_TIMEOUT_MS } : {}) } : {}),
     bearer_key_sent: o.api_key !== undefined,
   };
 }

@@ -2,8 +2,8 @@ export { admissionBackoffMs, admissionRefusal, NATIVE_ADMISSION, RealtimeSession
 export type { AdmissionPolicy, SessionContext, SessionResult } from './realtime-session';
 export { addResponseEvents } from './response-events';
 export { ProcessMeasures } from './process-measures';
-export { buildSummary, duplexMetrics, MEASUREMENT_ORIGIN, vllmOmniFigures } from './summary';
-export type { RunSummary, DuplexAggregate, DuplexSession, ResponseFigures, SummaryInputs, VllmOmniFigures } from './summary';
+export { buildSummary, duplexMetrics, LOCKSTEP_ORIGIN, MEASUREMENT_ORIGIN, UNIT_ORIGIN, unitSummary, vllmOmniFigures } from './summary';
+export type { LockstepFigures, PacingMode, RunSummary, DuplexAggregate, DuplexSession, ResponseFigures, SummaryInputs, UnitFigures, VllmOmniFigures } from './summary';
 export { GrantLog } from './grant-record';
 export type { GrantRecord } from './grant-record';
 
@@ -33,6 +33,7 @@ export {
   CHILD_KEY_ENV,
   connectionSettings,
   DEFAULT_PACKET_MS,
+  DEFAULT_UNIT_TIMEOUT_MS,
   dialectConfig,
   dialectRecord,
   redactArgv,

@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '@duplex-bench/cli';
-import { decodeSamples, mergeSamples, type MergedPacing, type SamplesFile } from '@duplex-bench/metrics';
-import { type DuplexAggregate, duplexMetrics, type DuplexSession, MEASUREMENT_ORIGIN, type RunSummary } from './summary';
+import { decodeHistogram, decodeSamples, mergeHistograms, mergeSamples, type MergedPacing, type SamplesFile, type UnitCounts } from '@duplex-bench/metrics';
+import { type DuplexAggregate, duplexMetrics, type DuplexSession, MEASUREMENT_ORIGIN, type RunSummary, UNIT_ORIGIN, unitSummary } from './summary';
 import type { SessionResult } from './realtime-session';
 
 export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
@@ -21,6 +21,11 @@ export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   events: RunSummary['events'];
   /** Responses of every process's sessions pooled, when the server answered with model turns. */
   duplex?: DuplexAggregate;
+  /** Native: unit lag and misses (realtime) or the lockstep pace, pooled over every process's units. */
+  unit_lag_ms?: RunSummary['unit_lag_ms'];
+  unit_miss_rate?: RunSummary['unit_miss_rate'];
+  units?: RunSummary['units'];
+  lockstep?: RunSummary['lockstep'];
   sources: string[];
   measurement_origin: Record<string, string>;
 }
@@ -103,6 +108,7 @@ export function buildMergedSummary(dirs: string[], runs: RunForMerge[]): MergedS
       into.not_rising += seq.not_rising;
     }
   }
+  const units = mergedUnits(runs);
   const lagMaxes = summaries.map((s) => s?.event_loop_lag_ms.max ?? null).filter((v): v is number => v !== null);
   const interrupted = summaries.some((s) => s === null || s.interrupted);
   return {
@@ -126,14 +132,40 @@ export function buildMergedSummary(dirs: string[], runs: RunForMerge[]): MergedS
     first_late_s: late_times_s[0] ?? null,
     warmup_s: Math.max(0, ...summaries.map((s) => s?.warmup_s ?? 0)),
     events,
+    ...units,
     sources: dirs,
     measurement_origin: {
       ...MEASUREMENT_ORIGIN,
+      ...(units.unit_lag_ms ? { ...UNIT_ORIGIN, unit_lag_ms: `${UNIT_ORIGIN.unit_lag_ms}; pooled over every unit of every process (HDR histograms merged)` } : {}),
       pacing_deviation_ms: `${MEASUREMENT_ORIGIN.pacing_deviation_ms}; pooled over every packet of every process (HDR histograms merged)`,
       peak_overlapping_streams: 'all processes on the host monotonic clock: most sessions between first append and one packet after the last',
       first_late_s: 'host monotonic clock: send start of the earliest late packet',
     },
   };
+}
+
+/**
+ * The unit figures of several processes: their lag histograms (samples.msgpack) merged, their unit
+ * counts summed, their sessions' units per second pooled. Runs without units (other dialects) add nothing.
+ */
+function mergedUnits(runs: RunForMerge[]): Pick<MergedSummary, 'unit_lag_ms' | 'unit_miss_rate' | 'units' | 'lockstep'> {
+  const withUnits = runs.filter((r) => r.samples.histograms.unit_lag && r.summary && (r.summary.units || r.summary.lockstep));
+  if (withUnits.length === 0) return {};
+  const lag = mergeHistograms(withUnits.map((r) => decodeHistogram(r.samples.histograms.unit_lag as string)));
+  const counts: UnitCounts = { unit_ms: 0, expected: 0, done: 0, missed: 0, done_before_input: 0 };
+  const per_session: number[] = [];
+  for (const r of withUnits) {
+    const s = r.summary as RunSummary;
+    const c = s.units ?? (s.lockstep ? { ...s.lockstep.units, unit_ms: s.lockstep.unit_ms, missed: 0 } : null);
+    if (!c) continue;
+    counts.unit_ms = c.unit_ms;
+    counts.expected += c.expected;
+    counts.done += c.done;
+    counts.missed += c.missed;
+    counts.done_before_input += c.done_before_input;
+    per_session.push(...(s.lockstep?.units_per_s.per_session ?? []));
+  }
+  return unitSummary(withUnits.some((r) => r.summary?.lockstep) ? 'lockstep' : 'realtime', counts, lag, per_session);
 }
 
 type DuplexSessions = DuplexSession[];

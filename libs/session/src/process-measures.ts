@@ -8,12 +8,13 @@ import {
   percentilesMs,
   SampleStore,
   Timeline,
+  UnitLagRecorder,
   type PacingFigures,
 } from '@duplex-bench/metrics';
 import { DeadlineScheduler, timersOn, type Clock } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
 import type { SessionContext, SessionResult } from './realtime-session';
-import { buildSummary, type RunSummary } from './summary';
+import { buildSummary, type PacingMode, type RunSummary } from './summary';
 
 /**
  * What one probe process measures while its sessions stream (pacing, its own loop, GC, CPU,
@@ -29,6 +30,8 @@ export class ProcessMeasures {
   readonly overlap = new OverlapCounter();
   readonly pacing: PacingRecorder;
   readonly samples: SampleStore;
+  /** Native servers: the lag of each unit, pooled over this process's sessions. */
+  readonly units = new UnitLagRecorder();
   /** Received event types the dialect does not define, counted by type. */
   readonly unknownEvents = new Map<string, number>();
 
@@ -47,10 +50,11 @@ export class ProcessMeasures {
 
   /** The context sessions of this process share: the measures' scheduler, recorders and counters, plus `own`. */
   sessionContext(
-    own: Omit<SessionContext, 'clock' | 'scheduler' | 'pacing' | 'samples' | 'unknownEvents' | 'onStreamStart' | 'onStreamEnd'>,
+    own: Omit<SessionContext, 'clock' | 'scheduler' | 'pacing' | 'samples' | 'units' | 'unknownEvents' | 'onStreamStart' | 'onStreamEnd'>,
   ): SessionContext {
     return {
       ...own,
+      units: this.units,
       clock: this.clock,
       scheduler: this.scheduler,
       pacing: this.pacing,
@@ -74,7 +78,10 @@ export class ProcessMeasures {
   }
 
   /** The summary of `results`; `pacing` replaces this process's own when the results span other invocations (a resumed recording). */
-  summary(results: SessionResult[], i: { interrupted: boolean; trace: TraceWriterStats; warmup_s: number; duration_s: number; pacing?: PacingFigures }): RunSummary {
+  summary(
+    results: SessionResult[],
+    i: { interrupted: boolean; trace: TraceWriterStats; warmup_s: number; duration_s: number; pacing?: PacingFigures; pacing_mode?: PacingMode },
+  ): RunSummary {
     return buildSummary({
       results,
       pacing: i.pacing ?? this.pacing.figures(),
@@ -91,6 +98,8 @@ export class ProcessMeasures {
       trace: i.trace,
       packet_ms: this.packet_ms,
       duration_s: i.duration_s,
+      units: this.units.unit_ms > 0 ? { counts: this.units.counts(), lag: this.units.lag, units_per_s: this.units.units_per_s } : undefined,
+      pacing_mode: i.pacing_mode ?? 'realtime',
     });
   }
 }

@@ -1,9 +1,10 @@
-import { merge, Subject, Subscription, type Observable } from 'rxjs';
+import { BehaviorSubject, merge, Subject, Subscription, type Observable } from 'rxjs';
 import { pcm16BytesPerMs, type PacketSource } from '@duplex-bench/audio';
-import { ticks, type Clock, type DeadlineScheduler } from '@duplex-bench/pacer';
-import { ProtocolError, serverError, VLLM_CAPACITY_CODE } from '@duplex-bench/protocol';
+import { ticks, timersOn, type Clock, type DeadlineScheduler } from '@duplex-bench/pacer';
+import { NativeEvent, ProtocolError, serverError, VLLM_CAPACITY_CODE } from '@duplex-bench/protocol';
 import {
   createSessionFlow,
+  lockstepAppends,
   sendAppends,
   TransportError,
   WsConnection,
@@ -12,15 +13,27 @@ import {
   type NativeDrainReport,
   type ServerEventSeqFigures,
   type SessionFlow,
+  type SendReceipt,
   type SessionGrant,
 } from '@duplex-bench/transport';
 import { traceReceipts, traceReceived, TraceWriteError, type SessionTraceSink } from '@duplex-bench/tracer';
-import { recordPacing, ResponseTracker, type PacingRecorder, type ResponseEvent, type ResponseRecord, type SampleStore, type SessionResponseMetrics } from '@duplex-bench/metrics';
+import {
+  recordPacing,
+  ResponseTracker,
+  type PacingRecorder,
+  type ResponseEvent,
+  type ResponseRecord,
+  type SampleStore,
+  type SessionResponseMetrics,
+  type SessionUnits,
+  type UnitLagRecorder,
+} from '@duplex-bench/metrics';
 import * as responseEvents from './response-events';
 
 // Bound once at load: under tsx a call through an imported name costs about 40 ns more
 // (tools/bench/import-binding.ts), and these run for every frame or packet.
 const { addResponseEvents } = responseEvents;
+const UNIT_DONE = NativeEvent.unitDone;
 
 /** Everything sessions of one process share. */
 export interface SessionContext {
@@ -55,6 +68,13 @@ export interface SessionContext {
   onStreamEnd(): void;
   /** When set, input ends are held until every session of the run has sent its last packet. */
   allSent?: SendBarrier;
+  /** Native servers: each unit's lag (input complete → its `sglang.unit.done`), pooled over the process's sessions. */
+  units?: UnitLagRecorder;
+  /**
+   * Lockstep pacing (native): each unit's input is sent once the server reported the previous unit
+   * done, bounded per unit; no realtime schedule, so no pacing deviation. Absent: realtime pacing.
+   */
+  lockstep?: { unit_timeout_ms: number };
 }
 
 /** How a session waits for a slot on a full server: `retries` more attempts, `backoff_ms` doubling up to `max_backoff_ms`. */
@@ -172,6 +192,10 @@ export class RealtimeSession {
   private responses: ResponseTracker | null = null;
   /** The server's output rate: granted in session.updated, else the run's --output-sample-rate. */
   private output_sample_rate: number;
+  /** Native: this session's units (lag of each `sglang.unit.done`), once the server granted its unit. */
+  private units: SessionUnits | null = null;
+  /** Lockstep: the count of `sglang.unit.done` received, for the sends that wait on it. */
+  private unitsDone$: BehaviorSubject<number> | null = null;
 
   constructor(
     readonly id: string,
@@ -245,7 +269,8 @@ export class RealtimeSession {
       next: (e) => {
         const type = e.frame.type;
         if (this.responses) addResponseEvents(e.frame, e.received_s, addResponse);
-        if (type === 'error') this.onServerError(serverError(e.frame));
+        if (type === UNIT_DONE) this.onUnitDone(e.received_s);
+        else if (type === 'error') this.onServerError(serverError(e.frame));
         else if (!this.flow.isKnownType(type)) ctx.unknownEvents.set(type, (ctx.unknownEvents.get(type) ?? 0) + 1);
       },
       error: (err: Error) => {
@@ -259,6 +284,19 @@ export class RealtimeSession {
     this.chunk_period_ms = grant.chunk_period_ms;
     this.native_unit_ms = grant.native_unit_ms;
     ctx.onGrant?.(grant);
+    if (grant.native_unit_ms && ctx.units) {
+      this.units = ctx.units.session(grant.native_unit_ms, this.packets.total_bytes / pcm16BytesPerMs(this.packets.sample_rate));
+      if (ctx.lockstep) this.unitsDone$ = new BehaviorSubject(0);
+    } else if (ctx.lockstep) {
+      throw new TransportError('server_error', 'lockstep pacing needs the native_unit_ms of the grant; the server granted none');
+    }
+  }
+
+  private onUnitDone(received_s: number): void {
+    const units = this.units;
+    if (!units) return;
+    units.unitDone(received_s);
+    this.unitsDone$?.next(units.done);
   }
 
   private onServerError(error: ProtocolError): void {
@@ -354,14 +392,15 @@ export class RealtimeSession {
         this.ctx.allSent?.done();
       }
       this.throwIfEnded();
-      if (this.ctx.allSent) {
+      // Lockstep ends its input as soon as the last packet went, as their client does: there is no realtime play-out to wait for.
+      if (this.ctx.allSent && !this.ctx.lockstep) {
         await this.unlessStopped(this.ctx.allSent.passed);
         // The barrier's wait past the real client's rule is the client's own: measured, and left out of the server's figures.
         const played_s = this.inputPlayedAt_s();
         if (played_s !== null) this.responses?.excludeInputEndHold(played_s, this.ctx.clock.now_s());
       }
       this.throwIfEnded();
-      await this.unlessStopped(this.untilInputPlayed());
+      if (!this.ctx.lockstep) await this.unlessStopped(this.untilInputPlayed());
       this.throwIfEnded();
       const report = await this.flow.end(this.conn, this.flowOptions());
       if (report.drain) result.drain = report.drain;
@@ -397,6 +436,7 @@ export class RealtimeSession {
   private async finish(result: SessionResult): Promise<SessionResult> {
     this.receiving?.unsubscribe();
     this.watching?.unsubscribe();
+    this.units?.finish();
     result.server_errors = this.server_errors;
     if (this.server_errors > 0) result.server_error_codes = this.server_error_codes;
     const ended = this.stoppedBy ?? (result.reason === 'server_error' ? this.lastServerError : null);
@@ -442,13 +482,42 @@ export class RealtimeSession {
   }
 
   /**
+   * The sends, packet to traced receipt: realtime, absolute-deadline ticks → each as the dialect's
+   * append, sent (`sendAppends`) → receipts traced → pacing recorded; lockstep, each unit's packets
+   * sent once the previous unit is done (`lockstepAppends`) → receipts traced, with no pacing to
+   * record (no schedule). Chosen once per session: the realtime path is the same pipe as before.
+   */
+  private sends(start_s: number): Observable<SendReceipt & { late?: boolean }> {
+    const { scheduler, pacing, clock, lockstep } = this.ctx;
+    const { packets, flow } = this;
+    const prefix = `${this.id}_a`;
+    if (lockstep && this.units && this.unitsDone$) {
+      const input_ms = packets.total_bytes / pcm16BytesPerMs(packets.sample_rate);
+      const plan = {
+        start_s,
+        packet_count: packets.packet_count,
+        inputEndMs: (seq: number) => Math.min((seq + 1) * packets.packet_ms, input_ms),
+        unit_ms: this.units.unit_ms,
+        unit_timeout_ms: lockstep.unit_timeout_ms,
+      };
+      return lockstepAppends(this.conn, flow, packets, prefix, clock, timersOn(clock), this.unitsDone$, plan).pipe(traceReceipts(this.sink));
+    }
+    return ticks(scheduler, { start_s, period_ms: packets.packet_ms, count: packets.packet_count }).pipe(
+      sendAppends(this.conn, flow, packets, prefix, clock),
+      traceReceipts(this.sink),
+      recordPacing(pacing, this.ctx.samples.open(this.id)),
+    );
+  }
+
+  /**
    * The paced send pipeline, tick to receipt: absolute-deadline ticks → each as the dialect's append,
    * sent (`sendAppends`) → send receipts traced → pacing recorded; each append's turn commits follow
    * it. Resolves when every packet went (or a stop came), rejects when the socket broke.
    */
   private sendAll(start_s: number, result: SessionResult): Promise<void> {
-    const { scheduler, pacing, stop$ } = this.ctx;
+    const { stop$ } = this.ctx;
     const { packets, flow } = this;
+    const bytesPerMs = pcm16BytesPerMs(packets.sample_rate);
     return new Promise<void>((resolve, reject) => {
       let streaming = false;
       let ended = false;
@@ -468,15 +537,14 @@ export class RealtimeSession {
       sub.add(merge(stop$, this.stopped$).subscribe(() => end()));
       if (ended) return;
       sub.add(
-        ticks(scheduler, { start_s, period_ms: packets.packet_ms, count: packets.packet_count })
-          .pipe(sendAppends(this.conn, flow, packets, `${this.id}_a`, this.ctx.clock), traceReceipts(this.sink), recordPacing(pacing, this.ctx.samples.open(this.id)))
-          .subscribe({
+        this.sends(start_s).subscribe({
             next: (packet) => {
               if (packet.seq === 0) {
                 streaming = true;
                 this.onStreamStart(packet.start_s);
               }
               this.sent_bytes += packets.packetBytes(packet.seq);
+              this.units?.inputSent(packet.start_s, this.sent_bytes / bytesPerMs, packet.completed_s);
               // Turn commits go right after the append that closes the turn; they are not paced.
               const commits = flow.afterAppend(packet.seq);
               if (commits) for (const frame of commits) this.sendControl(frame);

@@ -1,10 +1,46 @@
-import { clientTtfp, clientTtft, stat, type ResponseOrigin, type CpuFigures, type GcFigures, type LoopLagFigures, type PacingFigures, type PercentilesMs, type Stat } from '@duplex-bench/metrics';
+import {
+  clientTtfp,
+  clientTtft,
+  stat,
+  unitLagMs,
+  unitMissRate,
+  unitsPerSecond,
+  unitStepMs,
+  type Histogram,
+  type UnitCounts,
+  type UnitLagMs,
+  type UnitStepMs,
+  type UnitsPerSecond,
+  type ResponseOrigin, type CpuFigures, type GcFigures, type LoopLagFigures, type PacingFigures, type PercentilesMs, type Stat } from '@duplex-bench/metrics';
 import type { DeadlineSchedulerStats } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
 import type { SessionResult } from './realtime-session';
 
+/** How packets went: on the realtime schedule (every dialect), or lockstep with the server's units (native). */
+export type PacingMode = 'realtime' | 'lockstep';
+
+/** Per-unit figures of a native run on the realtime schedule (sglang-omni's unit lag and miss rate). */
+export interface UnitFigures extends UnitCounts {
+  /** A unit is missed when its lag exceeds this: one unit. */
+  miss_threshold_ms: number;
+}
+
+/** What a lockstep run measures: the server's pace with no realtime constraint. */
+export interface LockstepFigures {
+  unit_ms: number;
+  units: Omit<UnitCounts, 'missed' | 'unit_ms'>;
+  ms_per_unit: UnitStepMs;
+  units_per_s: UnitsPerSecond;
+  units_per_s_total: number;
+  measurement_origin: Record<string, string>;
+}
+
 export interface RunSummary extends PacingFigures {
   qualified: boolean;
+  /** `realtime` unless the run was lockstep: then no schedule was kept, and `qualified` is false (not a realtime capacity figure). */
+  pacing?: PacingMode;
+  /** Lockstep: why the pacing verdict does not apply. */
+  pacing_verdict?: string;
   interrupted: boolean;
   sessions: {
     started: number;
@@ -42,6 +78,12 @@ export interface RunSummary extends PacingFigures {
   duplex?: DuplexAggregate;
   /** vllm-omni runs: the response figures under vLLM-Omni's benchmark names and meanings. */
   vllm_omni?: VllmOmniFigures;
+  /** Native, realtime pacing: each unit's lag, pooled over sessions; a unit is missed past one unit. */
+  unit_lag_ms?: UnitLagMs;
+  unit_miss_rate?: number | null;
+  units?: UnitFigures;
+  /** Native, lockstep pacing. */
+  lockstep?: LockstepFigures;
 }
 
 /** Response figures of one group of sessions. Every latency here is the client's own (receive times). */
@@ -239,6 +281,34 @@ export interface SummaryInputs {
   trace: TraceWriterStats;
   packet_ms: number;
   duration_s: number;
+  /** Native runs: the process's unit counts, lag histogram and each session's units per second. */
+  units?: { counts: UnitCounts; lag: Histogram; units_per_s: number[] };
+  pacing_mode?: PacingMode;
+}
+
+export const UNIT_ORIGIN: Record<string, string> = {
+  unit_lag_ms:
+    "client: receipt of a unit's sglang.unit.done minus the send completion (ws.send() returned) of the append holding the unit's last input sample (sglang-omni serving_unit_metrics.py: its unit_ready_s from the packet's completed_s); units matched to unit.done in arrival order; the empty unit of an input that ends on a unit boundary left out",
+  unit_miss_rate:
+    "units whose lag exceeds one unit (native_unit_ms of the grant: 80 ms nemotron, 1,000 ms minicpmo, as sglang-omni's gates call a unit missed), plus units sent whole whose unit.done never came, over the units sent whole",
+};
+
+export const LOCKSTEP_ORIGIN: Record<string, string> = {
+  pacing:
+    "lockstep: each packet sent as soon as the previous unit's sglang.unit.done came (bounded by --unit-timeout-s), no realtime schedule; pacing deviation does not apply, so qualified is false: this run measures the server's pace, not a realtime capacity",
+  ms_per_unit: UNIT_ORIGIN.unit_lag_ms,
+  units_per_s: "client, per session: units done over (receipt of the last unit's sglang.unit.done minus send start of the first append), as sglang-omni's serving benchmark",
+  units_per_s_total: 'sum of units_per_s over the sessions (sglang-omni total_units_per_s)',
+};
+
+/** The summary's unit blocks: `unit_lag_ms`/`unit_miss_rate`/`units` on the realtime schedule, `lockstep` in lockstep. */
+export function unitSummary(mode: PacingMode, counts: UnitCounts, lag: Histogram, per_session: number[]): Pick<RunSummary, 'unit_lag_ms' | 'unit_miss_rate' | 'units' | 'lockstep'> {
+  if (mode === 'lockstep') {
+    // No miss count in lockstep: the client waits for each unit, so no unit can fall behind a schedule.
+    const { unit_ms, expected, done, done_before_input } = counts;
+    return { lockstep: { unit_ms, units: { expected, done, done_before_input }, ms_per_unit: unitStepMs(lag), ...unitsPerSecond(per_session), measurement_origin: LOCKSTEP_ORIGIN } };
+  }
+  return { unit_lag_ms: unitLagMs(lag), unit_miss_rate: unitMissRate(counts), units: { ...counts, miss_threshold_ms: counts.unit_ms } };
 }
 
 export const MEASUREMENT_ORIGIN: Record<string, string> = {
@@ -286,9 +356,12 @@ export function buildSummary(i: SummaryInputs): RunSummary {
       for (const [k, n] of Object.entries(r.dialect_events)) dialect[k] = (dialect[k] ?? 0) + n;
     }
   }
+  const lockstep = i.pacing_mode === 'lockstep';
   const summary: RunSummary = {
-    // An interrupted run is partial: never a qualified measurement, whatever its packets did.
-    qualified: !i.interrupted && i.pacing.packets.late === 0 && i.pacing.packets.sent > 0,
+    // An interrupted run is partial: never a qualified measurement, whatever its packets did. A
+    // lockstep run kept no schedule: nothing to qualify.
+    qualified: !lockstep && !i.interrupted && i.pacing.packets.late === 0 && i.pacing.packets.sent > 0,
+    ...(lockstep ? { pacing: 'lockstep' as const, pacing_verdict: 'not applicable (lockstep)' } : {}),
     interrupted: i.interrupted,
     sessions: {
       started: i.results.length,
@@ -314,5 +387,14 @@ export function buildSummary(i: SummaryInputs): RunSummary {
     measurement_origin: MEASUREMENT_ORIGIN,
   };
   if (i.warmup_s > 0 && i.steady) summary.pacing_deviation_steady_ms = i.steady;
+  if (lockstep) {
+    // Lockstep sends are not paced, so the pacing recorder saw none: count them from the sessions.
+    summary.packets = { sent: i.results.reduce((n, r) => n + r.packets_sent, 0), late: 0 };
+    summary.measurement_origin = { ...MEASUREMENT_ORIGIN, pacing: LOCKSTEP_ORIGIN.pacing };
+  }
+  if (i.units) {
+    Object.assign(summary, unitSummary(lockstep ? 'lockstep' : 'realtime', i.units.counts, i.units.lag, i.units.units_per_s));
+    if (!lockstep) summary.measurement_origin = { ...summary.measurement_origin, ...UNIT_ORIGIN };
+  }
   return summary;
 }

@@ -10,6 +10,8 @@ export type IncompleteReason =
   | 'malformed_frame'
   | 'server_error'
   | 'drain_timeout'
+  /** Lockstep pacing: a unit's `sglang.unit.done` did not come within its bound. */
+  | 'unit_timeout'
   | 'close_timeout'
   | 'send_failed'
   | 'trace_write_failed'

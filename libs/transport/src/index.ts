@@ -2,6 +2,8 @@ export { WsConnection } from './connection';
 export type { ConnectOptions, ReceivedEvent } from './connection';
 export { waitForEvent } from './wait-for';
 export { sendAppends, sendOn } from './send-on';
+export { lockstepAppends } from './lockstep-appends';
+export type { LockstepPlan } from './lockstep-appends';
 export type { AppendAudio, OutgoingFrame, SendReceipt } from './send-on';
 export { nativeHandshake, nativeEndSession, NativeFlow } from './native-flow';
 export { OpenAIFlow, readSessionCreated } from './openai-flow';

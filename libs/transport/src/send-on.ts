@@ -60,7 +60,8 @@ export function sendAppends(
   });
 }
 
-function sendWithReceipt(conn: WsConnection, clock: Clock, seq: number, event_id: string, frame: string | Buffer, scheduled_s: number, start_s: number): SendReceipt {
+/** Sends one frame and returns its receipt; the paced and the lockstep sends share it. */
+export function sendWithReceipt(conn: Pick<WsConnection, 'send' | 'bufferedAmount'>, clock: Clock, seq: number, event_id: string, frame: string | Buffer, scheduled_s: number, start_s: number): SendReceipt {
   const before_s = clock.now_s();
   conn.send(frame);
   const completed_s = clock.now_s();

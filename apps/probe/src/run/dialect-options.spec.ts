@@ -12,6 +12,16 @@ describe('dialect options', () => {
     expect(parseDialectOptions(flags(), { OPENAI_API_KEY: '' }).api_key).toBeUndefined();
   });
 
+  it('takes --pacing lockstep for the native dialect only, with its unit bound, and records it', () => {
+    const refuse = (f: Record<string, unknown>) => expect(() => parseDialectOptions(flags(f), {})).toThrow(UsageError);
+    refuse({ pacing: 'lockstep' });
+    refuse({ protocol: 'vllm-omni', pacing: 'realtime' });
+    refuse({ protocol: 'native', 'unit-timeout-s': 2 });
+    expect(parseDialectOptions(flags({ protocol: 'native', pacing: 'lockstep' }), {})).toMatchObject({ pacing: 'lockstep', unit_timeout_ms: 10_000 });
+    expect(parseDialectOptions(flags({ protocol: 'native', pacing: 'lockstep', 'unit-timeout-s': 2.5 }), {}).unit_timeout_ms).toBe(2500);
+    expect(parseDialectOptions(flags({ protocol: 'native', pacing: 'realtime' }), {}).pacing).toBeUndefined();
+  });
+
   it('refuses openai-only flags and other rates with the native dialect, and a commit period with server VAD', () => {
     const refuse = (f: Record<string, unknown>) => expect(() => parseDialectOptions(flags(f), {})).toThrow(UsageError);
     refuse({ protocol: 'native', 'turn-detection': 'none' });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { UsageError } from '@duplex-bench/cli';
 import { OPENAI_PCM_RATE, wavDataUrl, type TurnDetection } from '@duplex-bench/protocol';
 import { VLLM_TIMEOUTS } from '@duplex-bench/transport';
-import { checkPacket, CHILD_KEY_ENV, DEFAULT_PACKET_MS, NATIVE_ADMISSION, type AdmissionPolicy, type DialectOptions } from '@duplex-bench/session';
+import { checkPacket, CHILD_KEY_ENV, DEFAULT_PACKET_MS, DEFAULT_UNIT_TIMEOUT_MS, NATIVE_ADMISSION, type AdmissionPolicy, type DialectOptions } from '@duplex-bench/session';
 
 /** Flags that choose and configure the wire dialect; `run` and `record` share them. */
 export const DIALECT_FLAGS = {
@@ -13,6 +13,13 @@ export const DIALECT_FLAGS = {
   'turn-detection': { kind: 'enum', values: ['server_vad', 'semantic_vad', 'none'], group: 'dialect', help: 'openai: server_vad, semantic_vad or none (default: server_vad); vllm-omni: server_vad or none (default: none)' },
   'commit-every-s': { kind: 'number', min: 0, exclusive: true, group: 'dialect', help: 'with --turn-detection none: commit (openai: and ask for a response) after this much input, seconds (default: 1; vllm-omni: once, at the end)', value: 'S' },
   'sample-rate': { kind: 'int', min: 1, group: 'input', help: 'input PCM16 rate, Hz (default: 24000 openai, the only rate OpenAI takes; 16000 native, its only rate, and vllm-omni)', value: 'HZ' },
+  pacing: {
+    kind: 'enum',
+    values: ['realtime', 'lockstep'],
+    group: 'load',
+    help: "native: realtime (packets on the absolute schedule) or lockstep (each unit of the grant's native_unit_ms sent once the server's sglang.unit.done for the previous one came: the server's pace, reported as units/s; no pacing verdict) (default: realtime)",
+  },
+  'unit-timeout-s': { kind: 'number', min: 0, exclusive: true, group: 'limits', help: `with --pacing lockstep: bound on each wait for a unit's sglang.unit.done, seconds (default: ${DEFAULT_UNIT_TIMEOUT_MS / 1000})`, value: 'S' },
   'packet-ms': { kind: 'number', min: 0, exclusive: true, group: 'input', help: "packet length, ms (default: 80; openai: the server's chunk_period_ms when it announces one)", value: 'MS' },
   'ref-audio': { kind: 'string', group: 'dialect', help: "vllm-omni: the assistant's reference voice, a WAV file sent whole as session.ref_audio (a data URL; MiniCPM-o 4.5 refuses audio sessions without one)", value: 'FILE' },
   'session-extra': { kind: 'string', group: 'dialect', help: 'vllm-omni: a JSON object merged into session.update.session, objects key by key (e.g. \'{"extra_body":{"native_duplex":true}}\')', value: 'JSON' },
@@ -31,6 +38,8 @@ interface DialectFlagValues {
   'commit-every-s'?: number;
   'sample-rate'?: number;
   'packet-ms'?: number;
+  pacing?: string;
+  'unit-timeout-s'?: number;
   'ref-audio'?: string;
   'session-extra'?: string;
   'admission-retries'?: number;
@@ -98,6 +107,8 @@ export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv
     if (f['sample-rate'] !== undefined && f['sample-rate'] !== 16000) throw new UsageError('--sample-rate must be 16000 for the native dialect');
   }
   if (f['turn-detection'] === 'semantic_vad' && protocol !== 'openai') throw new UsageError('--turn-detection semantic_vad is for --protocol openai (vllm-omni takes server_vad or none)');
+  if (f.pacing !== undefined && protocol !== 'native') throw new UsageError('--pacing is for --protocol native (sglang-omni units)');
+  if (f['unit-timeout-s'] !== undefined && f.pacing !== 'lockstep') throw new UsageError('--unit-timeout-s is for --pacing lockstep');
   if (f.model !== undefined && protocol !== 'vllm-omni') throw new UsageError('--model is for --protocol vllm-omni');
   if (f['no-playback-ack'] && protocol !== 'vllm-omni') throw new UsageError('--no-playback-ack is for --protocol vllm-omni');
   if (f['ref-audio'] !== undefined && protocol !== 'vllm-omni') throw new UsageError('--ref-audio is for --protocol vllm-omni');
@@ -128,6 +139,7 @@ export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv
     admission: admissionPolicy(protocol, f['admission-retries'], f['admission-backoff-ms']),
     ...(f['handshake-timeout-s'] !== undefined ? { handshake_timeout_ms: f['handshake-timeout-s'] * 1000 } : protocol === 'vllm-omni' ? { handshake_timeout_ms: VLLM_TIMEOUTS.handshake_timeout_ms } : {}),
     close_timeout_ms: f['close-timeout-s'] !== undefined ? f['close-timeout-s'] * 1000 : protocol === 'vllm-omni' ? VLLM_TIMEOUTS.close_timeout_ms : 5000,
+    ...(f.pacing === 'lockstep' ? { pacing: 'lockstep' as const, unit_timeout_ms: (f['unit-timeout-s'] ?? DEFAULT_UNIT_TIMEOUT_MS / 1000) * 1000 } : {}),
   };
 }
 

@@ -170,7 +170,13 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     measures.stop();
     await writer.close();
 
-    const summary = measures.summary(results, { interrupted: signals.interrupted, trace: writer.stats(), warmup_s: opts.warmup_s, duration_s: opts.duration_s });
+    const summary = measures.summary(results, {
+      interrupted: signals.interrupted,
+      trace: writer.stats(),
+      warmup_s: opts.warmup_s,
+      duration_s: opts.duration_s,
+      pacing_mode: opts.pacing ?? 'realtime',
+    });
     runJson.ended_s = clock.now_s();
     runJson.load.client_loop = measures.clientLoop();
     await checkpoint;
@@ -194,7 +200,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       ...(duplex ? [writeFile(join(opts.output, 'duplex_metrics.json'), JSON.stringify(duplex.file, null, 1))] : []),
       writeFile(join(opts.output, 'summary.json'), JSON.stringify(written, null, 1)),
       writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1)),
-      writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(samples.toFile(pacing))),
+      writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined))),
       writeFile(join(opts.output, 'timeline.json'), JSON.stringify(measures.timeline.toFile())),
       writeFile(join(opts.output, 'sessions.json'), JSON.stringify(sessionsFile(results))),
     ]);
@@ -207,6 +213,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     else if (v.verdict === 'failed') io.stderr.write(`error: no session completed (${Object.keys(summary.sessions.incomplete_reasons).join(', ')})\n`);
     io.stdout.write(`${renderRunSummary(summary, opts.output, v)}\n`);
     io.emit?.(written);
+    // A lockstep run kept no schedule on purpose: its verdict is "not applicable", not a failed cadence.
+    if (summary.pacing === 'lockstep' && v.verdict === 'unqualified') return EXIT.ok;
     return exitOf(v, opts.allow_unqualified);
   } finally {
     progress.stop();
