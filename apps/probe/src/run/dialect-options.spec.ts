@@ -1,10 +1,35 @@
 import { UsageError } from '@duplex-bench/cli';
 import { dialectConfig, redactArgv, withoutSecrets } from '@duplex-bench/session';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { dialectWarnings, parseDialectOptions } from './dialect-options';
 
 const flags = (f: Record<string, unknown> = {}) => ({ protocol: 'openai', 'sample-rate': 16000, ...f });
 
 describe('dialect options', () => {
+  it("waits for a full server with each client's budget, and takes vllm-omni's voice, raw fields and bounds", () => {
+    expect(parseDialectOptions(flags({ protocol: 'native' }), {}).admission).toEqual({ retries: 3, backoff_ms: 250, max_backoff_ms: 250 });
+    const v = parseDialectOptions(flags({ protocol: 'vllm-omni' }), {});
+    expect(v.admission).toEqual({ retries: 12, backoff_ms: 250, max_backoff_ms: 5000 });
+    expect(v).toMatchObject({ handshake_timeout_ms: 30_000, close_timeout_ms: 20_000 });
+    expect(parseDialectOptions(flags({ protocol: 'native' }), {})).toMatchObject({ close_timeout_ms: 5000 });
+    expect(parseDialectOptions(flags({ protocol: 'vllm-omni', 'admission-retries': 0, 'close-timeout-s': 2 }), {})).toMatchObject({ admission: { retries: 0 }, close_timeout_ms: 2000 });
+    const dir = mkdtempSync(join(tmpdir(), 'voice-'));
+    const wav = join(dir, 'v.wav');
+    writeFileSync(wav, Buffer.concat([Buffer.from('RIFF\0\0\0\0WAVE'), Buffer.alloc(8)]));
+    expect(parseDialectOptions(flags({ protocol: 'vllm-omni', 'ref-audio': wav }), {}).ref_audio).toMatch(/^data:audio\/wav;base64,UklGR/);
+    const notWav = join(dir, 'v.txt');
+    writeFileSync(notWav, 'hello there, not a wav');
+    const refuse = (f: Record<string, unknown>) => expect(() => parseDialectOptions(flags(f), {})).toThrow(UsageError);
+    refuse({ protocol: 'vllm-omni', 'ref-audio': notWav });
+    refuse({ protocol: 'vllm-omni', 'ref-audio': join(dir, 'missing.wav') });
+    refuse({ protocol: 'native', 'ref-audio': wav });
+    refuse({ protocol: 'vllm-omni', 'session-extra': '[1]' });
+    refuse({ protocol: 'vllm-omni', 'session-extra': '{nope' });
+    expect(parseDialectOptions(flags({ protocol: 'vllm-omni', 'session-extra': '{"extra_body":{"native_duplex":true}}' }), {}).session_extra).toEqual({ extra_body: { native_duplex: true } });
+  });
+
   it('takes the key from --api-key, else from OPENAI_API_KEY for the openai dialect only', () => {
     expect(parseDialectOptions(flags({ 'api-key': 'k1' }), { OPENAI_API_KEY: 'k2' }).api_key).toBe('k1');
     expect(parseDialectOptions(flags(), { OPENAI_API_KEY: 'k2' }).api_key).toBe('k2');
