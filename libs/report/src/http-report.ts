@@ -46,7 +46,15 @@ const f = (v: number | null) => (v === null ? '-' : String(v));
 export function renderHttpHtml(data: HttpReportData): string {
   const s = data.summary;
   const load = s.load.mode === 'open' ? `open loop, ${s.load.rate_rps} requests/s (${s.load.arrivals})` : `closed loop, ${s.load.concurrency} in flight`;
-  const verdict = s.interrupted ? 'INTERRUPTED: partial run' : s.qualified ? `QUALIFIED: every request left within ${s.client.max_send_lag_ms} ms of its intended time` : `UNQUALIFIED: ${s.unqualified_reason ?? ''}`;
+  const ended = s as { verdict?: string; failed_reason?: string };
+  const failed = ended.verdict === 'failed';
+  const verdict = failed
+    ? `FAILED: ${ended.failed_reason ?? 'no request completed'}`
+    : s.interrupted
+      ? 'INTERRUPTED: partial run'
+      : s.qualified
+        ? `QUALIFIED: every request left within ${s.client.max_send_lag_ms} ms of its intended time`
+        : `UNQUALIFIED: ${s.unqualified_reason ?? ''}`;
   const rows = (['ttft', 'itl', 'tpot', 'e2e', 'first_byte'] as const)
     .flatMap((k) =>
       (['steady', 'raw'] as const).map((w) => {
@@ -56,7 +64,7 @@ export function renderHttpHtml(data: HttpReportData): string {
     )
     .join('\n');
   const errors = Object.entries(s.requests.errors).map(([k, v]) => `${escapeHtml(k)} ${v}`).join(', ');
-  const body = `<div class="verdict ${s.qualified && !s.interrupted ? 'ok' : 'bad'}" id="verdict">${escapeHtml(verdict)}</div>
+  const body = `<div class="verdict ${s.qualified && !s.interrupted && !failed ? 'ok' : 'bad'}" id="verdict">${escapeHtml(verdict)}</div>
 <p class="meta">${escapeHtml(load)}, ${escapeHtml(s.load.endpoint)}${s.load.stream ? ', streamed' : ''}, max_tokens ${s.load.max_tokens}; ${escapeHtml(s.load.prompts)}.
 ${s.requests.sent} requests sent, ${s.requests.completed} completed, ${s.requests.failed} failed${errors ? ` (${errors})` : ''}; ${f(s.requests_per_s)} requests/s and ${f(s.output_tokens_per_s)} output tokens/s over ${s.window_s} s.
 Client: ${s.client.cpu_cores.total} cores (user ${s.client.cpu_cores.user}, system ${s.client.cpu_cores.system}), loop lag max ${f(s.client.event_loop_lag_ms.max)} ms, peak RSS ${s.client.peak_rss_mib} MiB.</p>

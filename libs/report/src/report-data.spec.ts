@@ -1,5 +1,5 @@
 import { PacingRecorder, SampleStore } from '@duplex-bench/metrics';
-import { deviationCdf, pacingBins, unitsOf } from './report-data';
+import { deviationCdf, pacingBins, unitsOf, verdictOf } from './report-data';
 
 /** Two sessions of 20 packets, 80 ms apart; session b's packet 13 is 95 ms late. */
 function samples() {
@@ -53,5 +53,15 @@ describe('report units row', () => {
     expect(row?.figures).toMatchObject({ 'lag p95 ms': 190, missed: 4, 'miss rate': 0.153846 });
     expect(row?.origin).toMatch(/unit\.done received/);
     expect(unitsOf(base)).toBeNull();
+  });
+});
+
+describe('report verdict line', () => {
+  const base = { qualified: true, interrupted: false, packet_ms: 80, packets: { sent: 0, late: 0 }, sessions: { started: 2, completed: 0, incomplete: 2, incomplete_reasons: { admission_refused: 2 } } };
+
+  it('says FAILED with the reason when the run measured nothing, though no packet was late', () => {
+    expect(verdictOf({ ...base, verdict: 'failed', failed_reason: 'no session completed (2 admission_refused)' })).toEqual({ qualified: false, interrupted: false, line: 'FAILED: no session completed (2 admission_refused)' });
+    expect(verdictOf({ ...base, packets: { sent: 10, late: 0 }, verdict: 'qualified' }).line).toMatch(/^QUALIFIED: /);
+    expect(verdictOf({ ...base, packets: { sent: 10, late: 2 }, qualified: false }).line).toMatch(/^UNQUALIFIED: 2 late packet/);
   });
 });

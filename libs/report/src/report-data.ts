@@ -70,6 +70,9 @@ export interface ReportData {
 interface SummaryLike {
   qualified: boolean;
   interrupted: boolean;
+  /** How the run ended (`run`, `record`, `merge` write it): `failed` when nothing completed or the run itself failed. */
+  verdict?: 'qualified' | 'unqualified' | 'failed' | 'interrupted';
+  failed_reason?: string;
   packet_ms: number;
   packets: { sent: number; late: number };
   sessions: { started: number; completed: number; incomplete: number; incomplete_reasons: Record<string, number> };
@@ -283,20 +286,11 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
   if (options.mock_stats && !mock) throw new UsageError(`--mock-stats ${options.mock_stats}: no such file`);
   const reasons = Object.entries(summary.sessions.incomplete_reasons ?? {});
   const kind: ReportData['kind'] = multi ? 'several processes' : recording ? 'recording' : 'run';
-  const l = summary.packets.late;
   return {
     kind,
     title: `duplex-bench ${kind}: ${dir}`,
     dir,
-    verdict: {
-      qualified: summary.qualified,
-      interrupted: summary.interrupted,
-      line: summary.interrupted
-        ? 'INTERRUPTED: a partial run, not a server measurement'
-        : summary.qualified
-          ? 'QUALIFIED: every packet within one packet interval of its schedule; this run measures the server'
-          : `UNQUALIFIED: ${l} late packet(s)${summary.packets.sent === 0 ? ', no packet sent' : ''}; the client missed its cadence, so this run is not a server measurement`,
-    },
+    verdict: verdictOf(summary),
     sessions: summary.sessions,
     packets: summary.packets,
     command: (run?.command ?? []).join(' ') || '(no run.json)',
@@ -340,4 +334,21 @@ async function recordOutcomes(dir: string): Promise<SessionOutcome[]> {
     out.push({ id: r.sample_id, completed: r.completed, reason: r.reason, message: r.message, packets_sent: r.packets_sent, late: r.late });
   }
   return out;
+}
+
+/**
+ * The page's first line, as the probe printed it: a run that measured nothing is `FAILED` whatever
+ * its pacing (its summary's `verdict`), then interrupted, then the pacing verdict.
+ */
+export function verdictOf(summary: SummaryLike): ReportData['verdict'] {
+  const l = summary.packets.late;
+  const line =
+    summary.verdict === 'failed'
+      ? `FAILED: ${summary.failed_reason ?? 'no session completed'}`
+      : summary.interrupted
+        ? 'INTERRUPTED: a partial run, not a server measurement'
+        : summary.qualified
+          ? 'QUALIFIED: every packet within one packet interval of its schedule; this run measures the server'
+          : `UNQUALIFIED: ${l} late packet(s)${summary.packets.sent === 0 ? ', no packet sent' : ''}; the client missed its cadence, so this run is not a server measurement`;
+  return { qualified: summary.qualified && summary.verdict !== 'failed', interrupted: summary.interrupted, line };
 }
