@@ -18,7 +18,7 @@ export type { PostprocessSummary, PostprocessTask } from './recording/postproces
 export const POSTPROCESS_WORKER = `${__dirname}/recording/postprocess-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`;
 
 /* Runs read back: pooled across processes, traces graded against the native contract */
-export { buildMergedSummary, mergeChildren, mergeDuplex, readRunForMerge, shiftRun, steadyFrom } from './merge-runs';
+export { buildMergedSummary, mergeChildren, mergeDuplex, pooledDuplexSessions, readRunForMerge, shiftRun, steadyFrom } from './merge-runs';
 export type { MergedSummary, RunForMerge } from './merge-runs';
 export { checkTraceFile, checkTraces, runProtocol, traceFiles } from './check-traces';
 export { checkOpenAITrace, checkVllmOmniTrace } from './dialect-rules';

@@ -26,6 +26,10 @@ export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   unit_miss_rate?: RunSummary['unit_miss_rate'];
   units?: RunSummary['units'];
   lockstep?: RunSummary['lockstep'];
+  pacing?: RunSummary['pacing'];
+  pacing_verdict?: string;
+  /** vllm-omni parts: the pooled figures under vLLM-Omni's names. */
+  vllm_omni?: RunSummary['vllm_omni'];
   sources: string[];
   measurement_origin: Record<string, string>;
 }
@@ -112,8 +116,10 @@ export function buildMergedSummary(dirs: string[], runs: RunForMerge[]): MergedS
   const lagMaxes = summaries.map((s) => s?.event_loop_lag_ms.max ?? null).filter((v): v is number => v !== null);
   const interrupted = summaries.some((s) => s === null || s.interrupted);
   return {
-    qualified: !interrupted && pacing.packets.late === 0 && pacing.packets.sent > 0,
+    qualified: !interrupted && pacing.packets.late === 0 && pacing.packets.sent > 0 && !units.lockstep,
     interrupted,
+    // Lockstep parts kept no schedule: the pool's pacing verdict does not apply either.
+    ...(units.lockstep ? { pacing: 'lockstep' as const, pacing_verdict: 'not applicable (lockstep)' } : {}),
     ...pacing,
     sessions,
     cpu_us_per_packet:
@@ -191,13 +197,18 @@ async function readDuplexSessions(dir: string): Promise<DuplexSessions> {
   }));
 }
 
+/** Every run's answered sessions (`duplex_metrics.json`), ids prefixed with their run's index, as processes reuse them. */
+export async function pooledDuplexSessions(dirs: string[]): Promise<DuplexSessions> {
+  const runs = await Promise.all(dirs.map(readDuplexSessions));
+  return runs.flatMap((run, i) => run.map((s) => ({ ...s, id: `p${i}/${s.id}` })));
+}
+
 /**
  * Pools the responses of several runs (each process's `duplex_metrics.json`) and writes the pooled
  * file to `output`. Session ids are prefixed with their run's index, as processes reuse them.
  */
 export async function mergeDuplex(dirs: string[], output: string): Promise<DuplexAggregate | null> {
-  const runs = await Promise.all(dirs.map(readDuplexSessions));
-  const sessions = runs.flatMap((run, i) => run.map((s) => ({ ...s, id: `p${i}/${s.id}` })));
+  const sessions = await pooledDuplexSessions(dirs);
   const pooled = duplexMetrics(sessions);
   if (!pooled) return null;
   await writeFile(join(output, 'duplex_metrics.json'), JSON.stringify({ ...pooled.file, sources: dirs }, null, 1));

@@ -5,11 +5,13 @@ import {
   buildMergedSummary,
   lineUpClocks,
   mergeDuplex,
+  pooledDuplexSessions,
   readRunClocks,
   readRunForMerge,
   RunDirError,
   runDirsOfAll,
   shiftRun,
+  vllmOmniFigures,
   type ClockLineup,
   type MergedSummary,
 } from '@duplex-bench/session';
@@ -35,7 +37,9 @@ export function renderMerged(s: MergedSummary, output: string, v: RunVerdict, mo
     ...(s.duplex ? renderDuplex(s.duplex) : []),
     `client CPU per process (cores): ${s.cpu_cores.per_process.map((c) => c.toFixed(2)).join(', ')}${s.cpu_us_per_packet ? `; ${s.cpu_us_per_packet.toFixed(1)} µs per packet cycle` : ''}; written to ${output}`,
     ...more,
-    verdictLine(v, {
+    s.pacing === 'lockstep' && v.verdict === 'unqualified'
+      ? `LOCKSTEP: pacing not applicable (each unit went once the server had finished the previous one); ${s.lockstep?.units_per_s_total ?? 0} units/s total over ${s.lockstep?.units_per_s.count ?? 0} session(s)`
+      : verdictLine(v, {
       interrupted: `partial run, not a server measurement; ${s.packets.late} late packet(s)`,
       qualified: 'every packet of every process within one packet interval',
       unqualified: `${s.interrupted ? 'a process was interrupted or left no summary; ' : ''}${s.packets.late} late packet(s)`,
@@ -73,6 +77,10 @@ export async function mergeCommand(argv: string[], io: { stdout: { write(s: stri
   await mkdir(flags.output, { recursive: true });
   const duplex = await mergeDuplex(dirs, flags.output);
   if (duplex) summary.duplex = duplex;
+  if ((await Promise.all(dirs.map(runProtocolOf))).every((p) => p === 'vllm-omni')) {
+    const vllm = vllmOmniFigures(await pooledDuplexSessions(dirs));
+    if (vllm) summary.vllm_omni = vllm;
+  }
   // This merge was not interrupted: a part that was makes the pool unqualified (exit 3), as one that left no summary.
   const v = verdictOf({ ...summary, interrupted: false, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons });
   const written = withVerdict(summary, v);
@@ -84,7 +92,19 @@ export async function mergeCommand(argv: string[], io: { stdout: { write(s: stri
       : `clocks: each run on the reference clock through its offset (${clocks.runs.map((r) => `${r.offset_ms} ms`).join(', ')}), uncertainty up to ±${clocks.uncertainty_ms} ms${clocks.same_clock_disagreement_ms !== undefined ? `; on their one host the mappings disagree by ${clocks.same_clock_disagreement_ms} ms` : ''}`;
   io.stdout.write(`${renderMerged(summary, flags.output, v, [`${clockLine}; start gates spread ${gates.length ? (Math.max(...gates) - Math.min(...gates)).toFixed(3) : '-'} ms`])}\n`);
   io.emit?.(written);
+  // Lockstep parts kept no schedule on purpose: "not applicable", not a missed cadence.
+  if (summary.pacing === 'lockstep' && v.verdict === 'unqualified') return 0;
   return exitOf(v);
+}
+
+/** The protocol a run's run.json states, or null. */
+async function runProtocolOf(dir: string): Promise<string | null> {
+  try {
+    const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8')) as { protocol?: unknown };
+    return typeof run.protocol === 'string' ? run.protocol : null;
+  } catch {
+    return null;
+  }
 }
 
 /** `merge` of `http` runs: histograms pooled, counts added (`mergeHttpSummaries`). */

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { decodeSamples } from '@duplex-bench/metrics';
 import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import { buildMergedSummary, readRunForMerge } from '@duplex-bench/session';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { mergeCommand } from '../merge/merge-command';
 import { probe } from './run-harness.spec-helpers';
 
 jest.setTimeout(60_000);
@@ -51,6 +54,11 @@ describe('probe run (native): units', () => {
     expect(last).toMatch(/units\/s total over 2 session/);
     const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8')) as { dialect: { pacing?: string } };
     expect(run.dialect.pacing).toBe('lockstep');
+    // Merged, a lockstep run is still "not applicable", exit 0, not a missed cadence.
+    let out = '';
+    const merged = await mergeCommand([dir, '--output', await mkdtemp(join(tmpdir(), 'merged-'))], { stdout: { write: (t: string) => (out += t) }, stderr: { write: () => undefined } });
+    expect(merged).toBe(0);
+    expect(out.trim().split('\n').pop()).toMatch(/^LOCKSTEP: pacing not applicable/);
   });
 
   it('a realtime native run holds unit lag p50/p95/p99 and the miss rate, and merge pools them', async () => {

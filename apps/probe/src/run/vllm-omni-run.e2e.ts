@@ -6,6 +6,7 @@ import { encodeWavPcm16, syntheticPcm } from '@duplex-bench/audio';
 import { startMockServer, type MockServer, type MockServerOptions } from '@duplex-bench/mock-servers';
 import { probe } from './run-harness.spec-helpers';
 import { checkCommand, parseCheckOptions } from '../check/check-command';
+import { mergeCommand } from '../merge/merge-command';
 
 jest.setTimeout(90_000);
 
@@ -199,6 +200,11 @@ describe('probe run --protocol vllm-omni against the newest endpoint (reference 
       const checked = await checkCommand(parseCheckOptions([dir]), { stdout: { write: (t: string) => (out += t) }, stderr: { write: () => undefined } });
       expect(out).toMatch(/2 session\(s\): 2 pass, 0 fail.*graded as a vllm-omni run/);
       expect(checked).toBe(0);
+      // merge keeps the block: the pooled figures under their names.
+      const mergedDir = await mkdtemp(join(tmpdir(), 'vllm-merged-'));
+      expect(await mergeCommand([dir, '--output', mergedDir], { stdout: { write: () => undefined }, stderr: { write: () => undefined } })).toBe(0);
+      const merged = JSON.parse(await readFile(join(mergedDir, 'summary.json'), 'utf8'));
+      expect(merged.vllm_omni.ttfp_ms).toEqual(summary.vllm_omni?.ttfp_ms);
     } finally {
       await mock.close();
     }
