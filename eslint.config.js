@@ -31,7 +31,7 @@ module.exports = [
             { sourceTag: lib('pacer'), onlyDependOnLibsWithTags: [] },
             { sourceTag: lib('protocol'), onlyDependOnLibsWithTags: [] },
             { sourceTag: lib('audio'), onlyDependOnLibsWithTags: [] },
-            { sourceTag: lib('metrics'), onlyDependOnLibsWithTags: [lib('pacer')] },
+            { sourceTag: lib('metrics'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
             { sourceTag: lib('transport'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
             { sourceTag: lib('tracer'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
             { sourceTag: lib('mock-servers'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('metrics'), lib('cli')] },

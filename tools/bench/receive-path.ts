@@ -11,8 +11,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { ResponseTracker, type ResponseEvent } from '@duplex-bench/metrics';
-import { decodeFrame, decodeFrameBytes } from '@duplex-bench/protocol';
-import { addResponseEvents } from '@duplex-bench/session';
+import { addResponseEvents, decodeFrame, decodeFrameBytes } from '@duplex-bench/protocol';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { cycles: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '7' } } });
 const cycles = Number(values.cycles);

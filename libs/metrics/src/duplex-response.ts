@@ -1,31 +1,12 @@
 /**
  * Duplex response metrics (DESIGN.md, "Duplex response metrics"). Per response (model turn):
  * TTFT, TTFP, RTF and token-weighted TPOT, each from a named origin; per session: the stream-window
- * figures from the start of the input stream. Pure: it sees events with their receive times.
+ * figures from the start of the input stream. Pure: it sees events with their receive times
+ * (`ResponseEvent`, read from the wire by protocol's `addResponseEvents`).
  */
+import type { ResponseEvent, ResponseStatus } from '@duplex-bench/protocol';
 
-/** One received event, reduced to what the metrics need. Times are seconds on the monotonic clock. */
-export type ResponseEvent =
-  | { kind: 'response_created'; t_s: number; response_id: string }
-  /** TTFT/TTFP the server measured from its own request start (vLLM-Omni `response_request_metrics`). */
-  | { kind: 'server_metrics'; t_s: number; response_id: string; ttft_ms?: number; ttfp_ms?: number; measurement_origin?: Record<string, string> }
-  | { kind: 'text_delta'; t_s: number; response_id: string; chars: number; tokens?: number }
-  | {
-      kind: 'audio_delta';
-      t_s: number;
-      response_id: string;
-      bytes: number;
-      duration_ms?: number;
-      tokens?: number;
-      /** The server's count of the response's audio so far, cumulative (vLLM-Omni `metadata.audio_duration_ms`). */
-      server_audio_duration_ms?: number;
-      /** The engine's own TPOT of the response so far (vLLM-Omni stage 0 `vllm_tpot_ms`). */
-      server_tpot_ms?: number;
-    }
-  /** `status`: how the response ended, when the server says (`listen`: the model kept listening). */
-  | { kind: 'response_done'; t_s: number; response_id: string; status?: ResponseStatus };
-
-export type ResponseStatus = 'completed' | 'cancelled' | 'failed' | 'incomplete' | 'listen';
+export type { ResponseEvent, ResponseStatus };
 
 /** Where a response's TTFT or TTFP runs from: the client's receipt of `response.created`, or the server's own request start (vLLM-Omni). */
 export type ResponseOrigin = 'response.created received' | 'server response_request_metrics';

@@ -78,3 +78,7 @@ export type { ServerRequestMetrics, VllmSessionRequest } from './vllm-omni';
 export { ProtocolError } from './errors';
 export type { ProtocolErrorCode, ProtocolErrorInfo } from './errors';
 export { TIME_PATH } from './reference-clock';
+
+/* Response events: what a received frame says of the model's responses, in every dialect's names */
+export { addResponseEvents } from './response-events';
+export type { ResponseEvent, ResponseStatus } from './response-events';

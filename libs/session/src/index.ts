@@ -1,6 +1,5 @@
 export { admissionBackoffMs, admissionRefusal, NATIVE_ADMISSION, RealtimeSession, SendBarrier, reasonOf } from './realtime-session';
 export type { AdmissionPolicy, SessionContext, SessionResult } from './realtime-session';
-export { addResponseEvents } from './response-events';
 export { ProcessMeasures } from './process-measures';
 export { buildSummary, duplexMetrics, LOCKSTEP_ORIGIN, MEASUREMENT_ORIGIN, UNIT_ORIGIN, unitSummary, vllmOmniFigures } from './summary';
 export type { LockstepFigures, PacingMode, RunSummary, DuplexAggregate, DuplexSession, ResponseFigures, SummaryInputs, UnitFigures, VllmOmniFigures } from './summary';

@@ -1,11 +1,12 @@
 import { BehaviorSubject, merge, Subject, Subscription, type Observable } from 'rxjs';
 import { pcm16BytesPerMs, type PacketSource } from '@duplex-bench/audio';
 import { ticks, timersOn, type Clock, type DeadlineScheduler } from '@duplex-bench/pacer';
-import { NativeEvent, ProtocolError, serverError, VLLM_CAPACITY_CODE } from '@duplex-bench/protocol';
+import { ProtocolError, VLLM_CAPACITY_CODE, type ResponseEvent } from '@duplex-bench/protocol';
 import {
   createSessionFlow,
   lockstepAppends,
   sendAppends,
+  sendCommits,
   TransportError,
   WsConnection,
   type DialectConfig,
@@ -17,23 +18,23 @@ import {
   type SessionGrant,
 } from '@duplex-bench/transport';
 import { traceReceipts, traceReceived, TraceWriteError, type SessionTraceSink } from '@duplex-bench/tracer';
+import { countUnknownTypes } from './receive/count-unknown';
+import { trackResponses } from './receive/track-responses';
+import { trackUnits } from './receive/track-units';
+import { watchServerErrors } from './receive/watch-server-errors';
+import { countInputSent, type InputSent } from './send/count-input';
+import { countPackets } from './send/count-packets';
+import { markStreamStart } from './send/mark-stream-start';
 import {
   recordPacing,
   ResponseTracker,
   type PacingRecorder,
-  type ResponseEvent,
   type ResponseRecord,
   type SampleStore,
   type SessionResponseMetrics,
   type SessionUnits,
   type UnitLagRecorder,
 } from '@duplex-bench/metrics';
-import * as responseEvents from './response-events';
-
-// Bound once at load: under tsx a call through an imported name costs about 40 ns more
-// (tools/bench/import-binding.ts), and these run for every frame or packet.
-const { addResponseEvents } = responseEvents;
-const UNIT_DONE = NativeEvent.unitDone;
 
 /** Everything sessions of one process share. */
 export interface SessionContext {
@@ -185,7 +186,10 @@ export class RealtimeSession {
   private native_unit_ms: number | undefined;
   /** Send start of packet 0 and the input sent since, for the end of input. */
   private origin_s: number | null = null;
-  private sent_bytes = 0;
+  /** The input sent since packet 0. */
+  private readonly input: InputSent = { bytes: 0 };
+  private readonly responsesStarted = (): boolean => this.responses !== null;
+  private readonly addResponse = (r: ResponseEvent): void => this.responses?.add(r);
   private chunk_period_ms: number | undefined;
   private broken: Error | null = null;
   /** Response metrics from the start of the input stream (packet 0's send). */
@@ -262,21 +266,22 @@ export class RealtimeSession {
       retries_on_503: 0,
     });
     this.connection = conn;
-    const addResponse = (r: ResponseEvent) => this.responses?.add(r);
+    // The path of one received frame: the socket (events$) → its trace line, as it arrived → what it
+    // says of the model's responses → unit receipts (native) → server errors → unknown types counted.
     // With traces off nothing is written per frame: the tracing operator is left out of the pipe.
-    const received$ = sink.tracesFrames ? conn.events$.pipe(traceReceived(sink)) : conn.events$;
-    this.receiving = received$.subscribe({
-      next: (e) => {
-        const type = e.frame.type;
-        if (this.responses) addResponseEvents(e.frame, e.received_s, addResponse);
-        if (type === UNIT_DONE) this.onUnitDone(e.received_s);
-        else if (type === 'error') this.onServerError(serverError(e.frame));
-        else if (!this.flow.isKnownType(type)) ctx.unknownEvents.set(type, (ctx.unknownEvents.get(type) ?? 0) + 1);
-      },
-      error: (err: Error) => {
-        this.broken = err;
-      },
-    });
+    const traced$ = sink.tracesFrames ? conn.events$.pipe(traceReceived(sink)) : conn.events$;
+    this.receiving = traced$
+      .pipe(
+        trackResponses(this.responsesStarted, this.addResponse),
+        trackUnits((received_s) => this.onUnitDone(received_s)),
+        watchServerErrors((error) => this.onServerError(error)),
+        countUnknownTypes(() => this.flow, ctx.unknownEvents),
+      )
+      .subscribe({
+        error: (err: Error) => {
+          this.broken = err;
+        },
+      });
     this.watching = this.flow.attach(conn);
     const grant = await this.flow.handshake(conn, this.packets.sample_rate, this.flowOptions());
     // The server's grant decides the output rate; a rate the user gave overrides it (the run warns when they differ).
@@ -348,7 +353,7 @@ export class RealtimeSession {
   /** When the input sent has played out in real time from packet 0's send start; null before packet 0. */
   private inputPlayedAt_s(): number | null {
     if (this.origin_s === null) return null;
-    return this.origin_s + this.sent_bytes / pcm16BytesPerMs(this.packets.sample_rate) / 1000;
+    return this.origin_s + this.input.bytes / pcm16BytesPerMs(this.packets.sample_rate) / 1000;
   }
 
   /**
@@ -517,7 +522,6 @@ export class RealtimeSession {
   private sendAll(start_s: number, result: SessionResult): Promise<void> {
     const { stop$ } = this.ctx;
     const { packets, flow } = this;
-    const bytesPerMs = pcm16BytesPerMs(packets.sample_rate);
     return new Promise<void>((resolve, reject) => {
       let streaming = false;
       let ended = false;
@@ -536,27 +540,20 @@ export class RealtimeSession {
       sub.add(this.conn.ended$.subscribe({ error: (err) => end(err) }));
       sub.add(merge(stop$, this.stopped$).subscribe(() => end()));
       if (ended) return;
+      // The path of one packet, after its send: the input stream's start → the input sent (unit
+      // lag runs from it) → the turn commits that follow the append → the session's counts.
       sub.add(
-        this.sends(start_s).subscribe({
-            next: (packet) => {
-              if (packet.seq === 0) {
-                streaming = true;
-                this.onStreamStart(packet.start_s);
-              }
-              this.sent_bytes += packets.packetBytes(packet.seq);
-              this.units?.inputSent(packet.start_s, this.sent_bytes / bytesPerMs, packet.completed_s);
-              // Turn commits go right after the append that closes the turn; they are not paced.
-              const commits = flow.afterAppend(packet.seq);
-              if (commits) for (const frame of commits) this.sendControl(frame);
-              result.packets_sent++;
-              if (packet.late) {
-                result.late++;
-                result.violation = true;
-              }
-            },
-            complete: () => end(),
-            error: (err) => end(err),
-          }),
+        this.sends(start_s)
+          .pipe(
+            markStreamStart((start) => {
+              streaming = true;
+              this.onStreamStart(start);
+            }),
+            countInputSent(packets, this.input, (start, sent_ms, completed) => this.units?.inputSent(start, sent_ms, completed)),
+            sendCommits(flow, (frame) => this.sendControl(frame)),
+            countPackets(result),
+          )
+          .subscribe({ complete: () => end(), error: (err) => end(err) }),
       );
     });
   }

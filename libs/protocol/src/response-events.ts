@@ -1,10 +1,31 @@
-import * as protocol from '@duplex-bench/protocol';
-import type { DecodedFrame } from '@duplex-bench/protocol';
-import type { ResponseEvent, ResponseStatus } from '@duplex-bench/metrics';
+import { audioDeltaInfo, textDeltaInfo, type DecodedFrame } from './frame';
+import { gaEventName, OpenAIEvent } from './openai';
+import { responseRequestMetrics, VllmEvent } from './vllm-omni';
 
-// Bound once at load: under tsx a call through an imported name costs about 40 ns more
-// (tools/bench/import-binding.ts), and these run for every frame or packet.
-const { audioDeltaInfo, gaEventName, OpenAIEvent, responseRequestMetrics, textDeltaInfo, VllmEvent } = protocol;
+/** One received event, reduced to what the metrics need. Times are seconds on the monotonic clock. */
+export type ResponseEvent =
+  | { kind: 'response_created'; t_s: number; response_id: string }
+  /** TTFT/TTFP the server measured from its own request start (vLLM-Omni `response_request_metrics`). */
+  | { kind: 'server_metrics'; t_s: number; response_id: string; ttft_ms?: number; ttfp_ms?: number; measurement_origin?: Record<string, string> }
+  | { kind: 'text_delta'; t_s: number; response_id: string; chars: number; tokens?: number }
+  | {
+      kind: 'audio_delta';
+      t_s: number;
+      response_id: string;
+      bytes: number;
+      duration_ms?: number;
+      tokens?: number;
+      /** The server's count of the response's audio so far, cumulative (vLLM-Omni `metadata.audio_duration_ms`). */
+      server_audio_duration_ms?: number;
+      /** The engine's own TPOT of the response so far (vLLM-Omni stage 0 `vllm_tpot_ms`). */
+      server_tpot_ms?: number;
+    }
+  /** `status`: how the response ended, when the server says (`listen`: the model kept listening). */
+  | { kind: 'response_done'; t_s: number; response_id: string; status?: ResponseStatus };
+
+export type ResponseStatus = 'completed' | 'cancelled' | 'failed' | 'incomplete' | 'listen';
+
+
 
 const STATUSES: ReadonlySet<string> = new Set<ResponseStatus>(['completed', 'cancelled', 'failed', 'incomplete']);
 

@@ -1,6 +1,5 @@
-import { decodeFrame } from '@duplex-bench/protocol';
-import type { ResponseEvent } from '@duplex-bench/metrics';
-import { addResponseEvents } from './response-events';
+import { decodeFrame } from './frame';
+import { addResponseEvents, type ResponseEvent } from './response-events';
 
 function eventsOf(event: Record<string, unknown>): ResponseEvent[] {
   const out: ResponseEvent[] = [];

@@ -1,0 +1,14 @@
+import { tap, type MonoTypeOperatorFunction } from 'rxjs';
+import { addResponseEvents, type ResponseEvent } from '@duplex-bench/protocol';
+import type { ReceivedEvent } from '@duplex-bench/transport';
+
+/**
+ * Hands what each received frame says of the model's responses (protocol's `addResponseEvents`,
+ * every dialect's names) to `add`, once `active()` says the response figures have started (the
+ * input stream's first packet went): frames before it are not read for them.
+ */
+export function trackResponses(active: () => boolean, add: (e: ResponseEvent) => void): MonoTypeOperatorFunction<ReceivedEvent> {
+  return tap((e) => {
+    if (active()) addResponseEvents(e.frame, e.received_s, add);
+  });
+}
