@@ -41,7 +41,14 @@ module.exports = [
               sourceTag: lib('session'),
               onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics'), lib('launcher'), lib('cli')],
             },
-            { sourceTag: lib('experiments'), onlyDependOnLibsWithTags: [lib('cli'), lib('pacer'), lib('launcher'), lib('session')] },
+            // The run directory's owner: what a run writes, read back and pooled (its sessions' results are typed by session).
+            { sourceTag: lib('results'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('metrics'), lib('tracer'), lib('transport'), lib('session'), lib('cli')] },
+            // The run lifecycle: sessions opened and started, measured, recorded, their files written through results.
+            {
+              sourceTag: lib('run'),
+              onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics'), lib('launcher'), lib('session'), lib('results'), lib('cli')],
+            },
+            { sourceTag: lib('experiments'), onlyDependOnLibsWithTags: [lib('cli'), lib('pacer'), lib('launcher'), lib('session'), lib('results'), lib('run')] },
             { sourceTag: lib('http-load'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics'), lib('launcher')] },
             { sourceTag: lib('report'), onlyDependOnLibsWithTags: [lib('cli'), lib('pacer'), lib('metrics'), lib('experiments'), lib('http-load')] },
           ],

@@ -1,5 +1,5 @@
-import type { DuplexAggregate, RunSummary } from '@duplex-bench/session';
-import { verdictLine, type RunVerdict } from './verdict';
+import type { DuplexAggregate, RunSummary } from '@duplex-bench/results';
+import { verdictLine, type RunVerdict } from '@duplex-bench/run';
 
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : `${v.toFixed(2)} ms`);
 

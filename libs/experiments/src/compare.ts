@@ -2,7 +2,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { projectRevision, runNodeScript, type RunningProcess } from '@duplex-bench/launcher';
-import type { RunSummary } from '@duplex-bench/session';
+import type { RunSummary } from '@duplex-bench/results';
 import { SLO_FIGURES } from './slo';
 import { bootstrapRatio, mannWhitneyP, median, seeded } from './statistics';
 

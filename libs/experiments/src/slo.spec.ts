@@ -1,5 +1,5 @@
 import { checkSlo, parseSlo } from './slo';
-import type { RunSummary } from '@duplex-bench/session';
+import type { RunSummary } from '@duplex-bench/results';
 
 describe('SLO terms', () => {
   it('reads sglang-omni’s unit gates: unit_lag_p95_ms and unit_miss_rate', () => {

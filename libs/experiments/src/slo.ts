@@ -1,5 +1,5 @@
 import { UsageError } from '@duplex-bench/cli';
-import type { RunSummary } from '@duplex-bench/session';
+import type { RunSummary } from '@duplex-bench/results';
 
 /** The figures an SLO term can name: where each is read in a run's summary, and its unit. */
 export const SLO_FIGURES: Record<string, { read: (s: RunSummary) => number | null | undefined; what: string }> = {

@@ -2,7 +2,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Interrupts, type RunIo } from '@duplex-bench/cli';
 import { runNodeScript, type RunningProcess } from '@duplex-bench/launcher';
-import type { RunSummary } from '@duplex-bench/session';
+import type { RunSummary } from '@duplex-bench/results';
 import { checkSlo, SLO_FIGURES, type SloCheck, type SloTerm } from './slo';
 
 /** How one session count fared: `client-limited` when the client missed its cadence in any run (never the server's limit). */

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { MockStats } from '@duplex-bench/mock-servers';
-import type { RunSummary } from '@duplex-bench/session';
+import type { RunSummary } from '@duplex-bench/results';
 import { killChild, openLog, procCpuSeconds, ROOT, spawnTracked, startMock, stopMock, waitForExit, type Exit, type Mock } from '../processes';
 import type { ClientName, Options } from './options';
 import { fmtCores, fmtMb, fmtMs, round } from './format';

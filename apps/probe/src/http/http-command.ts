@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { EXIT, Interrupts, parseFlags, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
 import { datasetPrompts, firstModel, launchHttpProcesses, parseTokenCount, runHttpLoad, syntheticPrompts, type HttpLoad, type HttpSummary, type LatencyMs, type PromptSource } from '@duplex-bench/http-load';
 import { describeHost, LauncherLink, projectRevision } from '@duplex-bench/launcher';
-import { redactArgv } from '@duplex-bench/session';
-import { exitOf, verdictLine, verdictOf, withVerdict, type RunVerdict } from '../verdict';
+import { redactArgv } from '@duplex-bench/run';
+import { exitOf } from '../exit-status';
+import { verdictLine, verdictOf, withVerdict, type RunVerdict } from '@duplex-bench/run';
 
 export const HTTP_FLAGS = {
   url: { kind: 'string', required: true, group: 'connection', help: 'base URL of an OpenAI-compatible server (http://HOST:PORT); the endpoint path is added', value: 'URL' },

@@ -1,24 +1,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import {
-  buildMergedSummary,
-  lineUpClocks,
-  mergeDuplex,
-  pooledDuplexSessions,
-  readRunClocks,
-  readRunForMerge,
-  RunDirError,
-  runDirsOfAll,
-  shiftRun,
-  vllmOmniFigures,
-  type ClockLineup,
-  type MergedSummary,
-} from '@duplex-bench/session';
+import { buildMergedSummary, mergeDuplex, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, shiftRun, vllmOmniFigures, type MergedSummary } from '@duplex-bench/results';
+import { lineUpClocks, readRunClocks, type ClockLineup } from '@duplex-bench/run';
+import { exitOf } from '../exit-status';
 import { mergeHttpSummaries, type HttpSummary } from '@duplex-bench/http-load';
 import { renderHttpSummary } from '../http/http-command';
 import { renderDuplex } from '../render';
-import { exitOf, verdictLine, verdictOf, withVerdict, type RunVerdict } from '../verdict';
+import { verdictLine, verdictOf, withVerdict, type RunVerdict } from '@duplex-bench/run';
 
 export const MERGE_FLAGS = {
   output: { kind: 'string', required: true, group: 'output', help: 'directory for the pooled summary.json and duplex_metrics.json', value: 'DIR' },

@@ -8,7 +8,7 @@ import { recordCommand } from './record-command';
 import { parseWavPcm16 } from '@duplex-bench/audio';
 import { decodeSamples } from '@duplex-bench/metrics';
 import { parseRecordOptions } from './record-options';
-import { mergeResult, type SampleResult } from '@duplex-bench/session';
+import { mergeResult, type SampleResult } from '@duplex-bench/run';
 
 jest.setTimeout(60_000);
 

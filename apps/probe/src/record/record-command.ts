@@ -7,34 +7,12 @@ import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
-import {
-  Checkpoint,
-  connectionSettings,
-  dialectRecord,
-  duplexMetrics,
-  vllmOmniFigures,
-  GrantLog,
-  keepEarlierAttempt,
-  mergeResult,
-  POSTPROCESS_WORKER,
-  postprocessRecorded,
-  postprocessTask,
-  recordingDataset,
-  recordingSummary,
-  samplePackets,
-  type Invocation,
-  packetSizeOr,
-  ProcessMeasures,
-  readResults,
-  redactArgv,
-  RealtimeSession,
-  sampleResult,
-  writeAttemptPacing,
-  writeResult,
-  type SessionResult,
-} from '@duplex-bench/session';
+import { Checkpoint, connectionSettings, dialectRecord, GrantLog, keepEarlierAttempt, mergeResult, POSTPROCESS_WORKER, postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets, type Invocation, packetSizeOr, ProcessMeasures, readResults, redactArgv, sampleResult, writeAttemptPacing, writeResult } from '@duplex-bench/run';
+import { exitOf } from '../exit-status';
+import { duplexMetrics, vllmOmniFigures } from '@duplex-bench/results';
+import { RealtimeSession, type SessionResult } from '@duplex-bench/session';
 import { renderDuplex } from '../render';
-import { exitOf, verdictLine, verdictOf, withVerdict } from '../verdict';
+import { verdictLine, verdictOf, withVerdict } from '@duplex-bench/run';
 import type { RecordOptions } from './record-options';
 
 /** Seam for tests: CPU burnt by each post-processing task. */

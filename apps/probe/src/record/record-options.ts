@@ -1,5 +1,5 @@
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import type { DialectOptions } from '@duplex-bench/session';
+import type { DialectOptions } from '@duplex-bench/run';
 import { DIALECT_FLAGS, parseDialectOptions } from '../run/dialect-options';
 import { defaultOutputRate } from '../run/run-options';
 

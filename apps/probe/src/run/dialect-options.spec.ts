@@ -1,5 +1,5 @@
 import { UsageError } from '@duplex-bench/cli';
-import { dialectConfig, redactArgv, withoutSecrets } from '@duplex-bench/session';
+import { dialectConfig, redactArgv, withoutSecrets } from '@duplex-bench/run';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

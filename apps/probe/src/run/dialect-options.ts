@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { UsageError } from '@duplex-bench/cli';
 import { OPENAI_PCM_RATE, wavDataUrl, type TurnDetection } from '@duplex-bench/protocol';
 import { VLLM_TIMEOUTS } from '@duplex-bench/transport';
-import { checkPacket, CHILD_KEY_ENV, DEFAULT_PACKET_MS, DEFAULT_UNIT_TIMEOUT_MS, NATIVE_ADMISSION, type AdmissionPolicy, type DialectOptions } from '@duplex-bench/session';
+import { checkPacket, CHILD_KEY_ENV, DEFAULT_PACKET_MS, DEFAULT_UNIT_TIMEOUT_MS, type DialectOptions } from '@duplex-bench/run';
+import { NATIVE_ADMISSION, type AdmissionPolicy } from '@duplex-bench/session';
 
 /** Flags that choose and configure the wire dialect; `run` and `record` share them. */
 export const DIALECT_FLAGS = {

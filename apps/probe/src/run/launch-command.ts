@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores } from '@duplex-bench/launcher';
 import { monotonicClock } from '@duplex-bench/pacer';
 import { renderMerged } from '../merge/merge-command';
-import { exitOf, verdictOf, withVerdict } from '../verdict';
+import { verdictOf, withVerdict } from '@duplex-bench/run';
+import { exitOf } from '../exit-status';
 import { EXIT, type RunIo } from '@duplex-bench/cli';
 import type { RunOptions } from './run-options';
-import { CHILD_KEY_ENV, packetSizeOr, redactArgv, withoutSecrets } from '@duplex-bench/session';
+import { CHILD_KEY_ENV, packetSizeOr, redactArgv, withoutSecrets } from '@duplex-bench/run';
 import { Interrupts } from '@duplex-bench/cli';
-import { mergeChildren, mergeDuplex } from '@duplex-bench/session';
+import { mergeChildren, mergeDuplex } from '@duplex-bench/results';
 
 const MAIN = join(__dirname, '..', `main${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
 

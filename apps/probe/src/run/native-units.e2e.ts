@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeSamples } from '@duplex-bench/metrics';
 import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
-import { buildMergedSummary, readRunForMerge } from '@duplex-bench/session';
+import { buildMergedSummary, readRunForMerge } from '@duplex-bench/results';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { mergeCommand } from '../merge/merge-command';

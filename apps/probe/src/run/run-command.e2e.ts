@@ -9,7 +9,7 @@ import { decodeSamples } from '@duplex-bench/metrics';
 import { runCommand, type RunHooks } from './run-command';
 import type { RunIo } from '@duplex-bench/cli';
 import { parseRunOptions } from './run-options';
-import type { RunSummary } from '@duplex-bench/session';
+import type { RunSummary } from '@duplex-bench/results';
 import { probe } from './run-harness.spec-helpers';
 import { mergeCommand } from '../merge/merge-command';
 

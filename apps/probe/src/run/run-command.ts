@@ -6,28 +6,13 @@ import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { describeHost, projectRevision } from '@duplex-bench/launcher';
 import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, scheduleStall, spreadStarts, type Clock } from '@duplex-bench/pacer';
-import {
-  connectionSettings,
-  dialectRecord,
-  duplexMetrics,
-  vllmOmniFigures,
-  GrantLog,
-  openFirstThenAll,
-  packetSizeOr,
-  ProcessMeasures,
-  RealtimeSession,
-  redactArgv,
-  removeTrace,
-  runPackets,
-  SendBarrier,
-  sessionsFile,
-  startAtGate,
-  estimateClockOffset,
-  type ClockOffset,
-} from '@duplex-bench/session';
+import { connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionsFile, startAtGate, estimateClockOffset, type ClockOffset } from '@duplex-bench/run';
+import { exitOf } from '../exit-status';
+import { duplexMetrics, vllmOmniFigures } from '@duplex-bench/results';
+import { RealtimeSession, SendBarrier } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { renderRunSummary } from '../render';
-import { exitOf, verdictOf, withVerdict } from '../verdict';
+import { verdictOf, withVerdict } from '@duplex-bench/run';
 import { Progress } from './progress';
 import type { RunOptions } from './run-options';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { runCommand } from './run-command';
 import type { RunIo } from '@duplex-bench/cli';
 import { parseRunOptions } from './run-options';
-import type { RunSummary } from '@duplex-bench/session';
+import type { RunSummary } from '@duplex-bench/results';
 
 export interface ProbeOutcome {
   code: number;

@@ -1,5 +1,5 @@
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import { parseShard, shardSessions, timeUrlOf, type DialectOptions, type Shard } from '@duplex-bench/session';
+import { parseShard, shardSessions, timeUrlOf, type DialectOptions, type Shard } from '@duplex-bench/run';
 import { DIALECT_FLAGS, parseDialectOptions } from './dialect-options';
 
 export const RUN_FLAGS = {

@@ -1,9 +1,8 @@
-import { EXIT } from '@duplex-bench/cli';
-
 /**
  * How a run ended, as a script reads it: the summary's `verdict` field and the first word of the
  * last human line. `qualified` keeps its own meaning (the client kept its cadence); a run can be
- * pacing-qualified and still have measured nothing, and that run is `failed` (issue 26).
+ * pacing-qualified and still have measured nothing, and that run is `failed` (issue 26). The
+ * apps map a verdict to an exit status (apps/probe `exitOf`).
  */
 export type Verdict = 'qualified' | 'unqualified' | 'failed' | 'interrupted';
 
@@ -37,22 +36,6 @@ export function verdictOf(i: VerdictInput): RunVerdict {
     return { verdict: 'failed', reason: `no ${i.unit} completed${why ? ` (${why})` : ''}` };
   }
   return { verdict: i.qualified ? 'qualified' : 'unqualified', reason: null };
-}
-
-/** The exit status of a verdict: 1 failed, 130 interrupted, 3 unqualified (0 with `--allow-unqualified`), else 0. */
-export function exitOf(v: RunVerdict, allow_unqualified = false): number {
-  switch (v.verdict) {
-    case 'failed':
-      return EXIT.failed;
-    case 'interrupted':
-      return EXIT.interrupted;
-    case 'unqualified':
-      return allow_unqualified ? EXIT.ok : EXIT.unqualified;
-    case 'qualified':
-      return EXIT.ok;
-    default:
-      throw new Error(`unknown verdict ${String((v as RunVerdict).verdict)}`);
-  }
 }
 
 /**

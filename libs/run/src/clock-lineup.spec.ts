@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { estimateClockOffset } from './clock-offset';
 import { lineUpClocks, type RunClocks } from './clock-lineup';
-import { shiftRun } from './merge-runs';
+import { shiftRun } from '@duplex-bench/results';
 
 /** A run whose host's wall clock reads `skew_ms` ahead, started at reference instant `at_ms`. */
 function run(dir: string, boot: string, mono_s: number, skew_ms: number, offset: number | null, uncertainty = 0.3): RunClocks {

@@ -1,4 +1,4 @@
-import { exitOf, verdictLine, verdictOf, withVerdict, type VerdictInput } from './verdict';
+import { verdictLine, verdictOf, withVerdict, type VerdictInput } from './verdict';
 
 const run = (over: Partial<VerdictInput> = {}): VerdictInput => ({ qualified: true, interrupted: false, unit: 'session', completed: 4, reasons: {}, ...over });
 const SAYS = { qualified: 'measures the server', unqualified: 'missed its cadence', interrupted: 'partial run' };
@@ -25,16 +25,6 @@ describe('verdictOf', () => {
     expect(verdictOf(run({ failure: 'trace writer died', interrupted: true, completed: 0 }))).toEqual({ verdict: 'failed', reason: 'trace writer died' });
     expect(verdictOf(run({ interrupted: true, completed: 0 }))).toEqual({ verdict: 'interrupted', reason: null });
     expect(verdictOf(run({ failure: null }))).toEqual({ verdict: 'qualified', reason: null });
-  });
-});
-
-describe('exitOf', () => {
-  it('maps each verdict to its exit status; --allow-unqualified only lifts unqualified', () => {
-    expect(exitOf(verdictOf(run()))).toBe(0);
-    expect(exitOf(verdictOf(run({ qualified: false })))).toBe(3);
-    expect(exitOf(verdictOf(run({ qualified: false })), true)).toBe(0);
-    expect(exitOf(verdictOf(run({ interrupted: true })), true)).toBe(130);
-    expect(exitOf(verdictOf(run({ completed: 0 })), true)).toBe(1);
   });
 });
 

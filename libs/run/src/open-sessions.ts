@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { pcmPackets, readWavPcm16, silencePackets, type PacketSource } from '@duplex-bench/audio';
-import { reasonOf, type RealtimeSession, type SessionResult } from './realtime-session';
+import { reasonOf, type RealtimeSession, type SessionResult } from '@duplex-bench/session';
 
 /** The packets every session of a run streams: `duration_s` of a WAV file's audio, or of silence. */
 export async function runPackets(opts: { audio?: string; duration_s: number; packet_ms: number; sample_rate: number }): Promise<PacketSource> {

@@ -2,7 +2,7 @@ import { chunkPeriodMs } from '@duplex-bench/protocol';
 import { readSessionCreated } from '@duplex-bench/transport';
 import { UsageError } from '@duplex-bench/cli';
 import { authHeaders, checkPacket, type DialectOptions } from './dialect-options';
-import { reasonOf } from './realtime-session';
+import { reasonOf } from '@duplex-bench/session';
 
 export interface PacketSize {
   packet_ms: number;

@@ -1,7 +1,7 @@
 import { UsageError } from '@duplex-bench/cli';
 import { vllmRealtimeUrl, type TurnDetection } from '@duplex-bench/protocol';
 import type { DialectConfig } from '@duplex-bench/transport';
-import type { AdmissionPolicy } from './realtime-session';
+import type { AdmissionPolicy } from '@duplex-bench/session';
 
 export const DEFAULT_PACKET_MS = 80;
 

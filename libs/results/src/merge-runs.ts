@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { UsageError } from '@duplex-bench/cli';
 import { decodeHistogram, decodeSamples, mergeHistograms, mergeSamples, type MergedPacing, type SamplesFile, type UnitCounts } from '@duplex-bench/metrics';
 import { type DuplexAggregate, duplexMetrics, type DuplexSession, MEASUREMENT_ORIGIN, type RunSummary, UNIT_ORIGIN, unitSummary } from './summary';
-import type { SessionResult } from './realtime-session';
+import type { SessionResult } from '@duplex-bench/session';
 
 export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   qualified: boolean;

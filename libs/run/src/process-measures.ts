@@ -13,8 +13,8 @@ import {
 } from '@duplex-bench/metrics';
 import { DeadlineScheduler, timersOn, type Clock } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
-import type { SessionContext, SessionResult } from './realtime-session';
-import { buildSummary, type PacingMode, type RunSummary } from './summary';
+import type { SessionContext, SessionResult } from '@duplex-bench/session';
+import { buildSummary, type PacingMode, type RunSummary } from '@duplex-bench/results';
 
 /**
  * What one probe process measures while its sessions stream (pacing, its own loop, GC, CPU,

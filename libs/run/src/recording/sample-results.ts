@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sample } from '@duplex-bench/audio';
-import type { SessionResult } from '../realtime-session';
+import type { SessionResult } from '@duplex-bench/session';
 import type { PostprocessSummary } from './postprocess';
 
 /** What `record` keeps of one sample, in `samples/<id>.json`; resume reads these back. */

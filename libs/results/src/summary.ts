@@ -14,7 +14,7 @@ import {
   type ResponseOrigin, type CpuFigures, type GcFigures, type LoopLagFigures, type PacingFigures, type PercentilesMs, type Stat } from '@duplex-bench/metrics';
 import type { DeadlineSchedulerStats } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
-import type { SessionResult } from './realtime-session';
+import type { SessionResult } from '@duplex-bench/session';
 
 /** How packets went: on the realtime schedule (every dialect), or lockstep with the server's units (native). */
 export type PacingMode = 'realtime' | 'lockstep';

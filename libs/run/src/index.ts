@@ -1,0 +1,43 @@
+/* The run lifecycle: measures, opening sessions, the start gate, clocks, shards, grants, the verdict */
+export { ProcessMeasures } from './process-measures';
+export { GrantLog } from './grant-record';
+export type { GrantRecord } from './grant-record';
+export { openAll, openFirstThenAll, removeTrace, runPackets, sessionsFile } from './open-sessions';
+export { parseShard, shardSessions, startAtGate } from './shard';
+export type { Shard } from './shard';
+export { estimateClockOffset, timeUrlOf } from './clock-offset';
+export type { ClockOffset } from './clock-offset';
+export { lineUpClocks, readRunClocks } from './clock-lineup';
+export type { ClockLineup, RunClocks } from './clock-lineup';
+export { verdictLine, verdictOf, withVerdict } from './verdict';
+export type { RunVerdict, Verdict, VerdictInput } from './verdict';
+
+/* From a user's dialect settings to a session's connection */
+export {
+  authHeaders,
+  checkPacket,
+  CHILD_KEY_ENV,
+  connectionSettings,
+  DEFAULT_PACKET_MS,
+  DEFAULT_UNIT_TIMEOUT_MS,
+  dialectConfig,
+  dialectRecord,
+  redactArgv,
+  sessionUrl,
+  withoutSecrets,
+} from './dialect-options';
+export type { DialectOptions } from './dialect-options';
+export { packetSizeOr, resolvePacketSize } from './packet-size';
+export type { PacketSize } from './packet-size';
+
+/* Recording: samples kept one by one, resumable, post-processed in a pool */
+export { keepEarlierAttempt, mergeResult, readResults, sampleResult, writeResult } from './recording/sample-results';
+export type { AttemptBrief, SampleResult } from './recording/sample-results';
+export { keptPacing, writeAttemptPacing } from './recording/attempt-pacing';
+export { Checkpoint } from './recording/checkpoint';
+export { postprocessSession } from './recording/postprocess';
+export type { PostprocessSummary, PostprocessTask } from './recording/postprocess';
+export { postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets } from './recording/recording';
+export type { Invocation } from './recording/recording';
+/** The module a ProcessPool starts to post-process recorded sessions. */
+export const POSTPROCESS_WORKER = `${__dirname}/recording/postprocess-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`;
