@@ -30,6 +30,8 @@ module.exports = [
             { sourceTag: 'scope:lib', onlyDependOnLibsWithTags: ['scope:lib'] },
             { sourceTag: lib('pacer'), onlyDependOnLibsWithTags: [] },
             { sourceTag: lib('protocol'), onlyDependOnLibsWithTags: [] },
+            // Offline checkers: they read the dialects' names and profiles; only session's post-processing and the apps import them.
+            { sourceTag: lib('conformance'), onlyDependOnLibsWithTags: [lib('protocol')] },
             { sourceTag: lib('audio'), onlyDependOnLibsWithTags: [] },
             { sourceTag: lib('metrics'), onlyDependOnLibsWithTags: [lib('pacer')] },
             { sourceTag: lib('transport'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
@@ -39,7 +41,8 @@ module.exports = [
             { sourceTag: lib('cli'), onlyDependOnLibsWithTags: [] },
             {
               sourceTag: lib('session'),
-              onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics'), lib('launcher'), lib('cli')],
+              // conformance: the recording's post-processing pool grades each trace, offline.
+              onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics'), lib('launcher'), lib('cli'), lib('conformance')],
             },
             { sourceTag: lib('experiments'), onlyDependOnLibsWithTags: [lib('cli'), lib('pacer'), lib('launcher'), lib('session')] },
             { sourceTag: lib('http-load'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics'), lib('launcher')] },

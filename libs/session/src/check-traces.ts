@@ -1,7 +1,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '@duplex-bench/cli';
-import { checkNativeTrace, grantedProfile, NATIVE_PROFILES, parseTraceLines, type NativeCheckResult, type NativeProfileName } from '@duplex-bench/protocol';
+import { checkNativeTrace, grantedProfile, parseTraceLines, type NativeCheckResult } from '@duplex-bench/conformance';
+import { NATIVE_PROFILES, type NativeProfileName } from '@duplex-bench/protocol';
 import { checkOpenAITrace, checkVllmOmniTrace } from './dialect-rules';
 
 export interface SessionCheck {
