@@ -17,14 +17,10 @@ export type { PostprocessSummary, PostprocessTask } from './recording/postproces
 /** The module a ProcessPool starts to post-process recorded sessions. */
 export const POSTPROCESS_WORKER = `${__dirname}/recording/postprocess-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`;
 
-/* Runs read back: pooled across processes, traces graded against the native contract */
+/* Runs read back: pooled across processes */
 export { buildMergedSummary, mergeChildren, mergeDuplex, readRunForMerge, shiftRun, steadyFrom } from './merge-runs';
 export type { MergedSummary, RunForMerge } from './merge-runs';
-export { checkTraceFile, checkTraces, runProtocol, traceFiles } from './check-traces';
-export { checkOpenAITrace, checkVllmOmniTrace } from './dialect-rules';
-export type { DialectRulesResult } from './dialect-rules';
 export { RunDirError, runDirsOf, runDirsOfAll } from './run-dirs';
-export type { CheckReport, SessionCheck } from './check-traces';
 
 /* From a user's dialect settings to a session's connection */
 export {
