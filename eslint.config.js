@@ -30,6 +30,8 @@ module.exports = [
             { sourceTag: 'scope:lib', onlyDependOnLibsWithTags: ['scope:lib'] },
             { sourceTag: lib('pacer'), onlyDependOnLibsWithTags: [] },
             { sourceTag: lib('protocol'), onlyDependOnLibsWithTags: [] },
+            // Offline checkers: they read the dialects' names and profiles; only session's post-processing and the apps import them.
+            { sourceTag: lib('conformance'), onlyDependOnLibsWithTags: [lib('protocol')] },
             { sourceTag: lib('audio'), onlyDependOnLibsWithTags: [] },
             { sourceTag: lib('metrics'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
             { sourceTag: lib('transport'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
@@ -39,14 +41,15 @@ module.exports = [
             { sourceTag: lib('cli'), onlyDependOnLibsWithTags: [] },
             {
               sourceTag: lib('session'),
-              onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics'), lib('launcher'), lib('cli')],
+              onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics')],
             },
             // The run directory's owner: what a run writes, read back and pooled (its sessions' results are typed by session).
             { sourceTag: lib('results'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('metrics'), lib('tracer'), lib('transport'), lib('session'), lib('cli')] },
             // The run lifecycle: sessions opened and started, measured, recorded, their files written through results.
             {
               sourceTag: lib('run'),
-              onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics'), lib('launcher'), lib('session'), lib('results'), lib('cli')],
+              // conformance: the recording's post-processing pool grades each trace, offline.
+              onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics'), lib('launcher'), lib('session'), lib('results'), lib('conformance'), lib('cli')],
             },
             { sourceTag: lib('experiments'), onlyDependOnLibsWithTags: [lib('cli'), lib('pacer'), lib('launcher'), lib('session'), lib('results'), lib('run')] },
             { sourceTag: lib('http-load'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics'), lib('launcher')] },

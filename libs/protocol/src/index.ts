@@ -14,8 +14,6 @@ export {
 export type { NativeGrantFigures } from './native';
 export { NATIVE_PROFILES, NATIVE_INPUT_SAMPLE_RATE, NATIVE_INPUT_BYTES_PER_MS, nativeProfileOf } from './native-profiles';
 export type { NativeProfile, NativeProfileName } from './native-profiles';
-export { checkNativeTrace, grantedProfile, parseTraceLines } from './native-check';
-export type { NativeCheckMetrics, NativeCheckOptions, NativeCheckResult, ParsedTraceLines } from './native-check';
 export {
   nativeGrant,
   nativeUnitId,

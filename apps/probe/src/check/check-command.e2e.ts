@@ -5,7 +5,7 @@ import { UsageError } from '@duplex-bench/cli';
 import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import { startFaultyMock, type MockFault } from '@duplex-bench/mock-servers/testing';
 import { probe } from '../run/run-harness.spec-helpers';
-import type { CheckReport } from '@duplex-bench/session';
+import type { CheckReport } from '@duplex-bench/conformance';
 import { checkCommand, parseCheckOptions } from './check-command';
 
 jest.setTimeout(90_000);

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseFlags, UsageError } from '@duplex-bench/cli';
 import type { NativeProfileName } from '@duplex-bench/protocol';
-import { checkTraces, runProtocol, traceFiles, type CheckReport } from '@duplex-bench/session';
+import { checkTraces, ConformanceError, runProtocol, traceFiles, type CheckReport } from '@duplex-bench/conformance';
 import { EXIT } from '@duplex-bench/cli';
 
 export const CHECK_FLAGS = {
@@ -50,7 +50,13 @@ export async function checkCommand(
   options: CheckOptions,
   io: { stdout: { write(s: string): unknown }; stderr: { write(s: string): unknown }; emit?(summary: unknown): void },
 ): Promise<number> {
-  const files = await traceFiles(options.path);
+  let files: string[];
+  try {
+    files = await traceFiles(options.path);
+  } catch (err) {
+    if (err instanceof ConformanceError) throw new UsageError(err.message);
+    throw err;
+  }
   const isFile = files.length === 1 && files[0] === options.path;
   // Each run is graded by its own protocol; a trace with no run.json beside it is native (sglang-omni's own client writes such traces).
   const protocol = (await runProtocol(options.path, isFile)) ?? 'native';

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { encodeWavPcm16 } from '@duplex-bench/audio';
-import { checkNativeTrace, grantedProfile, parseTraceLines } from '@duplex-bench/protocol';
+import { checkNativeTrace, grantedProfile, parseTraceLines } from '@duplex-bench/conformance';
 
 export interface PostprocessTask {
   trace_path: string;

@@ -1,8 +1,10 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UsageError } from '@duplex-bench/cli';
-import { checkNativeTrace, grantedProfile, NATIVE_PROFILES, parseTraceLines, type NativeCheckResult, type NativeProfileName } from '@duplex-bench/protocol';
+import { NATIVE_PROFILES, type NativeProfileName } from '@duplex-bench/protocol';
 import { checkOpenAITrace, checkVllmOmniTrace } from './dialect-rules';
+import { ConformanceError } from './errors';
+import { checkNativeTrace, grantedProfile, parseTraceLines } from './native/native-check';
+import type { NativeCheckResult } from './native/native-replay';
 
 export interface SessionCheck {
   trace: string;
@@ -53,7 +55,7 @@ export async function traceFiles(path: string): Promise<string[]> {
   try {
     info = await stat(path);
   } catch {
-    throw new UsageError(`${path}: no such file or directory`);
+    throw new ConformanceError('NO_SUCH_PATH', `${path}: no such file or directory`, path);
   }
   if (info.isFile()) return [path];
   const root = join(path, 'sessions');
@@ -61,14 +63,14 @@ export async function traceFiles(path: string): Promise<string[]> {
   try {
     ids = (await readdir(root)).sort();
   } catch {
-    throw new UsageError(`${path} holds no sessions/ directory; give a run directory or a trace.jsonl`);
+    throw new ConformanceError('NO_SESSIONS_DIR', `${path} holds no sessions/ directory; give a run directory or a trace.jsonl`, path);
   }
   const files: string[] = [];
   for (const id of ids) {
     const file = join(root, id, 'trace.jsonl');
     if (await stat(file).then((s) => s.isFile(), () => false)) files.push(file);
   }
-  if (files.length === 0) throw new UsageError(`${path}: no sessions/*/trace.jsonl (run with --trace full --keep-traces)`);
+  if (files.length === 0) throw new ConformanceError('NO_TRACES', `${path}: no sessions/*/trace.jsonl (run with --trace full --keep-traces)`, path);
   return files;
 }
 
