@@ -23,7 +23,7 @@ export type { MergedSummary, RunForMerge } from './merge-runs';
 export { checkTraceFile, checkTraces, runProtocol, traceFiles } from './check-traces';
 export { checkOpenAITrace, checkVllmOmniTrace } from './dialect-rules';
 export type { DialectRulesResult } from './dialect-rules';
-export { RunDirError, runDirsOf, runDirsOfAll } from './run-dirs';
+export { runDirsOf, runDirsOfAll } from './run-dirs';
 export type { CheckReport, SessionCheck } from './check-traces';
 
 /* From a user's dialect settings to a session's connection */
@@ -52,3 +52,8 @@ export { estimateClockOffset, timeUrlOf } from './clock-offset';
 export type { ClockOffset } from './clock-offset';
 export { lineUpClocks, readRunClocks } from './clock-lineup';
 export type { ClockLineup, RunClocks } from './clock-lineup';
+
+/* Error types */
+export { RunDirError } from './run-dirs';
+export { SessionInputError } from './input-error';
+export type { SessionInputCode } from './input-error';
