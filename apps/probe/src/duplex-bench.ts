@@ -1,5 +1,5 @@
 import { mainOf, type CliProgram, VERSION } from '@duplex-bench/cli';
-import { SERVE_COMMAND } from '@duplex-bench/mock-servers';
+import { SERVE_COMMAND } from '@duplex-bench/mock';
 import { PROBE_COMMANDS } from './commands';
 import { usageOf } from './errors';
 
