@@ -1,5 +1,7 @@
 export { startMockServer } from './mock-server';
-export type { MockServerOptions, MockServer, MockStats, MockProfile } from './mock-server';
+export type { MockServer } from './mock-server';
+export type { MockServerOptions, MockProfile } from './mock-options';
+export type { MockStats } from './mock-stats';
 export type { ModelOptions } from './model-session';
 export type { OpenAIMockOptions } from './openai-mock-session';
 export { startHttpStub, HTTP_STUB_DEFAULTS } from './http/http-stub';
