@@ -13,6 +13,39 @@ const NODE_WORKER = ['node:worker_threads', 'Only tracer and launcher start thre
 const CHILD = ['child_process', 'Only tracer and launcher start processes.'];
 const NODE_CHILD = ['node:child_process', 'Only tracer and launcher start processes.'];
 
+/** Project edges by tag: what each lib may use. */
+const BOUNDARIES = {
+  enforceBuildableLibDependency: false,
+  allow: [],
+  depConstraints: [
+    { sourceTag: 'scope:app', onlyDependOnLibsWithTags: ['scope:lib'] },
+    { sourceTag: 'scope:lib', onlyDependOnLibsWithTags: ['scope:lib'] },
+    { sourceTag: lib('pacer'), onlyDependOnLibsWithTags: [] },
+    { sourceTag: lib('protocol'), onlyDependOnLibsWithTags: [] },
+    // Offline checkers: they read the dialects' names and profiles; only run's post-processing and the apps import them.
+    { sourceTag: lib('conformance'), onlyDependOnLibsWithTags: [lib('protocol')] },
+    { sourceTag: lib('audio'), onlyDependOnLibsWithTags: [] },
+    { sourceTag: lib('metrics'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
+    { sourceTag: lib('transport'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
+    { sourceTag: lib('tracer'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
+    { sourceTag: lib('mock-servers'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('metrics')] },
+    { sourceTag: lib('launcher'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics')] },
+    { sourceTag: lib('cli'), onlyDependOnLibsWithTags: [] },
+    // One session: its pipeline and its result.
+    { sourceTag: lib('session'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics')] },
+    // The run directory's owner: what a run writes, read back and pooled (its sessions' results are typed by session).
+    { sourceTag: lib('results'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('metrics'), lib('tracer'), lib('transport'), lib('session')] },
+    // The run lifecycle: sessions opened and started, measured, recorded (conformance: the post-processing pool grades each trace, offline).
+    {
+      sourceTag: lib('run'),
+      onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics'), lib('launcher'), lib('session'), lib('results'), lib('conformance')],
+    },
+    { sourceTag: lib('experiments'), onlyDependOnLibsWithTags: [lib('pacer'), lib('launcher'), lib('session'), lib('results'), lib('run')] },
+    { sourceTag: lib('http-load'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics'), lib('launcher')] },
+    { sourceTag: lib('report'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics'), lib('experiments'), lib('http-load'), lib('results')] },
+  ],
+};
+
 module.exports = [
   { ignores: ['**/node_modules/**', '**/dist/**', '**/out/**', '**/tmp/**', '.nx/**', 'jest.preset.js', 'eslint.config.js', '**/jest.config.ts', '**/jest.e2e.config.ts'] },
   ...nx.configs['flat/base'],
@@ -20,46 +53,15 @@ module.exports = [
   {
     files: ['**/*.ts'],
     rules: {
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allow: [],
-          depConstraints: [
-            { sourceTag: 'scope:app', onlyDependOnLibsWithTags: ['scope:lib'] },
-            { sourceTag: 'scope:lib', onlyDependOnLibsWithTags: ['scope:lib'] },
-            { sourceTag: lib('pacer'), onlyDependOnLibsWithTags: [] },
-            { sourceTag: lib('protocol'), onlyDependOnLibsWithTags: [] },
-            // Offline checkers: they read the dialects' names and profiles; only session's post-processing and the apps import them.
-            { sourceTag: lib('conformance'), onlyDependOnLibsWithTags: [lib('protocol')] },
-            { sourceTag: lib('audio'), onlyDependOnLibsWithTags: [] },
-            { sourceTag: lib('metrics'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
-            { sourceTag: lib('transport'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
-            { sourceTag: lib('tracer'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
-            { sourceTag: lib('mock-servers'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('metrics'), lib('cli')] },
-            { sourceTag: lib('launcher'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics')] },
-            { sourceTag: lib('cli'), onlyDependOnLibsWithTags: [] },
-            {
-              sourceTag: lib('session'),
-              onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics')],
-            },
-            // The run directory's owner: what a run writes, read back and pooled (its sessions' results are typed by session).
-            { sourceTag: lib('results'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('metrics'), lib('tracer'), lib('transport'), lib('session'), lib('cli')] },
-            // The run lifecycle: sessions opened and started, measured, recorded, their files written through results.
-            {
-              sourceTag: lib('run'),
-              // conformance: the recording's post-processing pool grades each trace, offline.
-              onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics'), lib('launcher'), lib('session'), lib('results'), lib('conformance'), lib('cli')],
-            },
-            { sourceTag: lib('experiments'), onlyDependOnLibsWithTags: [lib('cli'), lib('pacer'), lib('launcher'), lib('session'), lib('results'), lib('run')] },
-            { sourceTag: lib('http-load'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics'), lib('launcher')] },
-            { sourceTag: lib('report'), onlyDependOnLibsWithTags: [lib('cli'), lib('pacer'), lib('metrics'), lib('experiments'), lib('http-load')] },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': ['error', BOUNDARIES],
       'no-restricted-imports': restricted([WS, WORKER, NODE_WORKER, CHILD, NODE_CHILD]),
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
+  },
+  {
+    // The one executable carries every command: the probe's and the mock's `serve` (apps/mock's face).
+    files: ['apps/probe/src/duplex-bench.ts'],
+    rules: { '@nx/enforce-module-boundaries': ['error', { ...BOUNDARIES, allow: ['@duplex-bench/mock'] }] },
   },
   {
     files: ['libs/transport/**/*.ts', 'libs/mock-servers/**/*.ts'],

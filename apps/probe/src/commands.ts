@@ -6,7 +6,7 @@ import { K8S_COMMAND } from './k8s/k8s-command';
 import { MERGE_FLAGS, mergeCommand } from './merge/merge-command';
 import { recordCommand } from './record/record-command';
 import { parseRecordOptions, RECORD_FLAGS } from './record/record-options';
-import { withReport } from '@duplex-bench/report';
+import { withReport } from './report/with-report';
 import { REPORT_COMMAND } from './report/report-command';
 import { COMPARE_COMMAND } from './sweep/compare-command';
 import { SWEEP_COMMAND } from './sweep/sweep-command';

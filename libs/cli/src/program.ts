@@ -20,6 +20,11 @@ export interface CliProgram {
   version: string;
   summary: string;
   commands: CliCommand[];
+  /**
+   * The libs' own errors that mean bad input, as a UsageError (one line on stderr, status 2); any
+   * other error is a failure (status 1). Libs throw their own coded errors; the app says which are the user's.
+   */
+  usageOf?(err: unknown): UsageError | undefined;
 }
 
 const HELP = new Set(['--help', '-h']);
@@ -76,8 +81,9 @@ export async function runProgram(program: CliProgram, argv: string[], io: RunIo)
       { ...io, argv: io.argv.filter((a) => a !== '--json'), stdout: io.stderr, emit: (summary) => out.write(`${JSON.stringify(summary)}\n`) },
     );
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr.write(`error: ${err.message}\n`);
+    const usage = err instanceof UsageError ? err : program.usageOf?.(err);
+    if (usage) {
+      io.stderr.write(`error: ${usage.message}\n`);
       return EXIT.usage;
     }
     io.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,8 +1,9 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { projectRevision, runNodeScript, type RunningProcess } from '@duplex-bench/launcher';
 import type { RunSummary } from '@duplex-bench/results';
+import { ExperimentError } from './experiment-error';
+import type { ExperimentIo } from './experiment-io';
 import { SLO_FIGURES } from './slo';
 import { bootstrapRatio, mannWhitneyP, median, seeded } from './statistics';
 
@@ -79,11 +80,11 @@ function settingsOf(flags: string[]): Map<string, string> {
 /** `LABEL=FLAGS` as an arm; compare sets the output, so an arm may not. */
 export function parseArm(text: string): Arm {
   const eq = text.indexOf('=');
-  if (eq <= 0) throw new UsageError(`--arm must be LABEL=FLAGS, got "${text}"`);
+  if (eq <= 0) throw new ExperimentError('BAD_ARM', `--arm must be LABEL=FLAGS, got "${text}"`);
   const label = text.slice(0, eq);
-  if (!/^[\w.-]+$/.test(label)) throw new UsageError(`--arm label "${label}": letters, digits, dot, dash or underscore only`);
+  if (!/^[\w.-]+$/.test(label)) throw new ExperimentError('BAD_ARM', `--arm label "${label}": letters, digits, dot, dash or underscore only`);
   const flags = text.slice(eq + 1).trim().split(/\s+/).filter(Boolean);
-  for (const reserved of ['--output', '--json', '--report']) if (flags.some((f) => f === reserved || f.startsWith(`${reserved}=`))) throw new UsageError(`--arm ${label}: ${reserved} is set by compare`);
+  for (const reserved of ['--output', '--json', '--report']) if (flags.some((f) => f === reserved || f.startsWith(`${reserved}=`))) throw new ExperimentError('BAD_ARM', `--arm ${label}: ${reserved} is set by compare`);
   return { label, flags };
 }
 
@@ -91,7 +92,7 @@ export function parseArm(text: string): Arm {
  * Runs the comparison: every repetition runs both arms once, in a fresh random order, each a fresh
  * process. compare.json in `output` is rewritten after each run; the same arms and reps there resume.
  */
-export async function runCompare(plan: ComparePlan, io: RunIo): Promise<CompareFile> {
+export async function runCompare(plan: ComparePlan, io: ExperimentIo): Promise<CompareFile> {
   const { arms, metrics, output } = plan;
   await mkdir(output, { recursive: true });
   const path = join(output, 'compare.json');
@@ -130,7 +131,7 @@ export async function runCompare(plan: ComparePlan, io: RunIo): Promise<CompareF
     await rename(`${path}.tmp`, path);
   };
   const running: RunningProcess = { child: null };
-  const signals = new Interrupts(io, 'the run in progress stops; what was measured is kept in compare.json', () => running.child?.kill('SIGINT'));
+  const signals = io.interrupts('the run in progress stops; what was measured is kept in compare.json', () => running.child?.kill('SIGINT'));
   try {
     for (let rep = 1; rep <= plan.reps && !signals.interrupted; rep++) {
       // The order is drawn for every repetition, also for those kept, so a resumed compare orders as the first did.

@@ -5,3 +5,8 @@ export type { PointVerdict, SweepFile, SweepPlan, SweepPoint, SweepRun, SweepSet
 export { COMPARE_METRICS, parseArm, runCompare } from './compare';
 export type { Arm, CompareFile, ComparePlan, CompareRun, MetricResult } from './compare';
 export { bootstrapRatio, mannWhitneyP, median, seeded } from './statistics';
+export type { ExperimentIo, InterruptWatch } from './experiment-io';
+
+/* Error types */
+export { ExperimentError } from './experiment-error';
+export type { ExperimentErrorCode } from './experiment-error';

@@ -1,4 +1,4 @@
-import { UsageError } from '@duplex-bench/cli';
+import { ExperimentError } from './experiment-error';
 import type { RunSummary } from '@duplex-bench/results';
 
 /** The figures an SLO term can name: where each is read in a run's summary, and its unit. */
@@ -33,15 +33,15 @@ export interface SloTerm {
   text: string;
 }
 
-/** `figure<=bound,figure=bound,…`; a UsageError names the term that does not parse. */
+/** `figure<=bound,figure=bound,…`; an ExperimentError names the term that does not parse. */
 export function parseSlo(text: string): SloTerm[] {
   return text.split(',').map((raw) => {
     const term = raw.trim();
     const m = /^([a-z0-9_]+)\s*(<=|>=|<|>|=)\s*(-?[0-9.]+)$/.exec(term);
-    if (!m) throw new UsageError(`--slo: cannot read "${term}" (figure<=number, joined by commas)`);
-    if (!SLO_FIGURES[m[1]]) throw new UsageError(`--slo: unknown figure "${m[1]}"; the figures are ${Object.keys(SLO_FIGURES).join(', ')}`);
+    if (!m) throw new ExperimentError('BAD_SLO', `--slo: cannot read "${term}" (figure<=number, joined by commas)`);
+    if (!SLO_FIGURES[m[1]]) throw new ExperimentError('BAD_SLO', `--slo: unknown figure "${m[1]}"; the figures are ${Object.keys(SLO_FIGURES).join(', ')}`);
     const bound = Number(m[3]);
-    if (!Number.isFinite(bound)) throw new UsageError(`--slo: "${term}" has no number`);
+    if (!Number.isFinite(bound)) throw new ExperimentError('BAD_SLO', `--slo: "${term}" has no number`);
     return { figure: m[1], op: m[2] as SloTerm['op'], bound, text: term };
   });
 }

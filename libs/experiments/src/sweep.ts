@@ -1,8 +1,8 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Interrupts, type RunIo } from '@duplex-bench/cli';
 import { runNodeScript, type RunningProcess } from '@duplex-bench/launcher';
 import type { RunSummary } from '@duplex-bench/results';
+import type { ExperimentIo } from './experiment-io';
 import { checkSlo, SLO_FIGURES, type SloCheck, type SloTerm } from './slo';
 
 /** How one session count fared: `client-limited` when the client missed its cadence in any run (never the server's limit). */
@@ -105,7 +105,7 @@ export function capacityOf(points: SweepPoint[], min: number, max: number, targe
  * first failure. Every count is `settings.runs` fresh `run` processes; sweep.json in `output` is
  * rewritten after each count, and a sweep with the same settings there resumes from it.
  */
-export async function runSweep(plan: SweepPlan, io: RunIo): Promise<SweepFile> {
+export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<SweepFile> {
   const { settings, terms, min, max, output } = plan;
   await mkdir(output, { recursive: true });
   const path = join(output, 'sweep.json');
@@ -129,7 +129,7 @@ export async function runSweep(plan: SweepPlan, io: RunIo): Promise<SweepFile> {
     await rename(`${path}.tmp`, path);
   };
   const running: RunningProcess = { child: null };
-  const signals = new Interrupts(io, 'the run in progress stops; what was measured is kept in sweep.json', () => running.child?.kill('SIGINT'));
+  const signals = io.interrupts('the run in progress stops; what was measured is kept in sweep.json', () => running.child?.kill('SIGINT'));
   const extra = settings.run_args.split(/\s+/).filter(Boolean);
   // The process count a run starts with; with auto it only grows, as a client that fell behind at
   // N sessions falls behind at more too.

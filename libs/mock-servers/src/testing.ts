@@ -1,5 +1,6 @@
 // Test servers with injected faults. Not part of the main face: import from '@duplex-bench/mock-servers/testing'.
-import { startMockServer, type MockServerOptions, type MockServer } from './mock-server';
+import type { MockServerOptions } from './mock-options';
+import { startMockServer, type MockServer } from './mock-server';
 import type { MockFault } from './mock-fault';
 
 export type { MockFault } from './mock-fault';

@@ -5,6 +5,9 @@ export type { ByOrigin, PacingBins, ProcessTimeline, ReportData, SessionRow } fr
 export { escapeHtml, page, renderReportHtml } from './report-html';
 export { loadSweepReport, renderSweepHtml } from './sweep-report';
 export type { SweepReportData } from './sweep-report';
-export { withReport } from './with-report';
 export { loadHttpReport, renderHttpHtml } from './http-report';
 export type { HttpReportData } from './http-report';
+
+/* Error types */
+export { ReportInputError } from './report-input-error';
+export type { ReportInputCode } from './report-input-error';

@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UsageError } from '@duplex-bench/cli';
+import { ReportInputError } from './report-input-error';
 import { decodeSamples, type ResponseRecord, type SamplesFile, type TimelineFile } from '@duplex-bench/metrics';
 import { isLate } from '@duplex-bench/pacer';
 
@@ -132,7 +132,7 @@ const readJson = async <T>(path: string): Promise<T | null> => {
     return JSON.parse(await readFile(path, 'utf8')) as T;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new UsageError(`${path}: ${(err as Error).message}`);
+    throw new ReportInputError('BAD_RUN_FILE', `${path}: ${(err as Error).message}`);
   }
 };
 
@@ -145,7 +145,7 @@ async function processDirs(dir: string, summary: SummaryLike): Promise<string[]>
   if (own) return [dir];
   if (summary.sources?.length) return summary.sources;
   const children = (await readdir(dir)).filter((n) => /^p\d+$/.test(n)).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
-  if (children.length === 0) throw new UsageError(`${dir}: no samples.msgpack, no process directories (p0, p1 …) and no merged sources`);
+  if (children.length === 0) throw new ReportInputError('NO_SAMPLES', `${dir}: no samples.msgpack, no process directories (p0, p1 …) and no merged sources`);
   return children.map((c) => join(dir, c));
 }
 
@@ -206,7 +206,7 @@ function byOrigin(responses: ResponseRecord[], pick: (r: ResponseRecord) => { or
 export async function loadReport(dir: string, options: { mock_stats?: string; bin_s?: number } = {}): Promise<ReportData> {
   const bin_s = options.bin_s ?? 0.5;
   const summary = await readJson<SummaryLike>(join(dir, 'summary.json'));
-  if (!summary) throw new UsageError(`${dir}: no summary.json (not a run, recording or merged run directory)`);
+  if (!summary) throw new ReportInputError('NOT_A_RUN', `${dir}: no summary.json (not a run, recording or merged run directory)`);
   const run = await readJson<{ command?: string[]; host?: Record<string, unknown>; project?: Record<string, unknown>; samples?: unknown }>(join(dir, 'run.json'));
   const dirs = await processDirs(dir, summary);
   const multi = dirs.length > 1;
@@ -225,7 +225,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
     try {
       samples = decodeSamples(await readFile(join(d, 'samples.msgpack')));
     } catch (err) {
-      throw new UsageError(`${d}/samples.msgpack: ${(err as Error).message}`);
+      throw new ReportInputError('BAD_RUN_FILE', `${d}/samples.msgpack: ${(err as Error).message}`);
     }
     files.push(samples);
     const timeline = await readJson<TimelineFile>(join(d, 'timeline.json'));
@@ -283,7 +283,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
     });
   }
   const mock = options.mock_stats ? await readJson<{ arrival_deviation_ms: Record<string, number | null>; measurement_origin?: Record<string, string> }>(options.mock_stats) : null;
-  if (options.mock_stats && !mock) throw new UsageError(`--mock-stats ${options.mock_stats}: no such file`);
+  if (options.mock_stats && !mock) throw new ReportInputError('NO_MOCK_STATS', `--mock-stats ${options.mock_stats}: no such file`);
   const reasons = Object.entries(summary.sessions.incomplete_reasons ?? {});
   const kind: ReportData['kind'] = multi ? 'several processes' : recording ? 'recording' : 'run';
   return {

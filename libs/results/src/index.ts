@@ -7,3 +7,5 @@ export { runDirsOf, runDirsOfAll } from './run-dirs';
 
 /* Error types */
 export { RunDirError } from './run-dirs';
+export { ResultsInputError } from './input-error';
+export type { ResultsInputCode } from './input-error';

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UsageError } from '@duplex-bench/cli';
 import { decodeHistogram, decodeSamples, mergeHistograms, mergeSamples, type MergedPacing, type SamplesFile, type UnitCounts } from '@duplex-bench/metrics';
+import { ResultsInputError } from './input-error';
 import { type DuplexAggregate, duplexMetrics, type DuplexSession, MEASUREMENT_ORIGIN, type RunSummary, UNIT_ORIGIN, unitSummary } from './summary';
 import type { SessionResult } from '@duplex-bench/session';
 
@@ -53,13 +53,13 @@ export async function readRunForMerge(dir: string): Promise<RunForMerge> {
   try {
     bytes = await readFile(join(dir, 'samples.msgpack'));
   } catch (err) {
-    throw new UsageError(`${dir}: no samples.msgpack (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new ResultsInputError('NO_SAMPLES', `${dir}: no samples.msgpack (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   let samples: SamplesFile;
   try {
     samples = decodeSamples(bytes);
   } catch (err) {
-    throw new UsageError(`${dir}/samples.msgpack: ${(err as Error).message}`);
+    throw new ResultsInputError('BAD_RUN_FILE', `${dir}/samples.msgpack: ${(err as Error).message}`);
   }
   const summary = await readFile(join(dir, 'summary.json'), 'utf8').then(
     (text) => JSON.parse(text) as RunSummary,
@@ -185,7 +185,7 @@ async function readDuplexSessions(dir: string): Promise<DuplexSessions> {
     file = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new UsageError(`${dir}/duplex_metrics.json: ${(err as Error).message}`);
+    throw new ResultsInputError('BAD_RUN_FILE', `${dir}/duplex_metrics.json: ${(err as Error).message}`);
   }
   return (file.duplex_session_metrics ?? []).map(({ session_id, completed, reason, responses, ...metrics }) => ({
     id: session_id,

@@ -1,7 +1,7 @@
-import { UsageError } from '@duplex-bench/cli';
 import { vllmRealtimeUrl, type TurnDetection } from '@duplex-bench/protocol';
 import type { DialectConfig } from '@duplex-bench/transport';
 import type { AdmissionPolicy } from '@duplex-bench/session';
+import { RunInputError } from './input-error';
 
 export const DEFAULT_PACKET_MS = 80;
 
@@ -47,7 +47,7 @@ export const DEFAULT_UNIT_TIMEOUT_MS = 10_000;
 /** A packet must hold a whole number of samples. */
 export function checkPacket(packet_ms: number, sample_rate: number): void {
   if (!Number.isInteger((sample_rate * packet_ms) / 1000)) {
-    throw new UsageError(`--packet-ms ${packet_ms} is not a whole number of samples at ${sample_rate} Hz`);
+    throw new RunInputError('BAD_PACKET_MS', `--packet-ms ${packet_ms} is not a whole number of samples at ${sample_rate} Hz`);
   }
 }
 
@@ -57,7 +57,7 @@ export function dialectConfig(o: DialectOptions, packet_ms: number, output_sampl
   const every = Math.max(1, Math.round((o.commit_every_s * 1000) / packet_ms));
   if (o.protocol === 'vllm-omni') {
     // Refused with the flags already; this narrows the type.
-    if (o.turn_detection === 'semantic_vad') throw new UsageError('--turn-detection semantic_vad is for --protocol openai');
+    if (o.turn_detection === 'semantic_vad') throw new RunInputError('BAD_TURN_DETECTION', '--turn-detection semantic_vad is for --protocol openai');
     return {
       protocol: 'vllm-omni',
       model: o.model,

@@ -41,3 +41,7 @@ export { postprocessRecorded, postprocessTask, recordingDataset, recordingSummar
 export type { Invocation } from './recording/recording';
 /** The module a ProcessPool starts to post-process recorded sessions. */
 export const POSTPROCESS_WORKER = `${__dirname}/recording/postprocess-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`;
+
+/* Error types */
+export { RunInputError } from './input-error';
+export type { RunInputCode } from './input-error';

@@ -1,8 +1,8 @@
 import { chunkPeriodMs } from '@duplex-bench/protocol';
 import { readSessionCreated } from '@duplex-bench/transport';
-import { UsageError } from '@duplex-bench/cli';
 import { authHeaders, checkPacket, type DialectOptions } from './dialect-options';
 import { reasonOf } from '@duplex-bench/session';
+import { RunInputError } from './input-error';
 
 export interface PacketSize {
   packet_ms: number;
@@ -24,14 +24,14 @@ export async function resolvePacketSize(url: string, o: DialectOptions, connect_
   try {
     checkPacket(chunk, o.sample_rate);
   } catch {
-    throw new UsageError(`the server's chunk_period_ms ${chunk} is not a whole number of samples at ${o.sample_rate} Hz; give --packet-ms`);
+    throw new RunInputError('BAD_CHUNK_PERIOD', `the server's chunk_period_ms ${chunk} is not a whole number of samples at ${o.sample_rate} Hz; give --packet-ms`);
   }
   return { packet_ms: chunk, source: 'session.created.capabilities.chunk_period_ms' };
 }
 
 /**
  * `resolvePacketSize` for a command: a server that cannot be reached is passed to `unreachable`
- * as one message, and the result is null (the command exits 1); bad input still throws its UsageError.
+ * as one message, and the result is null (the command exits 1); bad input still throws its RunInputError.
  */
 export async function packetSizeOr(
   url: string,
@@ -42,7 +42,7 @@ export async function packetSizeOr(
   try {
     return await resolvePacketSize(url, o, connect_timeout_ms);
   } catch (err) {
-    if (err instanceof UsageError) throw err;
+    if (err instanceof RunInputError) throw err;
     unreachable(reasonOf(err).message);
     return null;
   }

@@ -4,6 +4,7 @@ import { OPENAI_PCM_RATE, wavDataUrl, type TurnDetection } from '@duplex-bench/p
 import { VLLM_TIMEOUTS } from '@duplex-bench/transport';
 import { checkPacket, CHILD_KEY_ENV, DEFAULT_PACKET_MS, DEFAULT_UNIT_TIMEOUT_MS, type DialectOptions } from '@duplex-bench/run';
 import { NATIVE_ADMISSION, type AdmissionPolicy } from '@duplex-bench/session';
+import { usageOf } from '../errors';
 
 /** Flags that choose and configure the wire dialect; `run` and `record` share them. */
 export const DIALECT_FLAGS = {
@@ -121,7 +122,12 @@ export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv
   }
   const sample_rate = f['sample-rate'] ?? defaultSampleRate(protocol);
   const packet_ms = f['packet-ms'] ?? DEFAULT_PACKET_MS;
-  checkPacket(packet_ms, sample_rate);
+  try {
+    checkPacket(packet_ms, sample_rate);
+  } catch (err) {
+    // A flag parser throws UsageError, whatever lib found the value wrong.
+    throw usageOf(err) ?? err;
+  }
   const api_key = f['api-key'] ?? (env[CHILD_KEY_ENV] || undefined) ?? (protocol === 'openai' ? env.OPENAI_API_KEY || undefined : undefined);
   if (api_key !== undefined && !/^[\x21-\x7e]+$/.test(api_key)) throw new UsageError('--api-key must be printable ASCII without spaces');
   return {

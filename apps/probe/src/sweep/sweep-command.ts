@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { EXIT, parseFlags, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
 import { DEFAULT_SLO, parseSlo, runSweep, SLO_FIGURES, type SloTerm, type SweepFile } from '@duplex-bench/experiments';
+import { experimentIo } from './experiment-io';
 
 export const SWEEP_FLAGS = {
   url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
@@ -73,7 +74,7 @@ async function sweep(argv: string[], io: RunIo): Promise<number> {
     processes,
     max_processes: processes === 'auto' ? (f['max-processes'] ?? availableParallelism()) : processes,
   };
-  const file = await runSweep({ settings, terms, min, max, resolution: f.resolution, output: f.output, script: BIN }, io);
+  const file = await runSweep({ settings, terms, min, max, resolution: f.resolution, output: f.output, script: BIN }, experimentIo(io));
   const c = file.capacity;
   io.stdout.write(
     `${renderTable(file, terms)}\n` +

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { UsageError } from '@duplex-bench/cli';
 import { pcmPackets, readWavPcm16, syntheticDataset, syntheticPackets, wavDataset, type PacketSource, type Sample } from '@duplex-bench/audio';
 import type { ProcessPool } from '@duplex-bench/launcher';
 import { mergeSamples, type SamplesFile } from '@duplex-bench/metrics';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
+import { RunInputError } from '../input-error';
 import type { ProcessMeasures } from '../process-measures';
 import type { SessionResult } from '@duplex-bench/session';
 import type { RunSummary } from '@duplex-bench/results';
@@ -29,7 +29,7 @@ export async function recordingDataset(o: { dataset?: string; sample_rate: numbe
   try {
     return await wavDataset(o.dataset, o.sample_rate);
   } catch (err) {
-    throw new UsageError(`--dataset: ${(err as Error).message}`);
+    throw new RunInputError('BAD_DATASET', `--dataset: ${(err as Error).message}`);
   }
 }
 

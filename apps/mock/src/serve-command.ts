@@ -1,9 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { EXIT, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
-import { startMockServer } from './mock-server';
-import { startHttpStub } from './http/http-stub';
-import { startTimeServer } from './time-server';
+import { startHttpStub, startMockServer, startTimeServer } from '@duplex-bench/mock-servers';
 import { watchParent } from './parent-watch';
 import { parseServeOptions, SERVE_FLAGS, type ServeOptions } from './serve-options';
 

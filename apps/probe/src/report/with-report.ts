@@ -1,5 +1,5 @@
 import { EXIT, parseFlags, type CliCommand } from '@duplex-bench/cli';
-import { writeReport } from './write-report';
+import { writeReport } from '@duplex-bench/report';
 
 /**
  * `command` with `--report`: once it has written its output directory (any status but bad input),

@@ -1,7 +1,5 @@
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import type { HttpStubKind, HttpStubOptions } from './http/http-stub';
-import type { MockProfile } from './mock-server';
-import type { ModelOptions } from './model-session';
+import type { HttpStubKind, HttpStubOptions, MockProfile, ModelOptions } from '@duplex-bench/mock-servers';
 
 export const SERVE_FLAGS = {
   protocol: { kind: 'enum', values: ['native', 'openai', 'http', 'time'], default: 'native', group: 'dialect', help: "native (sglang-omni duplex), openai (OpenAI Realtime), http (an OpenAI-compatible SSE stub for duplex-bench http) or time (only the reference clock shards measure their offset against, to run on a real server's host)" },

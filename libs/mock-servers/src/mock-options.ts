@@ -1,0 +1,88 @@
+import type { TimerHost } from '@duplex-bench/pacer';
+import { NATIVE_PROFILES } from '@duplex-bench/protocol';
+import type { MockSettings } from './mock-dialect';
+import type { ModelOptions } from './model-session';
+import type { OpenAIMockOptions } from './openai-mock-session';
+
+export interface MockServerOptions {
+  /** Wire dialect: sglang-omni `native` (default) or OpenAI Realtime `openai`. */
+  protocol?: 'native' | 'openai';
+  /** The openai dialect's settings: event names, vLLM-Omni extensions, VAD silence. */
+  openai?: Partial<Pick<OpenAIMockOptions, 'names' | 'vllm' | 'silence_ms'>> & {
+    /** `vllm-omni`: vLLM-Omni's own duplex flow (client speaks first, ack-only playback, event journal, slots held after a disconnect). */
+    flavor?: 'openai' | 'vllm-omni';
+    /** vllm-omni: every Kth turn the model keeps listening (0 never). */
+    listen_every?: number;
+    /** vllm-omni: how long a session ended without `session.close` holds its slot (default 30 s). */
+    disconnect_grace_ms?: number;
+    /** vllm-omni: the wait for the client's first message (default 10 s). */
+    config_timeout_ms?: number;
+    /** vllm-omni: unacknowledged journal bytes that ask for a resync (default 8 MiB). */
+    journal_max_bytes?: number;
+    /** vllm-omni: refuse an audio session without a reference voice (`ref_audio_required`), as MiniCPM-o 4.5 does. */
+    require_ref_audio?: boolean;
+  };
+  /** Serve `wss://` with this key and certificate (PEM). */
+  tls?: { key: string | Buffer; cert: string | Buffer };
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** append-echo: events sent back per input unit: an audio delta, transcript deltas, then `sglang.unit.done` (native; at least 2). */
+  replies_per_append?: number;
+  /** Output rate; native: the profile's unless given. */
+  output_sample_rate?: number;
+  /** openai only: the native dialect's input is 16 kHz. */
+  input_sample_rate?: number;
+  /** Input unit; native: the profile's `native_unit_ms` unless given. */
+  unit_ms?: number;
+  /** Sessions held at once; further upgrades get HTTP 503. */
+  max_sessions?: number;
+  /** Model profiles: past this many active sessions the model cannot keep up (see ModelOptions.load). */
+  capacity_sessions?: number;
+  /**
+   * How the server answers. `append-echo`: at once, no model. Native: `nemotron` (80 ms units,
+   * 22,050 Hz, one response per session) or `minicpmo` (1 s units, 24,000 Hz, turns). openai:
+   * `model` (turns, first-packet latency, real-time factor, bursts).
+   */
+  profile?: MockProfile;
+  model?: Partial<ModelOptions>;
+  /** The clock and timers of every wait: model turns and bursts, server VAD, the close and disconnect graces (default: real ones); tests pass virtual time. */
+  clock?: TimerHost;
+}
+
+export type MockProfile = 'append-echo' | 'nemotron' | 'minicpmo' | 'model';
+
+/** Model timings of each profile; a caller's `model` options override them. */
+const MODEL_DEFAULTS: Record<Exclude<MockProfile, 'append-echo'>, ModelOptions> = {
+  // One response for the whole session: no turn ever starts after the first.
+  nemotron: { ttfp_ms: 200, rtf: 0.5, burst_units: 1, turn_every_s: Infinity },
+  minicpmo: { ttfp_ms: 300, rtf: 0.5, burst_units: 1, turn_every_s: 5 },
+  model: { ttfp_ms: 200, rtf: 0.5, burst_units: 1, turn_every_s: 5 },
+};
+
+/** The options resolved against the profile: the unit, the rates and the model timings every dialect works from. */
+export function mockSettings(options: MockServerOptions): MockSettings {
+  const replies = options.replies_per_append ?? 3;
+  const protocol = options.protocol ?? 'native';
+  const profile = options.profile ?? 'append-echo';
+  if (protocol === 'native' && profile === 'model') throw new RangeError('the native mock has the profiles append-echo, nemotron and minicpmo');
+  if (protocol === 'native' && replies < 2) throw new RangeError('the native append-echo mock sends at least 2 events per unit (audio, unit done)');
+  // Native: the profile fixes unit and output rate (append-echo speaks as nemotron); flags may override.
+  const native = NATIVE_PROFILES[profile === 'minicpmo' ? 'minicpmo' : 'nemotron'];
+  const input_rate = protocol === 'openai' ? (options.input_sample_rate ?? 24000) : 16000;
+  const output_rate = options.output_sample_rate ?? (protocol === 'openai' ? 24000 : native.output_sample_rate);
+  const unit_ms = options.unit_ms ?? (protocol === 'openai' ? 80 : native.native_unit_ms);
+  // One output unit of audio per input unit, in whole samples.
+  const output_unit_bytes = Math.floor((output_rate * unit_ms) / 1000) * 2;
+  const model: ModelOptions | null = profile === 'append-echo' ? null : { ...MODEL_DEFAULTS[profile], ...options.model };
+  // nemotron keeps one response for the whole session: no turn setting changes that.
+  if (model && profile === 'nemotron') model.turn_every_s = Infinity;
+  return {
+    replies_per_append: replies,
+    input_sample_rate: input_rate,
+    output_sample_rate: output_rate,
+    unit_ms,
+    output_payload: Buffer.alloc(output_unit_bytes).toString('base64'),
+    model,
+  };
+}

@@ -1,0 +1,178 @@
+import type { TimerHost } from '@duplex-bench/pacer';
+import { CpuMeter, createUsHistogram, LoopLagMonitor, percentilesMs, recordMs, type CpuFigures, type LoopLagFigures, type PercentilesMs } from '@duplex-bench/metrics';
+import { ArrivalOffsets } from './arrival-offsets';
+
+export interface MockStats {
+  measurement_origin: Record<string, string>;
+  /**
+   * `with_bearer`: upgrades that carried an `Authorization: Bearer` header. vllm-omni flavour:
+   * `held_after_disconnect`, slots held now by sessions that ended without `session.close`;
+   * `refused_full`, sessions refused with `resource_exhausted`; `blocked_turns`, turns that waited
+   * for a playback acknowledgement.
+   */
+  sessions: { opened: number; completed: number; refused_503: number; active: number; with_bearer: number; held_after_disconnect?: number; refused_full?: number; blocked_turns?: number };
+  appends: number;
+  frames_sent: number;
+  /** Socket errors of sessions (a peer that reset the connection, a bad frame): each also ends its session. */
+  socket_errors: number;
+  /** Per packet, as the mock saw it: (arrival − media start) − the session's smallest (arrival − media start). */
+  arrival_deviation_ms: PercentilesMs;
+  arrivals_late: number;
+  event_loop_lag_ms: LoopLagFigures;
+  cpu_cores: CpuFigures;
+  /** Mock CPU seconds since start over appends received, in µs (idle time included: a load figure only for a mock started for one run). */
+  cpu_us_per_append: number | null;
+}
+
+export interface MockStatsOptions {
+  clock: TimerHost;
+  /** An arrival later than this (one input unit) counts as late, ms. */
+  unit_ms: number;
+  /** How this dialect's arrival deviation is measured, for `measurement_origin`. */
+  arrival_origin: string;
+  /** The vllm-omni flavour: its slots and turns are part of the session figures. */
+  vllm: boolean;
+}
+
+/**
+ * Everything the mock counts, in one place: the host and the dialects report events here (a
+ * session opened, a frame sent, a slot refused), and `stats()` reads them out. Sessions that ended
+ * are in the arrival histogram for good; open ones are added to a copy when stats are read.
+ */
+export class MockStatsRecorder {
+  private opened_n = 0;
+  private completed_n = 0;
+  private refused_503_n = 0;
+  private active_n = 0;
+  private with_bearer_n = 0;
+  private appends_ended = 0;
+  private frames_sent_n = 0;
+  private socket_errors_n = 0;
+  private readonly vllm = { held_after_disconnect: 0, refused_full: 0, blocked_turns: 0 };
+  private readonly arrival = createUsHistogram();
+  private arrivals_late_ended = 0;
+  private readonly open_arrivals = new Set<ArrivalOffsets>();
+  private readonly loop: LoopLagMonitor;
+  private readonly cpu: CpuMeter;
+
+  constructor(private readonly options: MockStatsOptions) {
+    this.loop = new LoopLagMonitor(10, options.clock).start();
+    this.cpu = new CpuMeter(options.clock);
+  }
+
+  /** Sessions open now. */
+  get active(): number {
+    return this.active_n;
+  }
+
+  sessionOpened(): void {
+    this.opened_n++;
+    this.active_n++;
+  }
+
+  sessionClosed(): void {
+    this.active_n--;
+  }
+
+  /** A session ended as the dialect calls complete (native: `session.closed` sent; openai: close 1000). */
+  sessionCompleted(): void {
+    this.completed_n++;
+  }
+
+  /** An upgrade refused with HTTP 503: the server was full. */
+  refused503(): void {
+    this.refused_503_n++;
+  }
+
+  /** An upgrade that carried an `Authorization: Bearer` header. */
+  withBearer(): void {
+    this.with_bearer_n++;
+  }
+
+  frameSent(): void {
+    this.frames_sent_n++;
+  }
+
+  /** A session's socket error: counted, and the session ends with its close (ws closes the socket after an error). */
+  socketError(): void {
+    this.socket_errors_n++;
+  }
+
+  /** vllm-omni flavour: a session refused with `resource_exhausted`. */
+  refusedFull(): void {
+    this.vllm.refused_full++;
+  }
+
+  /** vllm-omni flavour: a slot held after a disconnect (+1), or freed at the end of its grace (−1). */
+  heldAfterDisconnect(change: 1 | -1): void {
+    this.vllm.held_after_disconnect += change;
+  }
+
+  /** vllm-omni flavour: turns of a session that ended which waited for a playback acknowledgement. */
+  blockedTurns(n: number): void {
+    this.vllm.blocked_turns += n;
+  }
+
+  /** A session's arrival offsets, counted in the stats until `arrivalsDone`. */
+  arrivals(): ArrivalOffsets {
+    const a = new ArrivalOffsets();
+    this.open_arrivals.add(a);
+    return a;
+  }
+
+  /** The session ended: its arrivals go into the figures for good. */
+  arrivalsDone(a: ArrivalOffsets): void {
+    if (!this.open_arrivals.delete(a)) return;
+    this.appends_ended += a.count;
+    a.forEachDeviation((d) => {
+      recordMs(this.arrival, d);
+      if (d > this.options.unit_ms) this.arrivals_late_ended++;
+    });
+  }
+
+  stats(): MockStats {
+    const unit_ms = this.options.unit_ms;
+    // Sessions still open count with what they sent so far, against their earliest offset so far.
+    const all = createUsHistogram();
+    all.add(this.arrival);
+    let late = this.arrivals_late_ended;
+    let appends = this.appends_ended;
+    for (const a of this.open_arrivals) {
+      appends += a.count;
+      a.forEachDeviation((d) => {
+        recordMs(all, d);
+        if (d > unit_ms) late++;
+      });
+    }
+    const cpu_cores = this.cpu.figures();
+    return {
+      measurement_origin: {
+        arrival_deviation_ms: this.options.arrival_origin,
+        event_loop_lag_ms: 'mock process: lateness of a 10 ms timer',
+        cpu_cores: 'mock process CPU seconds per wall second since start',
+        cpu_us_per_append: 'mock process CPU seconds since start divided by appends received, in µs',
+      },
+      sessions: {
+        opened: this.opened_n,
+        completed: this.completed_n,
+        refused_503: this.refused_503_n,
+        active: this.active_n,
+        with_bearer: this.with_bearer_n,
+        ...(this.options.vllm ? { ...this.vllm } : {}),
+      },
+      appends,
+      frames_sent: this.frames_sent_n,
+      socket_errors: this.socket_errors_n,
+      arrival_deviation_ms: percentilesMs(all),
+      arrivals_late: late,
+      event_loop_lag_ms: this.loop.figures(),
+      cpu_cores,
+      cpu_us_per_append: cpu_cores.cpu_s !== undefined && appends > 0 ? Math.round((cpu_cores.cpu_s / appends) * 1e7) / 10 : null,
+    };
+  }
+
+  /** Stops the loop-lag monitor. */
+  stop(): void {
+    this.loop.stop();
+  }
+}

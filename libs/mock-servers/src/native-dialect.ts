@@ -1,0 +1,36 @@
+import { nativeGrant, type NativeLimits } from '@duplex-bench/protocol';
+import type { MockDialect, MockSettings } from './mock-dialect';
+import { NativeMockSession, type NativeMockOptions } from './native-mock-session';
+import type { MockHost } from './openai-mock-session';
+
+/** What the native mock states it enforces: nothing a benchmark reaches (an hour of input per session). */
+const MOCK_LIMITS: NativeLimits = {
+  max_input_bytes: 3600 * 32_000,
+  max_input_chunks: 3600 * 1000,
+  max_output_bytes: 3600 * 48_000,
+  max_output_events: 3600 * 1000,
+  max_responses: 3600,
+  max_segments: 3600 * 1000,
+  max_history_chars: 65536,
+  session_timeout_s: 3600,
+  cleanup_timeout_s: 30,
+};
+
+export const NATIVE_ARRIVAL_ORIGIN = "per session: mock message-handler time of packet N minus its t_start_ms, minus the session's smallest such offset; monotonic clock";
+
+/** The native dialect (sglang-omni duplex): one grant for every session, append-echo or a native model profile. */
+export function nativeDialect(settings: MockSettings, host: MockHost): MockDialect {
+  const options: NativeMockOptions = {
+    grant: nativeGrant(settings.output_sample_rate, settings.unit_ms, MOCK_LIMITS),
+    replies_per_unit: settings.replies_per_append,
+    model: settings.model,
+  };
+  return {
+    refuses_upgrade_when_full: true,
+    open: (ws, id, fault) => {
+      const session = new NativeMockSession(ws, host, id, options, settings.output_payload, fault);
+      return { session, start: () => session.start(), closed: () => session.dispose() };
+    },
+    close: () => undefined,
+  };
+}
