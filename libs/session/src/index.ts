@@ -1,3 +1,5 @@
+import { entryModule } from '@duplex-bench/launcher';
+
 export { admissionBackoffMs, admissionRefusal, NATIVE_ADMISSION, RealtimeSession, SendBarrier, reasonOf } from './realtime-session';
 export type { AdmissionPolicy, SessionContext, SessionResult } from './realtime-session';
 export { addResponseEvents } from './response-events';
@@ -15,7 +17,7 @@ export { Checkpoint } from './recording/checkpoint';
 export { postprocessSession } from './recording/postprocess';
 export type { PostprocessSummary, PostprocessTask } from './recording/postprocess';
 /** The module a ProcessPool starts to post-process recorded sessions. */
-export const POSTPROCESS_WORKER = `${__dirname}/recording/postprocess-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`;
+export const POSTPROCESS_WORKER = entryModule(__dirname, 'recording/postprocess-worker', 'postprocess-worker');
 
 /* Runs read back: pooled across processes, traces graded against the native contract */
 export { buildMergedSummary, mergeChildren, mergeDuplex, readRunForMerge, shiftRun, steadyFrom } from './merge-runs';
