@@ -1,12 +1,20 @@
-# duplex-bench for shards on Kubernetes (duplex-bench k8s): Node 20, production dependencies only.
-# The TypeScript sources run through tsx (a dependency), as bin/duplex-bench.js does in the checkout.
+# duplex-bench for shards on Kubernetes (duplex-bench k8s): Node 20, the compiled kit (dist/) and
+# production dependencies only; no TypeScript, no loader at run time.
 #   docker build -t duplex-bench .
+FROM node:20-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.base.json ./
+COPY tools/build.ts ./tools/
+COPY apps ./apps
+COPY libs ./libs
+RUN node --import tsx tools/build.ts
+
 FROM node:20-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
-COPY tsconfig.base.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY bin ./bin
-COPY apps ./apps
-COPY libs ./libs
+COPY --from=build /src/dist ./dist
 ENTRYPOINT ["node", "/app/bin/duplex-bench.js"]

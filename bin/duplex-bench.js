@@ -1,7 +1,15 @@
 #!/usr/bin/env node
 // `duplex-bench`: every command of the kit, with its exact exit status (0, 1, 2, 3, 130).
-// The TypeScript sources run through tsx, which resolves the workspace's path aliases.
+// It runs the compiled JavaScript in dist/ (`npm run build`); inside a checkout that has no dist/
+// yet it builds it first (the build's own lines go to stderr, so stdout stays the command's).
+const { existsSync } = require('node:fs');
 const { join } = require('node:path');
-process.env.TSX_TSCONFIG_PATH ??= join(__dirname, '..', 'tsconfig.base.json');
-require('tsx/cjs');
-require('../apps/probe/src/duplex-bench.ts').main();
+
+const root = join(__dirname, '..');
+const entry = join(root, 'dist', 'duplex-bench.js');
+const build = join(root, 'tools', 'build.ts');
+if (!existsSync(entry) && existsSync(build)) {
+  const { status } = require('node:child_process').spawnSync(process.execPath, ['--import', 'tsx', build], { cwd: root, stdio: ['ignore', 2, 2] });
+  if (status !== 0) process.exit(1);
+}
+require(entry).main();

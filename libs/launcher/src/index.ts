@@ -8,6 +8,7 @@ export type { CpuPlan } from './cpu-plan';
 
 export { ProcessPool, serveTasks } from './process-pool';
 export type { ProcessPoolOptions } from './process-pool';
+export { entryModule, nodeFlagsFor } from './entry-module';
 export { runNodeScript } from './run-process';
 export type { RunningProcess } from './run-process';
 export { DATA_DIR, mergeJob, shardJob, shellQuote } from './k8s';

@@ -1,6 +1,7 @@
 import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { monotonicClock, timersOn, type Clock, type TimerHost } from '@duplex-bench/pacer';
 import type { CpuPlan } from './cpu-plan';
+import { nodeFlagsFor } from './entry-module';
 import { CHILD_ENV, decodeMessage, encodeMessage, type FromChild } from './ipc';
 
 export interface LaunchOptions {
@@ -101,7 +102,7 @@ export class Launcher {
       const outcome: ChildOutcome = { index, pid: undefined, ready: false, exit_code: null, signal: null, failure: null };
       this.outcomes.push(outcome);
       const child = fork(this.options.module, this.options.args(index), {
-        execArgv: this.options.module.endsWith('.ts') ? ['--import', 'tsx'] : [],
+        execArgv: nodeFlagsFor(this.options.module),
         env: { ...process.env, ...this.options.env, [CHILD_ENV]: String(index) },
         serialization: 'advanced',
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { nodeTimerHost, type TimerHost } from '@duplex-bench/pacer';
+import { nodeFlagsFor } from './entry-module';
 import { Packr } from 'msgpackr';
 
 const packr = new Packr();
@@ -95,7 +96,7 @@ export class ProcessPool {
 
   private startWorker(): Worker {
     const child = fork(this.options.module, [], {
-      execArgv: this.options.module.endsWith('.ts') ? ['--import', 'tsx'] : [],
+      execArgv: nodeFlagsFor(this.options.module),
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });

@@ -1,3 +1,5 @@
+import { entryModule } from '@duplex-bench/launcher';
+
 /* The run lifecycle: measures, opening sessions, the start gate, clocks, shards, grants, the verdict */
 export { ProcessMeasures } from './process-measures';
 export { GrantLog } from './grant-record';
@@ -40,7 +42,7 @@ export type { PostprocessSummary, PostprocessTask } from './recording/postproces
 export { postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets } from './recording/recording';
 export type { Invocation } from './recording/recording';
 /** The module a ProcessPool starts to post-process recorded sessions. */
-export const POSTPROCESS_WORKER = `${__dirname}/recording/postprocess-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`;
+export const POSTPROCESS_WORKER = entryModule(__dirname, 'recording/postprocess-worker', 'postprocess-worker');
 
 /* Error types */
 export { RunInputError } from './input-error';

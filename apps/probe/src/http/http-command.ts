@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, Interrupts, parseFlags, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
 import { datasetPrompts, firstModel, launchHttpProcesses, parseTokenCount, runHttpLoad, syntheticPrompts, type HttpLoad, type HttpSummary, type LatencyMs, type PromptSource } from '@duplex-bench/http-load';
-import { describeHost, LauncherLink, projectRevision } from '@duplex-bench/launcher';
+import { describeHost, entryModule, LauncherLink, projectRevision } from '@duplex-bench/launcher';
 import { redactArgv } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
 import { verdictLine, verdictOf, withVerdict, type RunVerdict } from '@duplex-bench/run';
@@ -36,7 +36,8 @@ export const HTTP_FLAGS = {
 
 type HttpFlags = ReturnType<typeof parseFlags<typeof HTTP_FLAGS>>;
 
-const MAIN = join(__dirname, '..', `main${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
+/** What each child runs: the probe's `main` (dist/probe.js when built). */
+const MAIN = entryModule(__dirname, '../main', 'probe');
 
 const ms = (v: number | null): string => (v === null ? '-' : `${v.toFixed(1)}`);
 const line = (name: string, l: LatencyMs): string =>

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores } from '@duplex-bench/launcher';
+import { describeHost, entryModule, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores } from '@duplex-bench/launcher';
 import { monotonicClock } from '@duplex-bench/pacer';
 import { renderMerged } from '../merge/merge-command';
 import { verdictOf, withVerdict } from '@duplex-bench/run';
@@ -11,7 +11,8 @@ import { CHILD_KEY_ENV, packetSizeOr, redactArgv, withoutSecrets } from '@duplex
 import { Interrupts } from '@duplex-bench/cli';
 import { mergeChildren, mergeDuplex } from '@duplex-bench/results';
 
-const MAIN = join(__dirname, '..', `main${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
+/** What each child runs: the probe's `main` (dist/probe.js when built). */
+const MAIN = entryModule(__dirname, '../main', 'probe');
 
 /**
  * `probe run --processes P`: P children of `--concurrency` sessions each, through the launcher.

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { EXIT, parseFlags, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
 import { DEFAULT_SLO, parseSlo, runSweep, SLO_FIGURES, type SloTerm, type SweepFile } from '@duplex-bench/experiments';
 import { experimentIo } from './experiment-io';
+import { entryModule } from '@duplex-bench/launcher';
 
 export const SWEEP_FLAGS = {
   url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
@@ -31,7 +32,8 @@ export const SWEEP_FLAGS = {
   output: { kind: 'string', required: true, group: 'output', help: 'sweep directory: sweep.json and one run directory per run; running again resumes', value: 'DIR' },
 } as const;
 
-export const BIN = join(__dirname, '..', '..', '..', '..', 'bin', 'duplex-bench.js');
+/** What each run of a sweep or comparison starts: the `duplex-bench` program (dist/duplex-bench.js when built). */
+export const DUPLEX_BENCH_MODULE = entryModule(__dirname, '../duplex-bench', 'duplex-bench');
 
 function renderTable(file: SweepFile, terms: SloTerm[]): string {
   const head = ['sessions', 'processes', 'verdict', 'qualified runs', ...terms.map((t) => t.text)];
@@ -74,7 +76,7 @@ async function sweep(argv: string[], io: RunIo): Promise<number> {
     processes,
     max_processes: processes === 'auto' ? (f['max-processes'] ?? availableParallelism()) : processes,
   };
-  const file = await runSweep({ settings, terms, min, max, resolution: f.resolution, output: f.output, script: BIN }, experimentIo(io));
+  const file = await runSweep({ settings, terms, min, max, resolution: f.resolution, output: f.output, script: DUPLEX_BENCH_MODULE }, experimentIo(io));
   const c = file.capacity;
   io.stdout.write(
     `${renderTable(file, terms)}\n` +
