@@ -124,11 +124,21 @@ function awaitListening(child: ChildProcess, log_fd: number, listening: RegExp):
  * Starts `mock serve --port 0 ...args` of the checkout at `root` (default: this one), its logs and
  * stats in `dir`, and waits (bounded) for its listening line.
  */
+/**
+ * How a checkout's command is started: its compiled kit (`dist/duplex-bench.js`, what the
+ * executable and the image run) when it has one, else its TypeScript `source` through tsx (a
+ * checkout of a commit from before the kit).
+ */
+export function entryOf(root: string, source: string): string[] {
+  const built = path.join(root, 'dist', 'duplex-bench.js');
+  return fs.existsSync(built) ? [built] : ['--import', 'tsx', path.join(root, source)];
+}
+
 export async function startMock(dir: string, args: string[] = [], root = ROOT, listening = WS_LISTENING): Promise<Mock> {
   const stats_file = path.join(dir, 'mock-stats.json');
   const stdout_fd = openLog(path.join(dir, 'mock.stdout.log'));
   const stderr_fd = openLog(path.join(dir, 'mock.stderr.log'));
-  const argv = ['--import', 'tsx', path.join(root, 'apps/mock/src/main.ts'), 'serve', ...args, '--host', HOST, '--port', '0', '--stats-output', stats_file];
+  const argv = [...entryOf(root, 'apps/mock/src/main.ts'), 'serve', ...args, '--host', HOST, '--port', '0', '--stats-output', stats_file];
   const child = spawnTracked('mock', process.execPath, argv, 'pipe', stderr_fd, root);
   fs.closeSync(stderr_fd);
   child.stdout?.once('close', () => fs.closeSync(stdout_fd));

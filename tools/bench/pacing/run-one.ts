@@ -2,11 +2,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { MockStats } from '@duplex-bench/mock-servers';
 import type { RunSummary } from '@duplex-bench/results';
-import { killChild, openLog, procCpuSeconds, ROOT, spawnTracked, startMock, stopMock, waitForExit, type Exit, type Mock } from '../processes';
+import { entryOf, killChild, openLog, procCpuSeconds, ROOT, spawnTracked, startMock, stopMock, waitForExit, type Exit, type Mock } from '../processes';
 import type { ClientName, Options } from './options';
 import { fmtCores, fmtMb, fmtMs, round } from './format';
+import { runFile, SESSIONS_DIR } from '@duplex-bench/results';
 
-const PROBE_MAIN = path.join(ROOT, 'apps/probe/src/main.ts');
+const PROBE_MAIN = 'apps/probe/src/main.ts';
 const CLIENT_TIMEOUT_MARGIN_S = 120;
 
 export type RunStatus = 'qualified' | 'unqualified' | 'failed';
@@ -56,11 +57,12 @@ export interface RunResult {
 
 function clientCommand(client: ClientName, options: Options, url: string, sessions: number, dir: string): [string, string[]] {
   const common = ['--url', url, '--concurrency', String(sessions), '--duration', String(options.duration_s), '--output', dir];
-  const probe = ['--import', 'tsx', PROBE_MAIN, 'run', ...common, '--quiet'];
+  // This checkout's compiled kit when it is built (npm run build), else its sources through tsx.
+  const probe = [...entryOf(ROOT, PROBE_MAIN), 'run', ...common, '--quiet'];
   if (client === 'probe') return [process.execPath, probe];
   if (client === 'probe-full') return [process.execPath, [...probe, '--trace', 'full']];
   if (client === 'probe-openai') return [process.execPath, [...probe, '--protocol', 'openai', '--packet-ms', '80']];
-  if (client === 'baseline') return [process.execPath, ['--import', 'tsx', path.join(options.baseline_root as string, 'apps/probe/src/main.ts'), 'run', ...common, '--quiet']];
+  if (client === 'baseline') return [process.execPath, [...entryOf(options.baseline_root as string, PROBE_MAIN), 'run', ...common, '--quiet']];
   return [options.python_bin as string, [options.python_client, ...common]];
 }
 
@@ -178,13 +180,13 @@ async function benchOne(options: Options, run: number, sessions: number, client:
   result.exit_signal = exit.signal;
   result.wall_s = round(exit.wall_s, 3);
 
-  const summary = readJson<ClientSummary>(path.join(dir, 'summary.json'));
+  const summary = readJson<ClientSummary>(runFile(dir, 'summary'));
   if (summary) applyClientSummary(result, summary, options.duration_s);
   classify(result, exit, summary !== undefined);
   const stats = readJson<MockStats>(mock.stats_file);
   if (stats) applyMockStats(result, stats);
   else result.notes.push('no mock stats');
-  fs.rmSync(path.join(dir, 'sessions'), { recursive: true, force: true });
+  fs.rmSync(path.join(dir, SESSIONS_DIR), { recursive: true, force: true });
   return result;
 }
 
