@@ -1,11 +1,5 @@
-import * as pacer from '@duplex-bench/pacer';
-import * as histogram from './histogram';
-import type { Histogram, PercentilesMs } from './histogram';
-
-// Bound once at load: under tsx a call through an imported name costs about 40 ns more
-// (tools/bench/import-binding.ts), and these run for every frame or packet.
-const { deviationMs, isLate } = pacer;
-const { createUsHistogram, percentilesMs, recordMs } = histogram;
+import { deviationMs, isLate } from '@duplex-bench/pacer';
+import { createUsHistogram, percentilesMs, recordMs, type Histogram, type PercentilesMs } from './histogram';
 
 /** The times of one sent packet (seconds, monotonic clock). */
 export interface PacketTimes {

@@ -1,8 +1,4 @@
-import * as histogram from './histogram';
-import type { Histogram } from './histogram';
-
-// Bound once at load, as the pacing recorder does: unitDone runs for every unit of every session.
-const { createUsHistogram, recordMs } = histogram;
+import { createUsHistogram, recordMs, type Histogram } from './histogram';
 
 /**
  * Per-unit figures of a native server (sglang-omni, benchmarks/duplex/serving_unit_metrics.py@20e09f84

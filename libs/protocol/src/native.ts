@@ -1,10 +1,5 @@
 import { ProtocolError } from './errors';
-import * as frame from './frame';
-import type { DecodedFrame } from './frame';
-
-// Bound once at load: under tsx a call through an imported name costs about 40 ns more
-// (tools/bench/import-binding.ts), and these run for every frame or packet.
-const { spliceFrame } = frame;
+import { spliceFrame, type DecodedFrame } from './frame';
 
 /** Event types of the native realtime dialect (sglang-omni duplex, `ws://HOST/v1/realtime`). */
 export const NativeEvent = {

@@ -1,8 +1,4 @@
-import * as frame from './frame';
-
-// Bound once at load: under tsx a call through an imported name costs about 40 ns more
-// (tools/bench/import-binding.ts), and these run for every frame or packet.
-const { spliceFrame } = frame;
+import { spliceFrame } from './frame';
 
 /**
  * The OpenAI Realtime dialect (`session.type: "realtime"`, GA event names). Clients send GA names;

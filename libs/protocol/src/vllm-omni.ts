@@ -1,9 +1,4 @@
-import * as frame from './frame';
-import type { DecodedFrame } from './frame';
-
-// Bound once at load: under tsx a call through an imported name costs about 40 ns more
-// (tools/bench/import-binding.ts), and these run for every frame or packet.
-const { keyBytes, mentions, spliceFrame } = frame;
+import { keyBytes, mentions, spliceFrame, type DecodedFrame } from './frame';
 
 /**
  * vLLM-Omni's extensions of the OpenAI dialect (`/v1/realtime`). Each is read when present and

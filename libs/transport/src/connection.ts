@@ -1,13 +1,9 @@
 import { Observable, Subject } from 'rxjs';
 import WebSocket from 'ws';
 import { monotonicClock, timersOn, type Clock, type TimerHost } from '@duplex-bench/pacer';
-import * as protocol from '@duplex-bench/protocol';
-import type { DecodedFrame } from '@duplex-bench/protocol';
+import { decodeFrameBytes, ProtocolError, type DecodedFrame } from '@duplex-bench/protocol';
 import { TransportError } from './errors';
 
-// Bound once at load: under tsx a call through an imported name costs about 40 ns more
-// (tools/bench/import-binding.ts), and these run for every frame or packet.
-const { decodeFrameBytes, ProtocolError } = protocol;
 const { OPEN, CLOSED, CONNECTING } = WebSocket;
 
 /** A frame as it arrived, stamped with the clock reading taken in the socket's message handler. */

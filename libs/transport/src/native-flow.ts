@@ -1,17 +1,9 @@
 import { Subscription } from 'rxjs';
-import * as protocol from '@duplex-bench/protocol';
+import { isKnownNativeType, NativeEvent, nativeAppend, nativeInputEnd, nativeSessionClose, nativeSessionUpdate, readNativeGrant, serverError, ProtocolError } from '@duplex-bench/protocol';
 import type { ReceivedEvent, WsConnection } from './connection';
 import { TransportError } from './errors';
 import { waitForEvent } from './wait-for';
 import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type NativeDrainReport, type SessionFlow, type SessionGrant } from './flow';
-
-// Bound once at load: under tsx a call through an imported name costs about 40 ns more
-// (tools/bench/import-binding.ts), and these run for every frame or packet.
-const { isKnownNativeType, NativeEvent, nativeAppend, nativeInputEnd, nativeSessionClose, nativeSessionUpdate, readNativeGrant, serverError, ProtocolError } = protocol;
-
-
-
-
 
 /**
  * The next event of `type`, or the server's `error` event as a ProtocolError: a native client
@@ -43,7 +35,6 @@ export async function nativeHandshake(conn: WsConnection, event_id: string, opti
     throw err;
   }
 }
-
 
 /** Waits (bounded) for `session.closed`, then closes the socket with a close frame (bounded). */
 async function awaitSessionClosed(conn: WsConnection, close_ms: number): Promise<void> {

@@ -1,17 +1,10 @@
 import type { Subscription } from 'rxjs';
-import * as protocol from '@duplex-bench/protocol';
-import type { DecodedFrame } from '@duplex-bench/protocol';
+import { chunkPeriodMs, gaEventName, isKnownOpenAIType, OpenAIEvent, openaiAppend, openaiCommit, openaiResponseCreate, openaiSessionRates, openaiSessionUpdate, serverError, ServerEventSeqTracker, serverEventSeq, VllmEvent, vllmSessionClose, type DecodedFrame } from '@duplex-bench/protocol';
 import { WsConnection, type ConnectOptions, type ReceivedEvent } from './connection';
 import { TransportError } from './errors';
 import { waitForEvent } from './wait-for';
 import { waitForQuiet } from './wait-quiet';
 import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type OpenAIFlowConfig, type ServerEventSeqFigures, type SessionFlow, type SessionGrant } from './flow';
-
-// Bound once at load: under tsx a call through an imported name costs about 40 ns more
-// (tools/bench/import-binding.ts), and these run for every frame or packet.
-const { chunkPeriodMs, gaEventName, isKnownOpenAIType, OpenAIEvent, openaiAppend, openaiCommit, openaiResponseCreate, openaiSessionRates, openaiSessionUpdate, serverError, ServerEventSeqTracker, serverEventSeq, VllmEvent, vllmSessionClose } = protocol;
-
-
 
 /**
  * A server's events come in bursts: one response's `response.done` can arrive just before the next

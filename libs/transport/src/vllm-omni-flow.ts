@@ -1,17 +1,11 @@
 import { every, monotonicClock } from '@duplex-bench/pacer';
 import type { Subscription } from 'rxjs';
-import * as protocol from '@duplex-bench/protocol';
-import type { DecodedFrame } from '@duplex-bench/protocol';
+import { audioDeltaInfo, base64ByteLength, chunkPeriodMs, gaEventName, isKnownOpenAIType, isKnownVllmType, OpenAIEvent, serverError, ServerEventSeqTracker, serverEventSeq, VLLM_CLIENT_PROTOCOL_CODES, VllmEvent, vllmAppend, vllmCommit, vllmEventAck, vllmHeartbeat, vllmPlaybackAck, vllmSessionClose, vllmSessionRates, vllmSessionUpdate, type DecodedFrame } from '@duplex-bench/protocol';
 import type { WsConnection } from './connection';
 import { waitForEvent } from './wait-for';
 import { waitForQuiet } from './wait-quiet';
 import { TransportError } from './errors';
 import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type ServerEventSeqFigures, type SessionFlow, type SessionGrant, type VllmOmniFlowConfig, VLLM_TIMEOUTS } from './flow';
-
-// Bound once at load: under tsx a call through an imported name costs about 40 ns more
-// (tools/bench/import-binding.ts), and these run for every frame or packet.
-const { audioDeltaInfo, base64ByteLength, chunkPeriodMs, gaEventName, isKnownOpenAIType, isKnownVllmType, OpenAIEvent, serverError, ServerEventSeqTracker, serverEventSeq, VLLM_CLIENT_PROTOCOL_CODES, VllmEvent, vllmAppend, vllmCommit, vllmEventAck, vllmHeartbeat, vllmPlaybackAck, vllmSessionClose, vllmSessionRates, vllmSessionUpdate } = protocol;
-
 
 interface Playback {
   /** Output audio received for the response, ms at the rate each delta states. */
