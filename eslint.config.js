@@ -23,7 +23,7 @@ const BOUNDARIES = {
     { sourceTag: lib('pacer'), onlyDependOnLibsWithTags: [] },
     { sourceTag: lib('protocol'), onlyDependOnLibsWithTags: [] },
     // Offline checkers: they read the dialects' names and profiles; only run's post-processing and the apps import them.
-    { sourceTag: lib('conformance'), onlyDependOnLibsWithTags: [lib('protocol')] },
+    { sourceTag: lib('conformance'), onlyDependOnLibsWithTags: [lib('protocol'), lib('results')] },
     { sourceTag: lib('audio'), onlyDependOnLibsWithTags: [] },
     { sourceTag: lib('metrics'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
     { sourceTag: lib('transport'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
@@ -41,7 +41,7 @@ const BOUNDARIES = {
       onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics'), lib('launcher'), lib('session'), lib('results'), lib('conformance')],
     },
     { sourceTag: lib('experiments'), onlyDependOnLibsWithTags: [lib('pacer'), lib('launcher'), lib('session'), lib('results'), lib('run')] },
-    { sourceTag: lib('http-load'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics'), lib('launcher')] },
+    { sourceTag: lib('http-load'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics'), lib('launcher'), lib('results')] },
     { sourceTag: lib('report'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics'), lib('experiments'), lib('http-load'), lib('results')] },
   ],
 };

@@ -16,6 +16,7 @@ import type { HttpSummary } from '@duplex-bench/http-load';
 import { commandLine, docSection, writeDoc } from './doc';
 import { hostInfo, hostLine } from './host';
 import { exited, HTTP_LISTENING, installInterrupts, openLog, ROOT, spawnTracked, startMock, stopMock } from './processes';
+import { runFile } from '@duplex-bench/results';
 
 const { values } = parseArgs({
   options: {
@@ -47,7 +48,7 @@ async function main(): Promise<number> {
   const client = spawnTracked('client', process.execPath, args, openLog(join(dir, 'client.stdout.log')), openLog(join(dir, 'client.stderr.log')));
   await exited(client, (duration_s + 90) * 1000);
   await stopMock(stub);
-  const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as HttpSummary;
+  const s = JSON.parse(readFileSync(runFile(dir, 'summary'), 'utf8')) as HttpSummary;
   const expectedTtft = ttft / Math.sqrt(1 + cov * cov);
   const ttftP50 = s.latency_ms.ttft.raw.p50 as number;
   const itlP50 = s.latency_ms.itl.raw.p50 as number;

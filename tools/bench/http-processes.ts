@@ -18,6 +18,7 @@ import type { HttpSummary } from '@duplex-bench/http-load';
 import { commandLine, docSection, writeDoc } from './doc';
 import { hostInfo, hostLine } from './host';
 import { exited, HTTP_LISTENING, installInterrupts, openLog, ROOT, spawnTracked, startMock, stopMock } from './processes';
+import { runFile } from '@duplex-bench/results';
 
 const { values } = parseArgs({
   options: {
@@ -63,7 +64,7 @@ async function one(run: number, processes: number): Promise<Row> {
   const child = spawnTracked('client', process.execPath, args, openLog(join(dir, 'client.stdout.log')), openLog(join(dir, 'client.stderr.log')));
   await exited(child, (duration_s + 90) * 1000);
   await stopMock(stub);
-  const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as HttpSummary;
+  const s = JSON.parse(readFileSync(runFile(dir, 'summary'), 'utf8')) as HttpSummary;
   const row = { run, processes, requests_per_s: s.requests_per_s ?? NaN, sse_events_per_s: s.client.sse_events / s.window_s, client_cores: s.client.cpu_cores.total, qualified: s.qualified, failed: s.requests.failed };
   process.stderr.write(`run ${run}, ${processes} processes: ${row.requests_per_s.toFixed(0)} requests/s, ${row.sse_events_per_s.toFixed(0)} SSE events/s, client ${row.client_cores.toFixed(2)} cores${row.qualified ? '' : ', unqualified'}\n`);
   return row;

@@ -17,6 +17,7 @@ import type { HttpSummary } from '@duplex-bench/http-load';
 import { commandLine, docSection, writeDoc } from './doc';
 import { hostInfo, hostLine } from './host';
 import { exited, HTTP_LISTENING, installInterrupts, openLog, procCpuSeconds, ROOT, spawnTracked, startMock, stopMock } from './processes';
+import { runFile } from '@duplex-bench/results';
 
 const { values } = parseArgs({
   options: {
@@ -71,7 +72,7 @@ async function one(run: number, client: Client, stream: boolean): Promise<Row> {
     if (!stream) args.push('--no-stream');
     const child = spawnTracked('client', process.execPath, args, out, err);
     await exited(child, (duration_s + 60) * 1000);
-    const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as HttpSummary;
+    const s = JSON.parse(readFileSync(runFile(dir, 'summary'), 'utf8')) as HttpSummary;
     row = { run, client, stream, requests_per_s: s.requests_per_s ?? NaN, sse_events_per_s: s.client.sse_events / s.window_s, client_cores: s.client.cpu_cores.total, errors: s.requests.failed };
   } else {
     const body = requestBody(PROMPT, { endpoint: 'chat', model: 'stub', max_tokens: output_length, stream, ignore_eos: false });

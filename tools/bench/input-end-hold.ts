@@ -8,9 +8,9 @@
  *   node --import tsx tools/bench/input-end-hold.ts RUN_DIR [--groups 8]
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { decodeSamples } from '@duplex-bench/metrics';
+import { runFile } from '@duplex-bench/results';
 
 const { positionals, values } = parseArgs({ allowPositionals: true, options: { groups: { type: 'string', default: '8' } } });
 if (positionals.length !== 1) {
@@ -19,8 +19,8 @@ if (positionals.length !== 1) {
 }
 const dir = positionals[0];
 const groups = Number(values.groups);
-const samples = decodeSamples(readFileSync(join(dir, 'samples.msgpack')));
-const metrics = JSON.parse(readFileSync(join(dir, 'duplex_metrics.json'), 'utf8')) as {
+const samples = decodeSamples(readFileSync(runFile(dir, 'samples')));
+const metrics = JSON.parse(readFileSync(runFile(dir, 'duplex_metrics'), 'utf8')) as {
   duplex_session_metrics: Array<{ session_id: string; stream_audio_generation_ms: number | null; input_end_held_ms?: number }>;
 };
 const start = new Map(samples.sessions.filter((s) => s.start_s.length > 0).map((s) => [s.id, s.start_s[0]]));

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { withSection } from './doc';
 import { exited, ROOT, startMock, stopMock } from './processes';
+import { runFile, SESSIONS_DIR } from '@duplex-bench/results';
 
 const { values } = parseArgs({
   options: {
@@ -46,8 +47,8 @@ async function one(run: number, [p, s]: [number, number]): Promise<Row> {
   );
   const code = await exited(probe, (duration_s + 120) * 1000);
   await stopMock(mock);
-  const summary = existsSync(join(dir, 'summary.json')) ? JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) : null;
-  for (let i = 0; i < p; i++) rmSync(join(dir, p > 1 ? `p${i}` : '', 'sessions'), { recursive: true, force: true });
+  const summary = existsSync(runFile(dir, 'summary')) ? JSON.parse(readFileSync(runFile(dir, 'summary'), 'utf8')) : null;
+  for (let i = 0; i < p; i++) rmSync(join(dir, p > 1 ? `p${i}` : '', SESSIONS_DIR), { recursive: true, force: true });
   const cpu = p > 1 ? summary?.cpu_cores.per_process ?? [] : [summary?.cpu_cores.total ?? NaN];
   return { run, layout: `${p}x${s}`, code, qualified: summary?.qualified ?? false, late: summary?.packets.late ?? NaN, p99: summary?.pacing_deviation_ms.p99 ?? NaN, max: summary?.pacing_deviation_ms.max ?? NaN, cpu };
 }

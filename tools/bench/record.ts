@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { withSection } from './doc';
 import { exited, ROOT, startMock, stopMock } from './processes';
+import { runFile, SESSIONS_DIR } from '@duplex-bench/results';
 
 const { values } = parseArgs({
   options: {
@@ -56,12 +57,12 @@ async function one(concurrency: number, burst: number, run: number): Promise<Row
   const args = ['--import', 'tsx', join(ROOT, 'apps/probe/src/main.ts'), 'record', '--url', mock.url, '--concurrency', String(concurrency), '--per-subset', String(concurrency / 4), '--output', dir, '--quiet', '--allow-unqualified'];
   const code = await exited(spawn(process.execPath, args, { stdio: 'ignore' }), 20 * 60_000);
   await stopMock(mock);
-  const summary = existsSync(join(dir, 'summary.json')) ? JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) : null;
+  const summary = existsSync(runFile(dir, 'summary')) ? JSON.parse(readFileSync(runFile(dir, 'summary'), 'utf8')) : null;
   let postprocessed = 0;
   if (existsSync(join(dir, 'samples'))) {
     for (const name of readdirSync(join(dir, 'samples'))) if (JSON.parse(readFileSync(join(dir, 'samples', name), 'utf8')).postprocess) postprocessed++;
   }
-  rmSync(join(dir, 'sessions'), { recursive: true, force: true }); // traces and WAVs: gigabytes at 64 sessions
+  rmSync(join(dir, SESSIONS_DIR), { recursive: true, force: true }); // traces and WAVs: gigabytes at 64 sessions
   return {
     concurrency,
     burst,

@@ -5,6 +5,7 @@ import { checkOpenAITrace, checkVllmOmniTrace } from './dialect-rules';
 import { ConformanceError } from './errors';
 import { checkNativeTrace, grantedProfile, parseTraceLines } from './native/native-check';
 import type { NativeCheckResult } from './native/native-replay';
+import { runFile, SESSIONS_DIR, sessionFile } from '@duplex-bench/results';
 
 export interface SessionCheck {
   trace: string;
@@ -42,7 +43,7 @@ const CONTRACTS: Record<string, string> = {
 export async function runProtocol(path: string, isFile: boolean): Promise<string | null> {
   const dir = isFile ? join(path, '..', '..', '..') : path;
   try {
-    const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8')) as { protocol?: unknown };
+    const run = JSON.parse(await readFile(runFile(dir, 'run'), 'utf8')) as { protocol?: unknown };
     return typeof run.protocol === 'string' ? run.protocol : null;
   } catch {
     return null;
@@ -58,7 +59,7 @@ export async function traceFiles(path: string): Promise<string[]> {
     throw new ConformanceError('NO_SUCH_PATH', `${path}: no such file or directory`, path);
   }
   if (info.isFile()) return [path];
-  const root = join(path, 'sessions');
+  const root = join(path, SESSIONS_DIR);
   let ids: string[];
   try {
     ids = (await readdir(root)).sort();
@@ -67,7 +68,7 @@ export async function traceFiles(path: string): Promise<string[]> {
   }
   const files: string[] = [];
   for (const id of ids) {
-    const file = join(root, id, 'trace.jsonl');
+    const file = sessionFile(path, id, 'trace');
     if (await stat(file).then((s) => s.isFile(), () => false)) files.push(file);
   }
   if (files.length === 0) throw new ConformanceError('NO_TRACES', `${path}: no sessions/*/trace.jsonl (run with --trace full --keep-traces)`, path);

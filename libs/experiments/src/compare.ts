@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { projectRevision, runNodeScript, type RunningProcess } from '@duplex-bench/launcher';
-import type { RunSummary } from '@duplex-bench/results';
+import { runFile, type RunSummary } from '@duplex-bench/results';
 import { ExperimentError } from './experiment-error';
 import type { ExperimentIo } from './experiment-io';
 import { SLO_FIGURES } from './slo';
@@ -95,7 +95,7 @@ export function parseArm(text: string): Arm {
 export async function runCompare(plan: ComparePlan, io: ExperimentIo): Promise<CompareFile> {
   const { arms, metrics, output } = plan;
   await mkdir(output, { recursive: true });
-  const path = join(output, 'compare.json');
+  const path = runFile(output, 'compare');
   const earlier = await readFile(path, 'utf8').then((t) => JSON.parse(t) as CompareFile, () => null);
   const same = earlier && JSON.stringify(earlier.arms) === JSON.stringify(arms) && earlier.reps === plan.reps;
   const seed = same ? earlier.seed : plan.seed;
@@ -142,7 +142,7 @@ export async function runCompare(plan: ComparePlan, io: ExperimentIo): Promise<C
         io.stderr.write(`compare: repetition ${rep} of ${plan.reps}, arm ${arm.label}\n`);
         const code = await runNodeScript(plan.script, ['run', ...arm.flags, '--output', dir, '--quiet'], running);
         if (signals.interrupted) break;
-        const summary = await readFile(join(dir, 'summary.json'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
+        const summary = await readFile(runFile(dir, 'summary'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
         const values = Object.fromEntries(metrics.map((m) => [m, summary ? (COMPARE_METRICS[m].read(summary) ?? null) : null]));
         file.runs.push({ rep, arm: arm.label, position, dir, code, qualified: summary?.qualified === true, values });
         await save();

@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runNodeScript, type RunningProcess } from '@duplex-bench/launcher';
-import type { RunSummary } from '@duplex-bench/results';
+import { runFile, type RunSummary } from '@duplex-bench/results';
 import type { ExperimentIo } from './experiment-io';
 import { checkSlo, SLO_FIGURES, type SloCheck, type SloTerm } from './slo';
 
@@ -108,7 +108,7 @@ export function capacityOf(points: SweepPoint[], min: number, max: number, targe
 export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<SweepFile> {
   const { settings, terms, min, max, output } = plan;
   await mkdir(output, { recursive: true });
-  const path = join(output, 'sweep.json');
+  const path = runFile(output, 'sweep');
   const earlier = await readFile(path, 'utf8').then((t) => JSON.parse(t) as SweepFile, () => null);
   const kept = earlier && JSON.stringify(earlier.settings) === JSON.stringify(settings) ? earlier.points.filter((p) => p.runs.length === settings.runs) : [];
   const file: SweepFile = {
@@ -143,7 +143,7 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
       const layout = p > 1 ? ['--processes', String(p)] : [];
       const args = ['--url', settings.url, '--protocol', settings.protocol, '--concurrency', String(per), ...layout, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...extra];
       const code = await runNodeScript(plan.script, ['run', ...args], running);
-      const summary = await readFile(join(dir, 'summary.json'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
+      const summary = await readFile(runFile(dir, 'summary'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
       runs.push({ dir, processes: p, sessions_run: per * p, code, qualified: summary?.qualified === true, slo: summary ? checkSlo(terms, summary) : [] });
     }
     return runs;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Launcher, type LaunchResult } from '@duplex-bench/launcher';
 import type { HttpSummary } from './http-summary';
 import { mergeHttpSummaries } from './merge';
+import { runFile } from '@duplex-bench/results';
 
 export interface HttpLaunchOptions {
   /** The entry module whose `http` command each child runs. */
@@ -74,7 +75,7 @@ export async function launchHttpProcesses(o: HttpLaunchOptions, interrupts: (sto
   const died: string[] = [];
   for (const c of result.children) {
     try {
-      parts.push(JSON.parse(await readFile(join(o.output, `p${c.index}`, 'summary.json'), 'utf8')) as HttpSummary);
+      parts.push(JSON.parse(await readFile(runFile(join(o.output, `p${c.index}`), 'summary'), 'utf8')) as HttpSummary);
     } catch {
       died.push(`process ${c.index} ${c.failure ?? 'left no summary'}`);
     }

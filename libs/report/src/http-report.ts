@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { HttpSummary, RequestRecord } from '@duplex-bench/http-load';
 import { escapeHtml, page } from './report-html';
+import { runFile } from '@duplex-bench/results';
 
 /** An http run's page data: the summary, and per request its times from the run's first intended start. */
 export interface HttpReportData {
@@ -16,9 +16,9 @@ const round = (v: number, per = 1000) => Math.round(v * per) / per;
 
 /** The http run in `dir` (summary.json of kind http, requests.jsonl when there), or null when it is not one. */
 export async function loadHttpReport(dir: string): Promise<HttpReportData | null> {
-  const summary = await readFile(join(dir, 'summary.json'), 'utf8').then((t) => JSON.parse(t) as HttpSummary, () => null);
+  const summary = await readFile(runFile(dir, 'summary'), 'utf8').then((t) => JSON.parse(t) as HttpSummary, () => null);
   if (!summary || summary.kind !== 'http') return null;
-  const text = await readFile(join(dir, 'requests.jsonl'), 'utf8').catch(() => '');
+  const text = await readFile(runFile(dir, 'requests'), 'utf8').catch(() => '');
   const records = text
     .split('\n')
     .filter((l) => l.length > 0)

@@ -39,14 +39,14 @@ describe('report data', () => {
 });
 
 describe('report units row', () => {
-  const base = { qualified: true, interrupted: false, packet_ms: 80, packets: { sent: 10, late: 0 }, sessions: { started: 1, completed: 1, incomplete: 0, incomplete_reasons: {} } };
+  const base = { qualified: true, interrupted: false, packet_ms: 80, packets: { sent: 10, late: 0 }, sessions: { started: 1, completed: 1, incomplete: 0, with_violation: 0, incomplete_reasons: {} } };
 
   it('shows a native run’s unit lag and miss rate with their origin, and nothing for a run without units', () => {
     const row = unitsOf({
       ...base,
       unit_lag_ms: { count: 26, p50: 40, p95: 190, p99: 200, max: 201 },
       unit_miss_rate: 0.153846,
-      units: { unit_ms: 80, expected: 26, missed: 4, miss_threshold_ms: 80 },
+      units: { unit_ms: 80, expected: 26, done: 26, done_before_input: 0, missed: 4, miss_threshold_ms: 80 },
       measurement_origin: { unit_lag_ms: 'client: unit.done received minus input complete', unit_miss_rate: 'lag over one unit' },
     });
     expect(row?.title).toBe('Unit lag and miss rate (80 ms units)');
@@ -57,7 +57,7 @@ describe('report units row', () => {
 });
 
 describe('report verdict line', () => {
-  const base = { qualified: true, interrupted: false, packet_ms: 80, packets: { sent: 0, late: 0 }, sessions: { started: 2, completed: 0, incomplete: 2, incomplete_reasons: { admission_refused: 2 } } };
+  const base = { qualified: true, interrupted: false, packet_ms: 80, packets: { sent: 0, late: 0 }, sessions: { started: 2, completed: 0, incomplete: 2, with_violation: 0, incomplete_reasons: { admission_refused: 2 } } };
 
   it('says FAILED with the reason when the run measured nothing, though no packet was late', () => {
     expect(verdictOf({ ...base, verdict: 'failed', failed_reason: 'no session completed (2 admission_refused)' })).toEqual({ qualified: false, interrupted: false, line: 'FAILED: no session completed (2 admission_refused)' });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { ReportInputError } from './report-input-error';
 import { decodeSamples, type ResponseRecord, type SamplesFile, type TimelineFile } from '@duplex-bench/metrics';
 import { isLate } from '@duplex-bench/pacer';
+import { runFile, type RunSummary, type SummaryVerdict, type DuplexMetricsFile } from '@duplex-bench/results';
 
 /** Per time bin since the first packet: |deviation| p50, p99 and max over every session's packets, and the late ones. */
 export interface PacingBins {
@@ -67,28 +68,15 @@ export interface ReportData {
   summary_origin: Record<string, string>;
 }
 
-interface SummaryLike {
-  qualified: boolean;
-  interrupted: boolean;
+/** What the report reads of a summary: a run's, a recording's or a merged run's (results' types), as written with its verdict. */
+type SummaryLike = Pick<RunSummary, 'qualified' | 'interrupted' | 'packet_ms' | 'packets' | 'sessions' | 'unit_lag_ms' | 'unit_miss_rate' | 'units' | 'lockstep'> & {
+  measurement_origin?: RunSummary['measurement_origin'];
   /** How the run ended (`run`, `record`, `merge` write it): `failed` when nothing completed or the run itself failed. */
-  verdict?: 'qualified' | 'unqualified' | 'failed' | 'interrupted';
+  verdict?: SummaryVerdict;
   failed_reason?: string;
-  packet_ms: number;
-  packets: { sent: number; late: number };
-  sessions: { started: number; completed: number; incomplete: number; incomplete_reasons: Record<string, number> };
-  measurement_origin?: Record<string, string>;
+  /** A merged run's source directories. */
   sources?: string[];
-  unit_lag_ms?: { count: number; p50: number | null; p95: number | null; p99: number | null; max: number | null };
-  unit_miss_rate?: number | null;
-  units?: { unit_ms: number; expected: number; missed: number; miss_threshold_ms: number };
-  lockstep?: {
-    unit_ms: number;
-    ms_per_unit: { count: number; p50: number | null; p90: number | null; p99: number | null; max: number | null };
-    units_per_s: { p50: number | null; min: number | null; max: number | null };
-    units_per_s_total: number;
-    measurement_origin: Record<string, string>;
-  };
-}
+};
 
 /** The units row of a native run's summary, or null for a run with no units. */
 export function unitsOf(s: SummaryLike): ReportData['units'] {
@@ -109,14 +97,6 @@ export function unitsOf(s: SummaryLike): ReportData['units'] {
   };
 }
 
-interface DuplexSessionLike {
-  session_id: string;
-  stream_ttfp_ms?: number | null;
-  stream_rtf?: number | null;
-  output_gap_max_ms?: number | null;
-  playback_underruns?: number;
-  responses?: ResponseRecord[];
-}
 
 interface SessionOutcome {
   id: string;
@@ -138,7 +118,7 @@ const readJson = async <T>(path: string): Promise<T | null> => {
 
 /** The directories that hold the packets: the run itself, a launched run's p0…pN, or a merged run's sources. */
 async function processDirs(dir: string, summary: SummaryLike): Promise<string[]> {
-  const own = await readFile(join(dir, 'samples.msgpack')).then(
+  const own = await readFile(runFile(dir, 'samples')).then(
     () => true,
     () => false,
   );
@@ -205,9 +185,9 @@ function byOrigin(responses: ResponseRecord[], pick: (r: ResponseRecord) => { or
 /** Everything a report shows of the run in `dir`, read from its files. */
 export async function loadReport(dir: string, options: { mock_stats?: string; bin_s?: number } = {}): Promise<ReportData> {
   const bin_s = options.bin_s ?? 0.5;
-  const summary = await readJson<SummaryLike>(join(dir, 'summary.json'));
+  const summary = await readJson<SummaryLike>(runFile(dir, 'summary'));
   if (!summary) throw new ReportInputError('NOT_A_RUN', `${dir}: no summary.json (not a run, recording or merged run directory)`);
-  const run = await readJson<{ command?: string[]; host?: Record<string, unknown>; project?: Record<string, unknown>; samples?: unknown }>(join(dir, 'run.json'));
+  const run = await readJson<{ command?: string[]; host?: Record<string, unknown>; project?: Record<string, unknown>; samples?: unknown }>(runFile(dir, 'run'));
   const dirs = await processDirs(dir, summary);
   const multi = dirs.length > 1;
   const files: SamplesFile[] = [];
@@ -223,14 +203,14 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
     const name = multi ? `p${i}` : '';
     let samples: SamplesFile;
     try {
-      samples = decodeSamples(await readFile(join(d, 'samples.msgpack')));
+      samples = decodeSamples(await readFile(runFile(d, 'samples')));
     } catch (err) {
       throw new ReportInputError('BAD_RUN_FILE', `${d}/samples.msgpack: ${(err as Error).message}`);
     }
     files.push(samples);
-    const timeline = await readJson<TimelineFile>(join(d, 'timeline.json'));
+    const timeline = await readJson<TimelineFile>(runFile(d, 'timeline'));
     if (timeline) timelineFiles.push({ name: name || 'probe', file: timeline });
-    const duplex = await readJson<{ duplex_session_metrics?: DuplexSessionLike[] }>(join(d, 'duplex_metrics.json'));
+    const duplex = await readJson<Partial<DuplexMetricsFile>>(runFile(d, 'duplex_metrics'));
     const perSession = new Map((duplex?.duplex_session_metrics ?? []).map((m) => [m.session_id, m]));
     for (const m of perSession.values()) {
       responses.push(...(m.responses ?? []));
@@ -239,7 +219,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
       if (m.output_gap_max_ms != null) stream.output_gap_max_ms.push(m.output_gap_max_ms);
       stream.playback_underruns.push(m.playback_underruns ?? 0);
     }
-    const outcomes = recording ? await recordOutcomes(d) : ((await readJson<{ sessions: SessionOutcome[] }>(join(d, 'sessions.json')))?.sessions ?? []);
+    const outcomes = recording ? await recordOutcomes(d) : ((await readJson<{ sessions: SessionOutcome[] }>(runFile(d, 'sessions')))?.sessions ?? []);
     const packetsOf = new Map(samples.sessions.map((s) => [s.id, s]));
     const ids = outcomes.length > 0 ? outcomes.map((o) => o.id) : samples.sessions.map((s) => s.id);
     const outcomeOf = new Map(outcomes.map((o) => [o.id, o]));

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { SweepFile } from '@duplex-bench/experiments';
 import { escapeHtml, page } from './report-html';
+import { runFile } from '@duplex-bench/results';
 
 /** Per SLO term: each tested count's value in every run (median drawn), and the bound. */
 export interface SweepReportData {
@@ -18,7 +18,7 @@ export interface SweepReportData {
 
 /** The sweep in `dir` (its sweep.json), or null when there is none. */
 export async function loadSweepReport(dir: string): Promise<SweepReportData | null> {
-  const file = await readFile(join(dir, 'sweep.json'), 'utf8').then((t) => JSON.parse(t) as SweepFile, () => null);
+  const file = await readFile(runFile(dir, 'sweep'), 'utf8').then((t) => JSON.parse(t) as SweepFile, () => null);
   if (!file) return null;
   const points = [...file.points].sort((a, b) => a.sessions - b.sessions);
   const terms = (points.find((p) => p.runs[0]?.slo.length)?.runs[0].slo ?? []).map((c, i) => ({

@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { loadHttpReport, renderHttpHtml } from './http-report';
 import { loadReport } from './report-data';
 import { renderReportHtml } from './report-html';
 import { loadSweepReport, renderSweepHtml } from './sweep-report';
+import { runFile } from '@duplex-bench/results';
 
 export interface ReportOptions {
   /** Where to write the page (default: DIR/report.html). */
@@ -16,7 +16,7 @@ export interface ReportOptions {
 
 /** Writes the report of the run, recording, merged run, sweep or http run in `dir` and returns its path. */
 export async function writeReport(dir: string, options: ReportOptions = {}): Promise<string> {
-  const path = options.output ?? join(dir, 'report.html');
+  const path = options.output ?? runFile(dir, 'report');
   // A sweep directory gets the capacity page, an http run its requests page; any other run its run page.
   const sweep = await loadSweepReport(dir);
   const http = sweep ? null : await loadHttpReport(dir);

@@ -1,9 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { decodeHistogram, decodeSamples, mergeHistograms, mergeSamples, type MergedPacing, type SamplesFile, type UnitCounts } from '@duplex-bench/metrics';
 import { ResultsInputError } from './input-error';
 import { type DuplexAggregate, duplexMetrics, type DuplexSession, MEASUREMENT_ORIGIN, type RunSummary, UNIT_ORIGIN, unitSummary } from './summary';
 import type { SessionResult } from '@duplex-bench/session';
+import { readRunJson, runFile } from './run-files';
 
 export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   qualified: boolean;
@@ -44,14 +44,14 @@ export interface RunForMerge {
 /** When a run's warm-up ended on the host clock: its run.json start gate plus its summary's warm-up, if it had one. */
 export async function steadyFrom(dir: string, summary: RunSummary | null): Promise<number | undefined> {
   if (!summary || !(summary.warmup_s > 0)) return undefined;
-  const run = await readFile(join(dir, 'run.json'), 'utf8').then((t) => JSON.parse(t) as { gate_s?: unknown }, () => null);
+  const run = await readFile(runFile(dir, 'run'), 'utf8').then((t) => JSON.parse(t) as { gate_s?: unknown }, () => null);
   return typeof run?.gate_s === 'number' ? run.gate_s + summary.warmup_s : undefined;
 }
 
 export async function readRunForMerge(dir: string): Promise<RunForMerge> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(join(dir, 'samples.msgpack'));
+    bytes = await readFile(runFile(dir, 'samples'));
   } catch (err) {
     throw new ResultsInputError('NO_SAMPLES', `${dir}: no samples.msgpack (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
@@ -61,7 +61,7 @@ export async function readRunForMerge(dir: string): Promise<RunForMerge> {
   } catch (err) {
     throw new ResultsInputError('BAD_RUN_FILE', `${dir}/samples.msgpack: ${(err as Error).message}`);
   }
-  const summary = await readFile(join(dir, 'summary.json'), 'utf8').then(
+  const summary = await readFile(runFile(dir, 'summary'), 'utf8').then(
     (text) => JSON.parse(text) as RunSummary,
     () => null, // a process that died before its summary still has its samples
   );
@@ -182,7 +182,7 @@ async function readDuplexSessions(dir: string): Promise<DuplexSessions> {
     duplex_session_metrics?: Array<Record<string, unknown> & { session_id: string; completed?: boolean; reason?: SessionResult['reason']; responses?: SessionResult['responses'] }>;
   };
   try {
-    file = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
+    file = JSON.parse(await readFile(runFile(dir, 'duplex_metrics'), 'utf8'));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw new ResultsInputError('BAD_RUN_FILE', `${dir}/duplex_metrics.json: ${(err as Error).message}`);
@@ -211,7 +211,7 @@ export async function mergeDuplex(dirs: string[], output: string): Promise<Duple
   const sessions = await pooledDuplexSessions(dirs);
   const pooled = duplexMetrics(sessions);
   if (!pooled) return null;
-  await writeFile(join(output, 'duplex_metrics.json'), JSON.stringify({ ...pooled.file, sources: dirs }, null, 1));
+  await writeFile(runFile(output, 'duplex_metrics'), JSON.stringify({ ...pooled.file, sources: dirs }, null, 1));
   return pooled.aggregate;
 }
 
@@ -227,8 +227,8 @@ export async function mergeChildren(
 ): Promise<{ merged: MergedSummary; died: Array<{ index: number; failure: string | null }>; summarised: string[] }> {
   const children = await Promise.all(
     dirs.map(async (dir) => {
-      const samples = await readFile(join(dir, 'samples.msgpack')).then(decodeSamples, () => null);
-      const summary = await readFile(join(dir, 'summary.json'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
+      const samples = await readFile(runFile(dir, 'samples')).then(decodeSamples, () => null);
+      const summary = await readRunJson<RunSummary>(dir, 'summary');
       return { samples, summary, steady_from_s: await steadyFrom(dir, summary) };
     }),
   );

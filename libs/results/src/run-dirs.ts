@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { RUN_FILES } from './run-files';
 
 /** A directory given to `merge` that holds no run: `code` says whether it is missing or holds none. */
 export class RunDirError extends Error {
@@ -14,7 +15,7 @@ export class RunDirError extends Error {
 }
 
 /** One process's run (`samples.msgpack`), or an http run (`summary.json`, no samples). */
-const RUN_FILES = ['samples.msgpack', 'summary.json'];
+const MARKS = [RUN_FILES.samples, RUN_FILES.summary];
 /** The folders a run writes runs into: `--processes N` (`p0`, `p1`, …) and `--shard I/N` (`shard-0`, …), each a run or a folder of them. */
 const PARTS = /^(p|shard-)(\d+)$/;
 
@@ -33,14 +34,14 @@ export async function runDirsOf(dir: string): Promise<string[]> {
     throw err;
   }
   const names = new Set(entries.filter((e) => e.isFile()).map((e) => e.name));
-  if (names.has('samples.msgpack')) return [dir];
+  if (names.has(RUN_FILES.samples)) return [dir];
   const parts = entries
     .filter((e) => e.isDirectory() && PARTS.test(e.name))
     .map((e) => ({ name: e.name, m: PARTS.exec(e.name) as RegExpExecArray }))
     .sort((a, b) => a.m[1].localeCompare(b.m[1]) || Number(a.m[2]) - Number(b.m[2]));
   if (parts.length > 0) return (await Promise.all(parts.map((p) => runDirsOf(join(dir, p.name))))).flat();
-  if (names.has('summary.json')) return [dir];
-  throw new RunDirError(`${dir} has no ${RUN_FILES.join(' or ')} and no p*/ or shard-*/ run directories`, 'RUN_DIR_EMPTY', dir);
+  if (names.has(RUN_FILES.summary)) return [dir];
+  throw new RunDirError(`${dir} has no ${MARKS.join(' or ')} and no p*/ or shard-*/ run directories`, 'RUN_DIR_EMPTY', dir);
 }
 
 /** `runDirsOf` of every directory given, in order. */

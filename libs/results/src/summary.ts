@@ -11,7 +11,7 @@ import {
   type UnitLagMs,
   type UnitStepMs,
   type UnitsPerSecond,
-  type ResponseOrigin, type CpuFigures, type GcFigures, type LoopLagFigures, type PacingFigures, type PercentilesMs, type Stat } from '@duplex-bench/metrics';
+  type ResponseOrigin, type ResponseRecord, type SessionResponseMetrics, type CpuFigures, type GcFigures, type LoopLagFigures, type PacingFigures, type PercentilesMs, type Stat } from '@duplex-bench/metrics';
 import type { DeadlineSchedulerStats } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
 import type { SessionResult } from '@duplex-bench/session';
@@ -163,7 +163,13 @@ function responseFigures(sessions: DuplexSession[]): ResponseFigures {
  * windows, and the incomplete sessions' figures apart. Returns the summary's aggregate and the
  * per-session file, or null when the server answered no session.
  */
-export function duplexMetrics(results: DuplexSession[]): { aggregate: DuplexAggregate; file: Record<string, unknown> } | null {
+/** One session's row of `duplex_metrics.json`: its outcome, stream figures and responses. */
+export type DuplexSessionRow = { session_id: string; completed: boolean; reason?: SessionResult['reason']; responses?: ResponseRecord[] } & Partial<SessionResponseMetrics>;
+
+/** `duplex_metrics.json`: the aggregate beside every answered session's row (vLLM-Omni's file shape). */
+export type DuplexMetricsFile = DuplexAggregate & { duplex_session_metrics: DuplexSessionRow[]; sources?: string[] };
+
+export function duplexMetrics(results: DuplexSession[]): { aggregate: DuplexAggregate; file: DuplexMetricsFile } | null {
   const answered = results.filter((r) => r.response_metrics);
   if (answered.length === 0) return null;
   const complete = results.filter((r) => r.completed);
@@ -197,7 +203,7 @@ export function duplexMetrics(results: DuplexSession[]): { aggregate: DuplexAggr
       `server clock, from its own request start (response_request_metrics${said ? `: ${JSON.stringify(said)}` : ''}); over the responses that carried it; not comparable with the client figures`;
   }
   if (all.some((r) => r.tpot_origin === 'server stage 0 vllm_tpot_ms')) aggregate.measurement_origin.server_tpot_ms = 'server: stage 0 vllm_tpot_ms, as last stated in a response\'s audio deltas';
-  const file = {
+  const file: DuplexMetricsFile = {
     ...aggregate,
     duplex_session_metrics: answered.map((r) => ({ session_id: r.id, completed: r.completed, ...(r.reason ? { reason: r.reason } : {}), ...r.response_metrics, responses: r.responses })),
   };
@@ -264,6 +270,9 @@ export function vllmOmniFigures(results: DuplexSession[]): VllmOmniFigures | nul
     },
   };
 }
+
+/** How a run ended, as its written summary says beside `qualified` (`verdict`; run's `verdictOf` decides it). */
+export type SummaryVerdict = 'qualified' | 'unqualified' | 'failed' | 'interrupted';
 
 export interface SummaryInputs {
   results: SessionResult[];

@@ -1,10 +1,11 @@
+import type { SummaryVerdict } from '@duplex-bench/results';
 /**
  * How a run ended, as a script reads it: the summary's `verdict` field and the first word of the
  * last human line. `qualified` keeps its own meaning (the client kept its cadence); a run can be
  * pacing-qualified and still have measured nothing, and that run is `failed` (issue 26). The
  * apps map a verdict to an exit status (apps/probe `exitOf`).
  */
-export type Verdict = 'qualified' | 'unqualified' | 'failed' | 'interrupted';
+export type Verdict = SummaryVerdict;
 
 export interface VerdictInput {
   qualified: boolean;

@@ -1,6 +1,6 @@
 export { TraceWriter } from './trace-writer';
 export type { AdmissionRefusal, ReceiptTimes, SessionTraceSink, TraceWriterOptions, TraceWriterStats } from './trace-writer';
-export type { TraceMode } from './messages';
+export type { TraceLayout, TraceMode } from './messages';
 export { withoutAudio } from './without-audio';
 export { traceReceipts, traceReceived } from './operators';
 

@@ -45,8 +45,16 @@ export type FromWorker =
     }
   | { kind: 'stopped' };
 
+/** Where a session's files go under the run directory: `<root>/<sessions_dir>/<id>/<trace|receipts>` (the run directory's owner names them). */
+export interface TraceLayout {
+  sessions_dir: string;
+  trace: string;
+  receipts: string;
+}
+
 export interface WorkerOptions {
   root: string;
+  layout: TraceLayout;
   mode: TraceMode;
   /** Test hook: the worker waits this long per batch, as a slow disk would make it. */
   delay_ms_per_batch: number;

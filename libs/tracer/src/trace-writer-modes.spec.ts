@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TraceWriter } from './trace-writer';
 
+/** The run directory's layout, as results names it. */
+const LAYOUT = { sessions_dir: 'sessions', trace: 'trace.jsonl', receipts: 'input-send-receipts.json' };
+
 const AUDIO = Buffer.alloc(2560).toString('base64');
 const append = (seq: number) => `{"type":"input_audio_buffer.append","event_id":"s_a${seq}","audio":"${AUDIO}","sglang":{"seq":${seq},"t_start_ms":${seq * 80}}}`;
 const receipt = (seq: number) => ({ event_id: `s_a${seq}`, seq, scheduled_s: seq * 0.08, start_s: seq * 0.08, completed_s: seq * 0.08 + 1e-4 });
@@ -21,7 +24,7 @@ describe('TraceWriter modes and back-pressure', () => {
   });
 
   it('--trace full writes every sent and received event, in order, as it went', async () => {
-    writer = new TraceWriter({ root, mode: 'full' });
+    writer = new TraceWriter({ layout: LAYOUT, root, mode: 'full' });
     await writer.started();
     const sink = writer.openSession('s');
     for (let seq = 0; seq < 20; seq++) {
@@ -37,7 +40,7 @@ describe('TraceWriter modes and back-pressure', () => {
   });
 
   it('--trace events keeps every event but writes audio as its byte length', async () => {
-    writer = new TraceWriter({ root, mode: 'events' });
+    writer = new TraceWriter({ layout: LAYOUT, root, mode: 'events' });
     await writer.started();
     const sink = writer.openSession('s');
     sink.sent(append(0), 0);
@@ -49,7 +52,7 @@ describe('TraceWriter modes and back-pressure', () => {
   });
 
   it('counts each time it falls behind past the high-water mark, then emits drain once the worker catches up', async () => {
-    writer = new TraceWriter({ root, mode: 'full', high_water_bytes: 10_000, delay_ms_per_batch: 100, flush_interval_ms: 50 });
+    writer = new TraceWriter({ layout: LAYOUT, root, mode: 'full', high_water_bytes: 10_000, delay_ms_per_batch: 100, flush_interval_ms: 50 });
     await writer.started();
     const sink = writer.openSession('s');
     const drained = once(writer, 'drain');

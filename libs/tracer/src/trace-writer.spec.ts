@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { ManualTimers } from '@duplex-bench/pacer/testing';
 import { TraceWriteError, TraceWriter, type ReceiptTimes } from './trace-writer';
 
+/** The run directory's layout, as results names it. */
+const LAYOUT = { sessions_dir: 'sessions', trace: 'trace.jsonl', receipts: 'input-send-receipts.json' };
+
 const BOUND_MS = 10_000;
 
 const receipt = (seq: number): ReceiptTimes => ({
@@ -29,7 +32,7 @@ describe('TraceWriter, receipts only (--trace off)', () => {
   });
 
   it('writes sessions/<id>/input-send-receipts.json as compact JSON with every receipt, past 256 of them', async () => {
-    writer = new TraceWriter({ root, mode: 'off', start_timeout_ms: BOUND_MS });
+    writer = new TraceWriter({ layout: LAYOUT, root, mode: 'off', start_timeout_ms: BOUND_MS });
     await writer.started();
     const sink = writer.openSession('s1');
     const receipts = Array.from({ length: 1000 }, (_, seq) => receipt(seq));
@@ -53,7 +56,7 @@ describe('TraceWriter, receipts only (--trace off)', () => {
 
   it('gathers session ends within end_gather_ms into one batch, timed by its injected timers', async () => {
     const timers = new ManualTimers();
-    const w = new TraceWriter({ root, mode: 'off', start_timeout_ms: BOUND_MS, end_gather_ms: 50, timers });
+    const w = new TraceWriter({ layout: LAYOUT, root, mode: 'off', start_timeout_ms: BOUND_MS, end_gather_ms: 50, timers });
     writer = w;
     // The start bound is armed on the injected timers, and cancelled once the worker is up.
     expect(timers.pending.map((t) => t.delay_ms)).toEqual([BOUND_MS]);
@@ -80,7 +83,7 @@ describe('TraceWriter, receipts only (--trace off)', () => {
   it('rejects a session close with TraceWriteError carrying the path and errno when its directory cannot be created', async () => {
     const fileRoot = join(root, 'not-a-directory');
     await writeFile(fileRoot, 'x');
-    writer = new TraceWriter({ root: fileRoot, mode: 'off', start_timeout_ms: BOUND_MS });
+    writer = new TraceWriter({ layout: LAYOUT, root: fileRoot, mode: 'off', start_timeout_ms: BOUND_MS });
     await writer.started();
     const sink = writer.openSession('s1');
     sink.receipt(receipt(0));
@@ -102,7 +105,7 @@ describe('TraceWriter, receipts only (--trace off)', () => {
   });
 
   it('fails its close, naming why, when the writer cannot finish in time; it is ended, never left running', async () => {
-    const w = new TraceWriter({ root, mode: 'full', delay_ms_per_batch: 2000, start_timeout_ms: BOUND_MS });
+    const w = new TraceWriter({ layout: LAYOUT, root, mode: 'full', delay_ms_per_batch: 2000, start_timeout_ms: BOUND_MS });
     await w.started();
     const sink = w.openSession('slow');
     sink.sent('{"type":"input_audio_buffer.append"}', 0);
@@ -115,7 +118,7 @@ describe('TraceWriter, receipts only (--trace off)', () => {
   });
 
   it('a worker that dies fails every open session and says so', async () => {
-    writer = new TraceWriter({ root, mode: 'full', start_timeout_ms: BOUND_MS });
+    writer = new TraceWriter({ layout: LAYOUT, root, mode: 'full', start_timeout_ms: BOUND_MS });
     await writer.started();
     const sink = writer.openSession('s');
     sink.sent('{"type":"input_audio_buffer.append"}', 0);

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import type { FromWorker, SessionEnd, SessionLines, ToWorker, TraceMode, WorkerOptions } from './messages';
+import type { FromWorker, SessionEnd, SessionLines, ToWorker, TraceLayout, TraceMode, WorkerOptions } from './messages';
 import { ReceiptColumns } from './receipts-json';
 import { startWorker } from './start-worker';
 import { LineChunks } from './line-chunks';
@@ -64,8 +64,10 @@ export class TraceWriteError extends Error {
 }
 
 export interface TraceWriterOptions {
-  /** Run directory; files go to `<root>/sessions/<id>/`. */
+  /** Run directory; files go to `<root>/<layout.sessions_dir>/<id>/`. */
   root: string;
+  /** The names of a session's directory and files, from the run directory's owner (results `TRACE_LAYOUT`). */
+  layout: TraceLayout;
   mode: TraceMode;
   /** A session's lines are handed over at most this often. */
   flush_interval_ms?: number;
@@ -135,6 +137,7 @@ export class TraceWriter extends EventEmitter {
     const timers = (this.timers = options.timers ?? nodeTimerHost);
     const workerData: WorkerOptions = {
       root: options.root,
+      layout: options.layout,
       mode: options.mode,
       delay_ms_per_batch: options.delay_ms_per_batch ?? 0,
       nice: options.nice ?? 10,

@@ -23,7 +23,7 @@ function post(message: FromWorker): void {
 }
 
 function sessionDir(session: string): string {
-  const dir = join(options.root, 'sessions', session);
+  const dir = join(options.root, options.layout.sessions_dir, session);
   if (!madeDirs.has(dir)) {
     mkdirSync(dir, { recursive: true });
     madeDirs.add(dir);
@@ -41,7 +41,7 @@ function guarded(session: string, path: () => string, write: (path: string) => v
     return 1;
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    failures.set(session, { path: e.path ?? (target || join(options.root, 'sessions', session)), errno: e.code, message: e.message });
+    failures.set(session, { path: e.path ?? (target || join(options.root, options.layout.sessions_dir, session)), errno: e.code, message: e.message });
     return 0;
   }
 }
@@ -75,7 +75,7 @@ function onBatch(message: Extract<ToWorker, { kind: 'batch' }>): void {
   for (const { session, chunks } of message.lines) {
     guarded(
       session,
-      () => join(sessionDir(session), 'trace.jsonl'),
+      () => join(sessionDir(session), options.layout.trace),
       (path) => {
         let fd = traceFds.get(session);
         if (fd === undefined) {
@@ -91,10 +91,10 @@ function onBatch(message: Extract<ToWorker, { kind: 'batch' }>): void {
     const fd = traceFds.get(session);
     if (fd !== undefined) {
       traceFds.delete(session);
-      guarded(session, () => join(options.root, 'sessions', session, 'trace.jsonl'), () => closeSync(fd));
+      guarded(session, () => join(options.root, options.layout.sessions_dir, session, options.layout.trace), () => closeSync(fd));
     }
     const json = receiptsJson(receipts);
-    guarded(session, () => join(sessionDir(session), 'input-send-receipts.json'), (p) => writeFileSync(p, json));
+    guarded(session, () => join(sessionDir(session), options.layout.receipts), (p) => writeFileSync(p, json));
     bytes += json.length;
     closed.push({ session, failure: failures.get(session) });
     failures.delete(session);

@@ -1,9 +1,10 @@
 import { writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { parseFlags, UsageError } from '@duplex-bench/cli';
 import type { NativeProfileName } from '@duplex-bench/protocol';
 import { checkTraces, ConformanceError, runProtocol, traceFiles, type CheckReport } from '@duplex-bench/conformance';
 import { EXIT } from '@duplex-bench/cli';
+import { runFile } from '@duplex-bench/results';
 
 export const CHECK_FLAGS = {
   profile: { kind: 'enum', values: ['nemotron', 'minicpmo'], group: 'dialect', help: "grade against this native profile instead of the one each trace's grant states" },
@@ -63,7 +64,7 @@ export async function checkCommand(
   if (options.profile && protocol !== 'native') throw new UsageError(`--profile is for native runs; this run spoke ${protocol}`);
   const report = await checkTraces(files, options.profile, protocol);
   const results = report.results;
-  const out = options.output ?? join(isFile ? dirname(options.path) : options.path, 'check.json');
+  const out = options.output ?? runFile(isFile ? dirname(options.path) : options.path, 'check');
   try {
     await writeFile(out, JSON.stringify(report, null, 1));
   } catch (err) {

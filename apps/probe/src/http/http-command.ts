@@ -1,11 +1,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { EXIT, Interrupts, parseFlags, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
 import { datasetPrompts, firstModel, launchHttpProcesses, parseTokenCount, runHttpLoad, syntheticPrompts, type HttpLoad, type HttpSummary, type LatencyMs, type PromptSource } from '@duplex-bench/http-load';
 import { describeHost, entryModule, LauncherLink, projectRevision } from '@duplex-bench/launcher';
 import { redactArgv } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
 import { verdictLine, verdictOf, withVerdict, type RunVerdict } from '@duplex-bench/run';
+import { runFile } from '@duplex-bench/results';
 
 export const HTTP_FLAGS = {
   url: { kind: 'string', required: true, group: 'connection', help: 'base URL of an OpenAI-compatible server (http://HOST:PORT); the endpoint path is added', value: 'URL' },
@@ -159,9 +159,9 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
     const v = verdictOf({ ...summary, interrupted: signals.interrupted, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors });
     const written = withVerdict(summary, v);
     await Promise.all([
-      writeFile(join(f.output, 'summary.json'), JSON.stringify(written, null, 1)),
-      writeFile(join(f.output, 'run.json'), JSON.stringify(run, null, 1)),
-      writeFile(join(f.output, 'requests.jsonl'), lines.length > 0 ? `${lines}\n` : ''),
+      writeFile(runFile(f.output, 'summary'), JSON.stringify(written, null, 1)),
+      writeFile(runFile(f.output, 'run'), JSON.stringify(run, null, 1)),
+      writeFile(runFile(f.output, 'requests'), lines.length > 0 ? `${lines}\n` : ''),
     ]);
     // The error line first: the verdict is the last human line.
     if (v.verdict === 'failed') io.stderr.write(`error: no request completed (${Object.entries(summary.requests.errors).map(([k, v]) => `${k} ${v}`).join(', ')})\n`);
@@ -192,8 +192,8 @@ async function launchHttp(f: HttpFlags, model: string, api_key: string | undefin
   const v = verdictOf({ ...summary, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors, failure: died.length > 0 ? died.join('; ') : null });
   const written = withVerdict(summary, v);
   const run = { command: ['probe', 'http', ...redactArgv(io.argv)], url: f.url, model, processes: f.processes, gate_s: result.gate_s, host: await describeHost(), project: await projectRevision(process.cwd()), children: result.children };
-  await writeFile(join(f.output, 'summary.json'), JSON.stringify(written, null, 1));
-  await writeFile(join(f.output, 'run.json'), JSON.stringify(run, null, 1));
+  await writeFile(runFile(f.output, 'summary'), JSON.stringify(written, null, 1));
+  await writeFile(runFile(f.output, 'run'), JSON.stringify(run, null, 1));
   io.stdout.write(`${renderHttpSummary(summary, f.output, v, [`processes: ${f.processes}, CPU ${summary.cpu_cores_per_process.map((c) => c.total.toFixed(2)).join(' + ')} cores`])}\n`);
   io.emit?.(written);
   return exitOf(v, f['allow-unqualified']);

@@ -1,7 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import { buildMergedSummary, mergeDuplex, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, shiftRun, vllmOmniFigures, type MergedSummary } from '@duplex-bench/results';
+import { buildMergedSummary, mergeDuplex, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, shiftRun, vllmOmniFigures, type MergedSummary, runFile } from '@duplex-bench/results';
 import { lineUpClocks, readRunClocks, type ClockLineup } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
 import { mergeHttpSummaries, type HttpSummary } from '@duplex-bench/http-load';
@@ -48,7 +47,7 @@ export async function mergeCommand(argv: string[], io: { stdout: { write(s: stri
     if (err instanceof RunDirError) throw new UsageError(err.message);
     throw err;
   }
-  const kinds = await Promise.all(dirs.map(async (d) => (JSON.parse(await readFile(join(d, 'summary.json'), 'utf8').catch(() => '{}')) as { kind?: string }).kind));
+  const kinds = await Promise.all(dirs.map(async (d) => (JSON.parse(await readFile(runFile(d, 'summary'), 'utf8').catch(() => '{}')) as { kind?: string }).kind));
   if (kinds.some((k) => k === 'http')) {
     if (!kinds.every((k) => k === 'http')) throw new UsageError('probe merge takes runs of one kind: these mix http runs with realtime runs');
     return mergeHttpRuns(dirs, flags.output, io);
@@ -73,7 +72,7 @@ export async function mergeCommand(argv: string[], io: { stdout: { write(s: stri
   // This merge was not interrupted: a part that was makes the pool unqualified (exit 3), as one that left no summary.
   const v = verdictOf({ ...summary, interrupted: false, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons });
   const written = withVerdict(summary, v);
-  await writeFile(join(flags.output, 'summary.json'), JSON.stringify(written, null, 1));
+  await writeFile(runFile(flags.output, 'summary'), JSON.stringify(written, null, 1));
   const gates = clocks.runs.map((r) => r.gate_ms).filter((g): g is number => g !== null);
   const clockLine =
     clocks.timeline === 'one host'
@@ -89,7 +88,7 @@ export async function mergeCommand(argv: string[], io: { stdout: { write(s: stri
 /** The protocol a run's run.json states, or null. */
 async function runProtocolOf(dir: string): Promise<string | null> {
   try {
-    const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8')) as { protocol?: unknown };
+    const run = JSON.parse(await readFile(runFile(dir, 'run'), 'utf8')) as { protocol?: unknown };
     return typeof run.protocol === 'string' ? run.protocol : null;
   } catch {
     return null;
@@ -98,12 +97,12 @@ async function runProtocolOf(dir: string): Promise<string | null> {
 
 /** `merge` of `http` runs: histograms pooled, counts added (`mergeHttpSummaries`). */
 async function mergeHttpRuns(dirs: string[], output: string, io: { stdout: { write(s: string): unknown }; emit?(summary: unknown): void }): Promise<number> {
-  const parts = await Promise.all(dirs.map(async (d) => JSON.parse(await readFile(join(d, 'summary.json'), 'utf8')) as HttpSummary));
+  const parts = await Promise.all(dirs.map(async (d) => JSON.parse(await readFile(runFile(d, 'summary'), 'utf8')) as HttpSummary));
   const summary = mergeHttpSummaries(parts);
   const v = verdictOf({ ...summary, interrupted: false, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors });
   const written = withVerdict(summary, v);
   await mkdir(output, { recursive: true });
-  await writeFile(join(output, 'summary.json'), JSON.stringify(written, null, 1));
+  await writeFile(runFile(output, 'summary'), JSON.stringify(written, null, 1));
   io.stdout.write(`${renderHttpSummary(summary, output, v)}\n`);
   io.emit?.(written);
   return exitOf(v);

@@ -1,6 +1,5 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { ReplaySubject } from 'rxjs';
 import { describeHost, ProcessPool, projectRevision } from '@duplex-bench/launcher';
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
@@ -9,7 +8,7 @@ import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
 import { Checkpoint, connectionSettings, dialectRecord, GrantLog, keepEarlierAttempt, mergeResult, POSTPROCESS_WORKER, postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets, type Invocation, packetSizeOr, ProcessMeasures, readResults, redactArgv, sampleResult, writeAttemptPacing, writeResult } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
-import { duplexMetrics, vllmOmniFigures } from '@duplex-bench/results';
+import { duplexMetrics, vllmOmniFigures, runFile, TRACE_LAYOUT } from '@duplex-bench/results';
 import { RealtimeSession, type SessionResult } from '@duplex-bench/session';
 import { renderDuplex } from '../render';
 import { verdictLine, verdictOf, withVerdict } from '@duplex-bench/run';
@@ -34,11 +33,11 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   const skipped = dataset.length - todo.length;
   if (todo.length === 0) {
     // Nothing left to record: the stored recording stands, and no file of it is rewritten.
-    const summary = await readFile(join(given.output, 'summary.json'), 'utf8').then((t) => JSON.parse(t) as { qualified?: boolean }, () => null);
+    const summary = await readFile(runFile(given.output, 'summary'), 'utf8').then((t) => JSON.parse(t) as { qualified?: boolean }, () => null);
     io.emit?.(summary);
     io.stdout.write(
       `samples: ${dataset.length} in the dataset, all already complete; nothing recorded, nothing rewritten\n` +
-        (summary ? `${summary.qualified ? 'QUALIFIED' : 'UNQUALIFIED'}: as stored in ${join(given.output, 'summary.json')}\n` : ''),
+        (summary ? `${summary.qualified ? 'QUALIFIED' : 'UNQUALIFIED'}: as stored in ${runFile(given.output, 'summary')}\n` : ''),
     );
     return summary && !summary.qualified && !given.allow_unqualified ? EXIT.unqualified : EXIT.ok;
   }
@@ -49,7 +48,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   const measures = new ProcessMeasures(opts.packet_ms, clock);
   const { samples } = measures;
   const stop$ = new ReplaySubject<void>(1);
-  const writer = new TraceWriter({ root: opts.output, mode: opts.trace });
+  const writer = new TraceWriter({ root: opts.output, layout: TRACE_LAYOUT, mode: opts.trace });
   measures.timeline.watchBacklog(() => writer.backlogBytes);
   const results: SessionResult[] = [];
   // Started before the first session, so its start-up never lands on a packet slot.
@@ -64,7 +63,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   });
   const started_s = clock.now_s();
   // Each invocation into this directory is kept in run.json, oldest first; the rest describes the latest.
-  const earlierRun = await readFile(join(opts.output, 'run.json'), 'utf8').then((t) => JSON.parse(t) as { invocations?: Invocation[] }, () => null);
+  const earlierRun = await readFile(runFile(opts.output, 'run'), 'utf8').then((t) => JSON.parse(t) as { invocations?: Invocation[] }, () => null);
   const invocation: Invocation = {
     command: ['probe', 'record', ...redactArgv(io.argv)],
     started_epoch_ms: Date.now(),
@@ -90,7 +89,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     ended_s: null as number | null,
     load: { client_loop: { max_lag_ms: null as number | null, lags_over_80ms: 0 } },
   };
-  const checkpoint = new Checkpoint(join(opts.output, 'run.json'), () => {
+  const checkpoint = new Checkpoint(runFile(opts.output, 'run'), () => {
     runJson.load.client_loop = measures.clientLoop();
     return runJson;
   });
@@ -162,10 +161,10 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons });
     const written = withVerdict(summary, v);
     await Promise.all([
-      writeFile(join(opts.output, 'summary.json'), JSON.stringify(written, null, 1)),
-      writeFile(join(opts.output, 'duplex_metrics.json'), JSON.stringify(duplex?.file ?? { duplex_session_metrics: [] }, null, 1)),
-      writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(recorded.samples)),
-      writeFile(join(opts.output, 'timeline.json'), JSON.stringify(measures.timeline.toFile())),
+      writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1)),
+      writeFile(runFile(opts.output, 'duplex_metrics'), JSON.stringify(duplex?.file ?? { duplex_session_metrics: [] }, null, 1)),
+      writeFile(runFile(opts.output, 'samples'), encodeSamples(recorded.samples)),
+      writeFile(runFile(opts.output, 'timeline'), JSON.stringify(measures.timeline.toFile())),
       checkpoint.final(),
     ]);
     const d = summary.pacing_deviation_ms;

@@ -9,7 +9,7 @@ import { EXIT, type RunIo } from '@duplex-bench/cli';
 import type { RunOptions } from './run-options';
 import { CHILD_KEY_ENV, packetSizeOr, redactArgv, withoutSecrets } from '@duplex-bench/run';
 import { Interrupts } from '@duplex-bench/cli';
-import { mergeChildren, mergeDuplex } from '@duplex-bench/results';
+import { mergeChildren, mergeDuplex, runFile } from '@duplex-bench/results';
 
 /** What each child runs: the probe's `main` (dist/probe.js when built). */
 const MAIN = entryModule(__dirname, '../main', 'probe');
@@ -88,8 +88,8 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
   const failure = died.length > 0 ? died.map((c) => `process ${c.index} ${c.failure ?? 'left no summary'}`).join('; ') : null;
   const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons, failure });
   const written = withVerdict(summary, v);
-  await writeFile(join(opts.output, 'summary.json'), JSON.stringify(written, null, 1));
-  await writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1));
+  await writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1));
+  await writeFile(runFile(opts.output, 'run'), JSON.stringify(runJson, null, 1));
   // Error lines first: the verdict is the last human line.
   for (const c of died) io.stderr.write(`error: process ${c.index} ${c.failure ?? 'left no summary'}\n`);
   io.stdout.write(`${renderMerged(summary, opts.output, v)}\n`);

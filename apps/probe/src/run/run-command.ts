@@ -1,5 +1,4 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { firstValueFrom, ReplaySubject } from 'rxjs';
 import { AudioFormatError, type PacketSource } from '@duplex-bench/audio';
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
@@ -8,7 +7,7 @@ import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, scheduleStall, spreadStarts, type Clock } from '@duplex-bench/pacer';
 import { connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionsFile, startAtGate, estimateClockOffset, type ClockOffset } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
-import { duplexMetrics, vllmOmniFigures } from '@duplex-bench/results';
+import { duplexMetrics, vllmOmniFigures, runFile, sessionFile, TRACE_LAYOUT } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { renderRunSummary } from '../render';
@@ -94,11 +93,11 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     clock_offset: null as ClockOffset | null,
     load: { client_loop: { max_lag_ms: null as number | null, lags_over_80ms: 0 } },
   };
-  const checkpoint = writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1)).catch(() => undefined);
+  const checkpoint = writeFile(runFile(opts.output, 'run'), JSON.stringify(runJson, null, 1)).catch(() => undefined);
 
   const signals = new Interrupts(io, 'stopping sends, draining sessions, writing the summary', () => stop$.next());
 
-  const writer = new TraceWriter({ root: opts.output, mode: opts.trace, ...hooks.writer });
+  const writer = new TraceWriter({ root: opts.output, layout: TRACE_LAYOUT, mode: opts.trace, ...hooks.writer });
   measures.timeline.watchBacklog(() => writer.backlogBytes);
   const width = String(opts.sessions_total - 1).length;
   const sessions = Array.from({ length: opts.concurrency }, (_, i) => {
@@ -182,16 +181,16 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons, failure });
     const written = withVerdict(summary, v);
     await Promise.all([
-      ...(duplex ? [writeFile(join(opts.output, 'duplex_metrics.json'), JSON.stringify(duplex.file, null, 1))] : []),
-      writeFile(join(opts.output, 'summary.json'), JSON.stringify(written, null, 1)),
-      writeFile(join(opts.output, 'run.json'), JSON.stringify(runJson, null, 1)),
-      writeFile(join(opts.output, 'samples.msgpack'), encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined))),
-      writeFile(join(opts.output, 'timeline.json'), JSON.stringify(measures.timeline.toFile())),
-      writeFile(join(opts.output, 'sessions.json'), JSON.stringify(sessionsFile(results))),
+      ...(duplex ? [writeFile(runFile(opts.output, 'duplex_metrics'), JSON.stringify(duplex.file, null, 1))] : []),
+      writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1)),
+      writeFile(runFile(opts.output, 'run'), JSON.stringify(runJson, null, 1)),
+      writeFile(runFile(opts.output, 'samples'), encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined))),
+      writeFile(runFile(opts.output, 'timeline'), JSON.stringify(measures.timeline.toFile())),
+      writeFile(runFile(opts.output, 'sessions'), JSON.stringify(sessionsFile(results))),
     ]);
     if (opts.trace !== 'off' && !opts.keep_traces) {
       // An incomplete session's trace stays: it holds what ended the session.
-      await Promise.all(results.filter((r) => r.completed).map((r) => removeTrace(join(opts.output, 'sessions', r.id, 'trace.jsonl'), (line) => io.stderr.write(`${line}\n`))));
+      await Promise.all(results.filter((r) => r.completed).map((r) => removeTrace(sessionFile(opts.output, r.id, 'trace'), (line) => io.stderr.write(`${line}\n`))));
     }
     // Error lines first: the verdict is the last human line, on stdout or (with --json) on stderr.
     if (failure) io.stderr.write(`error: ${failure}\n`);

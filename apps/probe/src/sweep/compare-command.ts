@@ -1,8 +1,8 @@
-import { join } from 'node:path';
 import { EXIT, parseFlags, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
 import { COMPARE_METRICS, parseArm, runCompare, type CompareFile } from '@duplex-bench/experiments';
 import { experimentIo } from './experiment-io';
 import { DUPLEX_BENCH_MODULE } from './sweep-command';
+import { runFile } from '@duplex-bench/results';
 
 export const COMPARE_FLAGS = {
   arm: { kind: 'list', required: true, group: 'load', help: "an arm: LABEL='flags of duplex-bench run' (give exactly two; the first is A, the baseline)", value: 'LABEL=FLAGS' },
@@ -36,7 +36,7 @@ async function compare(argv: string[], io: RunIo): Promise<number> {
   const metrics = f.metric.split(',').map((m) => m.trim());
   for (const m of metrics) if (!COMPARE_METRICS[m]) throw new UsageError(`--metric: unknown figure "${m}"; the figures are ${Object.keys(COMPARE_METRICS).join(', ')}`);
   const file = await runCompare({ arms, reps: f.reps, metrics, output: f.output, seed: f.seed ?? Date.now() % 2 ** 31, script: DUPLEX_BENCH_MODULE }, experimentIo(io));
-  io.stdout.write(`${render(file)}\nwritten to ${join(f.output, 'compare.json')}\n`);
+  io.stdout.write(`${render(file)}\nwritten to ${runFile(f.output, 'compare')}\n`);
   io.emit?.(file);
   return file.interrupted ? EXIT.interrupted : EXIT.ok;
 }

@@ -1,9 +1,9 @@
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { EXIT, parseFlags, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
 import { DEFAULT_SLO, parseSlo, runSweep, SLO_FIGURES, type SloTerm, type SweepFile } from '@duplex-bench/experiments';
 import { experimentIo } from './experiment-io';
 import { entryModule } from '@duplex-bench/launcher';
+import { runFile } from '@duplex-bench/results';
 
 export const SWEEP_FLAGS = {
   url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
@@ -81,7 +81,7 @@ async function sweep(argv: string[], io: RunIo): Promise<number> {
   io.stdout.write(
     `${renderTable(file, terms)}\n` +
       (c.sessions === null && c.limited_by !== 'search range' && c.range[1] !== null ? `capacity: below ${min} sessions (${c.note})` : `capacity: ${c.sessions ?? '-'} sessions (${c.limited_by}: ${c.note})`) +
-      `\nwritten to ${join(f.output, 'sweep.json')}\n`,
+      `\nwritten to ${runFile(f.output, 'sweep')}\n`,
   );
   io.emit?.(file);
   return file.interrupted ? EXIT.interrupted : EXIT.ok;

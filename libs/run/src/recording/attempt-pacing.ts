@@ -2,13 +2,15 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeSamples, encodeSamples, samplesFileOf, type SampleStore, type SamplesFile, type SessionSampleColumns } from '@duplex-bench/metrics';
 import type { SampleResult } from './sample-results';
+import { sessionDir, sessionFile } from '@duplex-bench/results';
 
 /** Writes the packets of a sample's attempt that just ended, one session in the `samples.msgpack` layout; returns its path relative to `dir`. */
 export async function writeAttemptPacing(dir: string, sample_id: string, store: SampleStore, packet_ms: number): Promise<string | null> {
   const columns = store.sessionColumns(sample_id);
   if (!columns || columns.seq.length === 0) return null;
-  const path = join('sessions', sample_id, 'pacing.msgpack');
-  await mkdir(join(dir, 'sessions', sample_id), { recursive: true });
+  // Relative to the run directory: the record keeps where its packets are.
+  const path = sessionFile('', sample_id, 'pacing');
+  await mkdir(sessionDir(dir, sample_id), { recursive: true });
   await writeFile(join(dir, path), encodeSamples(samplesFileOf([columns], packet_ms)));
   return path;
 }

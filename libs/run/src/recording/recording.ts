@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { pcmPackets, readWavPcm16, syntheticDataset, syntheticPackets, wavDataset, type PacketSource, type Sample } from '@duplex-bench/audio';
 import type { ProcessPool } from '@duplex-bench/launcher';
 import { mergeSamples, type SamplesFile } from '@duplex-bench/metrics';
@@ -10,6 +9,7 @@ import type { RunSummary } from '@duplex-bench/results';
 import { keptPacing } from './attempt-pacing';
 import { postprocessSession, type PostprocessSummary, type PostprocessTask } from './postprocess';
 import { writeResult, type SampleResult } from './sample-results';
+import { sessionFile } from '@duplex-bench/results';
 
 /** One invocation of `record` into a directory, as run.json keeps it. */
 export interface Invocation {
@@ -96,8 +96,8 @@ export async function recordingSummary(
 /** Where a recorded session's post-processing reads and writes. */
 export function postprocessTask(dir: string, id: string, output_sample_rate: number, protocol: PostprocessTask['protocol'], burn_ms?: number): PostprocessTask {
   return {
-    trace_path: join(dir, 'sessions', id, 'trace.jsonl'),
-    wav_path: join(dir, 'sessions', id, 'output.wav'),
+    trace_path: sessionFile(dir, id, 'trace'),
+    wav_path: sessionFile(dir, id, 'output'),
     output_sample_rate,
     protocol,
     burn_ms,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Sample } from '@duplex-bench/audio';
 import type { SessionResult } from '@duplex-bench/session';
 import type { PostprocessSummary } from './postprocess';
+import { SAMPLES_DIR, sampleRecordFile, sessionFile, type SessionFile } from '@duplex-bench/results';
 
 /** What `record` keeps of one sample, in `samples/<id>.json`; resume reads these back. */
 export interface SampleResult extends Omit<SessionResult, 'id'> {
@@ -69,12 +70,12 @@ export async function readResults(dir: string): Promise<Map<string, SampleResult
   const out = new Map<string, SampleResult>();
   let names: string[];
   try {
-    names = await readdir(join(dir, 'samples'));
+    names = await readdir(join(dir, SAMPLES_DIR));
   } catch {
     return out; // a new recording
   }
   for (const name of names.filter((n) => n.endsWith('.json'))) {
-    const r = JSON.parse(await readFile(join(dir, 'samples', name), 'utf8')) as SampleResult;
+    const r = JSON.parse(await readFile(join(dir, SAMPLES_DIR, name), 'utf8')) as SampleResult;
     out.set(r.sample_id, r);
   }
   return out;
@@ -88,21 +89,21 @@ export async function readResults(dir: string): Promise<Map<string, SampleResult
  */
 export async function keepEarlierAttempt(dir: string, stored: SampleResult): Promise<SampleResult> {
   const n = stored.attempts?.length ?? 1;
-  const session = join('sessions', stored.sample_id);
-  const move = async (name: string, aside: string): Promise<boolean> => {
+  const id = stored.sample_id;
+  const move = async (file: SessionFile): Promise<boolean> => {
     try {
-      await rename(join(dir, session, name), join(dir, session, aside));
+      await rename(sessionFile(dir, id, file), sessionFile(dir, id, file, n));
       return true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       return false;
     }
   };
-  await move('trace.jsonl', `trace.attempt-${n}.jsonl`);
-  await move('input-send-receipts.json', `input-send-receipts.attempt-${n}.json`);
-  const current = join(session, 'pacing.msgpack');
-  if (stored.pacing_file !== current || !(await move('pacing.msgpack', `pacing.attempt-${n}.msgpack`))) return stored;
-  const aside = join(session, `pacing.attempt-${n}.msgpack`);
+  await move('trace');
+  await move('receipts');
+  const current = sessionFile('', id, 'pacing');
+  if (stored.pacing_file !== current || !(await move('pacing'))) return stored;
+  const aside = sessionFile('', id, 'pacing', n);
   const moved: SampleResult = {
     ...stored,
     pacing_file: aside,
@@ -114,8 +115,8 @@ export async function keepEarlierAttempt(dir: string, stored: SampleResult): Pro
 
 /** Writes one result whole: to a temporary name, then renamed, so an interrupted write leaves the old one. */
 export async function writeResult(dir: string, r: SampleResult): Promise<void> {
-  await mkdir(join(dir, 'samples'), { recursive: true });
-  const path = join(dir, 'samples', `${r.sample_id}.json`);
+  await mkdir(join(dir, SAMPLES_DIR), { recursive: true });
+  const path = sampleRecordFile(dir, r.sample_id);
   await writeFile(`${path}.tmp`, JSON.stringify(r));
   await rename(`${path}.tmp`, path);
 }

@@ -1,0 +1,92 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * The files of a run directory (DESIGN.md, "Files a run writes"), named in this one place: every
+ * lib and app finds them through `runFile` and `sessionFile`, reads them with `readRunJson` and
+ * writes them with `writeRunJson`.
+ */
+export const RUN_FILES = {
+  /** The figures and the verdict. */
+  summary: 'summary.json',
+  /** Metadata: command line, layout, host, clocks, grants. */
+  run: 'run.json',
+  /** Every session's outcome in brief. */
+  sessions: 'sessions.json',
+  /** Every packet's raw times, per session (msgpackr), and the encoded histograms, for merging. */
+  samples: 'samples.msgpack',
+  /** Per-process loop lag, GC, CPU and backlog over time. */
+  timeline: 'timeline.json',
+  /** Every session's responses and stream figures, vLLM-Omni's file shape. */
+  duplex_metrics: 'duplex_metrics.json',
+  /** http: one record per request. */
+  requests: 'requests.jsonl',
+  /** `check`'s verdicts. */
+  check: 'check.json',
+  /** `sweep`'s points and runs. */
+  sweep: 'sweep.json',
+  /** `compare`'s reps and ratios. */
+  compare: 'compare.json',
+  /** The HTML page. */
+  report: 'report.html',
+} as const;
+
+export type RunFile = keyof typeof RUN_FILES;
+
+/** The directory of each session's own files, under the run directory. */
+export const SESSIONS_DIR = 'sessions';
+
+/** The files of one session, under `sessions/<id>/`. */
+export const SESSION_FILES = {
+  /** One `{direction, time_s, event}` line per event. */
+  trace: 'trace.jsonl',
+  /** `{"appends":[…]}`: every append's send receipt. */
+  receipts: 'input-send-receipts.json',
+  /** recording: the output audio rebuilt from the trace. */
+  output: 'output.wav',
+  /** recording: the packets of the attempt a sample's record comes from. */
+  pacing: 'pacing.msgpack',
+} as const;
+
+export type SessionFile = keyof typeof SESSION_FILES;
+
+/** Where the trace writer puts each session's trace and receipts (tracer `TraceLayout`). */
+export const TRACE_LAYOUT = { sessions_dir: SESSIONS_DIR, trace: SESSION_FILES.trace, receipts: SESSION_FILES.receipts } as const;
+
+/** recording: one record per sample as it ends, `samples/<id>.json`. */
+export const SAMPLES_DIR = 'samples';
+
+/** The path of a recorded sample's record. */
+export function sampleRecordFile(dir: string, sample_id: string): string {
+  return join(dir, SAMPLES_DIR, `${sample_id}.json`);
+}
+
+/** The path of a run file. */
+export function runFile(dir: string, file: RunFile): string {
+  return join(dir, RUN_FILES[file]);
+}
+
+/** The directory of one session's files. */
+export function sessionDir(dir: string, id: string): string {
+  return join(dir, SESSIONS_DIR, id);
+}
+
+/** The path of one session's file; `attempt` names an earlier attempt's copy (`trace.attempt-N.jsonl`). */
+export function sessionFile(dir: string, id: string, file: SessionFile, attempt?: number): string {
+  const name = SESSION_FILES[file];
+  return join(sessionDir(dir, id), attempt === undefined ? name : name.replace(/\.(\w+)$/, `.attempt-${attempt}.$1`));
+}
+
+/** A run file read as JSON; null when it is not there or does not parse. */
+export async function readRunJson<T>(dir: string, file: RunFile): Promise<T | null> {
+  try {
+    return JSON.parse(await readFile(runFile(dir, file), 'utf8')) as T;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes a run file as JSON (`indent` 1 for the files a person reads, none for the large ones). */
+export async function writeRunJson(dir: string, file: RunFile, value: unknown, indent: number | undefined = 1): Promise<void> {
+  await writeFile(runFile(dir, file), JSON.stringify(value, null, indent));
+}
