@@ -130,4 +130,14 @@ describe('TraceWriter, receipts only (--trace off)', () => {
     expect(error).toBeInstanceOf(TraceWriteError);
     expect(writer.failure?.message).toMatch(/the trace writer thread exited with code/);
   });
+
+  it('fails its start at once, naming why, when the writer thread dies before it starts (its module missing)', async () => {
+    const timers = new ManualTimers();
+    const w = new TraceWriter({ layout: LAYOUT, root, mode: 'off', start_timeout_ms: 60_000, timers, worker_file: join(root, 'no-such-writer-worker.js') });
+    // No timer is fired: the rejection comes from the thread's own exit, not from the 60 s bound.
+    let bound: NodeJS.Timeout | undefined;
+    const outlasted = new Promise<never>((_, reject) => (bound = setTimeout(() => reject(new Error(`no failure within ${BOUND_MS} ms`)), BOUND_MS)));
+    await expect(Promise.race([w.started(), outlasted]).finally(() => clearTimeout(bound))).rejects.toThrow(/trace writer thread (exited with code 1 before it started|failed to start)/);
+    await w.close().catch(() => undefined);
+  });
 });

@@ -79,6 +79,8 @@ export interface TraceWriterOptions {
   delay_ms_per_batch?: number;
   /** Bound on the worker's start. */
   start_timeout_ms?: number;
+  /** Test hook: the module the writer thread runs (default: writer-worker beside this file). */
+  worker_file?: string;
   /** Nice value of the writer thread on Linux (default 10). */
   nice?: number;
   /** The timers of the flush, the gathering of session ends and the start and stop bounds (default: real ones). */
@@ -142,7 +144,7 @@ export class TraceWriter extends EventEmitter {
       delay_ms_per_batch: options.delay_ms_per_batch ?? 0,
       nice: options.nice ?? 10,
     };
-    const file = join(__dirname, `writer-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
+    const file = options.worker_file ?? join(__dirname, `writer-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
     this.worker = startWorker(file, workerData);
     this.ready = new Promise((resolve, reject) => {
       const cancel = timers.arm(options.start_timeout_ms ?? 15_000, () => reject(this.fault('did not start in time')));
@@ -150,7 +152,15 @@ export class TraceWriter extends EventEmitter {
         cancel();
         resolve();
       });
-      this.worker.once('exit', () => cancel());
+      // A worker that dies before its first message (its module missing, a throw at load) fails the start at once.
+      this.worker.once('exit', (code) => {
+        cancel();
+        reject(this.fault(`exited with code ${code} before it started`));
+      });
+      this.worker.once('error', (err) => {
+        cancel();
+        reject(this.fault(`failed to start: ${err.message}`));
+      });
     });
     this.ready.catch((err: Error) => this.die(err));
     this.worker.on('message', (m: FromWorker) => this.onMessage(m));
