@@ -1,6 +1,6 @@
 import { BehaviorSubject, merge, Subject, Subscription, type Observable } from 'rxjs';
 import { pcm16BytesPerMs, type PacketSource } from '@duplex-bench/audio';
-import { ticks, timersOn, type Clock, type DeadlineScheduler } from '@duplex-bench/pacer';
+import { ticks, timersOn, type Clock, type DeadlineScheduler, type TimerHost } from '@duplex-bench/pacer';
 import { ProtocolError, VLLM_CAPACITY_CODE, type ResponseEvent } from '@duplex-bench/protocol';
 import {
   createSessionFlow,
@@ -19,9 +19,11 @@ import {
 } from '@duplex-bench/transport';
 import { traceReceipts, traceReceived, TraceWriteError, type SessionTraceSink } from '@duplex-bench/tracer';
 import { countUnknownTypes } from './receive/count-unknown';
+import { readFrames } from './receive/read-frames';
 import { trackResponses } from './receive/track-responses';
 import { trackUnits } from './receive/track-units';
 import { watchServerErrors } from './receive/watch-server-errors';
+import { afterSend } from './send/after-send';
 import { countInputSent, type InputSent } from './send/count-input';
 import { countPackets } from './send/count-packets';
 import { markStreamStart } from './send/mark-stream-start';
@@ -43,6 +45,8 @@ export interface SessionContext {
   /** Upgrade request headers (a bearer key); never traced or written. */
   headers?: Record<string, string>;
   clock: Clock;
+  /** The timers of every bound and backoff on the session's connections (default: real ones reading `clock`); tests fire them by hand. */
+  timers?: TimerHost;
   scheduler: DeadlineScheduler;
   packets: PacketSource;
   pacing: PacingRecorder;
@@ -259,6 +263,7 @@ export class RealtimeSession {
     const { ctx, sink } = this;
     const conn = WsConnection.open(ctx.url, {
       clock: ctx.clock,
+      ...(ctx.timers ? { timers: ctx.timers } : {}),
       connect_timeout_ms: ctx.connect_timeout_ms,
       session_id: this.id,
       headers: ctx.headers,
@@ -272,10 +277,12 @@ export class RealtimeSession {
     const traced$ = sink.tracesFrames ? conn.events$.pipe(traceReceived(sink)) : conn.events$;
     this.receiving = traced$
       .pipe(
-        trackResponses(this.responsesStarted, this.addResponse),
-        trackUnits((received_s) => this.onUnitDone(received_s)),
-        watchServerErrors((error) => this.onServerError(error)),
-        countUnknownTypes(() => this.flow, ctx.unknownEvents),
+        readFrames(
+          trackResponses(this.responsesStarted, this.addResponse),
+          trackUnits((received_s) => this.onUnitDone(received_s)),
+          watchServerErrors((error) => this.onServerError(error)),
+          countUnknownTypes(() => this.flow, ctx.unknownEvents),
+        ),
       )
       .subscribe({
         error: (err: Error) => {
@@ -545,13 +552,15 @@ export class RealtimeSession {
       sub.add(
         this.sends(start_s)
           .pipe(
-            markStreamStart((start) => {
-              streaming = true;
-              this.onStreamStart(start);
-            }),
-            countInputSent(packets, this.input, (start, sent_ms, completed) => this.units?.inputSent(start, sent_ms, completed)),
-            sendCommits(flow, (frame) => this.sendControl(frame)),
-            countPackets(result),
+            afterSend<SendReceipt & { late?: boolean }>(
+              markStreamStart((start) => {
+                streaming = true;
+                this.onStreamStart(start);
+              }),
+              countInputSent(packets, this.input, (start, sent_ms, completed) => this.units?.inputSent(start, sent_ms, completed)),
+              sendCommits(flow, (frame) => this.sendControl(frame)),
+              countPackets(result),
+            ),
           )
           .subscribe({ complete: () => end(), error: (err) => end(err) }),
       );

@@ -2,6 +2,7 @@ import { lastValueFrom, of, toArray } from 'rxjs';
 import { decodeFrame, type ProtocolError, type ResponseEvent } from '@duplex-bench/protocol';
 import type { ReceivedEvent } from '@duplex-bench/transport';
 import { countUnknownTypes } from './count-unknown';
+import { readFrames } from './read-frames';
 import { trackResponses } from './track-responses';
 import { trackUnits } from './track-units';
 import { watchServerErrors } from './watch-server-errors';
@@ -22,11 +23,11 @@ describe('the receive path, stage by stage', () => {
   it('reads response events only once the figures have started, and passes every frame on', async () => {
     const seen: ResponseEvent[] = [];
     let started = false;
-    const out = await lastValueFrom(of(...frames).pipe(trackResponses(() => started, (e) => seen.push(e)), toArray()));
+    const out = await lastValueFrom(of(...frames).pipe(readFrames(trackResponses(() => started, (e) => seen.push(e))), toArray()));
     expect(out).toHaveLength(4);
     expect(seen).toEqual([]);
     started = true;
-    await lastValueFrom(of(...frames).pipe(trackResponses(() => started, (e) => seen.push(e)), toArray()));
+    await lastValueFrom(of(...frames).pipe(readFrames(trackResponses(() => started, (e) => seen.push(e))), toArray()));
     expect(seen).toEqual([{ kind: 'response_created', t_s: 1, response_id: 'r' }]);
   });
 
@@ -37,9 +38,11 @@ describe('the receive path, stage by stage', () => {
     const known = new Set(['response.created', 'sglang.unit.done']);
     await lastValueFrom(
       of(...frames).pipe(
-        trackUnits((t) => units.push(t)),
-        watchServerErrors((e) => errors.push(e)),
-        countUnknownTypes(() => ({ isKnownType: (t: string) => known.has(t) }), unknown),
+        readFrames(
+          trackUnits((t) => units.push(t)),
+          watchServerErrors((e) => errors.push(e)),
+          countUnknownTypes(() => ({ isKnownType: (t: string) => known.has(t) }), unknown),
+        ),
         toArray(),
       ),
     );

@@ -1,14 +1,13 @@
-import { tap, type MonoTypeOperatorFunction } from 'rxjs';
 import { addResponseEvents, type ResponseEvent } from '@duplex-bench/protocol';
 import type { ReceivedEvent } from '@duplex-bench/transport';
 
 /**
- * Hands what each received frame says of the model's responses (protocol's `addResponseEvents`,
- * every dialect's names) to `add`, once `active()` says the response figures have started (the
- * input stream's first packet went): frames before it are not read for them.
+ * The stage that hands what a received frame says of the model's responses (protocol's
+ * `addResponseEvents`, every dialect's names) to `add`, once `active()` says the response figures
+ * have started (the input stream's first packet went): frames before it are not read for them.
  */
-export function trackResponses(active: () => boolean, add: (e: ResponseEvent) => void): MonoTypeOperatorFunction<ReceivedEvent> {
-  return tap((e) => {
+export function trackResponses(active: () => boolean, add: (e: ResponseEvent) => void): (e: ReceivedEvent) => void {
+  return (e) => {
     if (active()) addResponseEvents(e.frame, e.received_s, add);
-  });
+  };
 }

@@ -1,4 +1,3 @@
-import { tap, type MonoTypeOperatorFunction } from 'rxjs';
 import { pcm16BytesPerMs, type PacketSource } from '@duplex-bench/audio';
 
 /** The input a session has sent so far. */
@@ -7,17 +6,18 @@ export interface InputSent {
 }
 
 /**
- * Adds each packet's bytes to `sent` and tells `onInput` how much input had gone when it did
- * (ms at the input rate), with the packet's send start and send return: unit lag runs from there.
+ * The stage that adds each packet's bytes to `sent` and tells `onInput` how much input had gone
+ * when it did (ms at the input rate), with the packet's send start and send return: unit lag
+ * runs from there.
  */
-export function countInputSent<T extends { seq: number; start_s: number; completed_s: number }>(
+export function countInputSent(
   packets: Pick<PacketSource, 'packetBytes' | 'sample_rate'>,
   sent: InputSent,
   onInput: (start_s: number, sent_ms: number, completed_s: number) => void,
-): MonoTypeOperatorFunction<T> {
+): (packet: { seq: number; start_s: number; completed_s: number }) => void {
   const bytesPerMs = pcm16BytesPerMs(packets.sample_rate);
-  return tap((packet) => {
+  return (packet) => {
     sent.bytes += packets.packetBytes(packet.seq);
     onInput(packet.start_s, sent.bytes / bytesPerMs, packet.completed_s);
-  });
+  };
 }

@@ -1,5 +1,3 @@
-import { tap, type MonoTypeOperatorFunction } from 'rxjs';
-
 /** What a session counts of its sends: packets sent, late ones, and whether any was. */
 export interface PacketCounts {
   packets_sent: number;
@@ -7,13 +5,13 @@ export interface PacketCounts {
   violation: boolean;
 }
 
-/** Counts each packet as it passes into `counts` (a session's result). */
-export function countPackets<T extends { late?: boolean }>(counts: PacketCounts): MonoTypeOperatorFunction<T> {
-  return tap((packet) => {
+/** The stage that counts each packet into `counts` (a session's result). */
+export function countPackets(counts: PacketCounts): (packet: { late?: boolean }) => void {
+  return (packet) => {
     counts.packets_sent++;
     if (packet.late) {
       counts.late++;
       counts.violation = true;
     }
-  });
+  };
 }

@@ -1,5 +1,6 @@
 import { lastValueFrom, of, toArray } from 'rxjs';
 import { sendCommits } from '@duplex-bench/transport';
+import { afterSend } from './after-send';
 import { countInputSent } from './count-input';
 import { countPackets } from './count-packets';
 import { markStreamStart } from './mark-stream-start';
@@ -15,11 +16,13 @@ describe('the send path after each send, stage by stage', () => {
     const counts = { packets_sent: 0, late: 0, violation: false };
     const out = await lastValueFrom(
       of(packet(0), packet(1, true), packet(2)).pipe(
-        markStreamStart((s) => starts.push(s)),
-        // 2,560 bytes per packet at 16 kHz: 80 ms each.
-        countInputSent({ sample_rate: 16000, packetBytes: () => 2560 }, sent, (s, ms, c) => inputs.push([s, ms, c])),
-        sendCommits({ afterAppend: (seq) => (seq === 1 ? ['commit'] : null) }, (f) => commits.push(f)),
-        countPackets(counts),
+        afterSend<ReturnType<typeof packet>>(
+          markStreamStart((s) => starts.push(s)),
+          // 2,560 bytes per packet at 16 kHz: 80 ms each.
+          countInputSent({ sample_rate: 16000, packetBytes: () => 2560 }, sent, (s, ms, c) => inputs.push([s, ms, c])),
+          sendCommits({ afterAppend: (seq) => (seq === 1 ? ['commit'] : null) }, (f) => commits.push(f)),
+          countPackets(counts),
+        ),
         toArray(),
       ),
     );
