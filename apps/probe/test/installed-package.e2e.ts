@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runBounded, type Exit } from './spawn.spec-helpers';
 
 // The package as a user gets it: `npm pack` of this checkout, installed with `npm install -g` into an
 // empty prefix with production dependencies only, then its `duplex-bench` run from a directory
@@ -12,12 +13,6 @@ jest.setTimeout(240_000);
 
 const ROOT = join(__dirname, '..', '..', '..');
 
-interface Exit {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** The environment of a shell outside any npm script: nothing of this checkout's npm run or tsx. */
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -25,24 +20,9 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Runs `file args` in `cwd` and waits for it, killed by PID past `bound_ms`. */
+/** Runs `file args` in `cwd`, outside any npm script, and waits for it; killed by PID past `bound_ms`. */
 function exec(file: string, args: string[], cwd: string, bound_ms: number): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${file} ${args.join(' ')} did not exit within ${bound_ms / 1000} s\n${stderr}`));
-    }, bound_ms);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runBounded(file, args, { cwd, env: cleanEnv(), bound_ms });
 }
 
 describe('the packed kit, installed with production dependencies only', () => {
