@@ -86,17 +86,18 @@ describe('duplex-bench http against the variable-response stub', () => {
     // The stub's first-chunk time is lognormal with mean 200 ms and cov 0.2: its median is 200/sqrt(1.04) = 196 ms.
     stub = await startHttpStub({ kind: 'variable-response', first_chunk_ms: 200, first_chunk_spread: 0.2, inter_token_ms: 20, output_len_mean: 30, output_len_spread: 0.3 });
     const dir = await mkdtemp(join(tmpdir(), 'http-'));
-    // The default 10 ms send-lag bound qualified in the README's 30 s run and the correctness
-    // benchmark; here 25 ms leaves room for a shared test host's scheduler (two of about a dozen runs
-    // of this file failed right after lint or type-checking had run beside it). TTFT and ITL are what
-    // this test is for; when it is unqualified anyway, the assertion below names the reason.
-    const { code, stdout, stderr } = await probe(['--url', stub.url, '--rate', '50', '--duration', '8', '--warmup-s', '1', '--output', dir, '--json', '--max-send-lag-ms', '25']);
+    // TTFT and ITL are what this test is for. Whether the client kept its schedule is asserted on the
+    // p99 send lag, which a client that falls behind fails; a single request held back by the shared
+    // host's scheduler (CI, 2026-12-01: one of 415 at more than 25 ms, where four runs here held a
+    // 4-6 ms maximum) would make the run unqualified, so --allow-unqualified keeps that one stall
+    // from failing a test about the server's figures. http-load.e2e.ts tests the unqualified verdict.
+    const { code, stdout, stderr } = await probe(['--url', stub.url, '--rate', '50', '--duration', '8', '--warmup-s', '1', '--output', dir, '--json', '--allow-unqualified']);
     expect(stderr).not.toMatch(/error/);
     const summary = JSON.parse(stdout.trim().split('\n').pop() as string) as HttpSummary;
-    // Says why when it is not (a stalled host shows here, by name).
-    expect(summary.unqualified_reason).toBeNull();
-    expect(summary.qualified).toBe(true);
     expect(code).toBe(0);
+    expect(summary.client.send_lag_ms.p99 as number).toBeLessThan(10);
+    // When it is unqualified, only because of a late start (a stalled host shows here, by name).
+    if (!summary.qualified) expect(summary.unqualified_reason).toMatch(/fell behind its schedule/);
     expect(summary.requests.failed).toBe(0);
     expect(summary.requests.sent).toBeGreaterThan(300); // Poisson at 50/s over 8 s: 400 expected
     const ttft = summary.latency_ms.ttft.steady.p50 as number;
