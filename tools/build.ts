@@ -6,7 +6,7 @@
  *
  *   node --import tsx tools/build.ts      (what `npm run build` and `nx run probe:build` run)
  */
-import { build, type Metafile } from 'esbuild';
+import { build, type Metafile, type Plugin } from 'esbuild';
 import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 
@@ -34,6 +34,21 @@ function bundledPackages(meta: Metafile): string[] {
   return [...names].sort();
 }
 
+/**
+ * The npm dependencies stay outside the bundle (an install brings them), marked free of side effects:
+ * a module that imports one for a name the bundle never uses does not load it. So `--version` loads
+ * no package, and a command loads only the packages its own code calls.
+ */
+function dependenciesOutside(dependencies: string[]): Plugin {
+  const top = (path: string): string => path.split('/').slice(0, path.startsWith('@') ? 2 : 1).join('/');
+  return {
+    name: 'dependencies-outside',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => (dependencies.includes(top(args.path)) ? { path: args.path, external: true, sideEffects: false } : undefined));
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
   const dependencies = Object.keys(pkg.dependencies);
@@ -47,7 +62,7 @@ async function main(): Promise<void> {
     target: 'node20',
     format: 'cjs',
     tsconfig: join(ROOT, 'tsconfig.base.json'),
-    external: [...dependencies, ...dependencies.map((d) => `${d}/*`)],
+    plugins: [dependenciesOutside(dependencies)],
     sourcemap: true,
     metafile: true,
     logLevel: 'warning',

@@ -1,2 +1,2 @@
 /** The mock's command, for the one executable that carries every command (`duplex-bench serve`). */
-export { SERVE_COMMAND } from './serve-command';
+export { SERVE_COMMAND } from './commands';

@@ -1,12 +1,12 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { EXIT, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
+import { EXIT, UsageError, type RunIo } from '@duplex-bench/cli';
 import { startHttpStub, startMockServer, startTimeServer } from '@duplex-bench/mock-servers';
 import { watchParent } from './parent-watch';
-import { parseServeOptions, SERVE_FLAGS, type ServeOptions } from './serve-options';
+import { parseServeOptions, type ServeOptions } from './serve-options';
 
 /** `serve`: a mock server until SIGINT or SIGTERM (or its parent ends); then it writes its stats and exits 0. */
-async function serve(argv: string[], io: RunIo): Promise<number> {
+export async function serveCommand(argv: string[], io: RunIo): Promise<number> {
   const options = parseServeOptions(argv);
   let tls: { cert: Buffer; key: Buffer } | undefined;
   if (options.tls) {
@@ -116,11 +116,3 @@ async function serveHttp(stubOptions: NonNullable<ServeOptions['http']>, options
   io.stderr.write(`${signal}: ${stats.requests} requests, ${stats.completed} completed, ${stats.refused_429} refused (429); stub loop lag max ${stats.event_loop_lag_ms.max ?? '-'} ms; stub CPU ${stats.cpu_cores.total} cores\n`);
   return EXIT.ok;
 }
-
-export const SERVE_COMMAND: CliCommand = {
-  name: 'serve',
-  summary: 'a mock realtime server (native, openai or vLLM-Omni flavour), an OpenAI-compatible SSE stub (http), or a reference clock (time), until SIGINT or SIGTERM',
-  usage: '[--protocol native|openai|http|time] [--profile NAME | --stub KIND] [--port PORT] [flags]',
-  flags: SERVE_FLAGS,
-  run: serve,
-};

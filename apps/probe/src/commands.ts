@@ -1,21 +1,20 @@
 import { type CliCommand } from '@duplex-bench/cli';
-import { LauncherLink } from '@duplex-bench/launcher';
-import { CHECK_FLAGS, checkCommand, parseCheckOptions } from './check/check-command';
-import { HTTP_COMMAND } from './http/http-command';
-import { K8S_COMMAND } from './k8s/k8s-command';
-import { MERGE_FLAGS, mergeCommand } from './merge/merge-command';
-import { recordCommand } from './record/record-command';
-import { parseRecordOptions, RECORD_FLAGS } from './record/record-options';
+import { CHECK_FLAGS } from './check/check-flags';
+import { HTTP_FLAGS } from './http/http-flags';
+import { K8S_FLAGS } from './k8s/k8s-flags';
+import { MERGE_FLAGS } from './merge/merge-flags';
+import { RECORD_FLAGS } from './record/record-flags';
+import { REPORT_FLAGS } from './report/report-flags';
 import { withReport } from './report/with-report';
-import { REPORT_COMMAND } from './report/report-command';
-import { COMPARE_COMMAND } from './sweep/compare-command';
-import { SWEEP_COMMAND } from './sweep/sweep-command';
-import { dialectWarnings } from './run/dialect-options';
-import { launchCommand } from './run/launch-command';
-import { runCommand } from './run/run-command';
-import { parseRunOptions, RUN_FLAGS } from './run/run-options';
+import { RUN_FLAGS } from './run/run-flags';
+import { COMPARE_FLAGS } from './sweep/compare-flags';
+import { SWEEP_FLAGS } from './sweep/sweep-flags';
 
-/** The probe's commands: flags for `--help` and parsing, and what runs each. */
+/**
+ * The probe's commands: the flags for `--help` and parsing, and what runs each. A command's code
+ * (and the npm packages it calls) loads when that command runs: `--version`, `--help` and every
+ * other command load none of it.
+ */
 export const PROBE_COMMANDS: CliCommand[] = [
   withReport({
     name: 'run',
@@ -23,21 +22,7 @@ export const PROBE_COMMANDS: CliCommand[] = [
     usage: '--url ws://HOST:PORT/v1/realtime --concurrency N --duration S --output DIR [flags]',
     flags: RUN_FLAGS,
     json: true,
-    run: async (argv, io) => {
-      const options = parseRunOptions(argv);
-      // Once per command: a launched child leaves the warnings to its launcher.
-      if (!LauncherLink.inChild()) for (const line of dialectWarnings(options)) io.stderr.write(`${line}\n`);
-      if (options.processes > 1) return launchCommand(options, io);
-      if (!LauncherLink.inChild()) return runCommand(options, io);
-      // A child of the launcher: the start time comes from the parent, and the outcome goes back to it.
-      const link = new LauncherLink();
-      const code = await runCommand(options, io, undefined, {
-        startGate: (opened, failed) => link.ready(opened, failed),
-        failedBeforeGate: (message) => link.failed(message),
-      });
-      link.done(code);
-      return code;
-    },
+    run: async (argv, io) => (await import('./run/run-main')).runMain(argv, io),
   }),
   withReport({
     name: 'record',
@@ -45,11 +30,7 @@ export const PROBE_COMMANDS: CliCommand[] = [
     usage: '--url URL --concurrency N --output DIR [flags]',
     flags: RECORD_FLAGS,
     json: true,
-    run: (argv, io) => {
-      const options = parseRecordOptions(argv);
-      for (const line of dialectWarnings(options)) io.stderr.write(`${line}\n`);
-      return recordCommand(options, io);
-    },
+    run: async (argv, io) => (await import('./record/record-main')).recordMain(argv, io),
   }),
   withReport({
     name: 'merge',
@@ -57,7 +38,7 @@ export const PROBE_COMMANDS: CliCommand[] = [
     usage: 'RUN_DIR... --output DIR',
     flags: MERGE_FLAGS,
     json: true,
-    run: (argv, io) => mergeCommand(argv, io),
+    run: async (argv, io) => (await import('./merge/merge-command')).mergeCommand(argv, io),
   }),
   {
     name: 'check',
@@ -65,11 +46,47 @@ export const PROBE_COMMANDS: CliCommand[] = [
     usage: 'DIR|TRACE.jsonl [--profile nemotron|minicpmo] [--output FILE]',
     flags: CHECK_FLAGS,
     json: true,
-    run: (argv, io) => checkCommand(parseCheckOptions(argv), io),
+    run: async (argv, io) => {
+      const { checkCommand, parseCheckOptions } = await import('./check/check-command');
+      return checkCommand(parseCheckOptions(argv), io);
+    },
   },
-  REPORT_COMMAND,
-  withReport(SWEEP_COMMAND),
-  COMPARE_COMMAND,
-  withReport(HTTP_COMMAND),
-  K8S_COMMAND,
+  {
+    name: 'report',
+    summary: 'one self-contained HTML page of a run, recording, merged run or sweep: verdict, pacing over time, the client loop, responses, sessions; a sweep: its capacity curve',
+    usage: 'DIR [--output FILE] [--mock-stats FILE]',
+    flags: REPORT_FLAGS,
+    run: async (argv, io) => (await import('./report/report-command')).reportCommand(argv, io),
+  },
+  withReport({
+    name: 'sweep',
+    summary: 'find how many sessions a server holds: runs at doubling, then bisected, session counts until an SLO fails, never blaming the server for a client that fell behind',
+    usage: '--url URL --output DIR [--sessions MIN:MAX] [--runs N] [--duration S] [--slo TERMS] [flags]',
+    flags: SWEEP_FLAGS,
+    json: true,
+    run: async (argv, io) => (await import('./sweep/sweep-command')).sweepCommand(argv, io),
+  }),
+  {
+    name: 'compare',
+    summary: 'A/B: runs two arms interleaved in random order, fresh processes, and says which is better only where a bootstrap interval excludes 1',
+    usage: "--arm A='run flags' --arm B='run flags' --output DIR [--reps N] [--metric NAMES]",
+    flags: COMPARE_FLAGS,
+    json: true,
+    run: async (argv, io) => (await import('./sweep/compare-command')).compareCommand(argv, io),
+  },
+  withReport({
+    name: 'http',
+    summary: 'drive an OpenAI-compatible streaming endpoint (SSE), open or closed loop: TTFT, ITL, TPOT and E2E from each intended start',
+    usage: '--url http://HOST:PORT (--rate R | --concurrency N) (--requests N | --duration S) --output DIR [flags]',
+    flags: HTTP_FLAGS,
+    json: true,
+    run: async (argv, io) => (await import('./http/http-command')).httpCommand(argv, io),
+  }),
+  {
+    name: 'k8s',
+    summary: 'write Kubernetes manifests of a sharded run: an Indexed Job of --shards pods starting at one instant, and the Job that merges them',
+    usage: "--shards N --image IMAGE --url URL --run-args '--concurrency N --duration S' [--output DIR]",
+    flags: K8S_FLAGS,
+    run: async (argv, io) => (await import('./k8s/k8s-command')).k8sCommand(argv, io),
+  },
 ];

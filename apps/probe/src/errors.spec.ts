@@ -1,8 +1,10 @@
 import { runProgram, UsageError, type CliProgram, type RunIo } from '@duplex-bench/cli';
+import { ConformanceError } from '@duplex-bench/conformance';
 import { ExperimentError } from '@duplex-bench/experiments';
 import { ReportInputError } from '@duplex-bench/report';
+import { ResultsInputError, RunDirError } from '@duplex-bench/results';
 import { RunInputError } from '@duplex-bench/run';
-import { usageOf } from './errors';
+import { BAD_INPUT_ERRORS, usageOf } from './errors';
 
 function io(): RunIo & { err: string[] } {
   const err: string[] = [];
@@ -11,7 +13,17 @@ function io(): RunIo & { err: string[] } {
 
 describe('usageOf', () => {
   it("takes each lib's bad-input error as a UsageError with its message, and leaves any other error alone", () => {
-    for (const err of [new RunInputError('BAD_PACKET_MS', 'a'), new ExperimentError('BAD_SLO', 'b'), new ReportInputError('NOT_A_RUN', 'c')]) {
+    const each = [
+      new RunInputError('BAD_PACKET_MS', 'a'),
+      new ResultsInputError('NO_SAMPLES', 'b'),
+      new RunDirError('c', 'RUN_DIR_EMPTY', '/x'),
+      new ConformanceError('NO_TRACES', 'd', '/x'),
+      new ExperimentError('BAD_SLO', 'e'),
+      new ReportInputError('NOT_A_RUN', 'f'),
+    ];
+    // Every name in the list is a lib class's own, and every class is listed.
+    expect(new Set(each.map((err) => err.name))).toEqual(BAD_INPUT_ERRORS);
+    for (const err of each) {
       const usage = usageOf(err);
       expect(usage).toBeInstanceOf(UsageError);
       expect(usage?.message).toBe(err.message);

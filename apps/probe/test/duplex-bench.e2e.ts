@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { flagsOf } from '@duplex-bench/cli';
@@ -18,9 +18,9 @@ interface Exit {
 }
 
 /** Runs `duplex-bench args`, bounded in time; `during` may act on the child while it runs. */
-function duplexBench(args: string[], during?: (child: ChildProcess, stderr: () => string) => void): Promise<Exit> {
+function duplexBench(args: string[], during?: (child: ChildProcess, stderr: () => string) => void, node_flags: string[] = []): Promise<Exit> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...node_flags, BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (d) => (stdout += d));
@@ -139,5 +139,39 @@ describe('duplex-bench, the executable', () => {
       child.on('exit', () => clearInterval(poll));
     });
     expect(code).toBe(130);
+  });
+});
+
+describe('duplex-bench, what each command loads', () => {
+  // Preloaded into the process: at exit, the npm packages our bundle required, as one stderr line.
+  const LIST_PACKAGES = `
+const Module = require('node:module');
+const load = Module._load;
+const packages = new Set();
+Module._load = function (request, parent) {
+  if (!/^(node:|\\.|\\/)/.test(request) && parent && !parent.filename.includes('node_modules') && !Module.isBuiltin(request)) packages.add(request.split('/')[0]);
+  return load.apply(this, arguments);
+};
+process.on('exit', () => process.stderr.write('packages: ' + [...packages].sort().join(' ') + '\\n'));
+`;
+  let preload: string[];
+  beforeAll(async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'loads-')), 'list-packages.js');
+    await writeFile(file, LIST_PACKAGES);
+    preload = ['--require', file];
+  });
+  const packagesOf = (stderr: string) => (/packages: (.*)\n/.exec(stderr)?.[1] ?? '').split(' ').filter(Boolean);
+
+  it('--version and --help load no package but the flag parser; a command loads only what its code calls', async () => {
+    for (const args of [['--version'], ['--help'], ['run', '--help'], ['http', '--help']]) {
+      const { code, stderr } = await duplexBench(args, undefined, preload);
+      expect(code).toBe(0);
+      expect(packagesOf(stderr)).toEqual(['commander']);
+    }
+    // A run of one process loads the session's packages, not the HTTP client, the launcher's merge or YAML.
+    const dir = await mkdtemp(join(tmpdir(), 'loads-run-'));
+    const run = await duplexBench(['run', '--url', 'ws://127.0.0.1:9/v1/realtime', '--concurrency', '1', '--duration', '1', '--output', dir], undefined, preload);
+    expect(run.code).toBe(1); // nothing listens on port 9
+    expect(packagesOf(run.stderr)).toEqual(['commander', 'hdr-histogram-js', 'msgpackr', 'rxjs', 'ws']);
   });
 });

@@ -8,7 +8,7 @@ export type FromChild =
   | { kind: 'failed'; message: string }
   | { kind: 'done'; exit_code: number };
 
-const packr = new Packr();
+const packr = /* @__PURE__ */ new Packr(); // pure: a bundle drops it (and msgpackr) where it is unused
 
 export function encodeMessage(message: ToChild | FromChild): Uint8Array {
   return packr.pack(message);

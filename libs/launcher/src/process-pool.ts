@@ -4,7 +4,7 @@ import { nodeTimerHost, type TimerHost } from '@duplex-bench/pacer';
 import { nodeFlagsFor } from './entry-module';
 import { Packr } from 'msgpackr';
 
-const packr = new Packr();
+const packr = /* @__PURE__ */ new Packr(); // pure: a bundle drops it (and msgpackr) where it is unused
 
 type ToWorker = { kind: 'task'; id: number; task: unknown };
 type FromWorker = { kind: 'result'; id: number; ok: true; result: unknown } | { kind: 'result'; id: number; ok: false; error: string };

@@ -119,7 +119,7 @@ export function samplesFileOf(sessions: SessionSampleColumns[], packet_ms: numbe
   return { format: 'duplex-bench.samples', version: 1, packet_ms, histograms, sessions };
 }
 
-const packr = new Packr();
+const packr = /* @__PURE__ */ new Packr(); // pure: a bundle drops it (and msgpackr) where it is unused
 const FLOAT_COLUMNS = ['scheduled_s', 'start_s', 'completed_s', 'send_ms', 'deviation_ms'] as const;
 
 // Columns travel as raw little-endian bytes (msgpack bin) and are rebuilt as typed arrays on read:

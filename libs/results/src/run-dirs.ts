@@ -4,6 +4,7 @@ import { RUN_FILES } from './run-files';
 
 /** A directory given to `merge` that holds no run: `code` says whether it is missing or holds none. */
 export class RunDirError extends Error {
+  override readonly name = 'RunDirError';
   constructor(
     message: string,
     readonly code: 'RUN_DIR_MISSING' | 'RUN_DIR_EMPTY',

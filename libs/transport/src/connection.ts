@@ -4,7 +4,11 @@ import { monotonicClock, timersOn, type Clock, type TimerHost } from '@duplex-be
 import { decodeFrameBytes, ProtocolError, type DecodedFrame } from '@duplex-bench/protocol';
 import { TransportError } from './errors';
 
-const { OPEN, CLOSED, CONNECTING } = WebSocket;
+// readyState values of the WebSocket standard, which ws uses: constants here, so loading this module
+// reads nothing of ws (the bundle leaves ws unloaded in a process that opens no socket).
+const CONNECTING = 0;
+const OPEN = 1;
+const CLOSED = 3;
 
 /** A frame as it arrived, stamped with the clock reading taken in the socket's message handler. */
 export interface ReceivedEvent {

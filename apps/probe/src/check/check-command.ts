@@ -5,12 +5,8 @@ import type { NativeProfileName } from '@duplex-bench/protocol';
 import { checkTraces, ConformanceError, runProtocol, traceFiles, type CheckReport } from '@duplex-bench/conformance';
 import { EXIT } from '@duplex-bench/cli';
 import { runFile } from '@duplex-bench/results';
+import { CHECK_FLAGS } from './check-flags';
 
-export const CHECK_FLAGS = {
-  profile: { kind: 'enum', values: ['nemotron', 'minicpmo'], group: 'dialect', help: "grade against this native profile instead of the one each trace's grant states" },
-  output: { kind: 'string', group: 'output', help: 'write the verdicts as JSON to this file', value: 'FILE' },
-  quiet: { kind: 'bool', group: 'output', help: 'print only the verdict line' },
-} as const;
 
 export interface CheckOptions {
   /** A run directory (its `sessions/<id>/trace.jsonl`) or one trace file. */

@@ -6,13 +6,13 @@ import { Job } from 'kubernetes-models/batch/v1/Job';
 import { parseAllDocuments } from 'yaml';
 import type { RunIo } from '@duplex-bench/cli';
 import { parseRunOptions } from '../run/run-options';
-import { K8S_COMMAND } from './k8s-command';
+import { k8sCommand } from './k8s-command';
 
 async function generate(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   const io: RunIo = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) }, signals: new EventEmitter(), exitNow: () => undefined, argv };
-  return { code: await K8S_COMMAND.run(argv, io), stdout, stderr };
+  return { code: await k8sCommand(argv, io), stdout, stderr };
 }
 
 const ARGS = ['--shards', '4', '--image', 'registry.example/duplex-bench:1', '--url', 'ws://omni.serving:8765/v1/realtime', '--run-args', '--concurrency 4096 --duration 60 --protocol openai', '--api-key-secret', 'omni-key'];

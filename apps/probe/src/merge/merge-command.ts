@@ -7,13 +7,8 @@ import { mergeHttpSummaries, type HttpSummary } from '@duplex-bench/http-load';
 import { renderHttpSummary } from '../http/http-command';
 import { renderDuplex } from '../render';
 import { verdictLine, verdictOf, withVerdict, type RunVerdict } from '@duplex-bench/run';
+import { MERGE_FLAGS } from './merge-flags';
 
-export const MERGE_FLAGS = {
-  output: { kind: 'string', required: true, group: 'output', help: 'directory for the pooled summary.json and duplex_metrics.json', value: 'DIR' },
-  quiet: { kind: 'bool', group: 'output', help: 'no progress lines' },
-  timeline: { kind: 'enum', values: ['auto', 'reference'], default: 'auto', group: 'output', help: "auto: one host's monotonic clock when every run had it, else the reference clock; reference: through each run's offset always (checks the mapping)" },
-  'max-clock-uncertainty-ms': { kind: 'number', min: 0, default: 5, group: 'limits', help: "runs of other hosts: refuse one whose offset to the reference clock is known less well than this, ms", value: 'MS' },
-} as const;
 
 /** The merged run's lines; `more` go before the last, which is the verdict (`verdictOf`). */
 export function renderMerged(s: MergedSummary, output: string, v: RunVerdict, more: string[] = []): string {

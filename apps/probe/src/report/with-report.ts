@@ -1,5 +1,4 @@
 import { EXIT, parseFlags, type CliCommand } from '@duplex-bench/cli';
-import { writeReport } from '@duplex-bench/report';
 
 /**
  * `command` with `--report`: once it has written its output directory (any status but bad input),
@@ -16,7 +15,9 @@ export function withReport(command: CliCommand): CliCommand {
       const code = await command.run(drop(argv), { ...io, argv: drop(io.argv) });
       if (!f.report || code === EXIT.usage || typeof f.output !== 'string') return code;
       try {
-        io.stderr.write(`report written to ${await writeReport(f.output)}\n`);
+        // The report's code loads only when a report is asked for.
+        const { reportOf } = await import('./report-command');
+        io.stderr.write(`report written to ${await reportOf(f.output)}\n`);
       } catch (err) {
         io.stderr.write(`error: report: ${(err as Error).message}\n`);
         return code === EXIT.ok ? EXIT.failed : code;

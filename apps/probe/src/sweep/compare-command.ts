@@ -1,16 +1,9 @@
-import { EXIT, parseFlags, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
+import { EXIT, parseFlags, UsageError, type RunIo } from '@duplex-bench/cli';
 import { COMPARE_METRICS, parseArm, runCompare, type CompareFile } from '@duplex-bench/experiments';
 import { experimentIo } from './experiment-io';
 import { DUPLEX_BENCH_MODULE } from './sweep-command';
 import { runFile } from '@duplex-bench/results';
-
-export const COMPARE_FLAGS = {
-  arm: { kind: 'list', required: true, group: 'load', help: "an arm: LABEL='flags of duplex-bench run' (give exactly two; the first is A, the baseline)", value: 'LABEL=FLAGS' },
-  reps: { kind: 'int', min: 2, default: 5, group: 'load', help: 'repetitions; each runs every arm once, in a fresh random order, each run a fresh process', value: 'N' },
-  metric: { kind: 'string', default: 'ttfp_p99_ms', group: 'output', help: `figures to compare, joined by commas: ${Object.keys(COMPARE_METRICS).join(', ')}`, value: 'NAMES' },
-  output: { kind: 'string', required: true, group: 'output', help: 'compare directory: compare.json and one run directory per run; running again resumes', value: 'DIR' },
-  seed: { kind: 'int', min: 0, group: 'testing', help: 'seed of the arm order and the bootstrap (default: from the clock, recorded)', value: 'N' },
-} as const;
+import { COMPARE_FLAGS } from './compare-flags';
 
 function render(file: CompareFile): string {
   const [A, B] = file.arms.map((a) => a.label);
@@ -27,7 +20,8 @@ function render(file: CompareFile): string {
   return lines.join('\n');
 }
 
-async function compare(argv: string[], io: RunIo): Promise<number> {
+/** `compare`: two arms run interleaved; the verdict only where a bootstrap interval excludes 1. */
+export async function compareCommand(argv: string[], io: RunIo): Promise<number> {
   const f = parseFlags(argv, COMPARE_FLAGS);
   if (f._.length > 0) throw new UsageError(`unexpected argument "${f._[0]}"`);
   const arms = f.arm.map(parseArm);
@@ -40,12 +34,3 @@ async function compare(argv: string[], io: RunIo): Promise<number> {
   io.emit?.(file);
   return file.interrupted ? EXIT.interrupted : EXIT.ok;
 }
-
-export const COMPARE_COMMAND: CliCommand = {
-  name: 'compare',
-  summary: 'A/B: runs two arms interleaved in random order, fresh processes, and says which is better only where a bootstrap interval excludes 1',
-  usage: "--arm A='run flags' --arm B='run flags' --output DIR [--reps N] [--metric NAMES]",
-  flags: COMPARE_FLAGS,
-  json: true,
-  run: compare,
-};

@@ -1,36 +1,10 @@
 import { availableParallelism } from 'node:os';
-import { EXIT, parseFlags, UsageError, type CliCommand, type RunIo } from '@duplex-bench/cli';
-import { DEFAULT_SLO, parseSlo, runSweep, SLO_FIGURES, type SloTerm, type SweepFile } from '@duplex-bench/experiments';
+import { EXIT, parseFlags, UsageError, type RunIo } from '@duplex-bench/cli';
+import { parseSlo, runSweep, type SloTerm, type SweepFile } from '@duplex-bench/experiments';
 import { experimentIo } from './experiment-io';
 import { entryModule } from '@duplex-bench/launcher';
 import { runFile } from '@duplex-bench/results';
-
-export const SWEEP_FLAGS = {
-  url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
-  sessions: { kind: 'string', default: '8:512', group: 'load', help: 'session counts to search, MIN:MAX: doubling from MIN, then bisecting', value: 'MIN:MAX' },
-  runs: { kind: 'int', min: 1, default: 3, group: 'load', help: 'runs per session count, each a fresh process; a count passes only when every run does', value: 'N' },
-  duration: { kind: 'number', min: 0, exclusive: true, default: 30, group: 'load', help: 'audio per session in each run, seconds', value: 'S' },
-  resolution: { kind: 'int', min: 1, default: 4, group: 'load', help: 'bisection stops when the last passing and first failing counts are this close, sessions', value: 'N' },
-  slo: { kind: 'string', default: DEFAULT_SLO, group: 'load', help: `what each run must meet, figure<=bound joined by commas; figures: ${Object.keys(SLO_FIGURES).join(', ')}`, value: 'TERMS' },
-  target: {
-    kind: 'enum',
-    values: ['server', 'client'],
-    default: 'server',
-    group: 'load',
-    help: "server: how many sessions the server holds (the SLO); client: how many the probe itself holds against a mock (pacing only: a count passes when every run is qualified)",
-  },
-  processes: {
-    kind: 'string',
-    default: '1',
-    group: 'load',
-    help: "probe processes per run, the count's sessions split evenly over them: N, or auto (from 1, doubled up to --max-processes whenever the client fell behind, and the count run again)",
-    value: 'N|auto',
-  },
-  'max-processes': { kind: 'int', min: 1, group: 'load', help: 'with --processes auto: at most this many (default: the CPUs available)', value: 'N' },
-  protocol: { kind: 'enum', values: ['native', 'openai', 'vllm-omni'], default: 'native', group: 'dialect', help: "the server's dialect" },
-  'run-args': { kind: 'string', default: '', group: 'dialect', help: 'further flags for every run, as one string (e.g. "--model m --packet-ms 160")', value: 'FLAGS' },
-  output: { kind: 'string', required: true, group: 'output', help: 'sweep directory: sweep.json and one run directory per run; running again resumes', value: 'DIR' },
-} as const;
+import { SWEEP_FLAGS } from './sweep-flags';
 
 /** What each run of a sweep or comparison starts: the `duplex-bench` program (dist/duplex-bench.js when built). */
 export const DUPLEX_BENCH_MODULE = entryModule(__dirname, '../duplex-bench', 'duplex-bench');
@@ -51,7 +25,8 @@ function renderTable(file: SweepFile, terms: SloTerm[]): string {
   return [line(head), ...rows.map(line)].join('\n');
 }
 
-async function sweep(argv: string[], io: RunIo): Promise<number> {
+/** `sweep`: the largest session count that meets the SLO, counting only pacing-qualified runs. */
+export async function sweepCommand(argv: string[], io: RunIo): Promise<number> {
   const f = parseFlags(argv, SWEEP_FLAGS);
   if (f._.length > 0) throw new UsageError(`unexpected argument "${f._[0]}"`);
   const m = /^(\d+):(\d+)$/.exec(f.sessions);
@@ -86,12 +61,3 @@ async function sweep(argv: string[], io: RunIo): Promise<number> {
   io.emit?.(file);
   return file.interrupted ? EXIT.interrupted : EXIT.ok;
 }
-
-export const SWEEP_COMMAND: CliCommand = {
-  name: 'sweep',
-  summary: 'find how many sessions a server holds: runs at doubling, then bisected, session counts until an SLO fails, never blaming the server for a client that fell behind',
-  usage: '--url URL --output DIR [--sessions MIN:MAX] [--runs N] [--duration S] [--slo TERMS] [flags]',
-  flags: SWEEP_FLAGS,
-  json: true,
-  run: sweep,
-};

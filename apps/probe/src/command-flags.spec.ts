@@ -1,0 +1,16 @@
+import { COMPARE_METRICS, DEFAULT_SLO, SLO_FIGURES } from '@duplex-bench/experiments';
+import { DEFAULT_UNIT_TIMEOUT_MS } from '@duplex-bench/run';
+import { DIALECT_FLAGS } from './run/dialect-flags';
+import { COMPARE_FLAGS } from './sweep/compare-flags';
+import { SWEEP_FLAGS } from './sweep/sweep-flags';
+
+// The flag tables load no lib (so `--help` loads none), so what they state of a lib is written out:
+// here it is held to the lib.
+describe('what the flag tables state of the libs', () => {
+  it("lists exactly the libs' figure names, and states their defaults", () => {
+    expect(COMPARE_FLAGS.metric.help).toMatch(new RegExp(`: ${Object.keys(COMPARE_METRICS).join(', ')}$`));
+    expect(SWEEP_FLAGS.slo.help).toMatch(new RegExp(`figures: ${Object.keys(SLO_FIGURES).join(', ')}$`));
+    expect(SWEEP_FLAGS.slo.default).toBe(DEFAULT_SLO);
+    expect(DIALECT_FLAGS['unit-timeout-s'].help).toContain(`(default: ${DEFAULT_UNIT_TIMEOUT_MS / 1000})`);
+  });
+});

@@ -1,0 +1,28 @@
+// The flags of a command, in a module that loads nothing else: `--help` reads them without loading the command.
+
+export const HTTP_FLAGS = {
+  url: { kind: 'string', required: true, group: 'connection', help: 'base URL of an OpenAI-compatible server (http://HOST:PORT); the endpoint path is added', value: 'URL' },
+  endpoint: { kind: 'enum', values: ['chat', 'completions'], default: 'chat', group: 'connection', help: 'chat (/v1/chat/completions) or completions (/v1/completions)' },
+  model: { kind: 'string', group: 'connection', help: "model name sent in each request (default: the first of the server's /v1/models)", value: 'NAME' },
+  'api-key': { kind: 'string', group: 'connection', help: 'bearer key (or OPENAI_API_KEY); never written to any file', value: 'KEY' },
+  rate: { kind: 'number', min: 0, exclusive: true, group: 'load', help: 'open loop: requests per second, each sent at its time in an absolute schedule', value: 'R' },
+  arrivals: { kind: 'enum', values: ['poisson', 'constant'], default: 'poisson', group: 'load', help: 'open loop: Poisson arrivals (exponential gaps) or evenly spaced' },
+  concurrency: { kind: 'int', min: 1, group: 'load', help: 'closed loop: requests in flight, each lane sending its next as its last ends', value: 'N' },
+  requests: { kind: 'int', min: 1, group: 'load', help: 'requests in all (with or without --duration: whichever ends first)', value: 'N' },
+  duration: { kind: 'number', min: 0, exclusive: true, group: 'load', help: 'seconds of intended starts; requests in flight then still end', value: 'S' },
+  'warmup-s': { kind: 'number', min: 0, default: 0, group: 'load', help: 'requests meant to start earlier are left out of the steady-state figures', value: 'S' },
+  'input-tokens': { kind: 'string', default: '128', group: 'input', help: 'synthetic prompt length in tokens: N, or lognormal:MEAN,COV', value: 'SPEC' },
+  dataset: { kind: 'string', group: 'input', help: 'JSONL of prompts ({"prompt": ...} or {"messages": [...]}) instead of synthetic ones', value: 'FILE' },
+  'max-tokens': { kind: 'int', min: 1, default: 128, group: 'input', help: 'max_tokens of each request', value: 'N' },
+  'ignore-eos': { kind: 'bool', group: 'input', help: "ask the server to generate max-tokens every time (vLLM's ignore_eos)" },
+  'no-stream': { kind: 'bool', group: 'input', help: 'ask for whole responses (TTFT is then the end of the response)' },
+  seed: { kind: 'int', min: 0, default: 1, group: 'input', help: 'seed of the arrival gaps and synthetic prompts', value: 'N' },
+  output: { kind: 'string', required: true, group: 'output', help: 'run directory: summary.json, run.json, requests.jsonl', value: 'DIR' },
+  quiet: { kind: 'bool', group: 'output', help: 'no progress line' },
+  'request-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 60, group: 'limits', help: 'bound on one request, from its intended start to its end', value: 'S' },
+  'max-connections': { kind: 'int', min: 1, default: 1024, group: 'limits', help: 'connections the client may open (one request each at a time)', value: 'N' },
+  'max-send-lag-ms': { kind: 'number', min: 0, default: 10, group: 'limits', help: 'a request handed to a connection later than this after its intended start makes the run unqualified', value: 'MS' },
+  'allow-unqualified': { kind: 'bool', group: 'limits', help: 'exit 0 even when the client fell behind its schedule' },
+  processes: { kind: 'int', min: 1, default: 1, group: 'load', help: 'client processes on this host, started at one gate; the rate, concurrency and requests are split between them', value: 'N' },
+  'start-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 30, group: 'limits', help: 'with --processes: bound on every process being ready', value: 'S' },
+} as const;

@@ -1,0 +1,20 @@
+// The flags of a command, in a module that loads nothing else: `--help` reads them without loading the command.
+import { DIALECT_FLAGS } from '../run/dialect-flags';
+
+export const RECORD_FLAGS = {
+  url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
+  ...DIALECT_FLAGS,
+  concurrency: { kind: 'int', min: 1, required: true, group: 'load', help: 'sessions at a time', value: 'N' },
+  'per-subset': { kind: 'int', min: 1, default: 8, group: 'input', help: 'synthetic dataset: samples per subset (4 subsets, 2 variants each)', value: 'N' },
+  output: { kind: 'string', required: true, group: 'output', help: 'recording directory; recording into it again resumes', value: 'DIR' },
+  dataset: { kind: 'string', group: 'input', help: 'a directory of mono PCM16 WAV files at --sample-rate (subdirectories become subsets) instead of the synthetic dataset', value: 'DIR' },
+  'min-input-s': { kind: 'number', min: 0, exclusive: true, default: 20, group: 'input', help: 'synthetic dataset: shortest input, seconds', value: 'S' },
+  'max-input-s': { kind: 'number', min: 0, exclusive: true, default: 60, group: 'input', help: 'synthetic dataset: longest input, seconds', value: 'S' },
+  'output-sample-rate': { kind: 'int', min: 1, group: 'dialect', help: "output audio rate of the figures and output.wav, Hz; overrides the server's grant", value: 'HZ' },
+  trace: { kind: 'enum', values: ['full', 'events', 'off'], default: 'full', group: 'output', help: 'full (every event), events (audio payloads as byte lengths) or off (send receipts only)' },
+  postprocess: { kind: 'enum', values: ['pool', 'inline', 'off'], default: 'pool', group: 'output', help: 'replay each finished trace in a process pool (pool), in the recording process (inline), or not at all (off)' },
+  'connect-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 10, group: 'limits', help: 'bound on connect plus handshake, seconds', value: 'S' },
+  'drain-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 30, group: 'limits', help: 'bound on the end of input (the server finishing its answer), seconds', value: 'S' },
+  'allow-unqualified': { kind: 'bool', group: 'output', help: 'exit 0 even when a packet was late (else 3)' },
+  quiet: { kind: 'bool', group: 'output', help: 'no progress lines' },
+} as const;

@@ -1,0 +1,11 @@
+import type { RunIo } from '@duplex-bench/cli';
+import { dialectWarnings } from '../run/dialect-options';
+import { recordCommand } from './record-command';
+import { parseRecordOptions } from './record-options';
+
+/** `record`: its flags read, the dialect's warnings said once, then the recording. */
+export async function recordMain(argv: string[], io: RunIo): Promise<number> {
+  const options = parseRecordOptions(argv);
+  for (const line of dialectWarnings(options)) io.stderr.write(`${line}\n`);
+  return recordCommand(options, io);
+}

@@ -1,0 +1,29 @@
+// The flags of a command, in a module that loads nothing else: `--help` reads them without loading the command.
+import { DIALECT_FLAGS } from './dialect-flags';
+
+export const RUN_FLAGS = {
+  url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
+  ...DIALECT_FLAGS,
+  concurrency: { kind: 'int', min: 1, required: true, group: 'load', help: 'sessions in this process (with --shard: in all shards together)', value: 'N' },
+  shard: { kind: 'string', group: 'load', help: 'run shard I of N: its share of --concurrency, global session ids, output under OUTPUT/shard-I', value: 'I/N' },
+  'start-at': { kind: 'number', min: 0, group: 'load', help: 'start streaming at this instant (epoch ms) of the reference clock, each shard on its own monotonic clock after it; a shard ready later fails', value: 'EPOCH_MS' },
+  'time-url': { kind: 'string', group: 'connection', help: "reference clock to measure this host's offset against before the start (default with --shard or --start-at: the server's /duplex-bench/time; off: none)", value: 'URL|off' },
+  'clock-offset-ms': { kind: 'number', min: -1e7, default: 0, group: 'testing', help: "add this to every wall-clock reading of this process: a host whose clock is off, to show the offset is measured and corrected", value: 'MS' },
+  duration: { kind: 'number', min: 0, exclusive: true, required: true, group: 'load', help: 'audio per session, seconds', value: 'S' },
+  output: { kind: 'string', required: true, group: 'output', help: 'run directory (created)', value: 'DIR' },
+  processes: { kind: 'int', min: 1, default: 1, group: 'load', help: 'child processes, each with --concurrency sessions', value: 'N' },
+  'output-sample-rate': { kind: 'int', min: 1, group: 'dialect', help: "output audio rate of the figures, Hz; overrides the server's grant (default: the grant, else 22050 native, 24000 openai and vllm-omni)", value: 'HZ' },
+  audio: { kind: 'string', group: 'input', help: 'a mono PCM16 WAV at --sample-rate to stream instead of silence (cut to --duration)', value: 'FILE' },
+  'inject-stall-ms': { kind: 'number', min: 0, default: 0, group: 'testing', help: "block the client's own loop once, mid-run, for this long, ms: proves the pacing check can fail", value: 'MS' },
+  trace: { kind: 'enum', values: ['full', 'events', 'off'], default: 'off', group: 'output', help: 'full (every event), events (audio payloads as byte lengths) or off (send receipts only)' },
+  'keep-traces': { kind: 'bool', group: 'output', help: 'keep trace.jsonl files (deleted after summarising otherwise)' },
+  'start-spread-ms': { kind: 'number', min: 0, group: 'load', help: 'spread of session starts after the start gate, ms (default: one packet, or 2 ms per session when longer)', value: 'MS' },
+  'warmup-s': { kind: 'number', min: 0, default: 0, group: 'output', help: 'also report steady-state percentiles of the packets sent this long after the start gate, seconds', value: 'S' },
+  'connect-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 10, group: 'limits', help: 'bound on connect plus handshake, seconds', value: 'S' },
+  'drain-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 30, group: 'limits', help: 'bound on the end of input (the server finishing its answer), seconds', value: 'S' },
+  'open-parallel': { kind: 'int', min: 1, default: 64, group: 'limits', help: 'handshakes in flight at once before the start gate', value: 'N' },
+  'start-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 60, group: 'limits', help: 'with --processes: bound on every child being connected and ready, seconds', value: 'S' },
+  'cpu-affinity': { kind: 'enum', values: ['auto', 'off'], default: 'auto', group: 'load', help: 'with --processes: auto (Linux: pin each child to a physical core) or off' },
+  'allow-unqualified': { kind: 'bool', group: 'output', help: 'exit 0 even when a packet was late (else 3)' },
+  quiet: { kind: 'bool', group: 'output', help: 'no progress lines' },
+} as const;

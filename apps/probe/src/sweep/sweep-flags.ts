@@ -1,0 +1,29 @@
+// The flags of a command, in a module that loads nothing else: `--help` reads them without loading the
+// command. So the names and defaults it states are written here (command-flags.spec.ts holds them to the lib's).
+
+export const SWEEP_FLAGS = {
+  url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
+  sessions: { kind: 'string', default: '8:512', group: 'load', help: 'session counts to search, MIN:MAX: doubling from MIN, then bisecting', value: 'MIN:MAX' },
+  runs: { kind: 'int', min: 1, default: 3, group: 'load', help: 'runs per session count, each a fresh process; a count passes only when every run does', value: 'N' },
+  duration: { kind: 'number', min: 0, exclusive: true, default: 30, group: 'load', help: 'audio per session in each run, seconds', value: 'S' },
+  resolution: { kind: 'int', min: 1, default: 4, group: 'load', help: 'bisection stops when the last passing and first failing counts are this close, sessions', value: 'N' },
+  slo: { kind: 'string', default: 'underruns=0,ttfp_p99_ms<=1000,incomplete=0', group: 'load', help: 'what each run must meet, figure<=bound joined by commas; figures: ttfp_p99_ms, ttft_p99_ms, stream_ttfp_p99_ms, stream_rtf_p99, rtf_p99, drift_p99_ms, output_gap_p99_ms, underruns, incomplete, unit_lag_p95_ms, unit_miss_rate', value: 'TERMS' },
+  target: {
+    kind: 'enum',
+    values: ['server', 'client'],
+    default: 'server',
+    group: 'load',
+    help: "server: how many sessions the server holds (the SLO); client: how many the probe itself holds against a mock (pacing only: a count passes when every run is qualified)",
+  },
+  processes: {
+    kind: 'string',
+    default: '1',
+    group: 'load',
+    help: "probe processes per run, the count's sessions split evenly over them: N, or auto (from 1, doubled up to --max-processes whenever the client fell behind, and the count run again)",
+    value: 'N|auto',
+  },
+  'max-processes': { kind: 'int', min: 1, group: 'load', help: 'with --processes auto: at most this many (default: the CPUs available)', value: 'N' },
+  protocol: { kind: 'enum', values: ['native', 'openai', 'vllm-omni'], default: 'native', group: 'dialect', help: "the server's dialect" },
+  'run-args': { kind: 'string', default: '', group: 'dialect', help: 'further flags for every run, as one string (e.g. "--model m --packet-ms 160")', value: 'FLAGS' },
+  output: { kind: 'string', required: true, group: 'output', help: 'sweep directory: sweep.json and one run directory per run; running again resumes', value: 'DIR' },
+} as const;
