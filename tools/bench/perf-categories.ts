@@ -11,6 +11,7 @@
  * --top N also lists the N hottest symbols of the main thread.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 const { values, positionals } = parseArgs({
@@ -49,6 +50,27 @@ const perThread = new Map<string, number>();
 for (const s of samples) perThread.set(s.tid, (perThread.get(s.tid) ?? 0) + 1);
 const main = [...perThread].sort((a, b) => b[1] - a[1])[0]?.[0];
 
+/**
+ * Where a line of a bundle in dist/ came from: esbuild heads each module it takes in with a
+ * `// libs/NAME/src/FILE.ts` line, so a JIT symbol at `dist/X.js:LINE` belongs to the module whose
+ * heading is the last one above LINE.
+ */
+const bundleModules = new Map<string, Array<{ line: number; path: string }>>();
+function bundleModuleOf(file: string, line: number): string | undefined {
+  let heads = bundleModules.get(file);
+  if (!heads) {
+    heads = [];
+    readFileSync(file, 'utf8').split('\n').forEach((text, i) => {
+      const m = /^\/\/ ((?:libs|apps)\/\S+)$/.exec(text);
+      if (m) heads?.push({ line: i + 1, path: m[1] });
+    });
+    bundleModules.set(file, heads);
+  }
+  let found: string | undefined;
+  for (const h of heads) if (h.line <= line) found = h.path;
+  return found;
+}
+
 function category(s: Sample): string {
   if (s.tid !== main) return 'other threads (GC helpers, writer, JIT)';
   const sym = s.symbol;
@@ -62,7 +84,9 @@ function category(s: Sample): string {
     if (sym.includes('node_modules/rxjs/')) return 'JavaScript: rxjs';
     if (sym.includes('node_modules/hdr-histogram-js/')) return 'JavaScript: hdr-histogram-js';
     if (sym.includes('node:')) return 'JavaScript: Node (streams, timers)';
-    const lib = /\/(libs|apps)\/([^/]+)\//.exec(sym);
+    const bundled = /(\/\S+\/dist\/[^/\s]+\.js):(\d+)/.exec(sym);
+    const source = bundled ? (bundleModuleOf(bundled[1], Number(bundled[2])) ?? '') : sym;
+    const lib = /(?:^|\/)(libs|apps)\/([^/]+)\//.exec(source);
     if (lib) return `JavaScript: ${lib[1]}/${lib[2]}`;
     return 'JavaScript: other';
   }

@@ -5,6 +5,8 @@
 # tools/bench/perf-categories.ts splits the samples into kernel, V8, Node, ws, rxjs and each of our
 # libs, in µs per packet cycle.
 #
+# A checkout with dist/ runs its compiled kit (perf-categories.ts maps bundle lines to their libs).
+#
 #   tools/bench/perf-record.sh OUT_DIR [SESSIONS=512] [DURATION_S=16] [FROM_S=5] [WINDOW_S=8] [CHECKOUT=.]
 #   node --import tsx tools/bench/perf-categories.ts OUT_DIR/probe.data --packets-per-s 6400
 #
@@ -21,15 +23,17 @@ if (( $(echo "$FROM + $WINDOW >= $DURATION" | bc) )); then echo "error: FROM_S +
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 cd "$ROOT"
+# A checkout's compiled kit when it has one (npm run build), else its sources through tsx.
+if [ -f dist/duplex-bench.js ]; then KIT=(dist/duplex-bench.js); MOCK_KIT=(dist/duplex-bench.js); else KIT=(--import tsx apps/probe/src/main.ts); MOCK_KIT=(--import tsx apps/mock/src/main.ts); fi
 
-node --perf-basic-prof --import tsx apps/mock/src/main.ts serve --host 127.0.0.1 --port 0 --stats-output "$OUT/mock-stats.json" >"$OUT/mock.out" 2>"$OUT/mock.err" &
+node --perf-basic-prof "${MOCK_KIT[@]}" serve --host 127.0.0.1 --port 0 --stats-output "$OUT/mock-stats.json" >"$OUT/mock.out" 2>"$OUT/mock.err" &
 MOCK=$!
 trap 'kill -INT $MOCK 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q 'ws://' "$OUT/mock.out" 2>/dev/null && break; sleep 0.1; done
 URL=$(grep -o 'ws://[^ ]*' "$OUT/mock.out" | head -1)
 [ -n "$URL" ] || { echo "error: the mock did not start (see $OUT/mock.err)" >&2; exit 1; }
 
-node --perf-basic-prof --import tsx apps/probe/src/main.ts run --url "$URL" --concurrency "$N" --duration "$DURATION" --output "$OUT/run" --quiet >"$OUT/probe.out" 2>&1 &
+node --perf-basic-prof "${KIT[@]}" run --url "$URL" --concurrency "$N" --duration "$DURATION" --output "$OUT/run" --quiet >"$OUT/probe.out" 2>&1 &
 PROBE=$!
 sleep "$FROM"
 perf record -q -e cpu-clock -F 2000 -g -p "$PROBE" -o "$OUT/probe.data" -- sleep "$WINDOW" >/dev/null 2>&1 &
