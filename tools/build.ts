@@ -7,7 +7,7 @@
  *   node --import tsx tools/build.ts      (what `npm run build` and `nx run probe:build` run)
  */
 import { build, type Metafile, type Plugin } from 'esbuild';
-import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, cp, mkdir, readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 
 const ROOT = join(__dirname, '..');
@@ -23,6 +23,9 @@ export const ENTRIES: Record<string, string> = {
 
 /** Files read at run time beside the module that reads them (the report page's scripts). */
 const ASSETS = ['libs/report/src/report-page.js', 'libs/report/src/http-page.js', 'libs/report/src/sweep-page.js'];
+
+/** Directories read at run time, copied whole beside the bundles: the built-in conversations and their speech. */
+const ASSET_DIRS = ['libs/audio/speech'];
 
 /** Every npm package a bundle took in instead of requiring it: each should be a dependency. */
 function bundledPackages(meta: Metafile): string[] {
@@ -73,10 +76,11 @@ async function main(): Promise<void> {
   if (bundled.length > 0) throw new Error(`bundled npm packages that are not dependencies in package.json: ${bundled.join(', ')}`);
   await mkdir(DIST, { recursive: true });
   for (const asset of ASSETS) await copyFile(join(ROOT, asset), join(DIST, basename(asset)));
+  for (const dir of ASSET_DIRS) await cp(join(ROOT, dir), join(DIST, basename(dir)), { recursive: true });
   const sizes = Object.entries(result.metafile.outputs)
     .filter(([file]) => file.endsWith('.js'))
     .map(([file, o]) => `${basename(file)} ${(o.bytes / 1024).toFixed(0)} KiB`);
-  process.stderr.write(`built dist/: ${sizes.join(', ')}; ${ASSETS.length} page scripts copied\n`);
+  process.stderr.write(`built dist/: ${sizes.join(', ')}; ${ASSETS.length} page scripts and ${ASSET_DIRS.join(', ')} copied\n`);
 }
 
 main().catch((err: Error) => {

@@ -3,7 +3,11 @@ export type { PcmFormat } from './wav';
 export { pcm16BytesPerMs, silencePackets, pcmPackets } from './packets';
 export type { PacketSource } from './packets';
 
+export { readConversation, parseConversation, speechDir, BUILT_IN_CONVERSATIONS, DEFAULT_LISTEN_MAX_S } from './conversation-script';
+export type { ConversationScript, ConversationStep, StepExpect } from './conversation-script';
+
 /* Error types */
 export { AudioFormatError } from './wav';
+export { ConversationError } from './conversation-script';
 export { syntheticDataset, syntheticPcm, syntheticPackets, wavDataset, SYNTHETIC_SUBSETS, SYNTHETIC_VARIANTS } from './dataset';
 export type { Sample, SyntheticOptions } from './dataset';
