@@ -17,3 +17,5 @@ export { recordPacing } from './record-pacing';
 export type { PacedPacket } from './record-pacing';
 export { SessionUnits, UnitLagRecorder, unitLagMs, unitMissRate, unitsPerSecond, unitStepMs } from './unit-lag';
 export type { UnitCounts, UnitLagMs, UnitStepMs, UnitsPerSecond } from './unit-lag';
+export { sessionTurns, BehaviourRecorder, behaviourSummary, overlapMs, wilson95 } from './behaviour';
+export type { PlayedStep, SpeechSpan, ResponseEndEvidence, TurnRecord, TurnKind, TurnOutcome, BehaviourOptions, BehaviourSummary, BehaviourRate, BehaviourLatency, BehaviourParts } from './behaviour';
