@@ -285,6 +285,24 @@ function deltaInfoFromBytes(b: Buffer): AudioDeltaInfo | undefined {
   return deltaFigures(b.toString('utf8', 0, key), size, end + 2 < b.length ? b.toString('utf8', end + 1) : null);
 }
 
+/**
+ * The PCM an audio delta carries, decoded from its base64. Only a conversation's playout reads it:
+ * the figures of a plain run never decode a payload.
+ */
+export function audioDeltaPcm(frame: DecodedFrame): Buffer {
+  const b = frame.bytes;
+  if (b && frame.undecoded) {
+    const key = b.indexOf(DELTA_BYTES);
+    if (key >= 0) {
+      const start = skipJsonSpace(b, key + DELTA_BYTES.length) + 1;
+      const end = b[start - 1] === QUOTE ? b.indexOf(QUOTE, start) : -1;
+      if (end >= 0) return Buffer.from(b.toString('latin1', start, end), 'base64');
+    }
+  }
+  const delta = frame.event().delta;
+  return typeof delta === 'string' ? Buffer.from(delta, 'base64') : Buffer.alloc(0);
+}
+
 /** What a text or transcript delta says: its response, its length in UTF-16 units, the tokens a server counts for it. */
 export interface TextDeltaInfo {
   response_id: string;

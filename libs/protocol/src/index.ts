@@ -1,4 +1,4 @@
-export { decodeFrame, decodeFrameBytes, base64ByteLength, DecodedFrame, audioDeltaInfo, spliceFrame, textDeltaInfo } from './frame';
+export { decodeFrame, decodeFrameBytes, base64ByteLength, DecodedFrame, audioDeltaInfo, audioDeltaPcm, spliceFrame, textDeltaInfo } from './frame';
 export type { AudioDeltaInfo, TextDeltaInfo } from './frame';
 export {
   NativeEvent,
@@ -78,5 +78,5 @@ export type { ProtocolErrorCode, ProtocolErrorInfo } from './errors';
 export { TIME_PATH } from './reference-clock';
 
 /* Response events: what a received frame says of the model's responses, in every dialect's names */
-export { addResponseEvents } from './response-events';
+export { addResponseEvents, modelAudioOf } from './response-events';
 export type { ResponseEvent, ResponseStatus } from './response-events';

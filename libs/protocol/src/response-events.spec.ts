@@ -1,5 +1,5 @@
-import { decodeFrame } from './frame';
-import { addResponseEvents, type ResponseEvent } from './response-events';
+import { decodeFrame, decodeFrameBytes } from './frame';
+import { addResponseEvents, modelAudioOf, type ResponseEvent } from './response-events';
 
 function eventsOf(event: Record<string, unknown>): ResponseEvent[] {
   const out: ResponseEvent[] = [];
@@ -30,5 +30,16 @@ describe('addResponseEvents', () => {
       { kind: 'response_created', t_s: 5, response_id: 'r' },
       { kind: 'server_metrics', t_s: 5, response_id: 'r', ttft_ms: 120, ttfp_ms: undefined },
     ]);
+  });
+});
+
+describe('modelAudioOf', () => {
+  it("decodes an audio delta's PCM in every dialect's name, from text and from bytes; other frames give null", () => {
+    const pcm = Buffer.from(Int16Array.from([0, 1000, -1000, 32767]).buffer);
+    const ga = JSON.stringify({ type: 'response.output_audio.delta', response_id: 'r', delta: pcm.toString('base64'), sample_rate_hz: 24000 });
+    const beta = JSON.stringify({ type: 'response.audio.delta', response_id: 'r', delta: pcm.toString('base64') });
+    expect(modelAudioOf(decodeFrameBytes(Buffer.from(ga)))).toEqual({ pcm, sample_rate_hz: 24000 });
+    expect(modelAudioOf(decodeFrame(beta))).toEqual({ pcm });
+    expect(modelAudioOf(decodeFrame(JSON.stringify({ type: 'response.created', response: { id: 'r' } })))).toBeNull();
   });
 });

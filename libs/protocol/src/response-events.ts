@@ -1,4 +1,4 @@
-import { audioDeltaInfo, textDeltaInfo, type DecodedFrame } from './frame';
+import { audioDeltaInfo, audioDeltaPcm, textDeltaInfo, type DecodedFrame } from './frame';
 import { gaEventName, OpenAIEvent } from './openai';
 import { responseRequestMetrics, VllmEvent } from './vllm-omni';
 
@@ -74,4 +74,12 @@ export function addResponseEvents(frame: DecodedFrame, t_s: number, add: (e: Res
   }
   const server = responseRequestMetrics(frame);
   if (server) add({ kind: 'server_metrics', t_s, response_id, ...server });
+}
+
+/** The model audio a frame carries (an audio delta in any dialect's names): its PCM and the rate it states, if any; else null. */
+export function modelAudioOf(frame: DecodedFrame): { pcm: Buffer; sample_rate_hz?: number } | null {
+  if (gaEventName(frame.type) !== OpenAIEvent.audioDelta) return null;
+  const rate = audioDeltaInfo(frame).sample_rate_hz;
+  const pcm = audioDeltaPcm(frame);
+  return rate === undefined ? { pcm } : { pcm, sample_rate_hz: rate };
 }

@@ -1,5 +1,5 @@
 import { BehaviorSubject, merge, Subject, Subscription, type Observable } from 'rxjs';
-import { pcm16BytesPerMs, type PacketSource } from '@duplex-bench/audio';
+import { ConversationPlayer, pcm16BytesPerMs, type PacketSource } from '@duplex-bench/audio';
 import { ticks, timersOn, type Clock, type DeadlineScheduler, type TimerHost } from '@duplex-bench/pacer';
 import { ProtocolError, VLLM_CAPACITY_CODE, type ResponseEvent } from '@duplex-bench/protocol';
 import {
@@ -19,6 +19,7 @@ import {
 } from '@duplex-bench/transport';
 import { traceReceipts, traceReceived, TraceWriteError, type SessionTraceSink } from '@duplex-bench/tracer';
 import { countUnknownTypes } from './receive/count-unknown';
+import { hearModel } from './receive/hear-model';
 import { readFrames } from './receive/read-frames';
 import { trackResponses } from './receive/track-responses';
 import { trackUnits } from './receive/track-units';
@@ -28,8 +29,12 @@ import { countInputSent, type InputSent } from './send/count-input';
 import { countPackets } from './send/count-packets';
 import { markStreamStart } from './send/mark-stream-start';
 import {
+  overlapMs,
   recordPacing,
   ResponseTracker,
+  sessionTurns,
+  type BehaviourOptions,
+  type TurnRecord,
   type PacingRecorder,
   type ResponseRecord,
   type SampleStore,
@@ -80,6 +85,8 @@ export interface SessionContext {
    * done, bounded per unit; no realtime schedule, so no pacing deviation. Absent: realtime pacing.
    */
   lockstep?: { unit_timeout_ms: number };
+  /** With a conversation: the bounds its behaviour figures are read with. */
+  behaviour?: BehaviourOptions;
 }
 
 /** How a session waits for a slot on a full server: `retries` more attempts, `backoff_ms` doubling up to `max_backoff_ms`. */
@@ -135,6 +142,11 @@ export interface SessionResult {
   /** Completed model turns and the session's response figures, when the server answered with responses. */
   responses?: ResponseRecord[];
   response_metrics?: SessionResponseMetrics;
+  /** A conversation's behaviour events (turns.jsonl), and its user and model speech at once, ms. */
+  turns?: TurnRecord[];
+  overlap_ms?: number;
+  /** A conversation: passes through the script, and steps played. */
+  conversation?: { passes: number; steps: number };
 }
 
 /**
@@ -193,7 +205,12 @@ export class RealtimeSession {
   /** The input sent since packet 0. */
   private readonly input: InputSent = { bytes: 0 };
   private readonly responsesStarted = (): boolean => this.responses !== null;
-  private readonly addResponse = (r: ResponseEvent): void => this.responses?.add(r);
+  private readonly addResponse = (r: ResponseEvent): void => {
+    this.responses?.add(r);
+    if (r.kind === 'response_done') this.conversation?.responseEnded(r.t_s, r.status);
+  };
+  /** The session's input when it follows a conversation (its packets are a ConversationPlayer). */
+  private readonly conversation: ConversationPlayer | null;
   private chunk_period_ms: number | undefined;
   private broken: Error | null = null;
   /** Response metrics from the start of the input stream (packet 0's send). */
@@ -214,6 +231,7 @@ export class RealtimeSession {
   ) {
     this.output_sample_rate = ctx.output_sample_rate;
     this.flow = createSessionFlow(ctx.dialect, id);
+    this.conversation = packets instanceof ConversationPlayer ? packets : null;
   }
 
   /** The session's connection; exists once `open()` was called. */
@@ -272,18 +290,19 @@ export class RealtimeSession {
     });
     this.connection = conn;
     // The path of one received frame: the socket (events$) → its trace line, as it arrived → what it
-    // says of the model's responses → unit receipts (native) → server errors → unknown types counted.
-    // With traces off nothing is written per frame: the tracing operator is left out of the pipe.
+    // says of the model's responses → unit receipts (native) → server errors → unknown types counted
+    // → with a conversation, the model's audio played out. With traces off nothing is written per
+    // frame: the tracing operator is left out of the pipe.
     const traced$ = sink.tracesFrames ? conn.events$.pipe(traceReceived(sink)) : conn.events$;
+    const stages = [
+      trackResponses(this.responsesStarted, this.addResponse),
+      trackUnits((received_s: number) => this.onUnitDone(received_s)),
+      watchServerErrors((error: ProtocolError) => this.onServerError(error)),
+      countUnknownTypes(() => this.flow, ctx.unknownEvents),
+    ];
+    if (this.conversation) stages.push(hearModel(this.conversation.playout, () => this.output_sample_rate));
     this.receiving = traced$
-      .pipe(
-        readFrames(
-          trackResponses(this.responsesStarted, this.addResponse),
-          trackUnits((received_s) => this.onUnitDone(received_s)),
-          watchServerErrors((error) => this.onServerError(error)),
-          countUnknownTypes(() => this.flow, ctx.unknownEvents),
-        ),
-      )
+      .pipe(readFrames(...stages))
       .subscribe({
         error: (err: Error) => {
           this.broken = err;
@@ -461,6 +480,7 @@ export class RealtimeSession {
     const rates = this.flow.deltaSampleRates?.();
     if (rates) result.delta_sample_rates = rates;
     if (this.native_unit_ms !== undefined) result.native_unit_ms = this.native_unit_ms;
+    if (this.conversation && this.origin_s !== null) this.readTurns(result, this.conversation, this.origin_s);
     // What ended an incomplete session goes into its trace, in every trace mode.
     if (!result.completed) this.sink.error(`${result.reason ?? 'incomplete'}: ${result.message ?? ''}`, this.ctx.clock.now_s());
     const seq = this.flow.serverEventSeq();
@@ -484,6 +504,19 @@ export class RealtimeSession {
       }
     }
     return result;
+  }
+
+  /**
+   * A conversation's behaviour events, read once the session is over: from what it played, the
+   * model's speech on the playout clock (the live estimate's spans) and the dialect's response ends.
+   */
+  private readTurns(result: SessionResult, player: ConversationPlayer, origin_s: number): void {
+    player.endSession(this.ctx.clock.now_s());
+    const spans = player.playout.spans();
+    const options = this.ctx.behaviour ?? { max_stop_s: 3, takeover_min_ms: 500, listen_max_s: () => 15 };
+    result.turns = sessionTurns(this.id, player.steps, spans, player.responseEnds, origin_s, options);
+    result.overlap_ms = overlapMs(player.steps, spans);
+    result.conversation = { passes: (player.steps.at(-1)?.pass ?? 0) + 1, steps: player.steps.length };
   }
 
   /** Packet 0 is going: the input stream starts, and with it the response figures. */

@@ -1,0 +1,14 @@
+import type { ModelPlayout } from '@duplex-bench/audio';
+import { modelAudioOf } from '@duplex-bench/protocol';
+import type { ReceivedEvent } from '@duplex-bench/transport';
+
+/**
+ * The stage that plays the model's audio into a conversation's playout as it arrives, at the rate
+ * a delta states, else the session's output rate. Only a conversation has it: it decodes payloads.
+ */
+export function hearModel(playout: ModelPlayout, output_rate: () => number): (e: ReceivedEvent) => void {
+  return (e) => {
+    const audio = modelAudioOf(e.frame);
+    if (audio) playout.add(e.received_s, audio.pcm, audio.sample_rate_hz ?? output_rate());
+  };
+}
