@@ -1,5 +1,7 @@
-export { parseWavPcm16, readWavPcm16, encodeWavPcm16 } from './wav';
-export type { PcmFormat } from './wav';
+export { parseWavPcm16, readWavPcm16, parseWavAs, readWavAs, encodeWavPcm16, ACCEPTED_WAV } from './wav';
+export type { PcmFormat, WavConversion } from './wav';
+export { resamplePcm16 } from './resample';
+export type { ResampleQuality } from './resample';
 export { pcm16BytesPerMs, silencePackets, pcmPackets } from './packets';
 export type { PacketSource } from './packets';
 

@@ -1,0 +1,43 @@
+import { FILE_QUALITY, Resampler, VAD_QUALITY, resampleAll } from './resample';
+
+function sine(freq_hz: number, rate: number, n: number): Float32Array {
+  return Float32Array.from({ length: n }, (_, i) => 0.5 * Math.sin((2 * Math.PI * freq_hz * i) / rate));
+}
+
+function rmsDb(x: Float32Array, from: number, to: number): number {
+  let sum = 0;
+  for (let i = from; i < to; i++) sum += x[i] * x[i];
+  return 10 * Math.log10(sum / (to - from) / 0.125); // against a 0.5-amplitude sine
+}
+
+describe('Resampler', () => {
+  it('cuts off below the new Nyquist when downsampling: a 10 kHz tone does not alias into 22,050 → 16,000', () => {
+    const out = resampleAll(sine(10000, 22050, 22050), 22050, 16000, FILE_QUALITY);
+    // Measured -100 dB (FILE_QUALITY); an aliasing converter would give a 6 kHz tone at 0 dB.
+    expect(rmsDb(out, 1600, 14400)).toBeLessThan(-80);
+    // The VAD's shorter filter still keeps it out of 0-4 kHz, the band the VAD looks at (measured -70 dB).
+    expect(rmsDb(resampleAll(sine(10000, 22050, 22050), 22050, 16000, VAD_QUALITY), 1600, 14400)).toBeLessThan(-55);
+  });
+
+  it('passes a tone inside the band at unit gain (3 kHz, 24,000 → 16,000)', () => {
+    const out = resampleAll(sine(3000, 24000, 24000), 24000, 16000, FILE_QUALITY);
+    expect(Math.abs(rmsDb(out, 1600, 14400))).toBeLessThan(0.01);
+  });
+
+  it('gives the same samples fed in chunks of any size as in one piece', () => {
+    const input = sine(440, 22050, 5000);
+    const whole = resampleAll(input, 22050, 16000, VAD_QUALITY);
+    const r = new Resampler(22050, 16000, VAD_QUALITY);
+    const parts: Float32Array[] = [];
+    for (let at = 0, size = 1; at < input.length; at += size, size = (size * 7) % 997 || 1) parts.push(r.push(input.subarray(at, at + size)));
+    parts.push(r.end());
+    const chunked = Float32Array.from(parts.flatMap((p) => Array.from(p)));
+    expect(chunked.length).toBe(whole.length);
+    expect(Math.max(...chunked.map((v, i) => Math.abs(v - whole[i])))).toBe(0);
+  });
+
+  it('refuses rates that are not positive whole numbers', () => {
+    expect(() => new Resampler(22050.5, 16000)).toThrow(RangeError);
+    expect(() => new Resampler(16000, 0)).toThrow('cannot resample 16000 Hz to 0 Hz');
+  });
+});

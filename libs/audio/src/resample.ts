@@ -1,0 +1,187 @@
+/**
+ * Band-limited sample-rate conversion: a Kaiser-windowed sinc, evaluated polyphase at the exact
+ * rational ratio of the two rates (no drift over any length), streaming so that a worker can feed
+ * received audio chunk by chunk. Output sample n sits at input time n × from / to, so the filter
+ * adds no delay; past the end of the input it sees zeros.
+ */
+
+/** The filter's shape: its length in zero crossings each side, cutoff and window. */
+export interface ResampleQuality {
+  /** Zero crossings of the sinc on each side of the centre: the filter's length. */
+  zero_crossings: number;
+  /** Cutoff as a fraction of the lower of the two Nyquist frequencies. */
+  rolloff: number;
+  /** Kaiser window β: about 8.6 gives 86 dB of stopband, 6 gives 63 dB. */
+  kaiser_beta: number;
+}
+
+/** For files loaded once (WAV input): 32 zero crossings, cut off at 0.9 of the new Nyquist, about 86 dB down. */
+export const FILE_QUALITY: ResampleQuality = { zero_crossings: 32, rolloff: 0.9, kaiser_beta: 8.6 };
+
+/**
+ * For the voice activity detector, which keeps only 0-4 kHz (it works at 8 kHz inside): 8 zero
+ * crossings, about a quarter of the taps of FILE_QUALITY (tools/bench/vad.ts has the cost).
+ */
+export const VAD_QUALITY: ResampleQuality = { zero_crossings: 8, rolloff: 0.9, kaiser_beta: 6 };
+
+/** A phase table is kept when the ratio has at most this many phases (22,050 → 24,000 has 480). */
+const MAX_TABLE_PHASES = 4096;
+
+function gcd(a: number, b: number): number {
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
+}
+
+/** Modified Bessel function of the first kind, order 0 (its series converges fast for β ≤ 20). */
+function besselI0(x: number): number {
+  let sum = 1;
+  let term = 1;
+  for (let k = 1; k < 50; k++) {
+    term *= (x / (2 * k)) * (x / (2 * k));
+    sum += term;
+    if (term < sum * 1e-12) break;
+  }
+  return sum;
+}
+
+/** Converts a stream of samples (floats, any scale) from one rate to another. */
+export class Resampler {
+  private readonly up: number;
+  private readonly down: number;
+  private readonly cutoff: number;
+  private readonly half_width: number;
+  /** Taps each side of the centre: inputs i0 - (reach - 1) … i0 + reach weigh in output n. */
+  private readonly reach: number;
+  private readonly beta: number;
+  private readonly table: Array<Float64Array | undefined>;
+  private history = new Float32Array(0);
+  /** Absolute index of history[0] in the input. */
+  private base = 0;
+  private received = 0;
+  private produced = 0;
+
+  constructor(
+    readonly from_rate: number,
+    readonly to_rate: number,
+    quality: ResampleQuality = FILE_QUALITY,
+  ) {
+    if (!(Number.isInteger(from_rate) && from_rate > 0 && Number.isInteger(to_rate) && to_rate > 0)) {
+      throw new RangeError(`cannot resample ${from_rate} Hz to ${to_rate} Hz: rates are positive whole numbers`);
+    }
+    const g = gcd(from_rate, to_rate);
+    this.up = to_rate / g;
+    this.down = from_rate / g;
+    this.cutoff = quality.rolloff * Math.min(1, to_rate / from_rate);
+    this.half_width = quality.zero_crossings / this.cutoff;
+    this.reach = Math.ceil(this.half_width);
+    this.beta = quality.kaiser_beta;
+    this.table = new Array<Float64Array | undefined>(this.up <= MAX_TABLE_PHASES ? this.up : 0);
+  }
+
+  /** Output samples for `from_count` input samples, as the whole conversion gives them. */
+  static outputLength(from_count: number, from_rate: number, to_rate: number): number {
+    return Math.round((from_count * to_rate) / from_rate);
+  }
+
+  /** Takes the next input samples; returns the output they complete. */
+  push(input: Float32Array): Float32Array {
+    const kept = this.history.subarray(Math.max(0, this.firstNeeded() - this.base));
+    const next = new Float32Array(kept.length + input.length);
+    next.set(kept);
+    next.set(input, kept.length);
+    this.base = this.received - kept.length;
+    this.history = next;
+    this.received += input.length;
+    return this.produce(Number.POSITIVE_INFINITY);
+  }
+
+  /** The rest of the output, the input taken as ended: round(input × to / from) samples in all. */
+  end(): Float32Array {
+    return this.produce(Resampler.outputLength(this.received, this.from_rate, this.to_rate));
+  }
+
+  private firstNeeded(): number {
+    return Math.floor((this.produced * this.down) / this.up) - (this.reach - 1);
+  }
+
+  /** The next outputs: up to `limit` in all when ended, else those the input received so far reaches. */
+  private produce(limit: number): Float32Array {
+    let last = limit;
+    if (!Number.isFinite(limit)) {
+      // Output n needs input floor(n × down / up) + reach, so n < (received - reach) × up / down.
+      const reached = this.received - this.reach;
+      last = reached > 0 ? Math.floor((reached * this.up + this.down - 1) / this.down) : 0;
+    }
+    const out = new Float32Array(Math.max(0, last - this.produced));
+    const h = this.history;
+    for (let o = 0; o < out.length; o++) {
+      const pos = (this.produced + o) * this.down;
+      const i0 = Math.floor(pos / this.up);
+      const taps = this.coefficients(pos - i0 * this.up);
+      const first = i0 - (this.reach - 1) - this.base;
+      let acc = 0;
+      for (let k = 0; k < taps.length; k++) {
+        const j = first + k;
+        if (j >= 0 && j < h.length) acc += h[j] * taps[k];
+      }
+      out[o] = acc;
+    }
+    this.produced += out.length;
+    return out;
+  }
+
+  /** The 2 × reach taps for inputs i0 - (reach - 1) … i0 + reach at `phase` / up past i0, summing to 1. */
+  private coefficients(phase: number): Float64Array {
+    const cached = this.table[phase];
+    if (cached) return cached;
+    const frac = phase / this.up;
+    const taps = new Float64Array(2 * this.reach);
+    let sum = 0;
+    for (let k = 0; k < taps.length; k++) {
+      const x = k - (this.reach - 1) - frac;
+      const t = x / this.half_width;
+      if (Math.abs(t) >= 1) continue;
+      const u = this.cutoff * x;
+      const sinc = u === 0 ? 1 : Math.sin(Math.PI * u) / (Math.PI * u);
+      taps[k] = sinc * (besselI0(this.beta * Math.sqrt(1 - t * t)) / besselI0(this.beta));
+      sum += taps[k];
+    }
+    // Unit gain at DC for every phase: no ripple at the output rate from one phase to the next.
+    for (let k = 0; k < taps.length; k++) taps[k] /= sum;
+    if (this.table.length > 0) this.table[phase] = taps;
+    return taps;
+  }
+}
+
+/** Floats in [-1, 1) to PCM16 LE, rounded and clipped. */
+export function floatToPcm16(samples: Float32Array): Buffer {
+  const out = Buffer.alloc(samples.length * 2);
+  for (let i = 0; i < samples.length; i++) {
+    out.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(samples[i] * 32768))), i * 2);
+  }
+  return out;
+}
+
+/** PCM16 LE to floats in [-1, 1). */
+export function pcm16ToFloat(pcm16: Buffer): Float32Array {
+  const out = new Float32Array(pcm16.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = pcm16.readInt16LE(i * 2) / 32768;
+  return out;
+}
+
+/** All of `samples` from `from_rate` to `to_rate`: round(length × to / from) samples. */
+export function resampleAll(samples: Float32Array, from_rate: number, to_rate: number, quality: ResampleQuality = FILE_QUALITY): Float32Array {
+  const r = new Resampler(from_rate, to_rate, quality);
+  const head = r.push(samples);
+  const tail = r.end();
+  const all = new Float32Array(head.length + tail.length);
+  all.set(head);
+  all.set(tail, head.length);
+  return all;
+}
+
+/** PCM16 LE mono from `from_rate` to `to_rate`, band-limited (FILE_QUALITY unless told). */
+export function resamplePcm16(pcm16: Buffer, from_rate: number, to_rate: number, quality: ResampleQuality = FILE_QUALITY): Buffer {
+  if (from_rate === to_rate) return Buffer.from(pcm16.subarray(0, pcm16.length - (pcm16.length % 2)));
+  return floatToPcm16(resampleAll(pcm16ToFloat(pcm16), from_rate, to_rate, quality));
+}
