@@ -1,4 +1,5 @@
 import type { DuplexAggregate, RunSummary } from '@duplex-bench/results';
+import type { BehaviourSummary } from '@duplex-bench/metrics';
 import { verdictLine, type RunVerdict } from '@duplex-bench/run';
 
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : `${v.toFixed(2)} ms`);
@@ -30,6 +31,7 @@ export function renderRunSummary(s: RunSummary, output: string, v: RunVerdict): 
   }
   if (s.duplex) lines.splice(lines.length - 1, 0, ...renderDuplex(s.duplex));
   lines.splice(lines.length - 1, 0, ...renderUnits(s));
+  if (s.behaviour) lines.splice(lines.length - 1, 0, ...renderBehaviour(s.behaviour));
   const late = `${s.packets.late} late packet(s) in ${s.sessions.with_violation} session(s)`;
   lines.push(
     s.pacing === 'lockstep' && v.verdict === 'unqualified'
@@ -82,4 +84,18 @@ export function renderDuplex(d: DuplexAggregate): string[] {
     lines.push(`  apart, ${i.sessions} incomplete sessions (${why}): ${i.responses} finished responses; client TTFP ${st(i.ttfp_ms)}`);
   }
   return lines;
+}
+
+/** The behaviour lines of a conversation: each latency and rate, its count, and where it is measured. */
+export function renderBehaviour(b: BehaviourSummary): string[] {
+  const lat = (name: string, l: BehaviourSummary['response_latency_ms']) => `${name} p50 ${ms(l.p50)} p95 ${ms(l.p95)} max ${ms(l.max)} (n ${l.count})`;
+  const rate = (name: string, r: BehaviourSummary['pause_takeover_rate']) =>
+    `${name} ${r.rate === null ? '-' : r.rate.toFixed(2)}${r.ci95 ? ` [${r.ci95[0].toFixed(2)}-${r.ci95[1].toFixed(2)}]` : ''} (n ${r.count})`;
+  const outcomes = Object.entries(b.outcomes)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  return [
+    `behaviour (client, user speech by send times, model speech on the playout clock): ${lat('response latency', b.response_latency_ms)}; ${lat('stop latency', b.stop_latency_ms)}; ${lat('cancel latency', b.cancel_latency_ms)}`,
+    `  ${rate('pause takeover rate', b.pause_takeover_rate)}; ${rate('backchannel yield rate', b.backchannel_yield_rate)} (95% Wilson intervals); outcomes: ${outcomes || 'none'}`,
+  ];
 }

@@ -32,6 +32,15 @@ describe('sessionTurns', () => {
     expect(turns[1]).toMatchObject({ cancel_latency_ms: 80, cancel_status: 'cancelled' });
   });
 
+  it('says nothing of an utterance whose listen the session cut before any answer', () => {
+    const cut: PlayedStep[] = [
+      { pass: 0, step: 0, kind: 'say', start_s: 10, end_s: 12, speech_start_s: 10.05, speech_end_s: 11.9 },
+      { pass: 0, step: 1, kind: 'listen', start_s: 12, end_s: 13, cut: true },
+    ];
+    expect(sessionTurns('s0', cut, [], [], 10, O)).toEqual([]);
+    expect(sessionTurns('s0', cut, [{ start_s: 12.4, end_s: 13 }], [], 10, O).map((t) => t.outcome)).toEqual(['answered']);
+  });
+
   it('calls a long span in a pause a takeover, a stop past the bound no_stop, a span that goes on continued, none no_response', () => {
     const more: SpeechSpan[] = [
       { start_s: 12.3, end_s: 19.5 }, // never stops within 3 s of the barge-in, and takes the pause

@@ -114,6 +114,8 @@ export function sessionTurns(session: string, steps: PlayedStep[], spans: Speech
     // The answer starts while the user listens: a span that starts once the user spoke again answers something else.
     const answer = spans.find((s) => s.start_s > end_s);
     const within = answer !== undefined && answer.start_s - end_s <= o.listen_max_s(next.step) && (next.end_s === null || answer.start_s < next.end_s);
+    // No answer yet when the session ended inside its bound: nothing to say of it.
+    if (!within && next.cut) return;
     const turn: TurnRecord = { ...base, kind: 'response', outcome: within ? 'answered' : 'no_response', ...user };
     if (within && answer) Object.assign(turn, { model_start_ms: ms(answer.start_s), model_end_ms: ms(answer.end_s), latency_ms: Math.round((answer.start_s - end_s) * 1e6) / 1000 });
     out.push(turn);

@@ -19,6 +19,8 @@ export const RUN_FILES = {
   timeline: 'timeline.json',
   /** Every session's responses and stream figures, vLLM-Omni's file shape. */
   duplex_metrics: 'duplex_metrics.json',
+  /** `--conversation`: one behaviour event per line (turn, barge-in, pause, backchannel). */
+  turns: 'turns.jsonl',
   /** http: one record per request. */
   requests: 'requests.jsonl',
   /** `check`'s verdicts. */

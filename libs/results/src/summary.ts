@@ -11,6 +11,7 @@ import {
   type UnitLagMs,
   type UnitStepMs,
   type UnitsPerSecond,
+  type BehaviourSummary,
   type ResponseOrigin, type ResponseRecord, type SessionResponseMetrics, type CpuFigures, type GcFigures, type LoopLagFigures, type PacingFigures, type PercentilesMs, type Stat } from '@duplex-bench/metrics';
 import type { DeadlineSchedulerStats } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
@@ -84,6 +85,8 @@ export interface RunSummary extends PacingFigures {
   units?: UnitFigures;
   /** Native, lockstep pacing. */
   lockstep?: LockstepFigures;
+  /** `--conversation`: the behaviour figures (response, stop and cancel latency, takeover and yield rates). */
+  behaviour?: BehaviourSummary;
 }
 
 /** Response figures of one group of sessions. Every latency here is the client's own (receive times). */

@@ -65,7 +65,7 @@ export async function removeTrace(path: string, warn: (line: string) => void): P
 }
 
 /** Every session's outcome in brief (`sessions.json`): the per-session table of a report; response records stay in duplex_metrics.json. */
-export function sessionsFile(results: SessionResult[]): { sessions: Array<Omit<SessionResult, 'responses' | 'response_metrics'>> } {
-  return { sessions: results.map(({ responses: _r, response_metrics: _m, ...brief }) => brief) };
+export function sessionsFile(results: SessionResult[]): { sessions: Array<Omit<SessionResult, 'responses' | 'response_metrics' | 'turns'>> } {
+  return { sessions: results.map(({ responses: _r, response_metrics: _m, turns: _t, ...brief }) => brief) };
 }
 

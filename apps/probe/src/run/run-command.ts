@@ -1,11 +1,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { firstValueFrom, ReplaySubject } from 'rxjs';
-import { AudioFormatError, type PacketSource } from '@duplex-bench/audio';
+import { AudioFormatError, ConversationError, type PacketSource } from '@duplex-bench/audio';
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { describeHost, projectRevision } from '@duplex-bench/launcher';
-import { encodeSamples } from '@duplex-bench/metrics';
+import { BehaviourRecorder, encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, scheduleStall, spreadStarts, type Clock } from '@duplex-bench/pacer';
-import { connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionsFile, startAtGate, estimateClockOffset, type ClockOffset } from '@duplex-bench/run';
+import { ConversationInput, connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionsFile, startAtGate, estimateClockOffset, type ClockOffset } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
 import { duplexMetrics, vllmOmniFigures, runFile, sessionFile, TRACE_LAYOUT } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier } from '@duplex-bench/session';
@@ -40,10 +40,12 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     io.stderr.write(`packets: ${size.packet_ms} ms, the server's chunk_period_ms (give --packet-ms to choose)\n`);
   }
   let packets: PacketSource;
+  let conversation: ConversationInput | null = null;
   try {
     packets = await runPackets(opts);
+    if (opts.conversation !== undefined) conversation = await ConversationInput.read({ ...opts, conversation: opts.conversation, packet_ms: opts.packet_ms });
   } catch (err) {
-    if (err instanceof AudioFormatError) throw new UsageError(err.message);
+    if (err instanceof AudioFormatError || err instanceof ConversationError) throw new UsageError(err.message);
     throw new UsageError(`--audio: ${(err as Error).message}`);
   }
   try {
@@ -65,6 +67,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     onGrant: (grant) => grants.add(grant),
     stop$,
     allSent: new SendBarrier(),
+    ...(conversation ? { behaviour: conversation.behaviour() } : {}),
   });
   const runJson = {
     command: ['probe', 'run', ...redactArgv(io.argv)],
@@ -92,6 +95,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     /** This host's offset to the reference clock (--time-url), measured before the start. */
     clock_offset: null as ClockOffset | null,
     load: { client_loop: { max_lag_ms: null as number | null, lags_over_80ms: 0 } },
+    ...(conversation ? { conversation: conversation.record } : {}),
   };
   const checkpoint = writeFile(runFile(opts.output, 'run'), JSON.stringify(runJson, null, 1)).catch(() => undefined);
 
@@ -102,7 +106,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
   const width = String(opts.sessions_total - 1).length;
   const sessions = Array.from({ length: opts.concurrency }, (_, i) => {
     const id = `s${String(opts.first_session + i).padStart(width, '0')}`;
-    return new RealtimeSession(id, ctx, writer.openSession(id));
+    return new RealtimeSession(id, ctx, writer.openSession(id), conversation?.player(() => clock.now_s()));
   });
 
   const progress = new Progress(io.stderr, opts.quiet, clock);
@@ -170,6 +174,18 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       const vllm = vllmOmniFigures(results);
       if (vllm) summary.vllm_omni = vllm;
     }
+    let turns: string | null = null;
+    if (conversation) {
+      const behaviour = new BehaviourRecorder(conversation.origins());
+      const lines: string[] = [];
+      for (const r of results) {
+        if (!r.turns) continue;
+        behaviour.add(r.turns, r.overlap_ms ?? 0);
+        for (const t of r.turns) lines.push(JSON.stringify(t));
+      }
+      summary.behaviour = behaviour.summary();
+      turns = lines.length > 0 ? `${lines.join('\n')}\n` : '';
+    }
     grants.addDeltaRates(results);
     // A run whose server refused what this client sent broke the dialect's contract, whatever its pacing.
     const refused = results.filter((r) => r.reason === 'client_protocol_error');
@@ -182,6 +198,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     const written = withVerdict(summary, v);
     await Promise.all([
       ...(duplex ? [writeFile(runFile(opts.output, 'duplex_metrics'), JSON.stringify(duplex.file, null, 1))] : []),
+      ...(turns !== null ? [writeFile(runFile(opts.output, 'turns'), turns)] : []),
       writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1)),
       writeFile(runFile(opts.output, 'run'), JSON.stringify(runJson, null, 1)),
       writeFile(runFile(opts.output, 'samples'), encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined))),

@@ -22,6 +22,10 @@ export interface RunOptions extends DialectOptions {
   /** False when `--output-sample-rate` was not given: the dialect's usual rate, and nothing is asked of the server. */
   output_sample_rate_given: boolean;
   audio?: string;
+  /** `--conversation`: a built-in script's name or a script file. */
+  conversation?: string;
+  max_stop_s: number;
+  takeover_min_ms: number;
   inject_stall_ms: number;
   trace: 'full' | 'events' | 'off';
   keep_traces: boolean;
@@ -54,6 +58,8 @@ export function parseRunOptions(argv: string[]): RunOptions {
   if (shard === null) throw new UsageError(`--shard must be I/N with 0 <= I < N, got "${f.shard}"`);
   if (shard && shard.count > f.concurrency) throw new UsageError(`--concurrency ${f.concurrency} cannot be split over ${shard.count} shards`);
   if ((shard || f['start-at'] !== undefined) && f.processes > 1) throw new UsageError('--shard and --start-at are for one process per shard (no --processes)');
+  if (f.conversation !== undefined && f.audio !== undefined) throw new UsageError('--conversation and --audio are two inputs: give one');
+  if (f.conversation !== undefined && f.pacing === 'lockstep') throw new UsageError('--conversation streams in real time: it does not go with --pacing lockstep');
   const part = shard ? shardSessions(f.concurrency, shard) : { first: 0, count: f.concurrency, output: (root: string) => root };
   return {
     url: f.url,
@@ -71,6 +77,9 @@ export function parseRunOptions(argv: string[]): RunOptions {
     output_sample_rate: f['output-sample-rate'] ?? defaultOutputRate(dialect.protocol),
     output_sample_rate_given: f['output-sample-rate'] !== undefined,
     audio: f.audio,
+    conversation: f.conversation,
+    max_stop_s: f['max-stop-s'],
+    takeover_min_ms: f['takeover-min-ms'],
     inject_stall_ms: f['inject-stall-ms'],
     trace: f.trace as RunOptions['trace'],
     keep_traces: f['keep-traces'],
