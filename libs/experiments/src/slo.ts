@@ -14,6 +14,10 @@ export const SLO_FIGURES: Record<string, { read: (s: RunSummary) => number | nul
   incomplete: { read: (s) => s.sessions.incomplete, what: 'sessions that did not complete' },
   unit_lag_p95_ms: { read: (s) => s.unit_lag_ms?.p95, what: "native: unit lag p95, ms (client: a unit's sglang.unit.done received minus the send of the append that completed its input; sglang-omni's unit_lag_s)" },
   unit_miss_rate: { read: (s) => s.unit_miss_rate, what: 'native: share of units whose lag exceeds one unit, or that never finished (sglang-omni unit_miss_rate)' },
+  response_latency_p95_ms: { read: (s) => s.behaviour?.response_latency_ms.p95, what: "--conversation: response latency p95, ms (client: an utterance's end → the model's next speech span)" },
+  stop_latency_p95_ms: { read: (s) => s.behaviour?.stop_latency_ms.p95, what: "--conversation: stop latency p95, ms (client: a barge-in's start → the end of the model speech playing)" },
+  pause_takeover_rate: { read: (s) => s.behaviour?.pause_takeover_rate.rate, what: '--conversation: share of pauses in which the model took the turn' },
+  backchannel_yield_rate: { read: (s) => s.behaviour?.backchannel_yield_rate.rate, what: '--conversation: share of backchannels after which the model stopped' },
 };
 
 export const DEFAULT_SLO = 'underruns=0,ttfp_p99_ms<=1000,incomplete=0';

@@ -1,3 +1,4 @@
+import type { BehaviourParts } from './behaviour';
 import { Packr } from 'msgpackr';
 import { deviationMs } from '@duplex-bench/pacer';
 import { createUsHistogram, encodeHistogram, recordMs, type Histogram } from './histogram';
@@ -23,6 +24,8 @@ export interface SamplesFile {
   /** The process's histograms (µs), HDR compressed base64, so runs merge without re-recording. */
   histograms: { deviation: string; send: string; append_span: string; /** Native: unit lag (µs), when the server granted units. */ unit_lag?: string };
   sessions: SessionSampleColumns[];
+  /** `--conversation`: the process's behaviour recorder, for merging. */
+  behaviour?: BehaviourParts;
 }
 
 class Column {
@@ -88,7 +91,7 @@ export class SampleStore {
     };
   }
 
-  toFile(pacing: PacingRecorder, unitLag?: Histogram): SamplesFile {
+  toFile(pacing: PacingRecorder, unitLag?: Histogram, behaviour?: BehaviourParts): SamplesFile {
     const sessions = [...this.sessions.keys()].map((id) => this.sessionColumns(id) as SessionSampleColumns);
     const histograms: SamplesFile['histograms'] = {
       deviation: encodeHistogram(pacing.deviation),
@@ -96,7 +99,7 @@ export class SampleStore {
       append_span: encodeHistogram(pacing.appendSpan),
       ...(unitLag ? { unit_lag: encodeHistogram(unitLag) } : {}),
     };
-    return { format: 'duplex-bench.samples', version: 1, packet_ms: this.packet_ms, histograms, sessions };
+    return { format: 'duplex-bench.samples', version: 1, packet_ms: this.packet_ms, histograms, sessions, ...(behaviour ? { behaviour } : {}) };
   }
 }
 

@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { decodeHistogram, decodeSamples, mergeHistograms, mergeSamples, type MergedPacing, type SamplesFile, type UnitCounts } from '@duplex-bench/metrics';
+import { behaviourSummary, decodeHistogram, decodeSamples, mergeHistograms, mergeSamples, type BehaviourParts, type BehaviourSummary, type MergedPacing, type SamplesFile, type UnitCounts } from '@duplex-bench/metrics';
 import { ResultsInputError } from './input-error';
 import { type DuplexAggregate, duplexMetrics, type DuplexSession, MEASUREMENT_ORIGIN, type RunSummary, UNIT_ORIGIN, unitSummary } from './summary';
 import type { SessionResult } from '@duplex-bench/session';
@@ -7,6 +7,8 @@ import { readRunJson, runFile } from './run-files';
 
 export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   qualified: boolean;
+  /** `--conversation`: every process's behaviour events pooled (histograms merged, counts summed). */
+  behaviour?: BehaviourSummary;
   interrupted: boolean;
   sessions: RunSummary['sessions'];
   cpu_cores: { total: number; per_process: number[] };
@@ -139,6 +141,7 @@ export function buildMergedSummary(dirs: string[], runs: RunForMerge[]): MergedS
     warmup_s: Math.max(0, ...summaries.map((s) => s?.warmup_s ?? 0)),
     events,
     ...units,
+    ...mergedBehaviour(runs),
     sources: dirs,
     measurement_origin: {
       ...MEASUREMENT_ORIGIN,
@@ -148,6 +151,15 @@ export function buildMergedSummary(dirs: string[], runs: RunForMerge[]): MergedS
       first_late_s: 'host monotonic clock: send start of the earliest late packet',
     },
   };
+}
+
+/** The behaviour block of the processes that followed a conversation, pooled; none when none did. */
+function mergedBehaviour(runs: RunForMerge[]): { behaviour?: BehaviourSummary } {
+  const parts = runs.map((r) => r.samples.behaviour).filter((p): p is BehaviourParts => p !== undefined);
+  if (parts.length === 0) return {};
+  const origin = runs.find((r) => r.summary?.behaviour)?.summary?.behaviour?.measurement_origin ?? {};
+  const pooled = Object.fromEntries(Object.entries(origin).map(([k, v]) => [k, `${v}; pooled over every process`]));
+  return { behaviour: behaviourSummary(parts, pooled) };
 }
 
 /**

@@ -175,8 +175,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       if (vllm) summary.vllm_omni = vllm;
     }
     let turns: string | null = null;
-    if (conversation) {
-      const behaviour = new BehaviourRecorder(conversation.origins());
+    const behaviour = conversation ? new BehaviourRecorder(conversation.origins()) : null;
+    if (conversation && behaviour) {
       const lines: string[] = [];
       for (const r of results) {
         if (!r.turns) continue;
@@ -201,7 +201,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       ...(turns !== null ? [writeFile(runFile(opts.output, 'turns'), turns)] : []),
       writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1)),
       writeFile(runFile(opts.output, 'run'), JSON.stringify(runJson, null, 1)),
-      writeFile(runFile(opts.output, 'samples'), encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined))),
+      writeFile(runFile(opts.output, 'samples'), encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined, behaviour?.parts()))),
       writeFile(runFile(opts.output, 'timeline'), JSON.stringify(measures.timeline.toFile())),
       writeFile(runFile(opts.output, 'sessions'), JSON.stringify(sessionsFile(results))),
     ]);
