@@ -8,8 +8,8 @@ const lib = (name) => `lib:${name}`;
 /** Imports only a few projects may make; everyone else gets a lint error. */
 const restricted = (patterns) => ['error', { paths: patterns.map(([name, message]) => ({ name, message })) }];
 const WS = ['ws', 'Only transport and mock-servers open sockets.'];
-const WORKER = ['worker_threads', 'Only tracer and launcher start threads.'];
-const NODE_WORKER = ['node:worker_threads', 'Only tracer and launcher start threads.'];
+const WORKER = ['worker_threads', "Only tracer, launcher and audio's voice activity thread start threads."];
+const NODE_WORKER = ['node:worker_threads', "Only tracer, launcher and audio's voice activity thread start threads."];
 const CHILD = ['child_process', 'Only tracer and launcher start processes.'];
 const NODE_CHILD = ['node:child_process', 'Only tracer and launcher start processes.'];
 
@@ -70,6 +70,11 @@ module.exports = [
   {
     files: ['libs/tracer/**/*.ts', 'libs/launcher/**/*.ts'],
     rules: { 'no-restricted-imports': restricted([WS]) },
+  },
+  {
+    // The VAD of a conversation's received audio runs in a thread of its own, off the event loop.
+    files: ['libs/audio/src/voice-thread.ts', 'libs/audio/src/voice-worker.ts'],
+    rules: { 'no-restricted-imports': restricted([WS, CHILD, NODE_CHILD]) },
   },
   {
     // End-to-end and fault tests drive real processes and servers.

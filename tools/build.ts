@@ -19,6 +19,7 @@ export const ENTRIES: Record<string, string> = {
   probe: 'apps/probe/src/main.ts', // the children of `run --processes` and `http --processes`
   'writer-worker': 'libs/tracer/src/writer-worker.ts', // the trace writer's thread
   'postprocess-worker': 'libs/run/src/recording/postprocess-worker.ts', // `record`'s post-processing pool
+  'voice-worker': 'libs/audio/src/voice-worker.ts', // a conversation's voice activity thread
 };
 
 /** Files read at run time beside the module that reads them (the report page's scripts). */

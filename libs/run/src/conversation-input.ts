@@ -1,4 +1,4 @@
-import { ConversationPlayer, LIVE_VOICED_DBFS, MODEL_DONE_SILENCE_MS, ModelPlayout, readConversation, readWavAs, UTTERANCE_SAMPLE_THRESHOLD, utteranceOf, type ConversationScript, type Utterance, type WavConversion } from '@duplex-bench/audio';
+import { ConversationPlayer, LIVE_VOICED_DBFS, VOICE_ACTIVITY_DEFAULTS, type VoiceActivitySettings, MODEL_DONE_SILENCE_MS, ModelPlayout, readConversation, readWavAs, UTTERANCE_SAMPLE_THRESHOLD, utteranceOf, type ConversationScript, type Utterance, type WavConversion } from '@duplex-bench/audio';
 import type { BehaviourOptions } from '@duplex-bench/metrics';
 
 export interface ConversationSettings {
@@ -25,10 +25,14 @@ export interface ConversationRecord {
   takeover_min_ms: number;
   /** Where the model speech spans of the figures come from. */
   model_speech: string;
+  /** The VAD the figures' model speech spans come from, as it was set. */
+  voice_activity: VoiceActivitySettings;
 }
 
-/** The source of the model speech spans the behaviour figures read, as every figure states its origin. */
-export const MODEL_SPEECH_ORIGIN = `client playout clock: each received audio chunk plays from its receipt, after the one before; a chunk is speech when its RMS is above ${LIVE_VOICED_DBFS} dBFS; spans closer than 500 ms merged`;
+/** The model speech spans the behaviour figures read, as every figure states its origin. */
+export function modelSpeechOrigin(v: VoiceActivitySettings): string {
+  return `client playout clock: each received audio chunk plays from its receipt, after the one before (a gap is silence); speech by ${v.engine} mode ${v.mode}, ${v.frame_ms} ms frames at ${v.sample_rate} Hz, in the voice activity thread; spans closer than ${v.merge_ms} ms merged (a session whose VAD failed falls back to chunks above ${LIVE_VOICED_DBFS} dBFS, said in sessions.json)`;
+}
 
 /**
  * A run's conversation: the script and its utterances at the session's input rate, read once and
@@ -64,7 +68,8 @@ export class ConversationInput {
       model_done_silence_ms: MODEL_DONE_SILENCE_MS,
       max_stop_s: s.max_stop_s,
       takeover_min_ms: s.takeover_min_ms,
-      model_speech: MODEL_SPEECH_ORIGIN,
+      model_speech: modelSpeechOrigin(VOICE_ACTIVITY_DEFAULTS),
+      voice_activity: { ...VOICE_ACTIVITY_DEFAULTS },
     };
     return new ConversationInput(script, utterances, record, s);
   }
@@ -92,7 +97,7 @@ export class ConversationInput {
   origins(): Record<string, string> {
     const user = "user speech: the send start of the packet holding an utterance's first (last) speech-level sample plus its offset in it";
     return {
-      response_latency_ms: `${user} → the start of the model's next speech span (${MODEL_SPEECH_ORIGIN}); client monotonic clock`,
+      response_latency_ms: `${user} → the start of the model's next speech span (${this.record.model_speech}); client monotonic clock`,
       stop_latency_ms: `a barge-in's first speech-level sample → the end of the model speech span playing then; client monotonic clock`,
       cancel_latency_ms: "a barge-in's first speech-level sample → the receipt of the dialect's cancel evidence (response done with status cancelled, or listen)",
       pause_takeover_rate: `pauses (silence_ms, expect hold) in which a model speech span of at least ${this.settings.takeover_min_ms} ms starts`,

@@ -47,5 +47,5 @@ export const POSTPROCESS_WORKER = entryModule(__dirname, 'recording/postprocess-
 /* Error types */
 export { RunInputError } from './input-error';
 export type { RunInputCode } from './input-error';
-export { ConversationInput, MODEL_SPEECH_ORIGIN } from './conversation-input';
+export { ConversationInput, modelSpeechOrigin } from './conversation-input';
 export type { ConversationSettings, ConversationRecord } from './conversation-input';

@@ -1,5 +1,5 @@
 import { BehaviorSubject, merge, Subject, Subscription, type Observable } from 'rxjs';
-import { ConversationPlayer, pcm16BytesPerMs, type PacketSource } from '@duplex-bench/audio';
+import { ConversationPlayer, pcm16BytesPerMs, type PacketSource, type VoiceSession } from '@duplex-bench/audio';
 import { ticks, timersOn, type Clock, type DeadlineScheduler, type TimerHost } from '@duplex-bench/pacer';
 import { ProtocolError, VLLM_CAPACITY_CODE, type ResponseEvent } from '@duplex-bench/protocol';
 import {
@@ -87,6 +87,8 @@ export interface SessionContext {
   lockstep?: { unit_timeout_ms: number };
   /** With a conversation: the bounds its behaviour figures are read with. */
   behaviour?: BehaviourOptions;
+  /** With a conversation: each session's model audio to the voice activity thread, whose spans the figures read. */
+  voice?: (session_id: string) => VoiceSession;
 }
 
 /** How a session waits for a slot on a full server: `retries` more attempts, `backoff_ms` doubling up to `max_backoff_ms`. */
@@ -146,7 +148,7 @@ export interface SessionResult {
   turns?: TurnRecord[];
   overlap_ms?: number;
   /** A conversation: passes through the script, and steps played. */
-  conversation?: { passes: number; steps: number };
+  conversation?: { passes: number; steps: number; /** Where the model speech spans came from: the VAD, or the live energy estimate. */ speech_spans: 'vad' | 'energy' };
 }
 
 /**
@@ -211,6 +213,8 @@ export class RealtimeSession {
   };
   /** The session's input when it follows a conversation (its packets are a ConversationPlayer). */
   private readonly conversation: ConversationPlayer | null;
+  /** A conversation's model audio, to the voice activity thread. */
+  private voice: VoiceSession | null = null;
   private chunk_period_ms: number | undefined;
   private broken: Error | null = null;
   /** Response metrics from the start of the input stream (packet 0's send). */
@@ -300,7 +304,10 @@ export class RealtimeSession {
       watchServerErrors((error: ProtocolError) => this.onServerError(error)),
       countUnknownTypes(() => this.flow, ctx.unknownEvents),
     ];
-    if (this.conversation) stages.push(hearModel(this.conversation.playout, () => this.output_sample_rate));
+    if (this.conversation) {
+      this.voice ??= ctx.voice?.(this.id) ?? null;
+      stages.push(hearModel(this.conversation.playout, this.voice, () => this.output_sample_rate));
+    }
     this.receiving = traced$
       .pipe(readFrames(...stages))
       .subscribe({
@@ -480,7 +487,8 @@ export class RealtimeSession {
     const rates = this.flow.deltaSampleRates?.();
     if (rates) result.delta_sample_rates = rates;
     if (this.native_unit_ms !== undefined) result.native_unit_ms = this.native_unit_ms;
-    if (this.conversation && this.origin_s !== null) this.readTurns(result, this.conversation, this.origin_s);
+    if (this.conversation && this.origin_s !== null) await this.readTurns(result, this.conversation, this.origin_s);
+    else this.voice?.end().catch(() => undefined); // a session that never streamed: its VAD state goes
     // What ended an incomplete session goes into its trace, in every trace mode.
     if (!result.completed) this.sink.error(`${result.reason ?? 'incomplete'}: ${result.message ?? ''}`, this.ctx.clock.now_s());
     const seq = this.flow.serverEventSeq();
@@ -508,15 +516,25 @@ export class RealtimeSession {
 
   /**
    * A conversation's behaviour events, read once the session is over: from what it played, the
-   * model's speech on the playout clock (the live estimate's spans) and the dialect's response ends.
+   * model's speech on the playout clock (the VAD's spans; the live estimate's without a voice
+   * thread, or when the VAD failed, said in `speech_spans`) and the dialect's response ends.
    */
-  private readTurns(result: SessionResult, player: ConversationPlayer, origin_s: number): void {
+  private async readTurns(result: SessionResult, player: ConversationPlayer, origin_s: number): Promise<void> {
     player.endSession(this.ctx.clock.now_s());
-    const spans = player.playout.spans();
+    let spans = player.playout.spans();
+    let source: 'vad' | 'energy' = 'energy';
+    if (this.voice) {
+      try {
+        spans = await this.voice.end();
+        source = 'vad';
+      } catch (err) {
+        result.message = `${result.message ? `${result.message}; ` : ''}${(err as Error).message}: figures from the live energy estimate`;
+      }
+    }
     const options = this.ctx.behaviour ?? { max_stop_s: 3, takeover_min_ms: 500, listen_max_s: () => 15 };
     result.turns = sessionTurns(this.id, player.steps, spans, player.responseEnds, origin_s, options);
     result.overlap_ms = overlapMs(player.steps, spans);
-    result.conversation = { passes: (player.steps.at(-1)?.pass ?? 0) + 1, steps: player.steps.length };
+    result.conversation = { passes: (player.steps.at(-1)?.pass ?? 0) + 1, steps: player.steps.length, speech_spans: source };
   }
 
   /** Packet 0 is going: the input stream starts, and with it the response figures. */

@@ -7,8 +7,8 @@ const DEFAULT_DOC_SECTION = 'pacing';
 
 export class UsageError extends Error {}
 
-export type ClientName = 'probe' | 'probe-full' | 'probe-openai' | 'python' | 'baseline';
-export const CLIENTS: readonly ClientName[] = ['probe', 'probe-full', 'probe-openai', 'python', 'baseline'];
+export type ClientName = 'probe' | 'probe-full' | 'probe-openai' | 'probe-talk' | 'probe-conversation' | 'python' | 'baseline';
+export const CLIENTS: readonly ClientName[] = ['probe', 'probe-full', 'probe-openai', 'probe-talk', 'probe-conversation', 'python', 'baseline'];
 
 export interface Options {
   sessions: number[];
@@ -27,7 +27,7 @@ export interface Options {
 
 const USAGE =
   'usage: node --import tsx tools/bench/pacing.ts [--sessions 64,256,512,1024] [--runs 3] [--duration 30] ' +
-  '[--clients probe,probe-full,probe-openai,python] [--out out/bench] [--write-doc docs/performance.md] [--doc-section pacing] ' +
+  '[--clients probe,probe-full,probe-openai,probe-talk,probe-conversation,python] [--out out/bench] [--write-doc docs/performance.md] [--doc-section pacing] ' +
   '[--python BIN] [--python-client FILE] [--settle 2] [--baseline DIR, with client baseline]';
 
 function positiveInt(name: string, text: string, max: number): number {

@@ -55,6 +55,16 @@ export interface RunResult {
   notes: string[];
 }
 
+/**
+ * The mock each client runs against: append-echo, its openai flavour, or (probe-talk and
+ * probe-conversation, a pair) the nemotron model mock that answers the built-in conversation.
+ */
+function mockArgs(client: ClientName): string[] {
+  if (client === 'probe-openai') return ['--protocol', 'openai'];
+  if (client === 'probe-talk' || client === 'probe-conversation') return ['--profile', 'nemotron', '--conversation', 'default', '--respond-after-ms', '400', '--stop-after-ms', '200'];
+  return [];
+}
+
 function clientCommand(client: ClientName, options: Options, url: string, sessions: number, dir: string): [string, string[]] {
   const common = ['--url', url, '--concurrency', String(sessions), '--duration', String(options.duration_s), '--output', dir];
   // This checkout's compiled kit when it is built (npm run build), else its sources through tsx.
@@ -62,6 +72,7 @@ function clientCommand(client: ClientName, options: Options, url: string, sessio
   if (client === 'probe') return [process.execPath, probe];
   if (client === 'probe-full') return [process.execPath, [...probe, '--trace', 'full']];
   if (client === 'probe-openai') return [process.execPath, [...probe, '--protocol', 'openai', '--packet-ms', '80']];
+  if (client === 'probe-conversation') return [process.execPath, [...probe, '--conversation', 'default']];
   if (client === 'baseline') return [process.execPath, [...entryOf(options.baseline_root as string, PROBE_MAIN), 'run', ...common, '--quiet']];
   return [options.python_bin as string, [options.python_client, ...common]];
 }
@@ -162,7 +173,7 @@ async function benchOne(options: Options, run: number, sessions: number, client:
   const result = emptyResult(run, sessions, client, position, dir);
   let mock: Mock;
   try {
-    mock = await startMock(dir, client === 'probe-openai' ? ['--protocol', 'openai'] : [], client === 'baseline' ? options.baseline_root : ROOT);
+    mock = await startMock(dir, mockArgs(client), client === 'baseline' ? options.baseline_root : ROOT);
   } catch (err) {
     result.failure = `mock: ${(err as Error).message}`;
     return result;

@@ -144,6 +144,19 @@ function dialectTable(options: Options, results: RunResult[]): string {
   return markdownTable(header, rows);
 }
 
+/** probe-conversation against probe-talk (plain streaming) against the same conversation mock, same run. */
+function conversationTable(options: Options, results: RunResult[]): string {
+  const header = ['sessions', 'client µs per packet cycle: conversation / plain, median [min–max]', 'p99 deviation: conversation / plain, median [min–max]', 'pairs', 'qualified runs plain', 'qualified runs conversation'];
+  const rows = options.sessions.map((sessions) => {
+    const cpu = pairRatios(options, results, sessions, 'probe-conversation', 'probe-talk', (r) => r.client_cpu_us_per_packet);
+    return [
+      String(sessions), fmtSpread(cpu, fmtRatio), fmtSpread(pairRatios(options, results, sessions, 'probe-conversation', 'probe-talk', p99), fmtRatio), String(cpu.length),
+      qualifiedCell(results, sessions, 'probe-talk'), qualifiedCell(results, sessions, 'probe-conversation'),
+    ];
+  });
+  return markdownTable(header, rows);
+}
+
 function failureLines(results: RunResult[]): string[] {
   return results
     .filter((r) => r.status === 'failed' || r.notes.length > 0)
@@ -183,6 +196,16 @@ export function report(options: Options, results: RunResult[]): string {
         'probe-openai runs `--protocol openai` against `mock serve --protocol openai` (append-echo profile: each 80 ms unit answered at once',
         'with an audio delta and a transcript delta, turns every 5 s of input); probe runs the native dialect against the native mock',
         '(an ack, an audio delta, a text delta and a unit done per packet). A ratio above 1× means the openai run paced less tightly.',
+      ].join(' '),
+    );
+  }
+  if (options.clients.includes('probe-talk') && options.clients.includes('probe-conversation')) {
+    parts.push('### A conversation vs plain streaming, same run, same model mock', conversationTable(options, results));
+    parts.push(
+      [
+        'Both run against `serve --profile nemotron --conversation default --respond-after-ms 400 --stop-after-ms 200`;',
+        'probe-talk streams silence (the mock never answers), probe-conversation follows `--conversation default` (it decodes every',
+        "received audio delta for the playout's live estimate and hands it to the voice activity thread). A ratio above 1× is what the conversation costs.",
       ].join(' '),
     );
   }

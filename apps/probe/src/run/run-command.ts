@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { firstValueFrom, ReplaySubject } from 'rxjs';
-import { AudioFormatError, ConversationError, type PacketSource } from '@duplex-bench/audio';
+import { AudioFormatError, ConversationError, VoiceThread, type PacketSource } from '@duplex-bench/audio';
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { describeHost, projectRevision } from '@duplex-bench/launcher';
 import { BehaviourRecorder, encodeSamples } from '@duplex-bench/metrics';
@@ -69,6 +69,18 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     allSent: new SendBarrier(),
     ...(conversation ? { behaviour: conversation.behaviour() } : {}),
   });
+  // A conversation's model speech is found by the VAD in a thread of its own.
+  let voice: VoiceThread | null = null;
+  if (conversation) {
+    try {
+      voice = await VoiceThread.start(conversation.record.voice_activity);
+    } catch (err) {
+      io.stderr.write(`error: ${(err as Error).message}\n`);
+      return EXIT.failed;
+    }
+    const thread = voice;
+    ctx.voice = (id) => thread.session(id);
+  }
   const runJson = {
     command: ['probe', 'run', ...redactArgv(io.argv)],
     protocol: opts.protocol,
@@ -222,5 +234,6 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     measures.stop();
     signals.dispose();
     await writer.close();
+    await voice?.close();
   }
 }

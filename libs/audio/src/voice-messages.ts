@@ -1,0 +1,26 @@
+import type { VoiceActivitySettings } from './voice-activity';
+
+/** Messages between VoiceThread and its worker: a tagged union. Times are seconds on the sessions' clock. */
+export type ToVoiceWorker =
+  | {
+      kind: 'chunks';
+      /** Every chunk's bytes, back to back; transferred, not copied. */
+      bytes: ArrayBuffer;
+      /** Per chunk: its session, receipt time, rate and length in bytes. */
+      sessions: string[];
+      received_s: Float64Array;
+      rates: Int32Array;
+      lengths: Int32Array;
+    }
+  | { kind: 'end'; session: string }
+  | { kind: 'stop' };
+
+export type FromVoiceWorker =
+  | { kind: 'ready' }
+  /** A session's model speech spans on the playout clock, once its audio ended; or why there are none. */
+  | { kind: 'spans'; session: string; spans: Array<{ start_s: number; end_s: number }>; error?: string }
+  | { kind: 'stopped' };
+
+export interface VoiceWorkerOptions {
+  settings: VoiceActivitySettings;
+}

@@ -1,0 +1,150 @@
+import { Worker } from 'node:worker_threads';
+import { join } from 'node:path';
+import type { PlayedSpan } from './playout';
+import { VOICE_ACTIVITY_DEFAULTS, type VoiceActivitySettings } from './voice-activity';
+import type { FromVoiceWorker, ToVoiceWorker, VoiceWorkerOptions } from './voice-messages';
+
+/** Received chunks wait at most this long before they go to the thread, ms. */
+const FLUSH_MS = 50;
+/** Or until this many bytes wait. */
+const FLUSH_BYTES = 1 << 20;
+/** A thread that does not say it is ready, or does not answer a session's end, within this fails, ms. */
+const ANSWER_MS = 30_000;
+
+/** One session's model audio, sent to the voice activity thread; its speech spans when it ends. */
+export interface VoiceSession {
+  /** A received chunk of PCM16 LE mono at `sample_rate`, received at `received_s`. */
+  add(received_s: number, pcm: Uint8Array, sample_rate: number): void;
+  /** The session's model speech spans on the playout clock, seconds; rejects when the VAD could not run. */
+  end(): Promise<PlayedSpan[]>;
+}
+
+/**
+ * The VAD of every conversation session in a thread of its own (libs/audio/src/voice-worker.ts):
+ * the event loop only copies each received chunk into a batch and posts the batch every 50 ms.
+ */
+export class VoiceThread {
+  private readonly worker: Worker;
+  private chunks: Buffer[] = [];
+  private bytes = 0;
+  private sessions: string[] = [];
+  private received: number[] = [];
+  private rates: number[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private readonly waiting = new Map<string, { resolve: (s: PlayedSpan[]) => void; reject: (e: Error) => void }>();
+  private readonly ready: Promise<void>;
+
+  private constructor(
+    readonly settings: Readonly<VoiceActivitySettings>,
+    worker_file?: string,
+  ) {
+    const file = worker_file ?? join(__dirname, `voice-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
+    const workerData: VoiceWorkerOptions = { settings: { ...settings } };
+    // A `.ts` worker (the sources under tsx or jest) needs tsx's CommonJS hook passed explicitly.
+    this.worker = new Worker(file, { workerData, execArgv: file.endsWith('.ts') ? ['--require', 'tsx/cjs'] : [] });
+    this.worker.unref();
+    this.ready = new Promise<void>((resolve, reject) => {
+      const bound = setTimeout(() => reject(new Error(`the voice activity thread did not start within ${ANSWER_MS} ms`)), ANSWER_MS);
+      this.worker.once('error', (err) => {
+        clearTimeout(bound);
+        reject(err);
+      });
+      this.worker.on('message', (m: FromVoiceWorker) => {
+        if (m.kind === 'ready') {
+          clearTimeout(bound);
+          resolve();
+        } else if (m.kind === 'spans') this.onSpans(m.session, m.spans, m.error);
+      });
+    });
+    this.worker.on('error', (err) => this.failAll(err));
+    this.worker.on('exit', (code) => this.failAll(new Error(`the voice activity thread exited (${code})`)));
+  }
+
+  /** Starts the thread; resolves once it is ready. */
+  static async start(settings: Readonly<VoiceActivitySettings> = VOICE_ACTIVITY_DEFAULTS, worker_file?: string): Promise<VoiceThread> {
+    const t = new VoiceThread(settings, worker_file);
+    await t.ready;
+    return t;
+  }
+
+  session(id: string): VoiceSession {
+    return {
+      add: (received_s, pcm, sample_rate) => this.add(id, received_s, pcm, sample_rate),
+      end: () => this.end(id),
+    };
+  }
+
+  /** Stops the thread once every session's spans went back. */
+  async close(): Promise<void> {
+    this.flush();
+    await this.worker.terminate();
+  }
+
+  private add(session: string, received_s: number, pcm: Uint8Array, sample_rate: number): void {
+    if (pcm.length === 0) return;
+    this.chunks.push(Buffer.from(pcm));
+    this.bytes += pcm.length;
+    this.sessions.push(session);
+    this.received.push(received_s);
+    this.rates.push(sample_rate);
+    if (this.bytes >= FLUSH_BYTES) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.chunks.length === 0) return;
+    const all = Buffer.concat(this.chunks, this.bytes);
+    // A pooled Buffer shares its ArrayBuffer: send a copy that owns its memory, transferred.
+    const bytes = all.byteOffset === 0 && all.byteLength === all.buffer.byteLength ? (all.buffer as ArrayBuffer) : new Uint8Array(all).buffer;
+    const message: ToVoiceWorker = {
+      kind: 'chunks',
+      bytes,
+      sessions: this.sessions,
+      received_s: Float64Array.from(this.received),
+      rates: Int32Array.from(this.rates),
+      lengths: Int32Array.from(this.chunks, (c) => c.length),
+    };
+    this.worker.postMessage(message, [bytes, message.received_s.buffer as ArrayBuffer, message.rates.buffer as ArrayBuffer, message.lengths.buffer as ArrayBuffer]);
+    this.chunks = [];
+    this.bytes = 0;
+    this.sessions = [];
+    this.received = [];
+    this.rates = [];
+  }
+
+  private end(session: string): Promise<PlayedSpan[]> {
+    this.flush();
+    return new Promise<PlayedSpan[]>((resolve, reject) => {
+      const bound = setTimeout(() => {
+        this.waiting.delete(session);
+        reject(new Error(`the voice activity thread gave no spans for ${session} within ${ANSWER_MS} ms`));
+      }, ANSWER_MS);
+      this.waiting.set(session, {
+        resolve: (s) => {
+          clearTimeout(bound);
+          resolve(s);
+        },
+        reject: (e) => {
+          clearTimeout(bound);
+          reject(e);
+        },
+      });
+      this.worker.postMessage({ kind: 'end', session } satisfies ToVoiceWorker);
+    });
+  }
+
+  private onSpans(session: string, spans: PlayedSpan[], error?: string): void {
+    const w = this.waiting.get(session);
+    this.waiting.delete(session);
+    if (!w) return;
+    if (error) w.reject(new Error(`voice activity of ${session}: ${error}`));
+    else w.resolve(spans);
+  }
+
+  private failAll(err: Error): void {
+    for (const w of this.waiting.values()) w.reject(err);
+    this.waiting.clear();
+  }
+}
