@@ -2,10 +2,14 @@ export { parseWavPcm16, readWavPcm16, parseWavAs, readWavAs, encodeWavPcm16, ACC
 export type { PcmFormat, WavConversion } from './wav';
 export { resamplePcm16 } from './resample';
 export type { ResampleQuality } from './resample';
+export { speechSpans, SpeechDetector, voiceActivitySettings, fvadHangoverMs, VOICE_ACTIVITY_DEFAULTS } from './voice-activity';
+export type { VoiceActivitySettings, SpeechSpan } from './voice-activity';
+export { pcm16Rms, pcm16Dbfs, VOICED_DBFS } from './level';
 export { pcm16BytesPerMs, silencePackets, pcmPackets } from './packets';
 export type { PacketSource } from './packets';
 
 /* Error types */
 export { AudioFormatError } from './wav';
+export { VoiceActivityError } from './fvad';
 export { syntheticDataset, syntheticPcm, syntheticPackets, wavDataset, SYNTHETIC_SUBSETS, SYNTHETIC_VARIANTS } from './dataset';
 export type { Sample, SyntheticOptions } from './dataset';
