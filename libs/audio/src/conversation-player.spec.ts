@@ -1,6 +1,7 @@
 import type { ConversationScript } from './conversation-script';
 import { ConversationPlayer, utteranceOf, type Utterance } from './conversation-player';
-import { ModelPlayout, pcm16Dbfs } from './playout';
+import { pcm16Dbfs } from './level';
+import { ModelPlayout } from './playout';
 
 const RATE = 16000;
 const PACKET_MS = 80;

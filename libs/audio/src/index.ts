@@ -2,6 +2,9 @@ export { parseWavPcm16, readWavPcm16, parseWavAs, readWavAs, encodeWavPcm16, ACC
 export type { PcmFormat, WavConversion } from './wav';
 export { resamplePcm16 } from './resample';
 export type { ResampleQuality } from './resample';
+export { speechSpans, SpeechDetector, voiceActivitySettings, fvadHangoverMs, VOICE_ACTIVITY_DEFAULTS } from './voice-activity';
+export type { VoiceActivitySettings, SpeechSpan } from './voice-activity';
+export { pcm16Rms, pcm16Dbfs, VOICED_DBFS } from './level';
 export { pcm16BytesPerMs, silencePackets, pcmPackets } from './packets';
 export type { PacketSource } from './packets';
 
@@ -9,11 +12,14 @@ export { readConversation, parseConversation, speechDir, BUILT_IN_CONVERSATIONS,
 export type { ConversationScript, ConversationStep, StepExpect } from './conversation-script';
 export { ConversationPlayer, utteranceOf, UTTERANCE_SAMPLE_THRESHOLD, MODEL_DONE_SILENCE_MS } from './conversation-player';
 export type { Utterance, StepRecord, ResponseEnd } from './conversation-player';
-export { ModelPlayout, pcm16Dbfs, LIVE_VOICED_DBFS } from './playout';
+export { ModelPlayout } from './playout';
 export type { PlayedSpan } from './playout';
+export { VoiceThread } from './voice-thread';
+export type { VoiceSession } from './voice-thread';
 
 /* Error types */
 export { AudioFormatError } from './wav';
 export { ConversationError } from './conversation-script';
+export { VoiceActivityError } from './fvad';
 export { syntheticDataset, syntheticPcm, syntheticPackets, wavDataset, SYNTHETIC_SUBSETS, SYNTHETIC_VARIANTS } from './dataset';
 export type { Sample, SyntheticOptions } from './dataset';

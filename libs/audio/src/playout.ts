@@ -1,28 +1,9 @@
+import { pcm16Dbfs, VOICED_DBFS } from './level';
+
 /** A stretch of played model audio the live estimate calls speech, seconds on the session's clock. */
 export interface PlayedSpan {
   start_s: number;
   end_s: number;
-}
-
-/**
- * A chunk is voiced when its RMS is above this, dBFS. espeak-ng speech at full scale sits near
- * -20 dBFS over 80 ms and the mocks' silence is digital zero; a real server's quiet output
- * (noise, breath) stays well under -45 dBFS. Live triggers only: the final figures come from the VAD.
- */
-export const LIVE_VOICED_DBFS = -45;
-
-/** RMS of PCM16 LE samples in dBFS (full scale 0 dB); -Infinity for silence or no samples. */
-export function pcm16Dbfs(pcm: Uint8Array): number {
-  const n = pcm.length >> 1;
-  if (n === 0) return -Infinity;
-  const view = new DataView(pcm.buffer, pcm.byteOffset, n * 2);
-  let sum = 0;
-  for (let i = 0; i < n; i++) {
-    const x = view.getInt16(i * 2, true);
-    sum += x * x;
-  }
-  if (sum === 0) return -Infinity;
-  return 10 * Math.log10(sum / n / (32768 * 32768));
 }
 
 /**
@@ -42,7 +23,7 @@ export class ModelPlayout {
     const start_s = Math.max(received_s, this.played_until_s);
     const end_s = start_s + duration_s;
     this.played_until_s = end_s;
-    if (pcm16Dbfs(pcm) <= LIVE_VOICED_DBFS) return;
+    if (pcm16Dbfs(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.length)) < VOICED_DBFS) return;
     const last = this.voiced[this.voiced.length - 1];
     if (last && start_s - last.end_s < 1e-6) last.end_s = end_s;
     else this.voiced.push({ start_s, end_s });

@@ -120,9 +120,14 @@ export class Resampler {
       const taps = this.coefficients(pos - i0 * this.up);
       const first = i0 - (this.reach - 1) - this.base;
       let acc = 0;
-      for (let k = 0; k < taps.length; k++) {
-        const j = first + k;
-        if (j >= 0 && j < h.length) acc += h[j] * taps[k];
+      if (first >= 0 && first + taps.length <= h.length) {
+        for (let k = 0; k < taps.length; k++) acc += h[first + k] * taps[k];
+      } else {
+        // Near the start and past the end of the input, missing samples are zeros.
+        for (let k = 0; k < taps.length; k++) {
+          const j = first + k;
+          if (j >= 0 && j < h.length) acc += h[j] * taps[k];
+        }
       }
       out[o] = acc;
     }

@@ -1,4 +1,4 @@
-import { ConversationPlayer, LIVE_VOICED_DBFS, VOICE_ACTIVITY_DEFAULTS, type VoiceActivitySettings, MODEL_DONE_SILENCE_MS, ModelPlayout, readConversation, readWavAs, UTTERANCE_SAMPLE_THRESHOLD, utteranceOf, type ConversationScript, type Utterance, type WavConversion } from '@duplex-bench/audio';
+import { ConversationPlayer, VOICED_DBFS, VOICE_ACTIVITY_DEFAULTS, type VoiceActivitySettings, MODEL_DONE_SILENCE_MS, ModelPlayout, readConversation, readWavAs, UTTERANCE_SAMPLE_THRESHOLD, utteranceOf, type ConversationScript, type Utterance, type WavConversion } from '@duplex-bench/audio';
 import type { BehaviourOptions } from '@duplex-bench/metrics';
 
 export interface ConversationSettings {
@@ -19,7 +19,7 @@ export interface ConversationRecord {
   steps: number;
   files: Array<{ file: string; duration_ms: number } & WavConversion>;
   utterance_sample_threshold: number;
-  live_voiced_dbfs: number;
+  voiced_dbfs: number;
   model_done_silence_ms: number;
   max_stop_s: number;
   takeover_min_ms: number;
@@ -31,7 +31,7 @@ export interface ConversationRecord {
 
 /** The model speech spans the behaviour figures read, as every figure states its origin. */
 export function modelSpeechOrigin(v: VoiceActivitySettings): string {
-  return `client playout clock: each received audio chunk plays from its receipt, after the one before (a gap is silence); speech by ${v.engine} mode ${v.mode}, ${v.frame_ms} ms frames at ${v.sample_rate} Hz, in the voice activity thread; spans closer than ${v.merge_ms} ms merged (a session whose VAD failed falls back to chunks above ${LIVE_VOICED_DBFS} dBFS, said in sessions.json)`;
+  return `client playout clock: each received audio chunk plays from its receipt, after the one before (a gap is silence); speech by ${v.engine} mode ${v.mode}, ${v.frame_ms} ms frames at ${v.sample_rate} Hz, in the voice activity thread; spans closer than ${v.merge_ms} ms merged (a session whose VAD failed falls back to chunks above ${VOICED_DBFS} dBFS, said in sessions.json)`;
 }
 
 /**
@@ -64,7 +64,7 @@ export class ConversationInput {
       steps: script.steps.length,
       files,
       utterance_sample_threshold: UTTERANCE_SAMPLE_THRESHOLD,
-      live_voiced_dbfs: LIVE_VOICED_DBFS,
+      voiced_dbfs: VOICED_DBFS,
       model_done_silence_ms: MODEL_DONE_SILENCE_MS,
       max_stop_s: s.max_stop_s,
       takeover_min_ms: s.takeover_min_ms,

@@ -1,0 +1,32 @@
+import { VOICED_DBFS, pcm16Dbfs, pcm16Rms } from './level';
+import { speech, whiteNoise } from './signals.spec-helpers';
+
+function pcmOf(samples: number[]): Buffer {
+  const b = Buffer.alloc(samples.length * 2);
+  samples.forEach((s, i) => b.writeInt16LE(s, i * 2));
+  return b;
+}
+
+describe('level of a received chunk', () => {
+  it('is the RMS of the samples, in dBFS', () => {
+    expect(pcm16Rms(pcmOf([3, -4, 3, -4]))).toBeCloseTo(Math.sqrt(12.5), 12);
+    expect(pcm16Rms(Buffer.alloc(0))).toBe(0);
+    expect(pcm16Dbfs(pcmOf([-32768, -32768]))).toBe(0);
+    expect(pcm16Dbfs(Buffer.alloc(1764 * 2))).toBe(Number.NEGATIVE_INFINITY);
+    expect(pcm16Dbfs(whiteNoise(-60, 22050, 0.08))).toBeCloseTo(-60, 0);
+  });
+
+  it('calls every whole 80 ms chunk of an utterance voiced, and silence and -60 dBFS noise not', async () => {
+    for (const name of ['q1', 'mhm', 'answer']) {
+      const pcm = await speech(name, 22050);
+      const chunk = 1764 * 2;
+      const levels: number[] = [];
+      for (let at = 0; at + chunk <= pcm.length; at += chunk) levels.push(pcm16Dbfs(pcm.subarray(at, at + chunk)));
+      // espeak-ng's pauses are digital silence: chunks in them are -Infinity, the rest are speech.
+      const sounding = levels.filter((l) => l > -80);
+      expect(sounding.length).toBeGreaterThan(5);
+      expect(Math.min(...sounding)).toBeGreaterThanOrEqual(VOICED_DBFS);
+    }
+    expect(pcm16Dbfs(whiteNoise(-60, 22050, 0.08, 5))).toBeLessThan(VOICED_DBFS);
+  });
+});

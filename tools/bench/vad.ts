@@ -1,0 +1,74 @@
+/**
+ * Voice activity on received audio: CPU time of speechSpans per second of audio at the rates
+ * servers send (16, 22.05 and 24 kHz; resampling to the VAD's 16 kHz included), and of the loop's
+ * level estimate (pcm16Dbfs) per 80 ms chunk at 22,050 Hz. Median and range of 7 rounds, each
+ * on 20 s of the committed espeak-ng speech with silence between (about half of it speech).
+ *
+ *   node --import tsx tools/bench/vad.ts
+ */
+import { readWavAs, pcm16Dbfs, speechSpans } from '@duplex-bench/audio';
+import { join } from 'node:path';
+import { hostInfo, hostLine } from './host';
+
+const ROUNDS = 7;
+const AUDIO_S = 20;
+const CHUNK_CALLS = 200_000;
+const SPEECH = ['q1', 'q2', 'stop', 'q3a', 'q3b', 'mhm', 'answer'];
+
+/** AUDIO_S seconds of speech and 1 s silences at `rate`, as a model's answer might arrive. */
+async function received(rate: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let bytes = 0;
+  for (let i = 0; bytes < AUDIO_S * rate * 2; i++) {
+    const { pcm } = await readWavAs(join(__dirname, '..', '..', 'libs', 'audio', 'speech', `${SPEECH[i % SPEECH.length]}.wav`), rate);
+    parts.push(pcm, Buffer.alloc(rate * 2));
+    bytes += pcm.length + rate * 2;
+  }
+  return Buffer.concat(parts).subarray(0, AUDIO_S * rate * 2);
+}
+
+/** CPU µs (user + system) that `work` takes. */
+async function cpuUs(work: () => Promise<unknown>): Promise<number> {
+  const t0 = process.cpuUsage();
+  await work();
+  const d = process.cpuUsage(t0);
+  return d.user + d.system;
+}
+
+function stats(values: number[]): string {
+  const v = [...values].sort((a, b) => a - b);
+  return `${v[Math.floor(v.length / 2)].toFixed(0)} [${v[0].toFixed(0)}–${v[v.length - 1].toFixed(0)}]`;
+}
+
+async function main(): Promise<void> {
+  console.log(hostLine(hostInfo(undefined)));
+  console.log(`speechSpans, default settings, ${AUDIO_S} s of audio per round, ${ROUNDS} rounds: CPU µs per second of audio, median [range]`);
+  for (const rate of [16000, 22050, 24000]) {
+    const pcm = await received(rate);
+    await speechSpans(pcm, rate); // loads the wasm and warms the JIT
+    const us: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) us.push((await cpuUs(() => speechSpans(pcm, rate))) / AUDIO_S);
+    const spans = await speechSpans(pcm, rate);
+    console.log(`  ${String(rate).padStart(5)} Hz  ${stats(us).padEnd(16)} (${spans.length} spans)`);
+  }
+  const pcm = await received(22050);
+  const chunk_bytes = 1764 * 2;
+  const chunks = Math.floor(pcm.length / chunk_bytes);
+  const ns: number[] = [];
+  let sink = 0;
+  for (let r = 0; r < ROUNDS; r++) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < CHUNK_CALLS; i++) {
+      const at = (i % chunks) * chunk_bytes;
+      sink += pcm16Dbfs(pcm.subarray(at, at + chunk_bytes));
+    }
+    ns.push(Number(process.hrtime.bigint() - t0) / CHUNK_CALLS);
+  }
+  console.log(`pcm16Dbfs of one 80 ms chunk at 22,050 Hz (1,764 samples), ${CHUNK_CALLS} calls per round: ns per chunk ${stats(ns)}`);
+  if (Number.isNaN(sink)) console.log(sink);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
