@@ -23,3 +23,22 @@ describe('mock serve flags', () => {
     expect(parseServeOptions(['--protocol', 'http', '--outlive-parent']).outlive_parent).toBe(true);
   });
 });
+
+describe('mock serve behaviour flags', () => {
+  it('turns behaviour mode on only when a knob is given, with only what was given', () => {
+    expect(parseServeOptions(['--profile', 'nemotron']).behaviour).toBeUndefined();
+    expect(parseServeOptions(['--profile', 'nemotron', '--capacity-sessions', '4']).behaviour).toBeUndefined();
+    expect(parseServeOptions(['--profile', 'nemotron', '--respond-after-ms', '400', '--yield-on-backchannel']).behaviour).toEqual({ respond_after_ms: 400, yield_on_backchannel: true });
+    expect(
+      parseServeOptions(['--protocol', 'openai', '--profile', 'model', '--answer-ms', '2000', '--stop-after-ms', '150', '--takeover-after-ms', '800', '--conversation', 'default']).behaviour,
+    ).toEqual({ answer_ms: 2000, stop_after_ms: 150, takeover_after_ms: 800, conversation: 'default' });
+    expect(parseServeOptions(['--protocol', 'openai', '--flavor', 'vllm-omni', '--respond-after-ms', '300']).behaviour).toEqual({ respond_after_ms: 300 });
+  });
+
+  it('refuses the knobs for append-echo and for the http and time servers', () => {
+    expect(() => parseServeOptions(['--respond-after-ms', '400'])).toThrow(/--respond-after-ms is for a model mock/);
+    expect(() => parseServeOptions(['--protocol', 'http', '--answer-ms', '400'])).toThrow(/not for --protocol http/);
+    expect(() => parseServeOptions(['--protocol', 'time', '--conversation', 'default'])).toThrow(/not for --protocol time/);
+    expect(() => parseServeOptions(['--profile', 'nemotron', '--answer-ms', '0'])).toThrow(UsageError);
+  });
+});

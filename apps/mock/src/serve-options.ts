@@ -1,5 +1,18 @@
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import type { HttpStubKind, HttpStubOptions, MockProfile, ModelOptions } from '@duplex-bench/mock-servers';
+import type { HttpStubKind, HttpStubOptions, MockBehaviourOptions, MockProfile, ModelOptions } from '@duplex-bench/mock-servers';
+
+/**
+ * The behaviour rules, as `--help` states them (the model mock's BehaviourSession holds the same):
+ * a mock cannot tell whether a silence ends the user's turn or is a pause inside it, so with
+ * --conversation it plays the other side of the script, counting the user's utterances as it hears
+ * them.
+ */
+const BEHAVIOUR_RULES =
+  'Behaviour mode (any of these knobs given; else the mock behaves as without them and never decodes its input): the user is heard by energy on the input, answers are answer.wav, silence otherwise, and the stats log what the model did; ' +
+  'with --conversation the step after each utterance says what the silence after it is (listen: the end of the turn, answered after --respond-after-ms; ' +
+  'silence_ms or another say: a pause, taken only past --takeover-after-ms), an utterance heard during an answer is a barge-in (stops after --stop-after-ms) ' +
+  'unless its step says expect: continue (a backchannel: talked over, or yielded to with --yield-on-backchannel); ' +
+  'without a script every silence of --respond-after-ms after speech ends the turn and any speech during an answer is a barge-in';
 
 export const SERVE_FLAGS = {
   protocol: { kind: 'enum', values: ['native', 'openai', 'http', 'time'], default: 'native', group: 'dialect', help: "native (sglang-omni duplex), openai (OpenAI Realtime), http (an OpenAI-compatible SSE stub for duplex-bench http) or time (only the reference clock shards measure their offset against, to run on a real server's host)" },
@@ -30,6 +43,12 @@ export const SERVE_FLAGS = {
     help: 'model profiles: past this many active sessions the model shares a fixed compute (real-time factor and TTFP grow as active/N), so a sweep has a knee to find',
     value: 'N',
   },
+  'respond-after-ms': { kind: 'number', min: 0, group: 'model', help: "behaviour mode (any of --respond-after-ms, --answer-ms, --stop-after-ms, --takeover-after-ms, --yield-on-backchannel, --conversation; rules under --conversation): silence after the user's speech ends before the model answers, ms (default 500; with --capacity-sessions x max(1, active/N))", value: 'MS' },
+  'answer-ms': { kind: 'number', min: 0, exclusive: true, group: 'model', help: 'behaviour mode: how long an answer speaks (answer.wav cut or looped), ms (default 3000)', value: 'MS' },
+  'stop-after-ms': { kind: 'number', min: 0, group: 'model', help: 'behaviour mode: how long the model goes on speaking once the user speaks over it (a barge-in), ms (default 200; with --capacity-sessions x max(1, active/N))', value: 'MS' },
+  'takeover-after-ms': { kind: 'number', min: 0, group: 'model', help: 'behaviour mode: the model takes the turn in a pause longer than this, ms (default 0: never)', value: 'MS' },
+  'yield-on-backchannel': { kind: 'bool', group: 'model', help: 'behaviour mode: a backchannel during an answer makes the model stop (after --stop-after-ms); else it keeps talking' },
+  conversation: { kind: 'string', group: 'model', help: `behaviour mode: the conversation script the probe follows (a built-in name: default, or a YAML or JSON file). ${BEHAVIOUR_RULES}`, value: 'NAME|FILE' },
   'max-sessions': { kind: 'int', min: 1, group: 'limits', help: 'refuse the upgrade (HTTP 503) past this many open sessions (vllm-omni flavour: answer the opening session.update with resource_exhausted)', value: 'N' },
   'stats-output': { kind: 'string', group: 'output', help: "write the mock's stats (arrival deviation, loop lag, CPU) as JSON here on exit", value: 'FILE' },
   'outlive-parent': { kind: 'bool', group: 'output', help: 'keep serving when the process that started this one ends (by default that ends it as SIGTERM does: stats written, exit 0)' },
@@ -46,7 +65,8 @@ export const SERVE_FLAGS = {
 } as const;
 
 const HTTP_FLAG_NAMES = ['stub', 'output-length', 'stream-interval', 'output-len-mean', 'output-len-spread', 'first-chunk-ms', 'first-chunk-spread', 'inter-token-ms', 'response-rate', 'max-concurrency'];
-const WS_FLAG_NAMES = ['profile', 'replies-per-append', 'output-sample-rate', 'burst-units', 'ttfp-ms', 'rtf', 'turn-every-s', 'tokens-per-step', 'capacity-sessions', 'max-sessions', 'unit-ms', 'tls-cert', 'tls-key'];
+const BEHAVIOUR_FLAG_NAMES = ['respond-after-ms', 'answer-ms', 'stop-after-ms', 'takeover-after-ms', 'yield-on-backchannel', 'conversation'];
+const WS_FLAG_NAMES = [...BEHAVIOUR_FLAG_NAMES, 'profile', 'replies-per-append', 'output-sample-rate', 'burst-units', 'ttfp-ms', 'rtf', 'turn-every-s', 'tokens-per-step', 'capacity-sessions', 'max-sessions', 'unit-ms', 'tls-cert', 'tls-key'];
 
 export interface ServeOptions {
   protocol: 'native' | 'openai' | 'http' | 'time';
@@ -66,6 +86,8 @@ export interface ServeOptions {
   output_sample_rate?: number;
   max_sessions?: number;
   capacity_sessions?: number;
+  /** Behaviour mode: only when a behaviour flag was given, with only what was given. */
+  behaviour?: MockBehaviourOptions;
   stats_output?: string;
   /** Keep serving when the parent process ends (else that is taken as SIGTERM). */
   outlive_parent: boolean;
@@ -118,6 +140,9 @@ export function parseServeOptions(argv: string[]): ServeOptions {
   const profile = f.profile as MockProfile;
   if (f['capacity-sessions'] !== undefined && profile === 'append-echo') throw new UsageError('--capacity-sessions is for a model profile (nemotron, minicpmo, model)');
   if (f.protocol === 'native' && profile === 'model') throw new UsageError('--profile model is for --protocol openai; the native profiles are append-echo, nemotron and minicpmo');
+  const behaviourGiven = BEHAVIOUR_FLAG_NAMES.filter(given);
+  const vllmFlavor = f.protocol === 'openai' && f.flavor === 'vllm-omni';
+  if (behaviourGiven.length > 0 && profile === 'append-echo' && !vllmFlavor) throw new UsageError(`--${behaviourGiven[0]} is for a model mock (--profile nemotron or minicpmo, --protocol openai --profile model, or --flavor vllm-omni)`);
   if (f.protocol === 'native' && f['replies-per-append'] < 2) throw new UsageError('--replies-per-append must be at least 2 for the native dialect (an audio delta and sglang.unit.done per unit)');
   const set = <T>(v: T | undefined, key: string) => (v === undefined ? {} : { [key]: v });
   return {
@@ -147,6 +172,18 @@ export function parseServeOptions(argv: string[]): ServeOptions {
     output_sample_rate: f['output-sample-rate'],
     max_sessions: f['max-sessions'],
     capacity_sessions: f['capacity-sessions'],
+    ...(behaviourGiven.length > 0
+      ? {
+          behaviour: {
+            ...set(f['respond-after-ms'], 'respond_after_ms'),
+            ...set(f['answer-ms'], 'answer_ms'),
+            ...set(f['stop-after-ms'], 'stop_after_ms'),
+            ...set(f['takeover-after-ms'], 'takeover_after_ms'),
+            ...(f['yield-on-backchannel'] ? { yield_on_backchannel: true } : {}),
+            ...set(f.conversation, 'conversation'),
+          },
+        }
+      : {}),
     stats_output: f['stats-output'],
     outlive_parent: f['outlive-parent'],
   };

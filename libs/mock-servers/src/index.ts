@@ -1,7 +1,12 @@
 export { startMockServer } from './mock-server';
 export type { MockServer } from './mock-server';
 export type { MockServerOptions, MockProfile } from './mock-options';
-export type { MockStats } from './mock-stats';
+export type { MockStats, BehaviourReport } from './mock-stats';
+export type { MockBehaviourOptions, BehaviourReportSettings } from './behaviour-settings';
+export type { BehaviourOptions } from './behaviour-session';
+export { BEHAVIOUR_DEFAULTS } from './behaviour-session';
+export type { BehaviourEvent, BehaviourSessionLog } from './behaviour-log';
+export { ENERGY_VAD } from './energy-vad';
 export type { ModelOptions } from './model-session';
 export type { OpenAIMockOptions } from './openai-mock-session';
 export { startHttpStub, HTTP_STUB_DEFAULTS } from './http/http-stub';

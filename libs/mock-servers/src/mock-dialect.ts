@@ -1,4 +1,5 @@
 import type WebSocket from 'ws';
+import type { BehaviourSettings } from './behaviour-session';
 import type { ModelOptions } from './model-session';
 import type { MockFault } from './mock-fault';
 
@@ -13,6 +14,8 @@ export interface MockSettings {
   output_payload: string;
   /** The model profile's timings; null for append-echo. */
   model: ModelOptions | null;
+  /** Behaviour mode's knobs, script and answer audio; null when no knob was given. */
+  behaviour: BehaviourSettings | null;
 }
 
 /** A session's socket as its dialect takes it: where its messages go, and what its close does. */

@@ -1,5 +1,6 @@
 import type { TimerHost } from '@duplex-bench/pacer';
 import { NATIVE_PROFILES } from '@duplex-bench/protocol';
+import type { MockBehaviourOptions } from './behaviour-settings';
 import type { MockSettings } from './mock-dialect';
 import type { ModelOptions } from './model-session';
 import type { OpenAIMockOptions } from './openai-mock-session';
@@ -46,6 +47,16 @@ export interface MockServerOptions {
    */
   profile?: MockProfile;
   model?: Partial<ModelOptions>;
+  /**
+   * Behaviour knobs of the model mocks (native nemotron and minicpmo, openai `model`, vllm-omni):
+   * `respond_after_ms` (default 500), `answer_ms` (3,000), `stop_after_ms` (200),
+   * `takeover_after_ms` (0: never), `yield_on_backchannel`, `conversation`; with
+   * `capacity_sessions` respond and stop times grow by max(1, active/N). Given at all, the mock
+   * decodes its input, hears the user by energy, answers with voiced speech (answer.wav) and
+   * silence otherwise, and logs what it did in its stats (`behaviour`); the rules are
+   * BehaviourSession's. Not given: every mock behaves as without it, its input never decoded.
+   */
+  behaviour?: MockBehaviourOptions;
   /** The clock and timers of every wait: model turns and bursts, server VAD, the close and disconnect graces (default: real ones); tests pass virtual time. */
   clock?: TimerHost;
 }
@@ -66,6 +77,9 @@ export function mockSettings(options: MockServerOptions): MockSettings {
   const protocol = options.protocol ?? 'native';
   const profile = options.profile ?? 'append-echo';
   if (protocol === 'native' && profile === 'model') throw new RangeError('the native mock has the profiles append-echo, nemotron and minicpmo');
+  const vllmFlavor = protocol === 'openai' && options.openai?.flavor === 'vllm-omni';
+  if (options.behaviour && profile === 'append-echo' && !vllmFlavor) throw new RangeError('behaviour knobs are for the model mocks: native nemotron or minicpmo, openai model, or the vllm-omni flavour');
+  if (options.behaviour && protocol === 'openai') throw new RangeError('behaviour knobs: the openai and vllm-omni mocks do not take them yet');
   if (protocol === 'native' && replies < 2) throw new RangeError('the native append-echo mock sends at least 2 events per unit (audio, unit done)');
   // Native: the profile fixes unit and output rate (append-echo speaks as nemotron); flags may override.
   const native = NATIVE_PROFILES[profile === 'minicpmo' ? 'minicpmo' : 'nemotron'];
@@ -84,5 +98,7 @@ export function mockSettings(options: MockServerOptions): MockSettings {
     unit_ms,
     output_payload: Buffer.alloc(output_unit_bytes).toString('base64'),
     model,
+    // Filled by the server once its answer audio is read.
+    behaviour: null,
   };
 }

@@ -7,6 +7,7 @@ import { nodeTimerHost } from '@duplex-bench/pacer';
 import { TIME_PATH } from '@duplex-bench/protocol';
 import type { MockDialect } from './mock-dialect';
 import type { MockFault } from './mock-fault';
+import { behaviourReportSettings, resolveBehaviour } from './behaviour-settings';
 import { mockSettings, type MockServerOptions } from './mock-options';
 import { MockStatsRecorder, type MockStats } from './mock-stats';
 import { NATIVE_ARRIVAL_ORIGIN, nativeDialect } from './native-dialect';
@@ -31,15 +32,26 @@ const PATH = '/v1/realtime';
  * (append-echo) or like a duplex speech model. This is the host: the HTTP(S) and WebSocket server,
  * the upgrade and its refusals, the frames out, the stats and the shutdown; each dialect
  * (native-dialect.ts, openai-dialect.ts, vllm-dialect.ts) takes the sessions. Reply frames come
- * from templates built once, and input audio is measured by its base64 length, never decoded.
+ * from templates built once, and input audio is measured by its base64 length, never decoded —
+ * except in behaviour mode (`options.behaviour`), where the model mocks hear the user by energy.
  */
 export async function startMockServer(options: MockServerOptions = {}, fault?: MockFault): Promise<MockServer> {
   const clock = options.clock ?? nodeTimerHost;
   const settings = mockSettings(options);
   const protocol = options.protocol ?? 'native';
   const vllmFlavor = protocol === 'openai' && options.openai?.flavor === 'vllm-omni';
-  const stats = new MockStatsRecorder({ clock, unit_ms: settings.unit_ms, arrival_origin: protocol === 'openai' ? OPENAI_ARRIVAL_ORIGIN : NATIVE_ARRIVAL_ORIGIN, vllm: vllmFlavor });
   const capacity = options.capacity_sessions;
+  // The stats are made below; the load reads them when a session asks.
+  let active = () => 0;
+  if (options.behaviour) settings.behaviour = await resolveBehaviour(options.behaviour, settings.output_sample_rate, capacity === undefined ? () => 1 : () => active() / capacity);
+  const stats = new MockStatsRecorder({
+    clock,
+    unit_ms: settings.unit_ms,
+    arrival_origin: protocol === 'openai' ? OPENAI_ARRIVAL_ORIGIN : NATIVE_ARRIVAL_ORIGIN,
+    vllm: vllmFlavor,
+    ...(settings.behaviour ? { behaviour: behaviourReportSettings(settings.behaviour, capacity) } : {}),
+  });
+  active = () => stats.active;
   if (settings.model && capacity !== undefined) settings.model.load = () => stats.active / capacity;
 
   /**
@@ -70,6 +82,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
     arrivals: () => stats.arrivals(),
     arrivalsDone: (a) => stats.arrivalsDone(a),
     completed: () => stats.sessionCompleted(),
+    behaviourLog: (id) => stats.behaviourLog(id),
   };
   const dialect: MockDialect = vllmFlavor ? vllmDialect(settings, options, host, stats) : protocol === 'openai' ? openaiDialect(settings, options, host) : nativeDialect(settings, host);
 

@@ -1,6 +1,21 @@
 import type { TimerHost } from '@duplex-bench/pacer';
 import { CpuMeter, createUsHistogram, LoopLagMonitor, percentilesMs, recordMs, type CpuFigures, type LoopLagFigures, type PercentilesMs } from '@duplex-bench/metrics';
 import { ArrivalOffsets } from './arrival-offsets';
+import { BehaviourLog, type BehaviourSessionLog } from './behaviour-log';
+import type { BehaviourReportSettings } from './behaviour-settings';
+
+/** Behaviour mode: what each session's model did, with the settings it did it by. */
+export interface BehaviourReport {
+  measurement_origin: Record<string, string>;
+  settings: BehaviourReportSettings;
+  /** The first sessions' logs, in order of opening (open ones included, as they stand). */
+  sessions: BehaviourSessionLog[];
+  /** Sessions past the bound, counted and not kept. */
+  sessions_not_kept: number;
+}
+
+/** Sessions whose behaviour logs are kept; later ones are counted. */
+export const BEHAVIOUR_SESSIONS_KEPT = 1024;
 
 export interface MockStats {
   measurement_origin: Record<string, string>;
@@ -22,6 +37,8 @@ export interface MockStats {
   cpu_cores: CpuFigures;
   /** Mock CPU seconds since start over appends received, in µs (idle time included: a load figure only for a mock started for one run). */
   cpu_us_per_append: number | null;
+  /** Behaviour mode only (a behaviour knob given): the truth the probe's conversation figures are checked against. */
+  behaviour?: BehaviourReport;
 }
 
 export interface MockStatsOptions {
@@ -32,6 +49,8 @@ export interface MockStatsOptions {
   arrival_origin: string;
   /** The vllm-omni flavour: its slots and turns are part of the session figures. */
   vllm: boolean;
+  /** Behaviour mode: its settings, for the report. */
+  behaviour?: BehaviourReportSettings;
 }
 
 /**
@@ -54,6 +73,8 @@ export class MockStatsRecorder {
   private readonly open_arrivals = new Set<ArrivalOffsets>();
   private readonly loop: LoopLagMonitor;
   private readonly cpu: CpuMeter;
+  private readonly behaviourLogs: BehaviourLog[] = [];
+  private behaviour_sessions_not_kept = 0;
 
   constructor(private readonly options: MockStatsOptions) {
     this.loop = new LoopLagMonitor(10, options.clock).start();
@@ -113,6 +134,14 @@ export class MockStatsRecorder {
     this.vllm.blocked_turns += n;
   }
 
+  /** Behaviour mode: a session's log, kept (up to BEHAVIOUR_SESSIONS_KEPT sessions) for the stats. */
+  behaviourLog(session: string): BehaviourLog {
+    const log = new BehaviourLog(session);
+    if (this.behaviourLogs.length < BEHAVIOUR_SESSIONS_KEPT) this.behaviourLogs.push(log);
+    else this.behaviour_sessions_not_kept++;
+    return log;
+  }
+
   /** A session's arrival offsets, counted in the stats until `arrivalsDone`. */
   arrivals(): ArrivalOffsets {
     const a = new ArrivalOffsets();
@@ -168,6 +197,23 @@ export class MockStatsRecorder {
       event_loop_lag_ms: this.loop.figures(),
       cpu_cores,
       cpu_us_per_append: cpu_cores.cpu_s !== undefined && appends > 0 ? Math.round((cpu_cores.cpu_s / appends) * 1e7) / 10 : null,
+      ...(this.options.behaviour ? { behaviour: this.behaviourReport(this.options.behaviour) } : {}),
+    };
+  }
+
+  private behaviourReport(settings: BehaviourReportSettings): BehaviourReport {
+    return {
+      measurement_origin: {
+        t_ms: "mock monotonic clock (the host's CLOCK_MONOTONIC), ms; user speech: its append's arrival plus the sample's offset in it; answers: when the sample plays at a client that plays on receipt (a unit plays from when it went out or when the unit before it has played, whichever is later)",
+        input_ms: "position in the session's received input audio, ms",
+        speech: `energy VAD on the decoded input: ${settings.vad.frame_ms} ms frames, voiced at RMS >= ${settings.vad.threshold_dbfs} dBFS, onset after ${settings.vad.onset_frames} voiced frames (at the first), end after ${settings.vad.hangover_ms} ms of silence (at the end of the last voiced frame)`,
+        answer_start: 'the first voiced sample of the answer audio went out',
+        answer_end: 'the last voiced sample of the answer audio went out; silent_ms: its audio ended',
+        step: "index in the conversation script's steps, from 0",
+      },
+      settings,
+      sessions: this.behaviourLogs.map((log) => log.toJSON()),
+      sessions_not_kept: this.behaviour_sessions_not_kept,
     };
   }
 

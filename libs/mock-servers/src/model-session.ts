@@ -69,6 +69,8 @@ export class ModelSession {
     /** Its clock and its one timer: real, or an RxJS scheduler's virtual time in tests. */
     private readonly clock: TimerHost,
     private readonly send: (frame: string) => void,
+    /** Behaviour mode: each output unit's payload as it goes out (undefined: the frames' silence). */
+    private readonly voice?: () => string | undefined,
   ) {}
 
   /** Input unit `index` (0-based) arrived whole. */
@@ -205,7 +207,7 @@ export class ModelSession {
   private emit(u: Unit): void {
     const turn = this.turns.get(u.response_id) as Turn;
     const t_start_ms = u.unit_id * this.unit_ms;
-    this.send(this.frames.audio(u.response_id, u.unit_id, this.chunkSeq++, t_start_ms, u.duration_ms));
+    this.send(this.frames.audio(u.response_id, u.unit_id, this.chunkSeq++, t_start_ms, u.duration_ms, this.voice?.()));
     const word = `${WORDS[u.unit_id % WORDS.length]} `;
     const tokens = this.options.tokens_per_step;
     if (tokens) turn.tokens += tokens;

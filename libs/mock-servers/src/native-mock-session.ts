@@ -3,6 +3,7 @@ import {
   base64ByteLength,
   decodeFrameBytes,
   NATIVE_INPUT_BYTES_PER_MS,
+  NATIVE_INPUT_SAMPLE_RATE,
   NativeAudioDeltaTemplate,
   nativeAccepted,
   nativeAudioDone,
@@ -20,6 +21,7 @@ import {
   type DecodedFrame,
   type NativeGrant,
 } from '@duplex-bench/protocol';
+import { BehaviourSession, type BehaviourSettings } from './behaviour-session';
 import { ModelSession, type ModelOptions } from './model-session';
 import { NativeTurnFrames } from './turn-frames';
 import type { MockFault } from './mock-fault';
@@ -35,6 +37,11 @@ export interface NativeMockOptions {
    * turns every `turn_every_s`). Null: append-echo, each whole unit answered at once.
    */
   model: ModelOptions | null;
+  /**
+   * Behaviour mode (with a model profile): the input is decoded and heard by energy, and each
+   * output unit carries the answer where one plays, silence elsewhere (BehaviourSession).
+   */
+  behaviour: BehaviourSettings | null;
 }
 
 /** The client waits for `session.closed` and closes; one that does not is dropped after this. */
@@ -47,12 +54,13 @@ const ECHO_ITEM = 'item_resp_0';
  * connect, the grant on `session.update`, a receipt per append, `sglang.unit.done` per input unit
  * (the last one holds the remainder; unit-aligned input ends with an empty unit), and on end of
  * input `ended`, the response's end and `drained`. Input audio is measured by its base64 length,
- * never decoded; output frames come from templates.
+ * never decoded (but in behaviour mode); output frames come from templates.
  */
 export class NativeMockSession {
   private readonly unit_ms: number;
   private readonly unit_bytes: number;
   private readonly model: ModelSession | null;
+  private readonly behaviour: BehaviourSession | null;
   private readonly echo: NativeAudioDeltaTemplate;
   private events = 0;
   private closed = false;
@@ -80,7 +88,13 @@ export class NativeMockSession {
     this.arrivals = host.arrivals();
     this.echo = new NativeAudioDeltaTemplate(ECHO_RESPONSE, ECHO_ITEM, payload_b64);
     const frames = new NativeTurnFrames(payload_b64, () => this.nextEventId());
-    this.model = options.model ? new ModelSession(options.model, this.unit_ms, frames, host.clock, (frame) => this.send(frame)) : null;
+    const b = options.model && options.behaviour ? options.behaviour : null;
+    this.behaviour = b ? new BehaviourSession(b, NATIVE_INPUT_SAMPLE_RATE, host.clock, host.behaviourLog(id), null) : null;
+    const behaviour = this.behaviour;
+    // One output unit of samples, as the silence payload holds.
+    const unit_samples = b ? Math.floor((b.answer.rate * this.unit_ms) / 1000) : 0;
+    const voice = behaviour ? () => behaviour.pullUnit(unit_samples)?.toString('base64') : undefined;
+    this.model = options.model ? new ModelSession(options.model, this.unit_ms, frames, host.clock, (frame) => this.send(frame), voice) : null;
   }
 
   start(): void {
@@ -91,6 +105,7 @@ export class NativeMockSession {
     this.host.arrivalsDone(this.arrivals);
     this.cancelCloseTimer?.();
     this.model?.dispose();
+    this.behaviour?.close();
   }
 
   private nextEventId(): string {
@@ -159,7 +174,14 @@ export class NativeMockSession {
       this.send(nativeError(this.nextEventId(), 'input_rejected', 'append refused', false, client_event_id));
       return;
     }
-    const bytes = typeof event.audio === 'string' ? base64ByteLength(event.audio) : 0;
+    let bytes = 0;
+    if (typeof event.audio === 'string') {
+      if (this.behaviour) {
+        const pcm = Buffer.from(event.audio, 'base64');
+        bytes = pcm.length;
+        this.behaviour.onInput(pcm, arrived_s);
+      } else bytes = base64ByteLength(event.audio);
+    }
     this.accepted_bytes += bytes;
     this.pending_bytes += bytes;
     this.send(nativeAccepted(this.nextEventId(), client_event_id, seq, this.accepted_bytes / NATIVE_INPUT_BYTES_PER_MS));
@@ -217,6 +239,7 @@ export class NativeMockSession {
 
   private onSessionClose(client_event_id: string): void {
     // Responses still open end cancelled: the client closed before they finished.
+    this.behaviour?.close();
     if (this.model) this.model.cancel();
     else this.endEcho('client_closed');
     this.send(nativeSessionClosed(this.nextEventId(), client_event_id));

@@ -16,6 +16,7 @@ import { ModelSession, type ModelOptions } from './model-session';
 import { OpenAITurnFrames } from './turn-frames';
 import type { MockFault } from './mock-fault';
 import type { ArrivalOffsets } from './arrival-offsets';
+import type { BehaviourLog } from './behaviour-log';
 
 /** What the server lends each of its sessions: its clock and timers, its counters and its socket writes. */
 export interface MockHost {
@@ -26,6 +27,8 @@ export interface MockHost {
   /** The session ended: its arrivals go into the server's figures for good. */
   arrivalsDone(arrivals: ArrivalOffsets): void;
   completed(): void;
+  /** Behaviour mode: session `id`'s log, read out with the stats. */
+  behaviourLog(id: string): BehaviourLog;
 }
 
 export interface OpenAIMockOptions {

@@ -15,7 +15,8 @@ export type TurnEnd = 'stop' | 'client_closed';
 /** The frames a dialect gives a model turn; the model mock decides when each goes. */
 export interface TurnFrames {
   started(response_id: string): string[];
-  audio(response_id: string, unit_id: number, chunk_seq: number, t_start_ms: number, duration_ms: number): string;
+  /** An audio delta of the frames' own payload (silence), or of `payload_b64` when given. */
+  audio(response_id: string, unit_id: number, chunk_seq: number, t_start_ms: number, duration_ms: number, payload_b64?: string): string;
   /** A transcript delta; `tokens` is the step's token count when the mock reports tokens. */
   transcript(response_id: string, text: string, tokens?: number): string;
   /** The dialect's per-unit done event (`duration_ms` of input the unit held), if it has one. */
@@ -42,8 +43,11 @@ export class NativeTurnFrames implements TurnFrames {
     return [nativeResponseCreated(this.nextEventId(), response_id)];
   }
 
-  audio(response_id: string, unit_id: number, _chunk_seq: number, t_start_ms: number, duration_ms: number): string {
-    const template = this.templates.get(response_id) ?? new NativeAudioDeltaTemplate(response_id, itemOf(response_id), this.payload_b64);
+  audio(response_id: string, unit_id: number, _chunk_seq: number, t_start_ms: number, duration_ms: number, payload_b64?: string): string {
+    const template =
+      payload_b64 !== undefined
+        ? new NativeAudioDeltaTemplate(response_id, itemOf(response_id), payload_b64)
+        : (this.templates.get(response_id) ?? new NativeAudioDeltaTemplate(response_id, itemOf(response_id), this.payload_b64));
     // One chunk per unit: chunk_seq counts chunks within the unit.
     return template.encode(this.nextEventId(), unit_id, 0, t_start_ms, duration_ms);
   }
@@ -89,10 +93,10 @@ export class OpenAITurnFrames implements TurnFrames {
     return this.events.responseStarted(response_id, itemOf(response_id));
   }
 
-  audio(response_id: string): string {
+  audio(response_id: string, _unit_id: number, _chunk_seq: number, _t_start_ms: number, _duration_ms: number, payload_b64?: string): string {
     const t = this.times.get(response_id);
     if (t && t.first_audio_s === null) t.first_audio_s = this.clock.now_s();
-    return this.events.audioDelta(response_id, itemOf(response_id), this.payload_b64);
+    return this.events.audioDelta(response_id, itemOf(response_id), payload_b64 ?? this.payload_b64);
   }
 
   transcript(response_id: string, text: string): string {
