@@ -38,7 +38,7 @@ export async function serveCommand(argv: string[], io: RunIo): Promise<number> {
     });
   } catch (err) {
     // A script that cannot be read is the user's to fix: a usage error, as a bad flag is.
-    if ((err as { name?: string }).name === 'ConversationError') throw new UsageError(`--conversation: ${(err as Error).message}`);
+    if ((err as { name?: string }).name === 'ConversationError') throw new UsageError((err as Error).message);
     io.stderr.write(`error: cannot listen on ${options.host}:${options.port}: ${(err as Error).message}\n`);
     return EXIT.failed;
   }

@@ -90,6 +90,12 @@ describe('mock serve', () => {
     expect(stderr).toBe('error: --event-names is for --protocol openai\n');
   });
 
+  it('refuses a --conversation it cannot read in one line with status 2', async () => {
+    const { code, stderr } = await exitOf(start(['serve', '--port', '0', '--profile', 'nemotron', '--conversation', '/no/such/script.yaml']));
+    expect(code).toBe(2);
+    expect(stderr).toBe('error: --conversation /no/such/script.yaml: no such file (built-in scripts: default)\n');
+  });
+
   it('refuses a bad flag in one line with status 2', async () => {
     const { code, stderr } = await exitOf(start(['serve', '--port', '70000']));
     expect(code).toBe(2);

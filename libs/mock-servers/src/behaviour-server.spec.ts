@@ -72,6 +72,46 @@ describe('native model mock in behaviour mode over a socket', () => {
     expect(of('answer_end')[0].why).toBe('done');
   });
 
+  it('openai: answers with one response after the user speech it heard, and logs it', async () => {
+    server = await startMockServer({ port: 0, protocol: 'openai', profile: 'model', behaviour: { respond_after_ms: 400, answer_ms: 1000 } });
+    const input = scriptedInput([{ say: 'mhm' }, { silence_ms: 2000 }], 24000);
+    const appends = packets(input.pcm, 24000);
+    const ws = new WebSocket(server.url);
+    const frames: SentFrame[] = [];
+    let t0_ms = 0;
+    await new Promise<void>((resolve, reject) => {
+      const bound = setTimeout(() => reject(new Error('no response.done within 10 s')), 10_000);
+      ws.on('error', reject);
+      ws.on('message', (data) => {
+        const event = JSON.parse(String(data));
+        frames.push({ t_ms: monotonicClock.now_s() * 1000, event });
+        if (event.type === 'session.created') {
+          expect(event.session.audio.input.turn_detection).toMatchObject({ type: 'server_vad', interrupt_response: true });
+          t0_ms = monotonicClock.now_s() * 1000;
+          const next = (seq: number) => {
+            if (seq === appends.length || ws.readyState !== WebSocket.OPEN) return;
+            ws.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: appends[seq] }));
+            setTimeout(() => next(seq + 1), Math.max(0, t0_ms + (seq + 1) * 80 - monotonicClock.now_s() * 1000));
+          };
+          next(0);
+        }
+        if (event.type === 'response.done') {
+          clearTimeout(bound);
+          resolve();
+        }
+      });
+    });
+    ws.close(1000);
+    const events = server.stats().behaviour?.sessions[0].events ?? [];
+    const end = events.find((e) => e.kind === 'speech_end');
+    const start = events.find((e) => e.kind === 'answer_start');
+    expect(Math.abs((end?.t_ms ?? 0) - (t0_ms + input.says[0].offset_ms))).toBeLessThan(40);
+    expect(Math.abs((start?.t_ms ?? 0) - ((end?.t_ms ?? 0) + 400))).toBeLessThan(40);
+    const spans = playedSpans(frames, 24000, ['response.output_audio.delta']);
+    expect(Math.abs(spans[0].start_ms - (start?.t_ms ?? 0))).toBeLessThan(40);
+    expect(frames.filter((f) => f.event.type === 'response.created')).toHaveLength(1);
+  });
+
   it('keeps its stats as they were without a knob: no behaviour block', async () => {
     server = await startMockServer({ port: 0, profile: 'nemotron', capacity_sessions: 2 });
     expect(server.stats().behaviour).toBeUndefined();

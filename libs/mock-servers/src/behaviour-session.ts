@@ -39,6 +39,10 @@ export interface AnswerSink {
   audio(answer: number, pcm: Buffer): void;
   /** The answer is over: its audio was all sent (`completed`), or it stopped (`cancelled`, with its cause). */
   end(answer: number, how: 'completed' | 'cancelled', cause?: StopCause): void;
+  /** Whether a response may open now (vllm-omni: the last one's playback acknowledged); when not, the dialect calls `ready()` once it may. */
+  canStart?(): boolean;
+  /** The user's speech as heard (the dialect's VAD events), at its position in the input, ms. */
+  speech?(edge: 'start' | 'end', input_ms: number): void;
 }
 
 /** What the silence after an utterance is, by the script. */
@@ -251,7 +255,9 @@ export class BehaviourSession {
     const index = this.utterances++;
     const step = this.stepOf(index);
     const at = step === undefined ? {} : { step };
-    this.add({ kind: 'speech_start', t_ms: clockMs(t), input_ms: (sample / this.input_rate) * 1000, utterance: index, ...at });
+    const input_ms = (sample / this.input_rate) * 1000;
+    this.add({ kind: 'speech_start', t_ms: clockMs(t), input_ms, utterance: index, ...at });
+    this.paced?.sink.speech?.('start', input_ms);
     this.dropPlan();
     let during: Utterance['during'] = null;
     const a = this.answer;
@@ -278,7 +284,9 @@ export class BehaviourSession {
     this.current = null;
     const after = u.during === 'backchannel' ? { means: 'backchannel' as const } : this.silenceAfter(u.index);
     const at = u.step === undefined ? {} : { step: u.step };
-    this.add({ kind: 'speech_end', t_ms: clockMs(t), input_ms: (sample / this.input_rate) * 1000, utterance: u.index, ...at, means: after.means });
+    const input_ms = (sample / this.input_rate) * 1000;
+    this.add({ kind: 'speech_end', t_ms: clockMs(t), input_ms, utterance: u.index, ...at, means: after.means });
+    this.paced?.sink.speech?.('end', input_ms);
     // The model answers unless it is still talking (an answer out that does not stop).
     if (this.answer && !this.answer.stopping) return;
     if (after.means === 'turn_end') this.planAnswer('turn_end', t + (this.settings.respond_after_ms * this.factor()) / 1000, after.step);
@@ -302,8 +310,15 @@ export class BehaviourSession {
     this.plan = null;
   }
 
-  /** The planned answer begins: its first sample plays at `at_s`. */
+  /** vllm-omni: a response may open now; a plan that waited for it begins. */
+  ready(): void {
+    const plan = this.plan;
+    if (!this.closed && plan && plan.cancelTimer === null && !this.answer && !this.ending) this.begin(this.clock.now_s());
+  }
+
+  /** The planned answer begins: its first sample plays at `at_s` (turn-based: unless the dialect cannot open a response yet). */
   private begin(at_s: number): void {
+    if (this.paced?.sink.canStart && !this.paced.sink.canStart()) return;
     const plan = this.plan as Plan;
     this.plan = null;
     plan.cancelTimer?.();

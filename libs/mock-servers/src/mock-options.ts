@@ -79,7 +79,6 @@ export function mockSettings(options: MockServerOptions): MockSettings {
   if (protocol === 'native' && profile === 'model') throw new RangeError('the native mock has the profiles append-echo, nemotron and minicpmo');
   const vllmFlavor = protocol === 'openai' && options.openai?.flavor === 'vllm-omni';
   if (options.behaviour && profile === 'append-echo' && !vllmFlavor) throw new RangeError('behaviour knobs are for the model mocks: native nemotron or minicpmo, openai model, or the vllm-omni flavour');
-  if (options.behaviour && protocol === 'openai') throw new RangeError('behaviour knobs: the openai and vllm-omni mocks do not take them yet');
   if (protocol === 'native' && replies < 2) throw new RangeError('the native append-echo mock sends at least 2 events per unit (audio, unit done)');
   // Native: the profile fixes unit and output rate (append-echo speaks as nemotron); flags may override.
   const native = NATIVE_PROFILES[profile === 'minicpmo' ? 'minicpmo' : 'nemotron'];

@@ -17,7 +17,7 @@ function script(steps: ConversationStep[]): ConversationScript {
  * them: 80 ms appends at 0, 80, 160 … ms, each arriving at its own start, so input position and
  * clock agree (ms).
  */
-async function converse(pieces: Piece[], knobs: Partial<BehaviourOptions> & { conversation?: ConversationScript }, profile: 'nemotron' | 'minicpmo' = 'nemotron', load = 1) {
+async function converse(pieces: Piece[], knobs: Partial<BehaviourOptions> & { conversation?: ConversationScript | string }, profile: 'nemotron' | 'minicpmo' = 'nemotron', load = 1) {
   const p = NATIVE_PROFILES[profile];
   const v = virtualHost();
   const behaviour = await resolveBehaviour(knobs, p.output_sample_rate, () => load);
@@ -129,6 +129,29 @@ describe('native model mock in behaviour mode (virtual time)', () => {
     expect(Math.abs(c.spans[0].start_ms - (q1.offset_ms + 800))).toBeLessThanOrEqual(c.unit_ms);
     expect(eventsOf(c.log, 'barge_in')[0].stop_at_ms).toBe(stop.onset_ms + 400);
     expect(Math.abs(c.spans[0].end_ms - (stop.onset_ms + 400))).toBeLessThanOrEqual(c.unit_ms);
+  });
+
+  it('plays the other side of the built-in default script: turns, a barge-in, a pause held, a backchannel talked over', async () => {
+    const c = await converse(
+      [{ say: 'q1' }, { silence_ms: 4000 }, { say: 'q2' }, { silence_ms: 1200 }, { say: 'stop' }, { say: 'q3a' }, { silence_ms: 1500 }, { say: 'q3b' }, { silence_ms: 1000 }, { say: 'mhm' }, { silence_ms: 4000 }],
+      { respond_after_ms: 400, conversation: 'default' },
+    );
+    expect(eventsOf(c.log, 'speech_end').map((e) => [e.step, e.means])).toEqual([
+      [0, 'turn_end'],
+      [2, 'turn_end'],
+      [4, 'pause'],
+      [5, 'pause'],
+      [7, 'turn_end'],
+      [9, 'backchannel'],
+    ]);
+    expect(eventsOf(c.log, 'answer_start').map((e) => [e.why, e.step])).toEqual([
+      ['turn_end', 1],
+      ['turn_end', 3],
+      ['turn_end', 8],
+    ]);
+    expect(eventsOf(c.log, 'barge_in').map((e) => e.step)).toEqual([4]);
+    expect(eventsOf(c.log, 'backchannel').map((e) => [e.step, e.yields])).toEqual([[9, false]]);
+    expect(eventsOf(c.log, 'answer_end').map((e) => e.why)).toEqual(['done', 'barge_in', 'done']);
   });
 
   it('minicpmo: 1 s units at 24 kHz, the same figures within one unit', async () => {

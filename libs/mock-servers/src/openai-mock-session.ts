@@ -12,6 +12,8 @@ import {
   type OpenAINames,
   type TurnDetection,
 } from '@duplex-bench/protocol';
+import { BehaviourSession, type AnswerSink, type BehaviourSettings } from './behaviour-session';
+import { ENERGY_VAD } from './energy-vad';
 import { ModelSession, type ModelOptions } from './model-session';
 import { OpenAITurnFrames } from './turn-frames';
 import type { MockFault } from './mock-fault';
@@ -44,6 +46,12 @@ export interface OpenAIMockOptions {
   model: ModelOptions;
   /** Server VAD: a turn also ends when no audio arrived for this long. */
   silence_ms: number;
+  /**
+   * Behaviour mode (under server or semantic VAD): the input is decoded and heard by energy, and
+   * the model answers, stops, takes pauses and meets backchannels as BehaviourSession rules; each
+   * answer is one response, its audio paced one unit per unit. Null: as without it.
+   */
+  behaviour?: BehaviourSettings | null;
 }
 
 /**
@@ -74,6 +82,9 @@ export class OpenAIMockSession {
   private silence: (() => void) | null = null;
   private readonly arrivals: ArrivalOffsets;
   private silent = false;
+  /** Behaviour mode: made with the first append, at the input rate then stated. */
+  private behaviour: BehaviourSession | null = null;
+  private transcripts = new Map<number, string>();
 
   constructor(
     private readonly ws: WebSocket,
@@ -98,6 +109,7 @@ export class OpenAIMockSession {
     this.host.arrivalsDone(this.arrivals);
     this.silence?.();
     this.model.dispose();
+    this.behaviour?.close();
   }
 
   private send(frame: string): void {
@@ -113,7 +125,10 @@ export class OpenAIMockSession {
     const vad =
       this.turn_detection === 'semantic_vad'
         ? { type: 'semantic_vad', eagerness: 'auto', create_response: true, interrupt_response: false }
-        : { type: 'server_vad', silence_duration_ms: this.options.silence_ms, create_response: true, interrupt_response: false };
+        : this.options.behaviour
+          ? // Behaviour mode hears speech end after the VAD's hangover and stops its answers on its own.
+            { type: 'server_vad', silence_duration_ms: ENERGY_VAD.hangover_ms, create_response: true, interrupt_response: true }
+          : { type: 'server_vad', silence_duration_ms: this.options.silence_ms, create_response: true, interrupt_response: false };
     return {
       id: this.id,
       object: 'realtime.session',
@@ -168,6 +183,13 @@ export class OpenAIMockSession {
       case OpenAIEvent.responseCreate:
         this.onResponseCreate();
         break;
+      case OpenAIEvent.responseCancel:
+        // Behaviour mode only; the other mocks ignore it, as before.
+        if (this.behaviour) this.onResponseCancel(event_id());
+        break;
+      case 'conversation.item.truncate':
+        if (this.behaviour) this.onTruncate(frame, event_id());
+        break;
       case 'session.close':
         // vLLM-Omni's endpoint closes a session on request; a plain OpenAI server has no such event.
         if (!this.options.vllm) break;
@@ -186,6 +208,15 @@ export class OpenAIMockSession {
    * the mock's older, lenient answer.
    */
   private onResponseCreate(): void {
+    if (this.behaviour && this.turn_detection !== 'none') {
+      const open = this.behaviour.openAnswer;
+      if (open !== null) {
+        this.send(this.events.error('conversation_already_has_active_response', `Conversation already has an active response in progress: resp_${open}. Wait until the response is finished before creating a new one.`));
+        return;
+      }
+      this.behaviour.respondNow();
+      return;
+    }
     const active = this.options.vllm ? null : this.model.activeResponse;
     if (active !== null) {
       this.send(this.events.error('conversation_already_has_active_response', `Conversation already has an active response in progress: ${active}. Wait until the response is finished before creating a new one.`));
@@ -218,6 +249,10 @@ export class OpenAIMockSession {
 
   private onAppend(frame: DecodedFrame, arrived_s: number): void {
     const audio = frame.event().audio;
+    if (this.options.behaviour && this.turn_detection !== 'none') {
+      this.onBehaviourAppend(typeof audio === 'string' ? audio : '', arrived_s, this.options.behaviour);
+      return;
+    }
     const bytes = typeof audio === 'string' ? base64ByteLength(audio) : 0;
     // Where this append sits in the stream says when it was due: its first byte's time.
     this.arrivals.add(arrived_s * 1000 - this.bytes / pcm16BytesPerMs(this.input_rate));
@@ -233,6 +268,75 @@ export class OpenAIMockSession {
     }
     this.silence?.();
     this.silence = this.host.clock.arm(this.options.silence_ms, () => this.onSilence());
+  }
+
+  /** Behaviour mode: the append is decoded and heard; the behaviour's VAD says when speech starts and stops. */
+  private onBehaviourAppend(audio: string, arrived_s: number, settings: BehaviourSettings): void {
+    const pcm = Buffer.from(audio, 'base64');
+    this.arrivals.add(arrived_s * 1000 - this.bytes / pcm16BytesPerMs(this.input_rate));
+    this.appends++;
+    this.bytes += pcm.length;
+    this.sinceCommit += pcm.length;
+    if (this.fault && this.appends >= this.fault.after_appends && this.applyFault(this.fault)) return;
+    if (!this.behaviour) this.behaviour = new BehaviourSession(settings, this.input_rate, this.host.clock, this.host.behaviourLog(this.id), { sink: this.answerSink(), unit_ms: this.options.unit_ms });
+    this.behaviour.onInput(pcm, arrived_s);
+  }
+
+  /** Behaviour mode: each answer is one response; server VAD events as the behaviour hears the user. */
+  private answerSink(): AnswerSink {
+    const rid = (n: number) => `resp_${n}`;
+    const item = (n: number) => `item_resp_${n}`;
+    return {
+      speech: (edge, input_ms) => {
+        if (edge === 'start') {
+          this.speechItem = `item_in_${this.items++}`;
+          this.send(this.events.speechStarted(this.speechItem, Math.round(input_ms)));
+          return;
+        }
+        const id = this.speechItem ?? `item_in_${this.items++}`;
+        this.send(this.events.speechStopped(id, Math.round(input_ms)));
+        this.send(this.events.committed(id, this.lastItem));
+        this.lastItem = id;
+        this.speechItem = null;
+        this.sinceCommit = 0;
+      },
+      start: (n) => {
+        this.transcripts.set(n, '');
+        for (const f of this.events.responseStarted(rid(n), item(n))) this.send(f);
+      },
+      audio: (n, pcm) => {
+        this.send(this.events.audioDelta(rid(n), item(n), pcm.toString('base64')));
+        const word = 'word ';
+        this.transcripts.set(n, (this.transcripts.get(n) ?? '') + word);
+        this.send(this.events.transcriptDelta(rid(n), item(n), word));
+      },
+      end: (n, how, cause) => {
+        const transcript = this.transcripts.get(n) ?? '';
+        this.transcripts.delete(n);
+        const frames = how === 'completed' ? this.events.responseFinished(rid(n), item(n), transcript) : this.events.responseCancelled(rid(n), item(n), transcript, cause === 'client_cancel' ? 'client_cancelled' : 'turn_detected');
+        for (const f of frames) this.send(f);
+      },
+    };
+  }
+
+  /** Behaviour mode: `response.cancel` stops the answer out at once (OpenAI: `response_cancel_not_active` when none is). */
+  private onResponseCancel(client_event_id: string | undefined): void {
+    if (!this.behaviour?.cancel()) this.send(this.events.error('response_cancel_not_active', 'Cancellation failed: no active response found', client_event_id));
+  }
+
+  /** Behaviour mode: `conversation.item.truncate` of an answer's item is acknowledged and logged; the audio already sent stays sent. */
+  private onTruncate(frame: DecodedFrame, client_event_id: string | undefined): void {
+    const e = frame.event();
+    const item_id = typeof e.item_id === 'string' ? e.item_id : '';
+    const n = /^item_resp_(\d+)$/.exec(item_id);
+    const audio_end_ms = typeof e.audio_end_ms === 'number' ? e.audio_end_ms : NaN;
+    if (!n || !Number.isFinite(audio_end_ms) || audio_end_ms < 0) {
+      this.send(this.events.error('invalid_value', `conversation.item.truncate: no assistant audio item ${JSON.stringify(item_id)}, or audio_end_ms not a number of ms`, client_event_id));
+      return;
+    }
+    const content_index = typeof e.content_index === 'number' ? e.content_index : 0;
+    this.behaviour?.truncated(Number(n[1]), audio_end_ms);
+    this.send(this.events.itemTruncated(item_id, content_index, audio_end_ms));
   }
 
   /** A whole unit of input under server VAD: it belongs to the current turn, or starts one. */

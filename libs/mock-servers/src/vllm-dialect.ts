@@ -23,6 +23,7 @@ export function vllmDialect(settings: MockSettings, options: MockServerOptions, 
     config_timeout_ms: options.openai?.config_timeout_ms ?? 10_000,
     journal_max_bytes: options.openai?.journal_max_bytes ?? 8 * 2 ** 20,
     require_ref_audio: options.openai?.require_ref_audio === true,
+    behaviour: settings.behaviour,
   };
   const limit = options.max_sessions;
   const grace_ms = options.openai?.disconnect_grace_ms ?? 30_000;

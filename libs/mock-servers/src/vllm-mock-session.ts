@@ -2,6 +2,7 @@ import type WebSocket from 'ws';
 import { decodeFrameBytes, type DecodedFrame } from '@duplex-bench/protocol';
 import type { MockHost } from './openai-mock-session';
 import type { ArrivalOffsets } from './arrival-offsets';
+import { BehaviourSession, type AnswerSink, type BehaviourSettings } from './behaviour-session';
 
 /**
  * vLLM-Omni's duplex endpoint as a mock (`--protocol openai --flavor vllm-omni`). Facts from
@@ -48,6 +49,13 @@ export interface VllmMockOptions {
   journal_max_bytes: number;
   /** Refuse an audio session that carries no reference voice (`ref_audio_required`), as MiniCPM-o 4.5 does. */
   require_ref_audio?: boolean;
+  /**
+   * Behaviour mode: the user is heard by the behaviour's energy VAD instead of the RMS rule, and the
+   * model answers, stops, takes pauses and meets backchannels by BehaviourSession's rules; each
+   * answer is one response (still held until its playback is acknowledged), a stopped one ends
+   * `cancelled` (reason `barge_in`) and holds the turn no longer. Null: as without it.
+   */
+  behaviour?: BehaviourSettings | null;
 }
 
 /** Speech when the RMS of the samples (as a fraction of full scale) reaches this (vLLM-Omni's overlap_silence_rms). */
@@ -110,6 +118,9 @@ export class VllmMockSession {
   private bytes_in = 0;
   /** Turns that had to wait for a playback acknowledgement. */
   blocked_turns = 0;
+  /** Behaviour mode: made with the first append, at the input rate the session states. */
+  private behaviour: BehaviourSession | null = null;
+  private readonly answers = new Map<number, Response>();
 
   constructor(
     private readonly ws: WebSocket,
@@ -137,6 +148,7 @@ export class VllmMockSession {
   onSocketClose(): void {
     this.host.arrivalsDone(this.arrivals);
     this.clearConfig();
+    this.behaviour?.close();
     for (const r of this.responses.values()) r.timer?.();
     if (this.closed) return;
     this.closed = true;
@@ -280,6 +292,11 @@ export class VllmMockSession {
     this.arrivals.add(arrived_s * 1000 - (this.bytes_in / (this.in_rate * 2)) * 1000);
     this.bytes_in += pcm.length;
     this.uncommitted_bytes += pcm.length;
+    if (this.options.behaviour) {
+      if (!this.behaviour) this.behaviour = new BehaviourSession(this.options.behaviour, this.in_rate, this.host.clock, this.host.behaviourLog(this.id), { sink: this.answerSink(), unit_ms: this.options.unit_ms });
+      this.behaviour.onInput(pcm, arrived_s);
+      return;
+    }
     const ms = (pcm.length / (this.in_rate * 2)) * 1000;
     if (rms(pcm) >= SPEECH_RMS) {
       if (!this.speaking) {
@@ -292,6 +309,50 @@ export class VllmMockSession {
       this.silence_ms += ms;
       if (this.silence_ms >= this.options.silence_ms) this.endSpeech();
     }
+  }
+
+  /** Behaviour mode: VAD events where the behaviour heard the user; each answer one response, held until its playback is acknowledged. */
+  private answerSink(): AnswerSink {
+    return {
+      speech: (edge, input_ms) => {
+        this.speaking = edge === 'start';
+        if (edge === 'start') this.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: Math.round(input_ms), item_id: `item_in_${this.items}` });
+        else this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round(input_ms), item_id: `item_in_${this.items++}` });
+      },
+      canStart: () => {
+        const busy = this.busy();
+        if (busy && !this.pendingTurn) this.blocked_turns++;
+        this.pendingTurn = busy;
+        return !busy;
+      },
+      start: (n) => {
+        const id = `resp_${this.id}_${this.turns++}`;
+        const r: Response = { id, units: 0, sent_ms: 0, acked_ms: 0, listen: false, done: false, timer: null, started_s: this.host.clock.now_s(), commit_seq: this.commits, awaits_commit: this.speaking, acked: false };
+        this.responses.set(id, r);
+        this.answers.set(n, r);
+        this.send({ type: 'response.created', response_id: id, response: { id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [] } });
+        this.send({ type: 'response.speak', response_id: id, item_id: `item_${id}`, output_index: 0, content_index: 0 });
+      },
+      audio: (n, pcm) => {
+        const r = this.answers.get(n);
+        if (r) this.emitAudio(r, r.units++, pcm.toString('base64'), (pcm.length / (this.output_rate * 2)) * 1000, false);
+      },
+      end: (n, how) => {
+        const r = this.answers.get(n);
+        this.answers.delete(n);
+        if (!r) return;
+        if (how === 'completed') {
+          this.finish(r, 'completed');
+          return;
+        }
+        // As vLLM-Omni's barge-in does: the played part goes into history and the response no longer holds the turn.
+        r.done = true;
+        r.acked_ms = r.sent_ms;
+        this.send({ type: 'response.output_audio.done', response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0 });
+        this.send({ type: 'response.done', response_id: r.id, response: { id: r.id, object: 'realtime.response', status: 'cancelled', status_details: { type: 'cancelled', reason: 'barge_in' }, output: [] } });
+        this.maybeForget(r);
+      },
+    };
   }
 
   /** The user stopped speaking: the model takes a turn (or waits for the playback acknowledgement it needs). */
@@ -336,18 +397,23 @@ export class VllmMockSession {
     r.timer = null;
     if (this.closed) return;
     const bytes = Math.floor((this.output_rate * this.options.unit_ms) / 1000) * 2;
-    r.sent_ms += this.options.unit_ms;
+    this.emitAudio(r, unit, silence(bytes), this.options.unit_ms, unit === r.units - 1);
+    if (unit + 1 < r.units) r.timer = this.host.clock.arm(this.options.unit_ms * this.options.rtf, () => this.emit(r, unit + 1));
+    else this.finish(r, 'completed');
+  }
+
+  /** One audio delta of response `r` (and its transcript delta): `ms` of audio, `delta` in base64. */
+  private emitAudio(r: Response, unit: number, delta: string, ms: number, end_of_turn: boolean): void {
+    r.sent_ms += ms;
     const vllm_omni: Record<string, unknown> = { runtime_impl: 'duplex-bench-mock' };
     if (this.stageMetrics) vllm_omni.stage_metrics = { '0': { num_tokens_out: (unit + 1) * 4, vllm_tpot_ms: 20 } };
     if (unit === 0) {
       const ms = Math.round((this.host.clock.now_s() - r.started_s) * 1e6) / 1000;
       vllm_omni.response_request_metrics = { source: 'server_monotonic_request_start', ttfp_ms: ms, ttft_ms: ms };
     }
-    const metadata = { session_id: this.id, epoch: 0, model_speak: true, end_of_turn: unit === r.units - 1, playback: { generated_ms: r.sent_ms, sent_ms: r.sent_ms, played_ms: r.acked_ms, committed_ms: r.acked_ms }, vllm_omni, audio_duration_ms: r.sent_ms };
-    this.send({ type: 'response.output_audio.delta', response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0, delta: silence(bytes), format: 'pcm16', sample_rate_hz: this.output_rate, metadata });
+    const metadata = { session_id: this.id, epoch: 0, model_speak: true, end_of_turn, playback: { generated_ms: r.sent_ms, sent_ms: r.sent_ms, played_ms: r.acked_ms, committed_ms: r.acked_ms }, vllm_omni, audio_duration_ms: r.sent_ms };
+    this.send({ type: 'response.output_audio.delta', response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0, delta, format: 'pcm16', sample_rate_hz: this.output_rate, metadata });
     this.send({ type: 'response.output_audio_transcript.delta', response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0, delta: 'word ' });
-    if (unit + 1 < r.units) r.timer = this.host.clock.arm(this.options.unit_ms * this.options.rtf, () => this.emit(r, unit + 1));
-    else this.finish(r, 'completed');
   }
 
   private finish(r: Response, how: 'completed' | 'listen'): void {
@@ -364,7 +430,12 @@ export class VllmMockSession {
       // Its assistant item stays in history: later acks of it are answered, not refused as unknown.
       this.forgotten.set(r.id, r);
     }
-    if (this.pendingTurn && !this.busy()) this.takeTurn();
+    if (this.pendingTurn && !this.busy()) {
+      if (this.behaviour) {
+        this.pendingTurn = false;
+        this.behaviour.ready();
+      } else this.takeTurn();
+    }
   }
 
   /** The playback ledger's rules (`apply_playback_ack`): item, response, then the too-late rule. */
@@ -420,6 +491,8 @@ export class VllmMockSession {
       }
     }
     this.send({ type: 'input_audio_buffer.committed', previous_item_id: null, item_id: item, event: { type: 'input.committed', session_id: this.id } });
+    // Behaviour mode: the behaviour decides the turns; a commit only commits.
+    if (this.behaviour) return;
     if (this.speech_ms > 0) this.takeTurn();
     // A silent buffer: the model keeps listening.
     else this.send({ type: 'response.listen', session_id: this.id, epoch: 0, response: { object: 'realtime.response', status: 'listening' }, reason: 'silence_or_noise' });
@@ -427,6 +500,7 @@ export class VllmMockSession {
 
   /** `session.close`: the responses stop where they are (no `response.done`), then `session.closed`. */
   private onClose(): void {
+    this.behaviour?.close();
     for (const r of this.responses.values()) r.timer?.();
     this.send({ type: 'session.closed', session_id: this.id, reason: 'client_close', event: {} });
     this.closed = true;

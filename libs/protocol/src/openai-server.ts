@@ -130,6 +130,30 @@ export class OpenAIServerEvents {
     ];
   }
 
+  /**
+   * A response that stopped before its end: its parts and item done (the item `incomplete`), then
+   * `response.done` with `status: "cancelled"` and the reason OpenAI gives: `turn_detected` (the
+   * server heard the user speak over it) or `client_cancelled` (`response.cancel`).
+   */
+  responseCancelled(response_id: string, item_id: string, transcript: string, reason: 'turn_detected' | 'client_cancelled'): string[] {
+    const where = { response_id, item_id, output_index: 0, content_index: 0 };
+    const item = { id: item_id, object: 'realtime.item', type: 'message', role: 'assistant', status: 'incomplete', content: [{ type: 'audio', transcript }] };
+    return [
+      this.event(OpenAIEvent.audioDone, where),
+      this.event(OpenAIEvent.transcriptDone, { ...where, transcript }),
+      this.event(OpenAIEvent.contentPartDone, { ...where, part: { type: 'audio', transcript } }),
+      this.event(OpenAIEvent.outputItemDone, { response_id, output_index: 0, item }),
+      this.event(OpenAIEvent.responseDone, {
+        response: { id: response_id, object: 'realtime.response', status: 'cancelled', status_details: { type: 'cancelled', reason }, output: [item] },
+      }),
+    ];
+  }
+
+  /** The answer to `conversation.item.truncate`. */
+  itemTruncated(item_id: string, content_index: number, audio_end_ms: number): string {
+    return this.event('conversation.item.truncated', { item_id, content_index, audio_end_ms });
+  }
+
   error(code: string, message: string, client_event_id?: string): string {
     return this.event(OpenAIEvent.error, { error: { type: 'invalid_request_error', code, message, event_id: client_event_id ?? null } });
   }
