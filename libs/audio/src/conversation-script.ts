@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 
 /** A conversation script the probe cannot follow: the message names the file and the step. */
 export class ConversationError extends Error {
@@ -62,7 +61,9 @@ export async function readConversation(name_or_file: string): Promise<Conversati
   }
   let doc: unknown;
   try {
-    doc = parseYaml(text); // YAML is a superset of JSON: one reader for both
+    // YAML is a superset of JSON: one reader for both, loaded only when a script is read.
+    const { parse } = await import('yaml');
+    doc = parse(text);
   } catch (err) {
     throw new ConversationError('BAD_SCRIPT', `${file}: not YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
   }

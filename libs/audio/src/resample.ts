@@ -19,10 +19,12 @@ export interface ResampleQuality {
 export const FILE_QUALITY: ResampleQuality = { zero_crossings: 32, rolloff: 0.9, kaiser_beta: 8.6 };
 
 /**
- * For the voice activity detector, which keeps only 0-4 kHz (it works at 8 kHz inside): 8 zero
- * crossings, about a quarter of the taps of FILE_QUALITY (tools/bench/vad.ts has the cost).
+ * For the voice activity detector, which runs at 8 kHz and keeps only 0-4 kHz: 3 zero crossings,
+ * a tenth of the taps of FILE_QUALITY. A 10 kHz tone taken from 22,050 to 8,000 Hz stays 75 dB
+ * down (resample.spec.ts); with 8 zero crossings and the VAD at 16 kHz the VAD cost 3,089 µs per
+ * second of 22,050 Hz audio, with these 971 (tools/bench/vad.ts, docs/performance.md).
  */
-export const VAD_QUALITY: ResampleQuality = { zero_crossings: 8, rolloff: 0.9, kaiser_beta: 6 };
+export const VAD_QUALITY: ResampleQuality = { zero_crossings: 3, rolloff: 0.9, kaiser_beta: 6 };
 
 /** A phase table is kept when the ratio has at most this many phases (22,050 → 24,000 has 480). */
 const MAX_TABLE_PHASES = 4096;

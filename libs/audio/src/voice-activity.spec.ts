@@ -58,7 +58,7 @@ describe('voice activity settings', () => {
       engine_version: installed.version,
       mode: 3,
       frame_ms: 10,
-      sample_rate: 16000,
+      sample_rate: 8000,
       hangover_ms: 90,
       merge_ms: 500,
       min_span_ms: 50,

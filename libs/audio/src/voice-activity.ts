@@ -5,7 +5,10 @@
  * the loop's own cheap estimate is pcm16Dbfs.
  */
 import { FVAD_PACKAGE, FVAD_VERSION, FvadDetector, VoiceActivityError } from './fvad';
+import { endianness } from 'node:os';
 import { Resampler, VAD_QUALITY } from './resample';
+
+const LITTLE_ENDIAN = endianness() === 'LE';
 
 /** How model speech was decided, as run.json records it. */
 export interface VoiceActivitySettings {
@@ -52,7 +55,7 @@ export function voiceActivitySettings(changes: Partial<VoiceActivitySettings> = 
   return {
     engine: FVAD_PACKAGE,
     engine_version: FVAD_VERSION,
-    sample_rate: 16000,
+    sample_rate: 8000,
     merge_ms: 500,
     min_span_ms: 50,
     ...changes,
@@ -77,6 +80,14 @@ function check(s: VoiceActivitySettings): void {
   if (![10, 20, 30].includes(s.frame_ms)) throw bad(`frame_ms ${s.frame_ms} is not 10, 20 or 30`);
   if (![8000, 16000, 32000, 48000].includes(s.sample_rate)) throw bad(`sample_rate ${s.sample_rate} is not 8000, 16000, 32000 or 48000`);
   if (!(s.merge_ms >= 0) || !(s.min_span_ms >= 0) || !(s.hangover_ms >= 0)) throw bad('merge_ms, min_span_ms and hangover_ms are ms ≥ 0');
+}
+
+/** The first `n` PCM16 LE samples of `bytes` as an Int16Array: a view when the host and the offset allow, else a copy. */
+function int16Of(bytes: Buffer, n: number): Int16Array {
+  if (LITTLE_ENDIAN && bytes.byteOffset % 2 === 0) return new Int16Array(bytes.buffer, bytes.byteOffset, n);
+  const out = new Int16Array(n);
+  for (let i = 0; i < n; i++) out[i] = bytes.readInt16LE(i * 2);
+  return out;
 }
 
 /** Received audio in, chunk by chunk in order; its speech spans out at the end. */
@@ -119,12 +130,13 @@ export class SpeechDetector {
     }
     const n = bytes.length >> 1;
     if (bytes.length % 2 === 1) this.carry = bytes[bytes.length - 1];
+    const samples = int16Of(bytes, n);
     if (!this.resampler) {
-      for (let i = 0; i < n; i++) this.take(bytes.readInt16LE(i * 2));
+      for (let i = 0; i < n; i++) this.take(samples[i]);
       return;
     }
     const input = new Float32Array(n);
-    for (let i = 0; i < n; i++) input[i] = bytes.readInt16LE(i * 2) / 32768;
+    for (let i = 0; i < n; i++) input[i] = samples[i] / 32768;
     this.takeFloats(this.resampler.push(input));
   }
 

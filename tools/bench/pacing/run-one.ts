@@ -69,12 +69,13 @@ function clientCommand(client: ClientName, options: Options, url: string, sessio
   const common = ['--url', url, '--concurrency', String(sessions), '--duration', String(options.duration_s), '--output', dir];
   // This checkout's compiled kit when it is built (npm run build), else its sources through tsx.
   const probe = [...entryOf(ROOT, PROBE_MAIN), 'run', ...common, '--quiet'];
-  if (client === 'probe') return [process.execPath, probe];
+  if (client === 'probe' || client === 'probe-talk') return [process.execPath, probe];
   if (client === 'probe-full') return [process.execPath, [...probe, '--trace', 'full']];
   if (client === 'probe-openai') return [process.execPath, [...probe, '--protocol', 'openai', '--packet-ms', '80']];
   if (client === 'probe-conversation') return [process.execPath, [...probe, '--conversation', 'default']];
   if (client === 'baseline') return [process.execPath, [...entryOf(options.baseline_root as string, PROBE_MAIN), 'run', ...common, '--quiet']];
-  return [options.python_bin as string, [options.python_client, ...common]];
+  if (client === 'python') return [options.python_bin as string, [options.python_client, ...common]];
+  throw new Error(`no command for client ${client}`);
 }
 
 interface ClientExit extends Exit {
