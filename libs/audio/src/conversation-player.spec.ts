@@ -16,7 +16,6 @@ function speech(lead_ms: number, tone_ms: number, tail_ms: number): Buffer {
 }
 
 const voiced = (ms: number) => speech(0, ms, 0);
-const quiet = (ms: number) => Buffer.alloc(((ms * RATE) / 1000) * 2);
 
 describe('ConversationPlayer', () => {
   const utterances = new Map<string, Utterance>([
@@ -44,7 +43,7 @@ describe('ConversationPlayer', () => {
     for (let seq = 0; seq < player.packet_count; seq++) {
       now = seq * 0.08;
       // The model's chunk for this 80 ms arrives at the boundary, before the packet goes.
-      playout.add(now, now >= speak_from - 1e-9 && now < speak_to - 1e-9 ? voiced(80) : quiet(80), RATE);
+      playout.add(now, voiced(80).length, RATE, now >= speak_from - 1e-9 && now < speak_to - 1e-9);
       sent.push(Buffer.from(player.packetBase64(seq).toString('latin1'), 'base64'));
     }
     return { player, sent };
@@ -95,7 +94,7 @@ describe('ConversationPlayer', () => {
     const player = new ConversationPlayer(short, utterances, PACKET_MS, RATE, 4, playout, () => now);
     for (let seq = 0; seq < player.packet_count; seq++) {
       now = seq * 0.08;
-      if (seq === 10) playout.add(now, voiced(160), RATE); // two packets of speech, then nothing more is received
+      if (seq === 10) playout.add(now, voiced(160).length, RATE, true); // two packets of speech, then nothing more is received
       if (seq === 14) player.responseEnded(now, 'completed');
       player.packetBase64(seq);
     }
@@ -107,10 +106,10 @@ describe('ConversationPlayer', () => {
 describe('ModelPlayout', () => {
   it('plays each chunk after the one before, counts an arrival gap as silence, and merges spans closer than 500 ms', () => {
     const p = new ModelPlayout();
-    p.add(1, voiced(200), RATE); // plays 1.0-1.2
-    p.add(1.1, voiced(200), RATE); // queued: plays 1.2-1.4
-    p.add(1.7, voiced(100), RATE); // after an underrun: 1.7-1.8
-    p.add(3, voiced(100), RATE); // 3.0-3.1
+    p.add(1, voiced(200).length, RATE, true); // plays 1.0-1.2
+    p.add(1.1, voiced(200).length, RATE, true); // queued: plays 1.2-1.4
+    p.add(1.7, voiced(100).length, RATE, true); // after an underrun: 1.7-1.8
+    p.add(3, voiced(100).length, RATE, true); // 3.0-3.1
     expect(p.playedUntil_s).toBeCloseTo(3.1, 9);
     expect(p.speechPlayedMs(1.1, 1.75)).toBeCloseTo(350, 6);
     expect(p.spans().map((s) => [s.start_s, s.end_s].map((x) => Math.round(x * 1000)))).toEqual([

@@ -1,4 +1,4 @@
-import { VOICED_DBFS, pcm16Dbfs, pcm16Rms } from './level';
+import { base64Dbfs, VOICED_DBFS, pcm16Dbfs, pcm16Rms } from './level';
 import { speech, whiteNoise } from './signals.spec-helpers';
 
 function pcmOf(samples: number[]): Buffer {
@@ -28,5 +28,26 @@ describe('level of a received chunk', () => {
       expect(Math.min(...sounding)).toBeGreaterThanOrEqual(VOICED_DBFS);
     }
     expect(pcm16Dbfs(whiteNoise(-60, 22050, 0.08, 5))).toBeLessThan(VOICED_DBFS);
+  });
+});
+
+describe('base64Dbfs', () => {
+  it("tells voiced chunks from silent ones as the whole chunk's level does, from four windows of the base64", async () => {
+    // The mocks' answer and a user utterance, in 80 ms chunks at 22,050 Hz, with silence between.
+    const pcm = Buffer.concat([await speech('answer', 22050), Buffer.alloc(22050), await speech('q1', 22050)]);
+    const chunk = 1764 * 2;
+    let agree = 0;
+    let chunks = 0;
+    for (let at = 0; at + chunk <= pcm.length; at += chunk, chunks++) {
+      const part = pcm.subarray(at, at + chunk);
+      const sampled = base64Dbfs(Buffer.from(part.toString('base64'), 'latin1'));
+      if (sampled >= VOICED_DBFS === pcm16Dbfs(part) >= VOICED_DBFS) agree++;
+    }
+    // Measured: all but the chunks at the edges of words agree.
+    expect(agree / chunks).toBeGreaterThan(0.9);
+    expect(base64Dbfs(Buffer.from(Buffer.alloc(chunk).toString('base64'), 'latin1'))).toBe(-Infinity);
+    // A short chunk is read whole.
+    const short = pcm.subarray(pcm.length / 2, pcm.length / 2 + 200);
+    expect(base64Dbfs(Buffer.from(short.toString('base64'), 'latin1'))).toBeCloseTo(pcm16Dbfs(short), 6);
   });
 });

@@ -1,5 +1,3 @@
-import { pcm16Dbfs, VOICED_DBFS } from './level';
-
 /** A stretch of played model audio the live estimate calls speech, seconds on the session's clock. */
 export interface PlayedSpan {
   start_s: number;
@@ -9,21 +7,21 @@ export interface PlayedSpan {
 /**
  * The model's audio as the user's speaker plays it: each chunk plays from its receipt on, after
  * what came before it, at its own rate; a gap in arrival is an underrun, not a skip. Each chunk is
- * voiced or not by its energy (a cheap live estimate for the conversation's triggers); voiced
+ * voiced or not by its level (base64Dbfs: a cheap live estimate for the conversation's triggers); voiced
  * chunks that play back to back form one span.
  */
 export class ModelPlayout {
   private played_until_s = -Infinity;
   private readonly voiced: PlayedSpan[] = [];
 
-  /** A received chunk of `pcm` (PCM16 LE mono at `sample_rate`), received at `received_s`. */
-  add(received_s: number, pcm: Uint8Array, sample_rate: number): void {
-    const duration_s = (pcm.length >> 1) / sample_rate;
+  /** A received chunk of `bytes` of PCM16 mono at `sample_rate`, received at `received_s`, voiced or not by its level. */
+  add(received_s: number, bytes: number, sample_rate: number, voiced: boolean): void {
+    const duration_s = (bytes >> 1) / sample_rate;
     if (duration_s <= 0) return;
     const start_s = Math.max(received_s, this.played_until_s);
     const end_s = start_s + duration_s;
     this.played_until_s = end_s;
-    if (pcm16Dbfs(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.length)) < VOICED_DBFS) return;
+    if (!voiced) return;
     const last = this.voiced[this.voiced.length - 1];
     if (last && start_s - last.end_s < 1e-6) last.end_s = end_s;
     else this.voiced.push({ start_s, end_s });

@@ -4,9 +4,9 @@ import type { VoiceActivitySettings } from './voice-activity';
 export type ToVoiceWorker =
   | {
       kind: 'chunks';
-      /** Every chunk's bytes, back to back; transferred, not copied. */
+      /** Every chunk's base64 text bytes, back to back; transferred, not copied. */
       bytes: ArrayBuffer;
-      /** Per chunk: its session, receipt time, rate and length in bytes. */
+      /** Per chunk: its session, receipt time, rate and length in base64 bytes. */
       sessions: string[];
       received_s: Float64Array;
       rates: Int32Array;
@@ -23,4 +23,6 @@ export type FromVoiceWorker =
 
 export interface VoiceWorkerOptions {
   settings: VoiceActivitySettings;
+  /** Nice value of the thread (Linux), above the loop's: on a busy host the pacing loop wins the CPU. */
+  nice: number;
 }

@@ -15,8 +15,9 @@ describe('VoiceThread', () => {
       // a: every chunk arrives as it is due, from t = 10 s. b: the same, with 1 s of nothing after its first chunk.
       for (let i = 0, t = 10; i * chunk < pcm.length; i++, t += 0.08) {
         const part = pcm.subarray(i * chunk, Math.min(pcm.length, (i + 1) * chunk));
-        a.add(t, part, rate);
-        b.add(i === 0 ? t : t + 1, part, rate);
+        const b64 = Buffer.from(part.toString('base64'), 'latin1');
+        a.add(t, b64, rate);
+        b.add(i === 0 ? t : t + 1, b64, rate);
       }
       const [sa, sb] = await Promise.all([a.end(), b.end()]);
       expect(sa).toHaveLength(1);

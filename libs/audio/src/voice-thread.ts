@@ -13,15 +13,16 @@ const ANSWER_MS = 30_000;
 
 /** One session's model audio, sent to the voice activity thread; its speech spans when it ends. */
 export interface VoiceSession {
-  /** A received chunk of PCM16 LE mono at `sample_rate`, received at `received_s`. */
-  add(received_s: number, pcm: Uint8Array, sample_rate: number): void;
+  /** A received chunk, PCM16 LE mono at `sample_rate` as base64 text bytes (decoded in the thread), received at `received_s`. */
+  add(received_s: number, base64: Uint8Array, sample_rate: number): void;
   /** The session's model speech spans on the playout clock, seconds; rejects when the VAD could not run. */
   end(): Promise<PlayedSpan[]>;
 }
 
 /**
  * The VAD of every conversation session in a thread of its own (libs/audio/src/voice-worker.ts):
- * the event loop only copies each received chunk into a batch and posts the batch every 50 ms.
+ * the event loop only copies each received chunk's base64 into a batch and posts the batch every
+ * 50 ms; the thread decodes it and runs at a lower priority than the loop (Linux), as the trace writer does.
  */
 export class VoiceThread {
   private readonly worker: Worker;
@@ -39,7 +40,7 @@ export class VoiceThread {
     worker_file?: string,
   ) {
     const file = worker_file ?? join(__dirname, `voice-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
-    const workerData: VoiceWorkerOptions = { settings: { ...settings } };
+    const workerData: VoiceWorkerOptions = { settings: { ...settings }, nice: 10 };
     // A `.ts` worker (the sources under tsx or jest) needs tsx's CommonJS hook passed explicitly.
     this.worker = new Worker(file, { workerData, execArgv: file.endsWith('.ts') ? ['--require', 'tsx/cjs'] : [] });
     this.worker.unref();

@@ -1,5 +1,7 @@
 // The voice activity thread: the model's received audio of every conversation session, placed on
 // its playout clock and run through the VAD here, so the event loop that paces packets never does.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { SpeechDetector } from './voice-activity';
 import type { FromVoiceWorker, ToVoiceWorker, VoiceWorkerOptions } from './voice-messages';
@@ -69,7 +71,7 @@ port.on('message', (m: ToVoiceWorker) => {
     case 'chunks': {
       let at = 0;
       for (let i = 0; i < m.sessions.length; i++) {
-        add(m.sessions[i], m.received_s[i], m.rates[i], Buffer.from(m.bytes, at, m.lengths[i]));
+        add(m.sessions[i], m.received_s[i], m.rates[i], Buffer.from(Buffer.from(m.bytes, at, m.lengths[i]).toString('latin1'), 'base64'));
         at += m.lengths[i];
       }
       return;
@@ -82,4 +84,15 @@ port.on('message', (m: ToVoiceWorker) => {
       return;
   }
 });
+/** Lowers this thread's priority (Linux: setpriority on the thread id); elsewhere it runs at the loop's. */
+function lowerPriority(nice: number): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid)) setPriority(tid, nice);
+  } catch {
+    // not Linux, or not permitted
+  }
+}
+
+lowerPriority(options.nice);
 post({ kind: 'ready' });

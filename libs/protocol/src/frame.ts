@@ -286,21 +286,21 @@ function deltaInfoFromBytes(b: Buffer): AudioDeltaInfo | undefined {
 }
 
 /**
- * The PCM an audio delta carries, decoded from its base64. Only a conversation's playout reads it:
- * the figures of a plain run never decode a payload.
+ * The base64 text an audio delta carries, as bytes: a view into the frame's bytes when it was read
+ * from them (nothing copied or decoded), else the delta string's bytes. Only a conversation reads it.
  */
-export function audioDeltaPcm(frame: DecodedFrame): Buffer {
+export function audioDeltaBase64(frame: DecodedFrame): Buffer {
   const b = frame.bytes;
   if (b && frame.undecoded) {
     const key = b.indexOf(DELTA_BYTES);
     if (key >= 0) {
       const start = skipJsonSpace(b, key + DELTA_BYTES.length) + 1;
       const end = b[start - 1] === QUOTE ? b.indexOf(QUOTE, start) : -1;
-      if (end >= 0) return Buffer.from(b.toString('latin1', start, end), 'base64');
+      if (end >= 0) return b.subarray(start, end);
     }
   }
   const delta = frame.event().delta;
-  return typeof delta === 'string' ? Buffer.from(delta, 'base64') : Buffer.alloc(0);
+  return Buffer.from(typeof delta === 'string' ? delta : '', 'latin1');
 }
 
 /** What a text or transcript delta says: its response, its length in UTF-16 units, the tokens a server counts for it. */

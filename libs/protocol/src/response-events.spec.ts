@@ -34,12 +34,14 @@ describe('addResponseEvents', () => {
 });
 
 describe('modelAudioOf', () => {
-  it("decodes an audio delta's PCM in every dialect's name, from text and from bytes; other frames give null", () => {
-    const pcm = Buffer.from(Int16Array.from([0, 1000, -1000, 32767]).buffer);
-    const ga = JSON.stringify({ type: 'response.output_audio.delta', response_id: 'r', delta: pcm.toString('base64'), sample_rate_hz: 24000 });
-    const beta = JSON.stringify({ type: 'response.audio.delta', response_id: 'r', delta: pcm.toString('base64') });
-    expect(modelAudioOf(decodeFrameBytes(Buffer.from(ga)))).toEqual({ pcm, sample_rate_hz: 24000 });
-    expect(modelAudioOf(decodeFrame(beta))).toEqual({ pcm });
+  it("gives an audio delta's base64 in every dialect's name, from text and from bytes (a view, not a copy); other frames give null", () => {
+    const b64 = Buffer.from(Int16Array.from([0, 1000, -1000, 32767]).buffer).toString('base64');
+    const ga = Buffer.from(JSON.stringify({ type: 'response.output_audio.delta', response_id: 'r', delta: b64, sample_rate_hz: 24000 }));
+    const beta = JSON.stringify({ type: 'response.audio.delta', response_id: 'r', delta: b64 });
+    const fromBytes = modelAudioOf(decodeFrameBytes(ga));
+    expect(fromBytes).toEqual({ base64: Buffer.from(b64, 'latin1'), sample_rate_hz: 24000 });
+    expect(fromBytes?.base64.buffer).toBe(ga.buffer);
+    expect(modelAudioOf(decodeFrame(beta))).toEqual({ base64: Buffer.from(b64, 'latin1') });
     expect(modelAudioOf(decodeFrame(JSON.stringify({ type: 'response.created', response: { id: 'r' } })))).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import { audioDeltaInfo, audioDeltaPcm, textDeltaInfo, type DecodedFrame } from './frame';
+import { audioDeltaBase64, audioDeltaInfo, textDeltaInfo, type DecodedFrame } from './frame';
 import { gaEventName, OpenAIEvent } from './openai';
 import { responseRequestMetrics, VllmEvent } from './vllm-omni';
 
@@ -76,10 +76,10 @@ export function addResponseEvents(frame: DecodedFrame, t_s: number, add: (e: Res
   if (server) add({ kind: 'server_metrics', t_s, response_id, ...server });
 }
 
-/** The model audio a frame carries (an audio delta in any dialect's names): its PCM and the rate it states, if any; else null. */
-export function modelAudioOf(frame: DecodedFrame): { pcm: Buffer; sample_rate_hz?: number } | null {
+/** The model audio a frame carries (an audio delta in any dialect's names): its base64 bytes and the rate it states, if any; else null. */
+export function modelAudioOf(frame: DecodedFrame): { base64: Buffer; sample_rate_hz?: number } | null {
   if (gaEventName(frame.type) !== OpenAIEvent.audioDelta) return null;
   const rate = audioDeltaInfo(frame).sample_rate_hz;
-  const pcm = audioDeltaPcm(frame);
-  return rate === undefined ? { pcm } : { pcm, sample_rate_hz: rate };
+  const base64 = audioDeltaBase64(frame);
+  return rate === undefined ? { base64 } : { base64, sample_rate_hz: rate };
 }

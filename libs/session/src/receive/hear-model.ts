@@ -1,18 +1,19 @@
-import type { ModelPlayout, VoiceSession } from '@duplex-bench/audio';
-import { modelAudioOf } from '@duplex-bench/protocol';
+import { base64Dbfs, VOICED_DBFS, type ModelPlayout, type VoiceSession } from '@duplex-bench/audio';
+import { base64ByteLength, modelAudioOf } from '@duplex-bench/protocol';
 import type { ReceivedEvent } from '@duplex-bench/transport';
 
 /**
  * The stage that plays the model's audio into a conversation's playout as it arrives (its live
- * triggers), and hands the same PCM to the voice activity thread (its final figures), at the rate a
- * delta states, else the session's output rate. Only a conversation has it: it decodes payloads.
+ * triggers, voiced by a sampled level of the payload), and hands the payload, still base64, to the
+ * voice activity thread (its final figures, decoded there), at the rate a delta states, else the
+ * session's output rate. Only a conversation has it.
  */
 export function hearModel(playout: ModelPlayout, voice: VoiceSession | null, output_rate: () => number): (e: ReceivedEvent) => void {
   return (e) => {
     const audio = modelAudioOf(e.frame);
     if (!audio) return;
     const rate = audio.sample_rate_hz ?? output_rate();
-    playout.add(e.received_s, audio.pcm, rate);
-    voice?.add(e.received_s, audio.pcm, rate);
+    playout.add(e.received_s, base64ByteLength(audio.base64), rate, base64Dbfs(audio.base64) >= VOICED_DBFS);
+    voice?.add(e.received_s, audio.base64, rate);
   };
 }
