@@ -1,0 +1,113 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { speechDir } from '@duplex-bench/audio';
+import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
+import type { BehaviourSummary, TurnRecord } from '@duplex-bench/metrics';
+import { runBounded } from './spawn.spec-helpers';
+
+jest.setTimeout(120_000);
+
+/** The executable a user runs: the compiled kit. */
+const BIN = join(__dirname, '..', '..', '..', 'bin', 'duplex-bench.js');
+
+interface MockEvent {
+  kind: string;
+  t_ms: number;
+  why?: string;
+  means?: string;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+
+/** What the mock's own log says it did: each answer's delay after the turn it answered, each stop's after the barge-in. */
+function mockTruth(mock: MockServer): { response_ms: number[]; stop_ms: number[] } {
+  const log = (mock.stats() as unknown as { behaviour: { sessions: Array<{ events: MockEvent[] }> } }).behaviour;
+  const response_ms: number[] = [];
+  const stop_ms: number[] = [];
+  for (const { events } of log.sessions) {
+    let turnEnd: number | null = null;
+    let bargeIn: number | null = null;
+    for (const e of events) {
+      if (e.kind === 'speech_end' && e.means === 'turn_end') turnEnd = e.t_ms;
+      if (e.kind === 'answer_start' && e.why === 'turn_end' && turnEnd !== null) response_ms.push(e.t_ms - turnEnd);
+      if (e.kind === 'barge_in') bargeIn = e.t_ms;
+      if (e.kind === 'answer_end' && e.why === 'barge_in' && bargeIn !== null) stop_ms.push(e.t_ms - bargeIn);
+    }
+  }
+  return { response_ms, stop_ms };
+}
+
+async function conversationRun(mock: MockServer, conversation: string, sessions: number, duration_s: number) {
+  const dir = await mkdtemp(join(tmpdir(), 'conversation-'));
+  const { code, stdout, stderr } = await runBounded(
+    process.execPath,
+    [BIN, 'run', '--url', mock.url, '--concurrency', String(sessions), '--duration', String(duration_s), '--conversation', conversation, '--output', dir, '--json', '--quiet'],
+    { bound_ms: (duration_s + 60) * 1000, label: 'duplex-bench run' },
+  );
+  const summary = JSON.parse(stdout.trim().split('\n').pop() as string) as { qualified: boolean; behaviour: BehaviourSummary };
+  const turns = (await readFile(join(dir, 'turns.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as TurnRecord);
+  return { code, stderr, summary, turns };
+}
+
+describe('run --conversation against the native mock with behaviour knobs', () => {
+  it("reads response and stop latency within 60 ms of what the mock's own log says it did", async () => {
+    const mock = await startMockServer({ port: 0, profile: 'nemotron', behaviour: { conversation: 'default', respond_after_ms: 400, stop_after_ms: 200, takeover_after_ms: 800 } });
+    try {
+      const { code, stderr, summary, turns } = await conversationRun(mock, 'default', 8, 25);
+      expect(stderr).not.toMatch(/error/);
+      expect(code).toBe(0);
+      expect(summary.qualified).toBe(true);
+      const truth = mockTruth(mock);
+      const b = summary.behaviour;
+      expect(b.response_latency_ms.count).toBeGreaterThanOrEqual(16);
+      expect(b.stop_latency_ms.count).toBeGreaterThanOrEqual(8);
+      expect(Math.abs((b.response_latency_ms.p50 as number) - median(truth.response_ms))).toBeLessThan(60);
+      expect(Math.abs((b.stop_latency_ms.p50 as number) - median(truth.stop_ms))).toBeLessThan(60);
+      // The script's 1,500 ms pause is longer than the mock's 800 ms: it took the turn in each.
+      expect(b.pause_takeover_rate.rate).toBe(1);
+      expect(turns.every((t) => t.session.startsWith('s'))).toBe(true);
+      expect(Object.keys(b.measurement_origin)).toEqual(expect.arrayContaining(['response_latency_ms', 'stop_latency_ms', 'pause_takeover_rate']));
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it('counts a 400 ms pause held and a 1,200 ms pause taken over by a model that takes the turn after 800 ms', async () => {
+    const speech = speechDir();
+    const dir = await mkdtemp(join(tmpdir(), 'pauses-'));
+    const script = join(dir, 'pauses.yaml');
+    await writeFile(
+      script,
+      [
+        'name: pauses',
+        'steps:',
+        `  - say: ${join(speech, 'q3a.wav')}`,
+        '  - silence_ms: 400',
+        '    expect: hold',
+        `  - say: ${join(speech, 'q3b.wav')}`,
+        '  - listen: {until: model_done, max_s: 10}',
+        `  - say: ${join(speech, 'q3a.wav')}`,
+        '  - silence_ms: 1200',
+        '    expect: hold',
+        `  - say: ${join(speech, 'q3b.wav')}`,
+        '  - listen: {until: model_done, max_s: 10}',
+        '',
+      ].join('\n'),
+    );
+    const mock = await startMockServer({ port: 0, profile: 'nemotron', behaviour: { conversation: script, respond_after_ms: 400, stop_after_ms: 200, takeover_after_ms: 800 } });
+    try {
+      const { code, turns } = await conversationRun(mock, script, 4, 22);
+      expect(code).toBe(0);
+      const pauses = turns.filter((t) => t.kind === 'pause' && t.pass === 0);
+      const outcome = (step: number) => [...new Set(pauses.filter((t) => t.step === step).map((t) => t.outcome))];
+      expect(outcome(1)).toEqual(['held']);
+      expect(outcome(5)).toEqual(['took_over']);
+    } finally {
+      await mock.close();
+    }
+  });
+});
