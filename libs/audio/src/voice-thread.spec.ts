@@ -32,4 +32,30 @@ describe('VoiceThread', () => {
       await thread.close();
     }
   });
+
+  it('skips long digital silence but keeps every span where it played: after the silence, and across a short underrun', async () => {
+    const rate = 24000;
+    const { pcm, bounds } = await conversation(rate, [200, 'q1', 2500, 'stop', 300, 'mhm', 400]);
+    const thread = await VoiceThread.start();
+    try {
+      const chunk = Math.round(rate * 0.08) * 2;
+      const s = thread.session('s');
+      let late = 0;
+      for (let i = 0; i * chunk < pcm.length; i++) {
+        // A 300 ms underrun just after stop.wav ends: mhm.wav plays 300 ms later than it would.
+        if (i * chunk >= (bounds[1].end_ms / 1000 + 0.1) * rate * 2 && late === 0) late = 0.3;
+        s.add(20 + i * 0.08 + late, Buffer.from(pcm.subarray(i * chunk, Math.min(pcm.length, (i + 1) * chunk)).toString('base64'), 'latin1'), rate);
+      }
+      const spans = await s.end();
+      // Each utterance its own span (the gaps between them pass 500 ms); mhm.wav 300 ms later for the underrun.
+      const heard = [bounds[0], bounds[1], { start_ms: bounds[2].start_ms + 300, end_ms: bounds[2].end_ms + 300 }];
+      expect(spans).toHaveLength(3);
+      spans.forEach((span, i) => {
+        expect(Math.abs(span.start_s - (20 + heard[i].start_ms / 1000))).toBeLessThan(0.1);
+        expect(Math.abs(span.end_s - (20 + heard[i].end_ms / 1000))).toBeLessThan(0.1);
+      });
+    } finally {
+      await thread.close();
+    }
+  });
 });

@@ -11,59 +11,107 @@ const port = parentPort;
 if (!port) throw new Error('voice-worker must run as a worker thread');
 
 /**
+ * Digital silence this long, pushed after a segment's last sound, closes the segment: longer than the
+ * 500 ms over which spans merge and than libfvad's hangover, so a segment's spans end inside it and
+ * never merge with the next one's. Until sound comes again nothing is resampled or run through the VAD:
+ * a native model sends silence between answers, and it cost as much as speech did.
+ */
+const CLOSE_AFTER_SILENCE_S = 0.6;
+
+/** A stretch of one session's playout, from a chunk with sound to the silence that closes it, in one detector. */
+interface Segment {
+  detector: Promise<SpeechDetector>;
+  origin_s: number;
+  /** Silence pushed since its last sound, s. */
+  silent_s: number;
+}
+
+/**
  * One session's audio as its user's speaker plays it: each chunk from its receipt on, after the one
- * before; an arrival gap is silence pushed into the detector, so span times stay on the playout clock.
+ * before; an arrival gap is silence, so span times stay on the playout clock.
  */
 interface Playout {
-  detector: Promise<SpeechDetector>;
   rate: number;
-  origin_s: number;
   played_until_s: number;
-  /** Pushes in order: each waits for the detector and the push before it. */
+  segment: Segment | null;
+  spans: Array<{ start_s: number; end_s: number }>;
+  /** Detector work in order: each step waits for the one before. */
   queue: Promise<void>;
   error?: string;
 }
 
 const sessions = new Map<string, Playout>();
+let zeros = Buffer.alloc(0);
 
 function post(message: FromVoiceWorker): void {
   port?.postMessage(message);
 }
 
+function isSilent(pcm: Buffer): boolean {
+  if (zeros.length < pcm.length) zeros = Buffer.alloc(pcm.length * 2);
+  return pcm.equals(zeros.subarray(0, pcm.length));
+}
+
+function then(p: Playout, step: () => void | Promise<void>): void {
+  p.queue = p.queue.then(step).catch((err: Error) => {
+    p.error ??= err.message;
+  });
+}
+
+/** Pushes `seconds` of silence into the segment, in pieces of at most a second. */
+function pushSilence(p: Playout, segment: Segment, seconds: number): void {
+  const bytes = Math.round(seconds * p.rate) * 2;
+  segment.silent_s += seconds;
+  then(p, async () => {
+    const d = await segment.detector;
+    for (let left = bytes; left > 0; left -= p.rate * 2) d.push(Buffer.alloc(Math.min(left, p.rate * 2)));
+  });
+}
+
+function closeSegment(p: Playout): void {
+  const segment = p.segment;
+  if (!segment) return;
+  p.segment = null;
+  then(p, async () => {
+    const d = await segment.detector;
+    for (const span of d.end()) p.spans.push({ start_s: segment.origin_s + span.start_ms / 1000, end_s: segment.origin_s + span.end_ms / 1000 });
+  });
+}
+
 function add(session: string, received_s: number, rate: number, pcm: Buffer): void {
   let p = sessions.get(session);
   if (!p) {
-    p = { detector: SpeechDetector.open(rate, options.settings), rate, origin_s: received_s, played_until_s: received_s, queue: Promise.resolve() };
+    p = { rate, played_until_s: received_s, segment: null, spans: [], queue: Promise.resolve() };
     sessions.set(session, p);
   }
   const start_s = Math.max(received_s, p.played_until_s);
-  const gap = Math.round((start_s - p.played_until_s) * p.rate) * 2;
+  const gap_s = start_s - p.played_until_s;
   // A chunk at another rate than the session's first is timed by its own rate and taken as is.
   p.played_until_s = start_s + pcm.length / 2 / rate;
-  const playout = p;
-  p.queue = p.queue
-    .then(() => playout.detector)
-    .then((d) => {
-      if (gap > 0) d.push(Buffer.alloc(gap));
-      d.push(pcm);
-    })
-    .catch((err: Error) => {
-      playout.error ??= err.message;
-    });
+  const silent = isSilent(pcm);
+  const segment = p.segment;
+  if (segment && gap_s > 0) {
+    const room = Math.max(0, CLOSE_AFTER_SILENCE_S - segment.silent_s);
+    pushSilence(p, segment, Math.min(gap_s, room));
+    if (gap_s >= room) closeSegment(p);
+  }
+  if (!p.segment) {
+    if (silent) return;
+    p.segment = { detector: SpeechDetector.open(p.rate, options.settings), origin_s: start_s, silent_s: 0 };
+  }
+  const open = p.segment;
+  open.silent_s = silent ? open.silent_s + pcm.length / 2 / rate : 0;
+  then(p, async () => (await open.detector).push(pcm));
+  if (open.silent_s >= CLOSE_AFTER_SILENCE_S) closeSegment(p);
 }
 
 async function end(session: string): Promise<void> {
   const p = sessions.get(session);
   sessions.delete(session);
   if (!p) return post({ kind: 'spans', session, spans: [] });
+  closeSegment(p);
   await p.queue;
-  try {
-    const d = await p.detector;
-    const spans = d.end().map((s) => ({ start_s: p.origin_s + s.start_ms / 1000, end_s: p.origin_s + s.end_ms / 1000 }));
-    post({ kind: 'spans', session, spans, ...(p.error ? { error: p.error } : {}) });
-  } catch (err) {
-    post({ kind: 'spans', session, spans: [], error: p.error ?? (err as Error).message });
-  }
+  post({ kind: 'spans', session, spans: p.spans, ...(p.error ? { error: p.error } : {}) });
 }
 
 port.on('message', (m: ToVoiceWorker) => {
