@@ -5,10 +5,8 @@
  * the loop's own cheap estimate is pcm16Dbfs.
  */
 import { FVAD_PACKAGE, FVAD_VERSION, FvadDetector, VoiceActivityError } from './fvad';
-import { endianness } from 'node:os';
+import { pcm16Samples } from './level';
 import { Resampler, VAD_QUALITY } from './resample';
-
-const LITTLE_ENDIAN = endianness() === 'LE';
 
 /** How model speech was decided, as run.json records it. */
 export interface VoiceActivitySettings {
@@ -82,14 +80,6 @@ function check(s: VoiceActivitySettings): void {
   if (!(s.merge_ms >= 0) || !(s.min_span_ms >= 0) || !(s.hangover_ms >= 0)) throw bad('merge_ms, min_span_ms and hangover_ms are ms ≥ 0');
 }
 
-/** The first `n` PCM16 LE samples of `bytes` as an Int16Array: a view when the host and the offset allow, else a copy. */
-function int16Of(bytes: Buffer, n: number): Int16Array {
-  if (LITTLE_ENDIAN && bytes.byteOffset % 2 === 0) return new Int16Array(bytes.buffer, bytes.byteOffset, n);
-  const out = new Int16Array(n);
-  for (let i = 0; i < n; i++) out[i] = bytes.readInt16LE(i * 2);
-  return out;
-}
-
 /** Received audio in, chunk by chunk in order; its speech spans out at the end. */
 export class SpeechDetector {
   private readonly resampler: Resampler | undefined;
@@ -130,7 +120,7 @@ export class SpeechDetector {
     }
     const n = bytes.length >> 1;
     if (bytes.length % 2 === 1) this.carry = bytes[bytes.length - 1];
-    const samples = int16Of(bytes, n);
+    const samples = pcm16Samples(bytes.subarray(0, n * 2));
     if (!this.resampler) {
       for (let i = 0; i < n; i++) this.take(samples[i]);
       return;

@@ -1,12 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseWavPcm16, speechDir } from '@duplex-bench/audio';
+import { readWavAs, speechDir } from '@duplex-bench/audio';
 import { voicedFrames } from './energy-vad';
-import { resamplePcm16 } from './pcm-resample';
 
-/** The committed answer (tools/make-speech.sh): espeak-ng, 22,050 Hz mono PCM16. */
+/** The committed answer (tools/make-speech.sh): espeak-ng, 22,050 Hz mono PCM16, read at the output rate. */
 const ANSWER_WAV = 'answer.wav';
-const ANSWER_WAV_RATE = 22050;
 
 /**
  * What the model mocks say: the committed answer.wav at the output rate, cut or looped to
@@ -47,10 +44,7 @@ export function answerAudio(pcm: Buffer, rate: number): AnswerAudio {
 
 /** answer.wav at `rate`, cut or looped to `answer_ms`. */
 export async function loadAnswerAudio(rate: number, answer_ms: number): Promise<AnswerAudio> {
-  const file = join(speechDir(), ANSWER_WAV);
-  const wav = parseWavPcm16(await readFile(file), file, ANSWER_WAV_RATE);
-  // Replace with parseWavAs(bytes, file, rate) from the audio lib when it lands.
-  const speech = resamplePcm16(wav, ANSWER_WAV_RATE, rate);
+  const { pcm: speech } = await readWavAs(join(speechDir(), ANSWER_WAV), rate);
   const bytes = Math.round((rate * answer_ms) / 1000) * 2;
   const pcm = Buffer.alloc(bytes);
   for (let at = 0; at < bytes; at += speech.length) speech.copy(pcm, at, 0, Math.min(speech.length, bytes - at));

@@ -2,20 +2,18 @@
 // voiced spans of the audio a mock sent, as a client that plays on receipt hears them.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseWavPcm16, speechDir } from '@duplex-bench/audio';
+import { parseWavAs, speechDir } from '@duplex-bench/audio';
 import { VirtualTimeScheduler } from 'rxjs';
 import { schedulerTimerHost, type TimerHost } from '@duplex-bench/pacer';
 import { ArrivalOffsets } from './arrival-offsets';
 import { BehaviourLog, type BehaviourEvent } from './behaviour-log';
 import { voicedFrames } from './energy-vad';
 import type { MockHost } from './openai-mock-session';
-import { resamplePcm16 } from './pcm-resample';
 
 /** A committed utterance (libs/audio/speech/NAME.wav) at `rate`. */
 export function speech(name: string, rate: number): Buffer {
   const file = join(speechDir(), `${name}.wav`);
-  // Replace with parseWavAs(bytes, file, rate) from the audio lib when it lands.
-  return resamplePcm16(parseWavPcm16(readFileSync(file), file, 22050), 22050, rate);
+  return parseWavAs(readFileSync(file), file, rate).pcm;
 }
 
 /**

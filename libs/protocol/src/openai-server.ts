@@ -104,30 +104,10 @@ export class OpenAIServerEvents {
 
   /** Audio and transcript done, the content part and item done, then `response.done`. */
   responseFinished(response_id: string, item_id: string, transcript: string, usage?: { output_tokens: number }): string[] {
-    const where = { response_id, item_id, output_index: 0, content_index: 0 };
-    const item = {
-      id: item_id,
-      object: 'realtime.item',
-      type: 'message',
-      role: 'assistant',
+    return this.responseEnd(response_id, item_id, transcript, 'completed', {
       status: 'completed',
-      content: [{ type: 'audio', transcript }],
-    };
-    return [
-      this.event(OpenAIEvent.audioDone, where),
-      this.event(OpenAIEvent.transcriptDone, { ...where, transcript }),
-      this.event(OpenAIEvent.contentPartDone, { ...where, part: { type: 'audio', transcript } }),
-      this.event(OpenAIEvent.outputItemDone, { response_id, output_index: 0, item }),
-      this.event(OpenAIEvent.responseDone, {
-        response: {
-          id: response_id,
-          object: 'realtime.response',
-          status: 'completed',
-          output: [item],
-          ...(usage ? { usage: { output_tokens: usage.output_tokens, total_tokens: usage.output_tokens } } : {}),
-        },
-      }),
-    ];
+      ...(usage ? { usage: { output_tokens: usage.output_tokens, total_tokens: usage.output_tokens } } : {}),
+    });
   }
 
   /**
@@ -136,16 +116,20 @@ export class OpenAIServerEvents {
    * server heard the user speak over it) or `client_cancelled` (`response.cancel`).
    */
   responseCancelled(response_id: string, item_id: string, transcript: string, reason: 'turn_detected' | 'client_cancelled'): string[] {
+    return this.responseEnd(response_id, item_id, transcript, 'incomplete', { status: 'cancelled', status_details: { type: 'cancelled', reason } });
+  }
+
+  /** The frames that end a response: audio, transcript, content part and item done, then `response.done` with `outcome`. */
+  private responseEnd(response_id: string, item_id: string, transcript: string, item_status: 'completed' | 'incomplete', outcome: Record<string, unknown>): string[] {
     const where = { response_id, item_id, output_index: 0, content_index: 0 };
-    const item = { id: item_id, object: 'realtime.item', type: 'message', role: 'assistant', status: 'incomplete', content: [{ type: 'audio', transcript }] };
+    const item = { id: item_id, object: 'realtime.item', type: 'message', role: 'assistant', status: item_status, content: [{ type: 'audio', transcript }] };
+    const { status, ...rest } = outcome;
     return [
       this.event(OpenAIEvent.audioDone, where),
       this.event(OpenAIEvent.transcriptDone, { ...where, transcript }),
       this.event(OpenAIEvent.contentPartDone, { ...where, part: { type: 'audio', transcript } }),
       this.event(OpenAIEvent.outputItemDone, { response_id, output_index: 0, item }),
-      this.event(OpenAIEvent.responseDone, {
-        response: { id: response_id, object: 'realtime.response', status: 'cancelled', status_details: { type: 'cancelled', reason }, output: [item] },
-      }),
+      this.event(OpenAIEvent.responseDone, { response: { id: response_id, object: 'realtime.response', status, ...rest, output: [item] } }),
     ];
   }
 
