@@ -18,7 +18,7 @@ describe('datasets', () => {
     expect(syntheticPcm(a[0]).length).toBe(Math.round(a[0].duration_s * 16000) * 2);
   });
 
-  it('reads a directory of WAV files, subdirectories as subsets, and refuses any other format by name', async () => {
+  it('reads a directory of WAV files, subdirectories as subsets, resamples any other rate, and refuses a file that is no WAV by name', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'dataset-'));
     await mkdir(join(dir, 'qa'));
     await writeFile(join(dir, 'qa', 'one.wav'), encodeWavPcm16(Buffer.alloc(32000), 16000));
@@ -28,8 +28,13 @@ describe('datasets', () => {
       ['qa_one', 'qa', 1],
       ['two', 'wav', 0.5],
     ]);
-    await writeFile(join(dir, 'three.wav'), encodeWavPcm16(Buffer.alloc(100), 44100));
-    await expect(wavDataset(dir)).rejects.toThrow(`${join(dir, 'three.wav')}: expected 16 kHz mono PCM16 WAV, found 44100 Hz`);
+    expect(samples.every((s) => s.conversion === undefined)).toBe(true);
+    await writeFile(join(dir, 'three.wav'), encodeWavPcm16(Buffer.alloc(44100 * 2), 44100));
+    const three = (await wavDataset(dir)).find((s) => s.id === 'three');
+    expect(three?.duration_s).toBeCloseTo(1, 3);
+    expect(three?.conversion).toMatchObject({ file_rate: 44100, resampled: true, mixed: false });
+    await writeFile(join(dir, 'four.wav'), 'not a wav');
+    await expect(wavDataset(dir)).rejects.toThrow(`${join(dir, 'four.wav')}: expected`);
   });
 });
 

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { pcmPackets, type PacketSource } from './packets';
-import { readWavPcm16 } from './wav';
+import { readWavAs, type WavConversion } from './wav';
 
 /** One input of a recording: what is streamed, and where it came from. */
 export interface Sample {
@@ -14,6 +14,8 @@ export interface Sample {
   file: string | null;
   /** Seed of the synthetic audio. */
   seed: number;
+  /** A WAV file that was not mono PCM16 at the input rate: what was done to it on load. */
+  conversion?: WavConversion;
 }
 
 export interface SyntheticOptions {
@@ -74,8 +76,9 @@ export function syntheticPcm(sample: Sample, sample_rate = 16000): Buffer {
 }
 
 /**
- * A directory of WAV files as a dataset (subdirectories become subsets). Every file must be 16 kHz
- * mono PCM16: the first that is not is refused with its name and what was found.
+ * A directory of WAV files as a dataset (subdirectories become subsets). Any PCM or float WAV is
+ * taken, mixed to mono and resampled to `sample_rate` (each sample says so in `conversion`); the
+ * first file that is no such WAV is refused with its name and what was found.
  */
 export async function wavDataset(dir: string, sample_rate = 16000): Promise<Sample[]> {
   const files: string[] = [];
@@ -90,11 +93,12 @@ export async function wavDataset(dir: string, sample_rate = 16000): Promise<Samp
   files.sort();
   const out: Sample[] = [];
   for (const [i, file] of files.entries()) {
-    const pcm = await readWavPcm16(file, sample_rate);
+    const { pcm, conversion } = await readWavAs(file, sample_rate);
     const rel = relative(dir, file);
     const subset = rel.includes(sep) ? rel.split(sep)[0] : 'wav';
     const id = rel.replace(/\.wav$/i, '').replace(/[^A-Za-z0-9_.-]+/g, '_');
-    out.push({ id, subset, variant: basename(file), duration_s: pcm.length / 2 / sample_rate, file, seed: i });
+    const converted = conversion.resampled || conversion.mixed || conversion.format !== 'pcm' || conversion.bits_per_sample !== 16;
+    out.push({ id, subset, variant: basename(file), duration_s: pcm.length / 2 / sample_rate, file, seed: i, ...(converted ? { conversion } : {}) });
   }
   return out;
 }

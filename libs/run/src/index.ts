@@ -4,7 +4,7 @@ import { entryModule } from '@duplex-bench/launcher';
 export { ProcessMeasures } from './process-measures';
 export { GrantLog } from './grant-record';
 export type { GrantRecord } from './grant-record';
-export { openAll, openFirstThenAll, removeTrace, runPackets, sessionsFile } from './open-sessions';
+export { openAll, openFirstThenAll, removeTrace, runPackets, sessionsFile, type AudioInputRecord } from './open-sessions';
 export { parseShard, shardSessions, startAtGate } from './shard';
 export type { Shard } from './shard';
 export { estimateClockOffset, timeUrlOf } from './clock-offset';

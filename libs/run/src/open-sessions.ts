@@ -1,13 +1,22 @@
 import { rm } from 'node:fs/promises';
-import { pcmPackets, readWavPcm16, silencePackets, type PacketSource } from '@duplex-bench/audio';
+import { pcmPackets, readWavAs, silencePackets, type PacketSource, type WavConversion } from '@duplex-bench/audio';
 import { reasonOf, type RealtimeSession, type SessionResult } from '@duplex-bench/session';
 
-/** The packets every session of a run streams: `duration_s` of a WAV file's audio, or of silence. */
-export async function runPackets(opts: { audio?: string; duration_s: number; packet_ms: number; sample_rate: number }): Promise<PacketSource> {
-  if (!opts.audio) return silencePackets(opts.duration_s, opts.packet_ms, opts.sample_rate);
-  const pcm = await readWavPcm16(opts.audio, opts.sample_rate);
+/** What run.json records of `--audio`: the file, and what was done to make it the session's input (mixed to mono, resampled). */
+export interface AudioInputRecord {
+  file: string;
+  conversion: WavConversion;
+}
+
+/**
+ * The packets every session of a run streams: `duration_s` of a WAV file's audio (any PCM or float
+ * WAV, mixed to mono and resampled to the input rate on load), or of silence.
+ */
+export async function runPackets(opts: { audio?: string; duration_s: number; packet_ms: number; sample_rate: number }): Promise<{ packets: PacketSource; audio: AudioInputRecord | null }> {
+  if (!opts.audio) return { packets: silencePackets(opts.duration_s, opts.packet_ms, opts.sample_rate), audio: null };
+  const { pcm, conversion } = await readWavAs(opts.audio, opts.sample_rate);
   const bytes = Math.min(pcm.length, Math.round(opts.duration_s * opts.sample_rate) * 2);
-  return pcmPackets(pcm.subarray(0, bytes), opts.packet_ms, opts.sample_rate);
+  return { packets: pcmPackets(pcm.subarray(0, bytes), opts.packet_ms, opts.sample_rate), audio: { file: opts.audio, conversion } };
 }
 
 /** Opens sessions `parallel` at a time; returns those that opened and the results of those that did not. */

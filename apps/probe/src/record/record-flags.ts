@@ -7,7 +7,7 @@ export const RECORD_FLAGS = {
   concurrency: { kind: 'int', min: 1, required: true, group: 'load', help: 'sessions at a time', value: 'N' },
   'per-subset': { kind: 'int', min: 1, default: 8, group: 'input', help: 'synthetic dataset: samples per subset (4 subsets, 2 variants each)', value: 'N' },
   output: { kind: 'string', required: true, group: 'output', help: 'recording directory; recording into it again resumes', value: 'DIR' },
-  dataset: { kind: 'string', group: 'input', help: 'a directory of mono PCM16 WAV files at --sample-rate (subdirectories become subsets) instead of the synthetic dataset', value: 'DIR' },
+  dataset: { kind: 'string', group: 'input', help: 'a directory of WAV files (subdirectories become subsets) instead of the synthetic dataset; any PCM or float WAV, mixed to mono and resampled to --sample-rate on load', value: 'DIR' },
   'min-input-s': { kind: 'number', min: 0, exclusive: true, default: 20, group: 'input', help: 'synthetic dataset: shortest input, seconds', value: 'S' },
   'max-input-s': { kind: 'number', min: 0, exclusive: true, default: 60, group: 'input', help: 'synthetic dataset: longest input, seconds', value: 'S' },
   'output-sample-rate': { kind: 'int', min: 1, group: 'dialect', help: "output audio rate of the figures and output.wav, Hz; overrides the server's grant", value: 'HZ' },

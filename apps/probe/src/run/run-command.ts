@@ -5,7 +5,7 @@ import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { describeHost, projectRevision } from '@duplex-bench/launcher';
 import { BehaviourRecorder, encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, scheduleStall, spreadStarts, type Clock } from '@duplex-bench/pacer';
-import { ConversationInput, connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionsFile, startAtGate, estimateClockOffset, type ClockOffset } from '@duplex-bench/run';
+import { ConversationInput, connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionsFile, startAtGate, estimateClockOffset, type AudioInputRecord, type ClockOffset } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
 import { duplexMetrics, vllmOmniFigures, runFile, sessionFile, TRACE_LAYOUT } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier } from '@duplex-bench/session';
@@ -40,9 +40,10 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     io.stderr.write(`packets: ${size.packet_ms} ms, the server's chunk_period_ms (give --packet-ms to choose)\n`);
   }
   let packets: PacketSource;
+  let audio: AudioInputRecord | null;
   let conversation: ConversationInput | null = null;
   try {
-    packets = await runPackets(opts);
+    ({ packets, audio } = await runPackets(opts));
     if (opts.conversation !== undefined) conversation = await ConversationInput.read({ ...opts, conversation: opts.conversation, packet_ms: opts.packet_ms });
   } catch (err) {
     if (err instanceof AudioFormatError || err instanceof ConversationError) throw new UsageError(err.message);
@@ -107,6 +108,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     /** This host's offset to the reference clock (--time-url), measured before the start. */
     clock_offset: null as ClockOffset | null,
     load: { client_loop: { max_lag_ms: null as number | null, lags_over_80ms: 0 } },
+    ...(audio ? { input_audio: audio } : {}),
     ...(conversation ? { conversation: conversation.record } : {}),
   };
   const checkpoint = writeFile(runFile(opts.output, 'run'), JSON.stringify(runJson, null, 1)).catch(() => undefined);

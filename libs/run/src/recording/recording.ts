@@ -1,4 +1,4 @@
-import { pcmPackets, readWavPcm16, syntheticDataset, syntheticPackets, wavDataset, type PacketSource, type Sample } from '@duplex-bench/audio';
+import { pcmPackets, readWavAs, syntheticDataset, syntheticPackets, wavDataset, type PacketSource, type Sample } from '@duplex-bench/audio';
 import type { ProcessPool } from '@duplex-bench/launcher';
 import { mergeSamples, type SamplesFile } from '@duplex-bench/metrics';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
@@ -35,7 +35,7 @@ export async function recordingDataset(o: { dataset?: string; sample_rate: numbe
 
 /** A sample's packets: its WAV file's audio, or its synthetic signal. */
 export async function samplePackets(sample: Sample, packet_ms: number, sample_rate: number): Promise<PacketSource> {
-  return sample.file ? pcmPackets(await readWavPcm16(sample.file, sample_rate), packet_ms, sample_rate) : syntheticPackets(sample, packet_ms, sample_rate);
+  return sample.file ? pcmPackets((await readWavAs(sample.file, sample_rate)).pcm, packet_ms, sample_rate) : syntheticPackets(sample, packet_ms, sample_rate);
 }
 
 /**
