@@ -24,7 +24,7 @@ const BOUNDARIES = {
     { sourceTag: lib('protocol'), onlyDependOnLibsWithTags: [] },
     // Offline checkers: they read the dialects' names and profiles; only run's post-processing and the apps import them.
     { sourceTag: lib('conformance'), onlyDependOnLibsWithTags: [lib('protocol'), lib('results')] },
-    { sourceTag: lib('audio'), onlyDependOnLibsWithTags: [] },
+    { sourceTag: lib('audio'), onlyDependOnLibsWithTags: [lib('pacer')] },
     { sourceTag: lib('metrics'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
     { sourceTag: lib('transport'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },
     { sourceTag: lib('tracer'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol')] },

@@ -1,8 +1,7 @@
 // The voice activity thread: the model's received audio of every conversation session, placed on
 // its playout clock and run through the VAD here, so the event loop that paces packets never does.
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import { lowerThreadPriority } from '@duplex-bench/pacer';
 import { SpeechDetector } from './voice-activity';
 import type { FromVoiceWorker, ToVoiceWorker, VoiceWorkerOptions } from './voice-messages';
 
@@ -132,15 +131,5 @@ port.on('message', (m: ToVoiceWorker) => {
       return;
   }
 });
-/** Lowers this thread's priority (Linux: setpriority on the thread id); elsewhere it runs at the loop's. */
-function lowerPriority(nice: number): void {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid)) setPriority(tid, nice);
-  } catch {
-    // not Linux, or not permitted
-  }
-}
-
-lowerPriority(options.nice);
+lowerThreadPriority(options.nice);
 post({ kind: 'ready' });

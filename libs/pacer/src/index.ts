@@ -8,3 +8,4 @@ export { deviationMs, isLate, spreadStarts } from './deviation';
 export { scheduleStall } from './stall';
 export { after, every } from './waits';
 export { exponential, lognormal, seeded } from './random';
+export { lowerThreadPriority } from './thread-priority';

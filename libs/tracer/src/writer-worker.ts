@@ -1,10 +1,10 @@
 // The trace writer's thread: every file write of a run happens here, in batches, so the event
 // loop that paces packets never waits on the disk (seed 000: page writeback stalled a client's
 // loop for hundreds of ms when it wrote traces itself).
-import { closeSync, mkdirSync, openSync, readlinkSync, writeFileSync, writeSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
+import { lowerThreadPriority } from '@duplex-bench/pacer';
 import type { FromWorker, ToWorker, WorkerOptions, WriteFailure } from './messages';
 import { receiptsJson } from './receipts-json';
 import { withoutAudio } from './without-audio';
@@ -117,21 +117,7 @@ port.on('message', (message: ToWorker) => {
     }
   }
 });
-/**
- * Lowers this thread's priority (Linux: setpriority on the thread id), so that on a busy host the
- * pacing loop wins the CPU over a batch of writes: at 512 sessions the receipts of every session
- * are formatted here within the same 80 ms in which the last packets are due.
- */
-function lowerPriority(nice: number): boolean {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (!Number.isInteger(tid)) return false;
-    setPriority(tid, nice);
-    return true;
-  } catch {
-    return false; // not Linux, or not permitted: writes simply run at the loop's priority
-  }
-}
-
-lowerPriority(options.nice);
+// At 512 sessions the receipts of every session are formatted here within the same 80 ms in which
+// the last packets are due: the pacing loop must win the CPU.
+lowerThreadPriority(options.nice);
 post({ kind: 'ready' });
