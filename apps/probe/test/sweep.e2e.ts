@@ -26,7 +26,6 @@ describe('sweep against a model mock that holds 12 sessions', () => {
     expect(pass).toBeGreaterThanOrEqual(12 - 2);
     expect(pass).toBeLessThanOrEqual(12 + 2);
     expect(stdout).toMatch(new RegExp(`capacity: ${pass} sessions \\(server: passes at ${pass}, fails at ${fail}\\)`));
-    // Doubling first: 3, 6, 12, 24, then bisection between the last pass and the first failure.
     // Doubling first (3, 6, 12, …), then bisection between the last pass and the first failure.
     expect(file.points.slice(0, 3).map((p) => p.sessions)).toEqual([3, 6, 12]);
     const runs = (await readdir(dir)).filter((n) => /^s\d+-r1$/.test(n)).length;
@@ -64,6 +63,19 @@ describe('sweep against a model mock that holds 12 sessions', () => {
     expect(file.capacity).toMatchObject({ sessions: null, limited_by: 'client' });
     expect(stdout).toMatch(/the client missed its cadence \(or a run failed\) at 4 sessions with 2 processes/);
     expect(stdout).toMatch(/4\s+1 \(behind\), 2\s+client-limited/);
+  });
+
+  it('names why a count failed to run: the run\'s own error line, in sweep.json and on stderr', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sweep-unreachable-'));
+    // A port that was free a moment ago: nothing listens there.
+    const closed = await startMockServer({ port: 0 });
+    const url = closed.url;
+    await closed.close();
+    const { stderr } = await probe(['sweep', '--url', url, '--sessions', '2:4', '--runs', '1', '--duration', '1', '--output', dir]);
+    const file = JSON.parse(await readFile(join(dir, 'sweep.json'), 'utf8')) as SweepFile;
+    expect(file.points.map((p) => p.verdict)).toEqual(['failed-to-run']);
+    expect(file.points[0].runs[0].error).toMatch(/^error: cannot connect to .*ECONNREFUSED/);
+    expect(stderr).toMatch(/sweep: 2 sessions: failed-to-run \(error: cannot connect to /);
   });
 
   it('refuses --processes auto for the client sweep, and a --run-args that sets the layout', async () => {

@@ -24,6 +24,8 @@ export interface CompareRun {
   position: number;
   dir: string;
   code: number | null;
+  /** The last `error:` line the run wrote, when it wrote one. */
+  error?: string;
   qualified: boolean;
   values: Record<string, number | null>;
 }
@@ -140,11 +142,12 @@ export async function runCompare(plan: ComparePlan, io: ExperimentIo): Promise<C
         if (signals.interrupted || file.runs.some((r) => r.rep === rep && r.arm === arm.label)) continue;
         const dir = join(output, `rep${rep}-${arm.label}`);
         io.stderr.write(`compare: repetition ${rep} of ${plan.reps}, arm ${arm.label}\n`);
-        const code = await runNodeScript(plan.script, ['run', ...arm.flags, '--output', dir, '--quiet'], running);
+        const { code, error } = await runNodeScript(plan.script, ['run', ...arm.flags, '--output', dir, '--quiet'], running);
         if (signals.interrupted) break;
         const summary = await readFile(runFile(dir, 'summary'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
         const values = Object.fromEntries(metrics.map((m) => [m, summary ? (COMPARE_METRICS[m].read(summary) ?? null) : null]));
-        file.runs.push({ rep, arm: arm.label, position, dir, code, qualified: summary?.qualified === true, values });
+        if (error && code !== 0 && code !== 3) io.stderr.write(`compare: repetition ${rep}, arm ${arm.label} failed to run (${error})\n`);
+        file.runs.push({ rep, arm: arm.label, position, dir, code, ...(error ? { error } : {}), qualified: summary?.qualified === true, values });
         await save();
       }
     }

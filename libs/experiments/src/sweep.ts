@@ -15,6 +15,8 @@ export interface SweepRun {
   /** Sessions the run streamed: the count, rounded up to a whole number per process. */
   sessions_run: number;
   code: number | null;
+  /** The last `error:` line the run wrote, when it wrote one: why a run failed to run. */
+  error?: string;
   qualified: boolean;
   slo: SloCheck[];
 }
@@ -142,9 +144,9 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
       io.stderr.write(`sweep: ${sessions} sessions${p > 1 ? ` over ${p} processes` : ''}, run ${r} of ${settings.runs}\n`);
       const layout = p > 1 ? ['--processes', String(p)] : [];
       const args = ['--url', settings.url, '--protocol', settings.protocol, '--concurrency', String(per), ...layout, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...extra];
-      const code = await runNodeScript(plan.script, ['run', ...args], running);
+      const { code, error } = await runNodeScript(plan.script, ['run', ...args], running);
       const summary = await readFile(runFile(dir, 'summary'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
-      runs.push({ dir, processes: p, sessions_run: per * p, code, qualified: summary?.qualified === true, slo: summary ? checkSlo(terms, summary) : [] });
+      runs.push({ dir, processes: p, sessions_run: per * p, code, ...(error ? { error } : {}), qualified: summary?.qualified === true, slo: summary ? checkSlo(terms, summary) : [] });
     }
     return runs;
   };
@@ -166,7 +168,8 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
     const point: SweepPoint = { sessions, runs, verdict: verdictOf(runs, settings.target), ...(limitedAt.length ? { client_limited_at_processes: limitedAt } : {}) };
     file.points.push(point);
     await save();
-    io.stderr.write(`sweep: ${sessions} sessions: ${point.verdict}\n`);
+    const why = point.verdict === 'failed-to-run' ? runs.find((r) => r.error)?.error : undefined;
+    io.stderr.write(`sweep: ${sessions} sessions: ${point.verdict}${why ? ` (${why})` : ''}\n`);
     return point.verdict;
   };
 

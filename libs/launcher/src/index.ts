@@ -10,6 +10,7 @@ export { ProcessPool, serveTasks } from './process-pool';
 export type { ProcessPoolOptions } from './process-pool';
 export { entryModule, nodeFlagsFor } from './entry-module';
 export { runNodeScript } from './run-process';
+export type { ScriptExit } from './run-process';
 export type { RunningProcess } from './run-process';
 export { DATA_DIR, mergeJob, shardJob, shellQuote } from './k8s';
 export type { ShardJobOptions } from './k8s';
