@@ -1,10 +1,14 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { startHttpStub, startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import { probe } from './in-process.spec-helpers';
+import { runBounded } from './spawn.spec-helpers';
+
+/** The executable a user runs: the compiled kit (a conversation's VAD thread runs from dist/). */
+const BIN = join(__dirname, '..', '..', '..', 'bin', 'duplex-bench.js');
 
 jest.setTimeout(90_000);
 
@@ -25,8 +29,8 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     await mock?.close();
   });
 
-  /** Opens a report; returns console errors, how many canvases drew no pixel, the table's rows, and a screenshot's path. */
-  async function open(html: string) {
+  /** Opens a report; returns console errors, how many canvases drew no pixel, the table's rows, a screenshot's path, and what `inspect` found on the page. */
+  async function open<T = null>(html: string, inspect?: (page: Page) => Promise<T>) {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     const errors: string[] = [];
     page.on('console', (m) => {
@@ -51,6 +55,7 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     const verdict = await page.textContent('#verdict');
     const shot = html.replace(/\.html$/, '.png');
     await page.screenshot({ path: shot, fullPage: true });
+    const found = inspect ? await inspect(page) : null;
     // Sorting by late packets, descending, puts the row with the most first (run pages; a sweep's table does not sort).
     let firstLate: number | null = null;
     if (await page.$('#sessions th[data-key="late"]')) {
@@ -59,8 +64,79 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
       firstLate = await page.$eval('#sessions tbody tr td:nth-child(4)', (td) => Number(td.textContent));
     }
     await page.close();
-    return { errors, canvases, rows, verdict, shot, firstLate };
+    return { errors, canvases, rows, verdict, shot, firstLate, found };
   }
+
+  /** Pixels drawn in the first canvas under `selector`. */
+  const drawn = (page: Page, selector: string) =>
+    page.$eval(`${selector} canvas`, (element) => {
+      const c = element as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+      const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+      let n = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i] > 0) n++;
+      return n;
+    });
+
+  it('run --conversation --report: one session’s timeline, each latency’s distribution and the rates, each with its unit and origin', async () => {
+    const behaviourMock = await startMockServer({ port: 0, profile: 'nemotron', behaviour: { conversation: 'default', respond_after_ms: 400, stop_after_ms: 200 } });
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'report-conversation-'));
+      const args = [BIN, 'run', '--url', behaviourMock.url, '--conversation', 'default', '--concurrency', '2', '--duration', '25', '--output', dir, '--quiet', '--report'];
+      const { code, stderr } = await runBounded(process.execPath, args, { bound_ms: 75_000, label: 'duplex-bench run' });
+      expect(stderr).not.toMatch(/error/);
+      expect(code).toBe(0);
+      const page = await open(join(dir, 'report.html'), async (p) => {
+        const text = (selector: string) => p.$eval(selector, (e) => e.textContent ?? '');
+        const before = { why: await text('#timeline-why'), drawn: await drawn(p, '#timeline-chart') };
+        const options = await p.$$eval('#timeline-session option', (list) => list.map((o) => o.textContent ?? ''));
+        const kinds = await p.$$eval('#timeline-events tr td:nth-child(2)', (list) => list.map((td) => td.textContent ?? ''));
+        // The other session, chosen: drawn again, and said so.
+        await p.selectOption('#timeline-session', { index: 1 - Number(await p.$eval('#timeline-session', (e) => (e as unknown as { value: string }).value)) });
+        return {
+          before,
+          after: { why: await text('#timeline-why'), drawn: await drawn(p, '#timeline-chart') },
+          options,
+          kinds,
+          headings: await p.$$eval('#behaviour h2', (list) => list.map((h) => h.textContent ?? '')),
+          responseOrigin: await text('#dist-response_latency_ms .origin'),
+          responseDrawn: await drawn(p, '#dist-response_latency_ms'),
+          stopDrawn: await drawn(p, '#dist-stop_latency_ms'),
+          rates: await text('#rates'),
+          intervals: await p.$$eval('#rates svg rect', (list) => list.length),
+        };
+      });
+      expect(page.errors).toEqual([]);
+      expect(page.canvases.filter((n) => n === 0)).toEqual([]);
+      expect(page.rows).toBe(2);
+      const f = page.found as NonNullable<typeof page.found>;
+      expect(f.options).toHaveLength(2);
+      expect(f.before.why).toMatch(/median response latency \(\d+(\.\d)? ms\)/);
+      expect(f.before.why).toMatch(/from the VAD/);
+      expect(f.before.drawn).toBeGreaterThan(1000);
+      expect(f.after.why).toMatch(/chosen here/);
+      expect(f.after.drawn).toBeGreaterThan(1000);
+      expect(f.kinds).toEqual(expect.arrayContaining(['response', 'stop', 'pause', 'backchannel']));
+      expect(f.headings).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^One session's timeline \(s since/),
+          expect.stringMatching(/^Response latency per event \(ms\), n \d+/),
+          expect.stringMatching(/^Stop latency per event \(ms\), n \d+/),
+          expect.stringMatching(/^Cancel latency per event \(ms\), n 0/),
+          expect.stringMatching(/^Pause takeover and backchannel yield rates \(fraction of events, 95% Wilson interval\)/),
+        ]),
+      );
+      const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as { behaviour: { measurement_origin: Record<string, string> } };
+      expect(f.responseOrigin).toBe(`origin: ${summary.behaviour.measurement_origin.response_latency_ms}`);
+      expect(f.responseDrawn).toBeGreaterThan(0);
+      expect(f.stopDrawn).toBeGreaterThan(0);
+      expect(f.rates).toMatch(/Pause takeover rate: [\d.]+ \[[\d.]+–[\d.]+\], n 2 pauses/);
+      expect(f.intervals).toBe(2);
+      process.stderr.write(`conversation report screenshot: ${page.shot}\n`);
+      await stat(page.shot);
+    } finally {
+      await behaviourMock.close();
+    }
+  });
 
   it('run --report: a self-contained page with every chart drawn and one table row per session', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'report-run-'));
@@ -148,6 +224,44 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     expect(page.verdict).toBe('capacity: 16 sessions (server: passes at 16, fails at 32)');
     expect(page.canvases).toHaveLength(2);
     expect(page.canvases.filter((drawn) => drawn === 0)).toEqual([]);
+    expect(page.rows).toBe(3);
+  });
+  it('a conversation sweep: each behaviour figure against the session count, rates with their intervals, a term naming one drawn with it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'report-sweep-behaviour-'));
+    const latency = (v: number) => ({ count: 20, p50: v - 40, p90: v - 10, p95: v, p99: v + 5, max: v + 9 });
+    const rate = (k: number, n: number) => ({ rate: k / n, count: n, ci95: [Math.max(0, k / n - 0.2), Math.min(1, k / n + 0.2)] });
+    const origin = { response_latency_ms: 'client: an utterance end → the next model speech span', stop_latency_ms: 'client: barge-in → end of span', pause_takeover_rate: 'pauses taken', backchannel_yield_rate: 'backchannels yielded to' };
+    const points = [];
+    for (const [sessions, p95] of [[4, 450], [8, 520], [16, 900]]) {
+      const runDir = join(dir, `s${sessions}-r1`);
+      await mkdir(runDir);
+      const behaviour = { response_latency_ms: latency(p95), stop_latency_ms: latency(p95 / 2), cancel_latency_ms: latency(0), pause_takeover_rate: rate(sessions / 16, 10), backchannel_yield_rate: rate(0, 10), overlap_ms: latency(0), outcomes: {}, measurement_origin: origin };
+      await writeFile(join(runDir, 'summary.json'), JSON.stringify({ qualified: true, behaviour }));
+      points.push({ sessions, runs: [{ dir: runDir, code: 0, qualified: true, slo: [{ term: 'response_latency_p95_ms<=600', value: p95, ok: p95 <= 600 }, { term: 'underruns=0', value: 0, ok: true }] }], verdict: p95 <= 600 ? 'pass' : 'fail' });
+    }
+    const sweep = {
+      format: 'duplex-bench.sweep',
+      version: 1,
+      settings: { url: 'ws://127.0.0.1:1/v1/realtime', protocol: 'native', duration_s: 25, runs: 1, slo: 'response_latency_p95_ms<=600,underruns=0', run_args: '--conversation default' },
+      points,
+      capacity: { sessions: 8, range: [8, 16], limited_by: 'server', note: 'passes at 8, fails at 16' },
+      interrupted: false,
+      measurement_origin: { verdict: 'pass: …' },
+    };
+    await writeFile(join(dir, 'sweep.json'), JSON.stringify(sweep));
+    expect((await probe(['report', dir])).code).toBe(0);
+    const page = await open(join(dir, 'report.html'), (p) => p.$$eval('#charts h2', (list) => list.map((h) => h.textContent ?? '')));
+    expect(page.errors).toEqual([]);
+    // underruns=0, then the four behaviour figures (response latency with its bound): five charts, each drawn.
+    expect(page.found).toEqual([
+      'underruns=0: the figure against the session count (median over runs; the bound dashed)',
+      'Behaviour: response_latency_p95_ms against the session count (ms, median over runs; the bound dashed)',
+      'Behaviour: stop_latency_p95_ms against the session count (ms, median over runs)',
+      'Behaviour: pause_takeover_rate against the session count (fraction, median over runs)',
+      'Behaviour: backchannel_yield_rate against the session count (fraction, median over runs)',
+    ]);
+    expect(page.canvases).toHaveLength(5);
+    expect(page.canvases.filter((n) => n === 0)).toEqual([]);
     expect(page.rows).toBe(3);
   });
 });

@@ -95,11 +95,13 @@ describe('ConversationPlayer', () => {
     for (let seq = 0; seq < player.packet_count; seq++) {
       now = seq * 0.08;
       if (seq === 10) playout.add(now, voiced(160).length, RATE, true); // two packets of speech, then nothing more is received
+      if (seq === 9) player.responseStarted(now);
       if (seq === 14) player.responseEnded(now, 'completed');
       player.packetBase64(seq);
     }
     expect(player.steps[1].end_s).toBeCloseTo(14 * 0.08, 9);
     expect(player.responseEnds).toEqual([{ t_s: 14 * 0.08, status: 'completed' }]);
+    expect(player.responseStarts).toEqual([{ t_s: 9 * 0.08 }]);
   });
 });
 

@@ -66,6 +66,11 @@ export interface ResponseEnd {
   status?: string;
 }
 
+/** The dialect said a response started (`response.created` received), seconds on the session's clock: for the session's timeline. */
+export interface ResponseStart {
+  t_s: number;
+}
+
 /**
  * A conversation as a session's input: each packet, when its tick fires, is the next slice of an
  * utterance, or silence; steps switch at packet boundaries, so the cadence never changes. A
@@ -78,6 +83,7 @@ export class ConversationPlayer implements PacketSource {
   readonly total_bytes: number;
   readonly steps: StepRecord[] = [];
   readonly responseEnds: ResponseEnd[] = [];
+  readonly responseStarts: ResponseStart[] = [];
   private readonly full_bytes: number;
   private readonly tail_bytes: number;
   private readonly silence: Buffer;
@@ -110,6 +116,11 @@ export class ConversationPlayer implements PacketSource {
 
   packetBytes(seq: number): number {
     return seq < this.packet_count - 1 || this.tail_bytes === 0 ? this.full_bytes : this.tail_bytes;
+  }
+
+  /** The dialect said a response started; no step keys on it, the session's timeline shows it. */
+  responseStarted(t_s: number): void {
+    this.responseStarts.push({ t_s });
   }
 
   /** The dialect said a response ended (done, cancelled, the model kept listening). */

@@ -10,6 +10,7 @@ export interface PlayedStep {
   end_s: number | null;
   speech_start_s?: number;
   speech_end_s?: number;
+  ended_by?: 'trigger' | 'max_s' | 'session_end';
   cut?: boolean;
 }
 

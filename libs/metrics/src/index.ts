@@ -19,3 +19,5 @@ export { SessionUnits, UnitLagRecorder, unitLagMs, unitMissRate, unitsPerSecond,
 export type { UnitCounts, UnitLagMs, UnitStepMs, UnitsPerSecond } from './unit-lag';
 export { sessionTurns, BehaviourRecorder, behaviourSummary, overlapMs, wilson95 } from './behaviour';
 export type { PlayedStep, SpeechSpan, ResponseEndEvidence, TurnRecord, TurnKind, TurnOutcome, BehaviourOptions, BehaviourSummary, BehaviourRate, BehaviourLatency, BehaviourParts } from './behaviour';
+export { sessionSpeech } from './session-speech';
+export type { ResponseMark, SessionSpeech, SpeechStep } from './session-speech';

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { ReportInputError } from './report-input-error';
 import { decodeSamples, type ResponseRecord, type SamplesFile, type TimelineFile } from '@duplex-bench/metrics';
 import { isLate } from '@duplex-bench/pacer';
-import { runFile, type RunSummary, type SummaryVerdict, type DuplexMetricsFile } from '@duplex-bench/results';
+import { readSessionSpeech, readTurns, runFile, type RunSummary, type SummaryVerdict, type DuplexMetricsFile } from '@duplex-bench/results';
+import { behaviourReport, type BehaviourReport } from './behaviour-data';
+import type { SessionSpeech, TurnRecord } from '@duplex-bench/metrics';
 
 /** Per time bin since the first packet: |deviation| p50, p99 and max over every session's packets, and the late ones. */
 export interface PacingBins {
@@ -66,10 +68,12 @@ export interface ReportData {
   /** Native: the server's units, one row of figures (realtime: lag and miss rate; lockstep: its pace), with their origin. */
   units: { title: string; figures: Record<string, number | string | null>; origin: string } | null;
   summary_origin: Record<string, string>;
+  /** `--conversation`: the behaviour figures, their distributions and the sessions' timelines; null for any other run. */
+  behaviour: BehaviourReport | null;
 }
 
 /** What the report reads of a summary: a run's, a recording's or a merged run's (results' types), as written with its verdict. */
-type SummaryLike = Pick<RunSummary, 'qualified' | 'interrupted' | 'packet_ms' | 'packets' | 'sessions' | 'unit_lag_ms' | 'unit_miss_rate' | 'units' | 'lockstep'> & {
+type SummaryLike = Pick<RunSummary, 'qualified' | 'interrupted' | 'packet_ms' | 'packets' | 'sessions' | 'unit_lag_ms' | 'unit_miss_rate' | 'units' | 'lockstep' | 'behaviour'> & {
   measurement_origin?: RunSummary['measurement_origin'];
   /** How the run ended (`run`, `record`, `merge` write it): `failed` when nothing completed or the run itself failed. */
   verdict?: SummaryVerdict;
@@ -196,6 +200,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
   const responses: ResponseRecord[] = [];
   const stream: ReportData['stream'] = { ttfp_ms: [], rtf: [], output_gap_max_ms: [], playback_underruns: [] };
   const timelineFiles: Array<{ name: string; file: TimelineFile }> = [];
+  const conversations: Array<{ process: string; turns: TurnRecord[]; speech: SessionSpeech[] }> = [];
   // A recording keeps one result per sample under samples/; a run keeps its sessions in sessions.json.
   const recording = (await readdir(join(dir, 'samples')).catch(() => null)) !== null;
 
@@ -219,6 +224,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
       if (m.output_gap_max_ms != null) stream.output_gap_max_ms.push(m.output_gap_max_ms);
       stream.playback_underruns.push(m.playback_underruns ?? 0);
     }
+    if (summary.behaviour) conversations.push({ process: name, turns: (await readTurns(d)) ?? [], speech: (await readSessionSpeech(d)) ?? [] });
     const outcomes = recording ? await recordOutcomes(d) : ((await readJson<{ sessions: SessionOutcome[] }>(runFile(d, 'sessions')))?.sessions ?? []);
     const packetsOf = new Map(samples.sessions.map((s) => [s.id, s]));
     const ids = outcomes.length > 0 ? outcomes.map((o) => o.id) : samples.sessions.map((s) => s.id);
@@ -251,6 +257,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
       });
     }
   }
+  const completedIds = new Set(rows.filter((r) => r.completed).map((r) => `${r.process}/${r.id}`));
   const { bins, first_s } = pacingBins(files, summary.packet_ms, bin_s);
   for (const { name, file } of timelineFiles) {
     timelines.push({
@@ -295,6 +302,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
     rows,
     units: unitsOf(summary),
     summary_origin: { ...(summary.measurement_origin ?? {}), incomplete_reasons: reasons.map(([k, n]) => `${k} ${n}`).join(', ') },
+    behaviour: summary.behaviour ? behaviourReport(summary.behaviour, conversations, (process, id) => completedIds.has(`${process}/${id}`)) : null,
   };
 }
 

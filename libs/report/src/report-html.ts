@@ -9,9 +9,9 @@ const inlineJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u0
 
 /**
  * One self-contained page: `body` (HTML), then the data, uPlot (chosen for a 50 KB canvas library
- * that draws 10^6 points fast) and the page's own `script`, all inlined; it needs no network.
+ * that draws 10^6 points fast) and the page's own scripts in order, all inlined; it needs no network.
  */
-export function page(title: string, body: string, data: unknown, script: string): string {
+export function page(title: string, body: string, data: unknown, script: string | string[]): string {
   const dist = join(require.resolve('uplot'), '..');
   const read = (path: string) => readFileSync(path, 'utf8');
   return `<!doctype html>
@@ -26,7 +26,7 @@ export function page(title: string, body: string, data: unknown, script: string)
 ${body}
 <script type="application/json" id="report-data">${inlineJson(data)}</script>
 <script>${read(join(dist, 'uPlot.iife.min.js'))}</script>
-<script>${read(join(__dirname, script))}</script>
+${(Array.isArray(script) ? script : [script]).map((s) => `<script>${read(join(__dirname, s))}</script>`).join('\n')}
 </body>
 </html>
 `;
@@ -48,6 +48,10 @@ th, td { border: 1px solid #ddd; padding: 2px 6px; text-align: left; }
 th { background: #f4f4f4; cursor: pointer; position: sticky; top: 0; }
 tr.incomplete td { background: #fff4e5; }
 .scroll { max-height: 520px; overflow: auto; display: inline-block; }
+.legend { font-size: 12px; color: #444; margin: 4px 0; }
+.legend .swatch { display: inline-block; width: 12px; height: 10px; margin: 0 4px 0 10px; vertical-align: middle; border: 1px solid #999; }
+.legend .swatch:first-child { margin-left: 0; }
+.why { color: #555; }
 `;
 
 /** The report as one self-contained page: data, chart library and script inlined; it needs no network. */
@@ -60,9 +64,10 @@ export function renderReportHtml(data: ReportData): string {
 <p class="meta">Sessions: ${s.started} started, ${s.completed} complete, ${s.incomplete} incomplete${reasons ? ` (${reasons})` : ''}. Packets: ${data.packets.sent} sent, ${data.packets.late} late (${data.packet_ms} ms packets).</p>
 <p class="meta">Command: <code>${escapeHtml(data.command)}</code></p>
 <p class="meta">Host: ${escapeHtml(data.host)}${data.project ? `; project: ${escapeHtml(data.project)}` : ''}</p>
-<div id="charts"></div>
+${data.behaviour ? '<div id="behaviour"></div>\n' : ''}<div id="charts"></div>
 <h2>Sessions (${data.rows.length}; click a column to sort)</h2>
 <p class="origin">client: each session's packets, late packets and largest |deviation|; its stream-window figures; an incomplete session's recorded reason and cause</p>
 <div class="scroll"><table id="sessions"><thead></thead><tbody></tbody></table></div>`;
-  return page(data.title, body, data, 'report-page.js');
+  // A conversation's behaviour comes first: its script draws before report-page.js says the page is ready.
+  return page(data.title, body, data, data.behaviour ? ['behaviour-page.js', 'report-page.js'] : 'report-page.js');
 }

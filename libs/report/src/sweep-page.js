@@ -1,5 +1,6 @@
 /* The sweep page's own script: each SLO figure against the session count, its bound drawn, the
- * capacity marked; then the counts tested. Runs in the browser; no network. */
+ * capacity marked; a conversation sweep's behaviour figures the same way, rates with their 95%
+ * intervals; then the counts tested. Runs in the browser; no network. */
 /* global uPlot, document, window */
 (function () {
   'use strict';
@@ -9,31 +10,63 @@
     const s = v.filter(function (x) { return x !== null; }).sort(function (a, b) { return a - b; });
     return s.length === 0 ? null : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   };
-  data.terms.forEach(function (t) {
+  /** One figure against the session count: its median over runs, then `extra` series ({label, values, stroke, dash}), the capacity marked; `yRange` fixes the axis. */
+  function figureChart(title, note, yLabel, values, extra, yRange) {
     const box = document.createElement('section');
     box.innerHTML = '<h2></h2><p class="origin"></p>';
-    box.querySelector('h2').textContent = t.term + ': the figure against the session count (median over runs; the bound dashed)';
-    box.querySelector('p').textContent = (data.origin['slo ' + t.term.replace(/[<>=].*$/, '')] || '') + (data.capacity.sessions !== null ? '; capacity ' + data.capacity.sessions + ' sessions marked' : '');
+    box.querySelector('h2').textContent = title;
+    box.querySelector('p').textContent = note + (data.capacity.sessions !== null ? '; capacity ' + data.capacity.sessions + ' sessions marked' : '');
     document.getElementById('charts').appendChild(box);
     const el = document.createElement('div');
     box.appendChild(el);
-    const values = t.values.map(median);
     const marker = data.sessions.map(function (n, i) { return n === data.capacity.sessions ? values[i] : null; });
+    const series = [{ label: 'sessions' }, { label: 'median of runs', stroke: '#1f77b4', width: 2 }];
+    const columns = [data.sessions, values];
+    extra.forEach(function (e) {
+      series.push({ label: e.label, stroke: e.stroke, dash: e.dash, width: 1.5 });
+      columns.push(e.values);
+    });
+    series.push({ label: 'capacity', stroke: '#2ca02c', paths: function () { return null; }, points: { show: true, size: 12, stroke: '#2ca02c', fill: '#2ca02c' } });
+    columns.push(marker);
+    const scales = { x: { time: false } };
+    if (yRange) scales.y = { range: yRange };
     new uPlot(
       {
         width: width,
         height: 260,
-        scales: { x: { time: false } },
-        axes: [{ label: 'sessions', stroke: '#333' }, { label: t.term.replace(/[<>=].*$/, ''), stroke: '#333', size: 60 }],
-        series: [
-          { label: 'sessions' },
-          { label: 'median of runs', stroke: '#1f77b4', width: 2 },
-          { label: 'bound', stroke: '#d62728', dash: [6, 4], width: 1.5 },
-          { label: 'capacity', stroke: '#2ca02c', paths: function () { return null; }, points: { show: true, size: 12, stroke: '#2ca02c', fill: '#2ca02c' } },
-        ],
+        scales: scales,
+        axes: [{ label: 'sessions', stroke: '#333' }, { label: yLabel, stroke: '#333', size: 60 }],
+        series: series,
       },
-      [data.sessions, values, data.sessions.map(function () { return t.bound; }), marker],
+      columns,
       el,
+    );
+  }
+  const figureOf = function (term) { return term.replace(/[<>=].*$/, ''); };
+  // A conversation sweep draws its behaviour figures below, each with its bound when a term names it.
+  const behaviour = data.behaviour || [];
+  const drawnBelow = function (t) { return behaviour.some(function (f) { return f.figure === figureOf(t.term); }); };
+  data.terms.forEach(function (t) {
+    if (drawnBelow(t)) return;
+    figureChart(t.term + ': the figure against the session count (median over runs; the bound dashed)', data.origin['slo ' + figureOf(t.term)] || '', figureOf(t.term), t.values.map(median), [
+      { label: 'bound', stroke: '#d62728', dash: [6, 4], values: data.sessions.map(function () { return t.bound; }) },
+    ]);
+  });
+  behaviour.forEach(function (f) {
+    const extra = [];
+    const term = data.terms.find(function (t) { return figureOf(t.term) === f.figure; });
+    if (term) extra.push({ label: 'bound (' + term.term + ')', stroke: '#d62728', dash: [6, 4], values: data.sessions.map(function () { return term.bound; }) });
+    if (f.ci95) {
+      extra.push({ label: '95% interval, low (widest over runs)', stroke: '#7fa7d0', dash: [2, 3], values: f.ci95.map(function (c) { return c ? c[0] : null; }) });
+      extra.push({ label: '95% interval, high', stroke: '#7fa7d0', dash: [2, 3], values: f.ci95.map(function (c) { return c ? c[1] : null; }) });
+    }
+    figureChart(
+      'Behaviour: ' + f.figure + ' against the session count (' + f.unit + ', median over runs' + (term ? '; the bound dashed' : '') + ')',
+      f.what + '; origin: ' + (f.origin || '-'),
+      f.unit,
+      f.values.map(median),
+      extra,
+      f.unit === 'fraction' ? [0, 1] : undefined,
     );
   });
   const table = document.getElementById('sessions');

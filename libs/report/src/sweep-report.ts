@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { SweepFile } from '@duplex-bench/experiments';
 import { escapeHtml, page } from './report-html';
 import { runFile } from '@duplex-bench/results';
+import { loadSweepBehaviour, type SweepBehaviourFigure } from './sweep-behaviour';
 
 /** Per SLO term: each tested count's value in every run (median drawn), and the bound. */
 export interface SweepReportData {
@@ -13,6 +14,8 @@ export interface SweepReportData {
   verdicts: string[];
   qualified: string[];
   terms: Array<{ term: string; bound: number; values: Array<Array<number | null>> }>;
+  /** `--conversation` sweeps: each behaviour figure against the session count; empty for any other. */
+  behaviour: SweepBehaviourFigure[];
   origin: Record<string, string>;
 }
 
@@ -35,6 +38,7 @@ export async function loadSweepReport(dir: string): Promise<SweepReportData | nu
     verdicts: points.map((p) => p.verdict),
     qualified: points.map((p) => `${p.runs.filter((r) => r.qualified).length} of ${p.runs.length}`),
     terms,
+    behaviour: await loadSweepBehaviour(dir, points),
     origin: file.measurement_origin,
   };
 }

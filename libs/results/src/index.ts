@@ -6,6 +6,7 @@ export type { DuplexAggregate, DuplexMetricsFile, DuplexSession, DuplexSessionRo
 export { buildMergedSummary, mergeChildren, mergeDuplex, pooledDuplexSessions, readRunForMerge, shiftRun, steadyFrom } from './merge-runs';
 export type { MergedSummary, RunForMerge } from './merge-runs';
 export { runDirsOf, runDirsOfAll } from './run-dirs';
+export { jsonLines, readSessionSpeech, readTurns } from './conversation-files';
 
 /* Error types */
 export { RunDirError } from './run-dirs';

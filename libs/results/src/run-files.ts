@@ -21,6 +21,8 @@ export const RUN_FILES = {
   duplex_metrics: 'duplex_metrics.json',
   /** `--conversation`: one behaviour event per line (turn, barge-in, pause, backchannel). */
   turns: 'turns.jsonl',
+  /** `--conversation`: one line per session: its steps, model speech spans and response events (the report's timeline). */
+  speech: 'speech.jsonl',
   /** http: one record per request. */
   requests: 'requests.jsonl',
   /** `check`'s verdicts. */

@@ -73,8 +73,8 @@ export async function removeTrace(path: string, warn: (line: string) => void): P
   }
 }
 
-/** Every session's outcome in brief (`sessions.json`): the per-session table of a report; response records stay in duplex_metrics.json. */
-export function sessionsFile(results: SessionResult[]): { sessions: Array<Omit<SessionResult, 'responses' | 'response_metrics' | 'turns'>> } {
-  return { sessions: results.map(({ responses: _r, response_metrics: _m, turns: _t, ...brief }) => brief) };
+/** Every session's outcome in brief (`sessions.json`): the per-session table of a report; response records stay in duplex_metrics.json, a conversation's in turns.jsonl and speech.jsonl. */
+export function sessionsFile(results: SessionResult[]): { sessions: Array<Omit<SessionResult, 'responses' | 'response_metrics' | 'turns' | 'speech'>> } {
+  return { sessions: results.map(({ responses: _r, response_metrics: _m, turns: _t, speech: _s, ...brief }) => brief) };
 }
 

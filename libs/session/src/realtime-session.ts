@@ -32,8 +32,10 @@ import {
   overlapMs,
   recordPacing,
   ResponseTracker,
+  sessionSpeech,
   sessionTurns,
   type BehaviourOptions,
+  type SessionSpeech,
   type TurnRecord,
   type PacingRecorder,
   type ResponseRecord,
@@ -147,6 +149,8 @@ export interface SessionResult {
   /** A conversation's behaviour events (turns.jsonl), and its user and model speech at once, ms. */
   turns?: TurnRecord[];
   overlap_ms?: number;
+  /** A conversation's steps, model speech spans and response events (speech.jsonl), for its timeline. */
+  speech?: SessionSpeech;
   /** A conversation: passes through the script, and steps played. */
   conversation?: { passes: number; steps: number; /** Where the model speech spans came from: the VAD, or the live energy estimate. */ speech_spans: 'vad' | 'energy' };
 }
@@ -210,6 +214,7 @@ export class RealtimeSession {
   private readonly addResponse = (r: ResponseEvent): void => {
     this.responses?.add(r);
     if (r.kind === 'response_done') this.conversation?.responseEnded(r.t_s, r.status);
+    else if (r.kind === 'response_created') this.conversation?.responseStarted(r.t_s);
   };
   /** The session's input when it follows a conversation (its packets are a ConversationPlayer). */
   private readonly conversation: ConversationPlayer | null;
@@ -534,6 +539,7 @@ export class RealtimeSession {
     const options = this.ctx.behaviour ?? { max_stop_s: 3, takeover_min_ms: 500, listen_max_s: () => 15 };
     result.turns = sessionTurns(this.id, player.steps, spans, player.responseEnds, origin_s, options);
     result.overlap_ms = overlapMs(player.steps, spans);
+    result.speech = sessionSpeech(this.id, player.steps, spans, { starts: player.responseStarts, ends: player.responseEnds }, origin_s, source);
     result.conversation = { passes: (player.steps.at(-1)?.pass ?? 0) + 1, steps: player.steps.length, speech_spans: source };
   }
 

@@ -7,7 +7,7 @@ import { BehaviourRecorder, encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, scheduleStall, spreadStarts, type Clock } from '@duplex-bench/pacer';
 import { ConversationInput, connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionsFile, startAtGate, estimateClockOffset, type AudioInputRecord, type ClockOffset } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
-import { duplexMetrics, vllmOmniFigures, runFile, sessionFile, TRACE_LAYOUT } from '@duplex-bench/results';
+import { duplexMetrics, jsonLines, vllmOmniFigures, runFile, sessionFile, TRACE_LAYOUT } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { renderRunSummary } from '../render';
@@ -189,16 +189,13 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       if (vllm) summary.vllm_omni = vllm;
     }
     let turns: string | null = null;
+    let speech: string | null = null;
     const behaviour = conversation ? new BehaviourRecorder(conversation.origins()) : null;
     if (conversation && behaviour) {
-      const lines: string[] = [];
-      for (const r of results) {
-        if (!r.turns) continue;
-        behaviour.add(r.turns, r.overlap_ms ?? 0);
-        for (const t of r.turns) lines.push(JSON.stringify(t));
-      }
+      for (const r of results) if (r.turns) behaviour.add(r.turns, r.overlap_ms ?? 0);
       summary.behaviour = behaviour.summary();
-      turns = lines.length > 0 ? `${lines.join('\n')}\n` : '';
+      turns = jsonLines(results.flatMap((r) => r.turns ?? []));
+      speech = jsonLines(results.flatMap((r) => (r.speech ? [r.speech] : [])));
     }
     grants.addDeltaRates(results);
     // A run whose server refused what this client sent broke the dialect's contract, whatever its pacing.
@@ -213,6 +210,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     await Promise.all([
       ...(duplex ? [writeFile(runFile(opts.output, 'duplex_metrics'), JSON.stringify(duplex.file, null, 1))] : []),
       ...(turns !== null ? [writeFile(runFile(opts.output, 'turns'), turns)] : []),
+      ...(speech !== null ? [writeFile(runFile(opts.output, 'speech'), speech)] : []),
       writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1)),
       writeFile(runFile(opts.output, 'run'), JSON.stringify(runJson, null, 1)),
       writeFile(runFile(opts.output, 'samples'), encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined, behaviour?.parts()))),

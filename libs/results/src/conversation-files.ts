@@ -1,0 +1,41 @@
+import { readFile } from 'node:fs/promises';
+import type { SessionSpeech, TurnRecord } from '@duplex-bench/metrics';
+import { ResultsInputError } from './input-error';
+import { runFile, type RunFile } from './run-files';
+
+/** Records as JSON lines, each ended by a line break ('' for none). */
+export function jsonLines(records: unknown[]): string {
+  return records.map((r) => `${JSON.stringify(r)}\n`).join('');
+}
+
+/** A JSON-lines run file, one record a line; null when the run has none; a line that does not parse is BAD_RUN_FILE. */
+async function readRunLines<T>(dir: string, file: RunFile): Promise<T[] | null> {
+  const path = runFile(dir, file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new ResultsInputError('BAD_RUN_FILE', `${path}: ${(err as Error).message}`);
+  }
+  const out: T[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    try {
+      out.push(JSON.parse(line) as T);
+    } catch (err) {
+      throw new ResultsInputError('BAD_RUN_FILE', `${path} line ${i + 1}: ${(err as Error).message}`);
+    }
+  });
+  return out;
+}
+
+/** `--conversation`: the run's behaviour events (turns.jsonl); null for a run without a conversation. */
+export function readTurns(dir: string): Promise<TurnRecord[] | null> {
+  return readRunLines<TurnRecord>(dir, 'turns');
+}
+
+/** `--conversation`: every session's steps, model speech and response events (speech.jsonl); null when the run wrote none. */
+export function readSessionSpeech(dir: string): Promise<SessionSpeech[] | null> {
+  return readRunLines<SessionSpeech>(dir, 'speech');
+}
