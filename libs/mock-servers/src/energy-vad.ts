@@ -1,3 +1,5 @@
+import { pcm16Samples } from '@duplex-bench/audio';
+
 /**
  * "The user is speaking", decided by energy on the decoded input PCM, as a server VAD does. The
  * settings rest on the committed espeak-ng speech (libs/audio/speech, resampled to 16 and 24 kHz):
@@ -62,9 +64,11 @@ export class EnergyVad {
   }
 
   push(pcm: Buffer, on: (edge: VadEdge) => void): void {
-    const n = pcm.length >> 1;
+    // Through an Int16Array, not readInt16LE per sample: a mock decodes every session's input.
+    const samples = pcm16Samples(pcm);
+    const n = samples.length;
     for (let i = 0; i < n; i++) {
-      const v = pcm.readInt16LE(i * 2);
+      const v = samples[i];
       this.sum += v * v;
       if (++this.filled === this.frame_samples) this.endFrame(on);
     }
