@@ -26,12 +26,22 @@ export type BehaviourEvent =
    * backchannel it yields to, the client's `response.cancel`, or the end of the session.
    */
   | { kind: 'answer_end'; t_ms: number; answer: number; silent_ms: number; why: 'done' | 'barge_in' | 'backchannel_yield' | 'client_cancel' | 'session_end' }
-  /** Speech heard during an answer that makes it stop: `t_ms` is its onset, `stop_at_ms` when the answer is to go silent. */
-  | { kind: 'barge_in'; t_ms: number; answer: number; stop_at_ms: number; step?: number }
+  /**
+   * Speech heard during an answer that makes it stop: `t_ms` is its onset, `stop_at_ms` when the
+   * answer is to go silent; absent when the server leaves the stop to the client (openai
+   * `interrupt_response: false`): the answer goes on until its `response.cancel`.
+   */
+  | { kind: 'barge_in'; t_ms: number; answer: number; stop_at_ms?: number; step?: number }
   /** A backchannel (`expect: continue`) heard during an answer: yielded to (stops at `stop_at_ms`) or talked over. */
   | { kind: 'backchannel'; t_ms: number; answer: number; yields: boolean; stop_at_ms?: number; step?: number }
-  /** openai: the client's `conversation.item.truncate` of an answer's item. */
-  | { kind: 'truncate'; t_ms: number; answer: number; audio_end_ms: number };
+  /**
+   * openai: the client's `conversation.item.truncate` of an answer's item, as it arrived;
+   * `heard_ms` is the mock's own truth of the answer's audio played by then (what went out, less
+   * what still waited to play on a speaker that plays on receipt), null for an answer no longer kept.
+   */
+  | { kind: 'truncate'; t_ms: number; answer: number; audio_end_ms: number; heard_ms: number | null }
+  /** vllm-omni: the client's `playback.ack` of an answer's response, as it arrived, with `heard_ms` as for a truncate. */
+  | { kind: 'playback_ack'; t_ms: number; answer: number; played_ms: number; heard_ms: number | null };
 
 export interface BehaviourSessionLog {
   session: string;

@@ -84,6 +84,8 @@ interface Answer {
 }
 
 const ARRIVALS_KEPT = 64;
+/** Answers kept for what a client says it heard of them (a late ack names the one before the last). */
+const RECENT_KEPT = 4;
 
 /**
  * One session's behaviour: it hears the user by energy (EnergyVad on the decoded input), decides
@@ -131,6 +133,14 @@ export class BehaviourSession {
   /** Turn-based: a stopped answer whose response ends when its audio has played. */
   private ending: Answer | null = null;
   private endTimer: (() => void) | null = null;
+  /** The last answers begun, newest last: what the client says it heard of one is checked against them. */
+  private readonly recent: Answer[] = [];
+  /**
+   * The model stops an answer on its own when the user speaks over it (openai: the session's
+   * `interrupt_response`, true unless the client asks otherwise). When false, an answer spoken over
+   * goes on until the client cancels it.
+   */
+  interrupts = true;
 
   constructor(
     private readonly settings: BehaviourSettings,
@@ -198,9 +208,27 @@ export class BehaviourSession {
     return true;
   }
 
-  /** openai `conversation.item.truncate` of answer `n`'s item. */
+  /** openai `conversation.item.truncate` of answer `n`'s item: logged with what had played of it by now. */
   truncated(n: number, audio_end_ms: number): void {
-    this.add({ kind: 'truncate', t_ms: clockMs(this.clock.now_s()), answer: n, audio_end_ms });
+    this.add({ kind: 'truncate', t_ms: clockMs(this.clock.now_s()), answer: n, audio_end_ms, heard_ms: this.heardMs(n) });
+  }
+
+  /** vllm-omni `playback.ack` of answer `n`'s response: logged with what had played of it by now. */
+  acked(n: number, played_ms: number): void {
+    this.add({ kind: 'playback_ack', t_ms: clockMs(this.clock.now_s()), answer: n, played_ms, heard_ms: this.heardMs(n) });
+  }
+
+  /**
+   * Answer `n`'s audio played by now, ms: what went out, less what still waits to play. What is
+   * queued plays back to back up to `next_s` (each unit from its send or the end of the one before),
+   * so what waits is `next_s - now`. Null for an answer no longer known.
+   */
+  private heardMs(n: number): number | null {
+    const a = this.recent.find((r) => r.n === n);
+    if (!a) return null;
+    const rate = this.settings.answer.rate;
+    const waiting = Math.max(0, (a.next_s - this.clock.now_s()) * rate);
+    return clockMs(Math.max(0, a.sent - waiting) / rate);
   }
 
   /** The session ended: timers off; an answer out ends where its audio went. */
@@ -269,10 +297,14 @@ export class BehaviourSession {
         const yields = this.settings.yield_on_backchannel;
         this.add({ kind: 'backchannel', t_ms: clockMs(t), answer: a.n, yields, ...(yields ? { stop_at_ms: clockMs(stop_at) } : {}), ...at });
         if (yields) this.stop(a, stop_at, 'backchannel_yield');
-      } else {
+      } else if (this.interrupts) {
         during = 'barge_in';
         this.add({ kind: 'barge_in', t_ms: clockMs(t), answer: a.n, stop_at_ms: clockMs(stop_at), ...at });
         this.stop(a, stop_at, 'barge_in');
+      } else {
+        // The server leaves the answer to the client: it goes on until a response.cancel.
+        during = 'barge_in';
+        this.add({ kind: 'barge_in', t_ms: clockMs(t), answer: a.n, ...at });
       }
     }
     this.current = { index, ...at, during };
@@ -336,6 +368,8 @@ export class BehaviourSession {
       cancelTimer: null,
     };
     this.answer = a;
+    this.recent.push(a);
+    if (this.recent.length > RECENT_KEPT) this.recent.shift();
     if (!this.paced) return;
     this.paced.sink.start(a.n);
     this.paceUnit(a, at_s);

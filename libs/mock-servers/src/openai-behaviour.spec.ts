@@ -112,8 +112,37 @@ describe('openai model mock in behaviour mode (virtual time)', () => {
     expect(c.of('conversation.item.truncated')[0].event).toMatchObject({ item_id: 'item_resp_0', content_index: 0, audio_end_ms: 700 });
     expect(c.of('error')[0].event.error).toMatchObject({ code: 'response_cancel_not_active', event_id: 'again' });
     expect(eventsOf(c.log, 'answer_end')[0].why).toBe('client_cancel');
-    expect(eventsOf(c.log, 'truncate')).toEqual([{ kind: 'truncate', t_ms: cancel_ms, answer: 0, audio_end_ms: 700 }]);
+    // The truncate is logged with what had played of the answer by then: its audio since the first delta, paced in real time.
+    const first_ms = c.of('response.output_audio.delta')[0].t_ms;
+    expect(eventsOf(c.log, 'truncate')).toEqual([{ kind: 'truncate', t_ms: cancel_ms, answer: 0, audio_end_ms: 700, heard_ms: expect.closeTo(cancel_ms - first_ms, 3) }]);
     // What went out before the cancel plays to its end: at most one unit past it.
     expect(c.spans[0].end_ms).toBeLessThanOrEqual(cancel_ms + 80);
+  });
+
+  it('honours interrupt_response: false from the client: the answer spoken over goes on until the response.cancel, which stops it at once', async () => {
+    const input: Piece[] = [{ say: 'q1' }, { silence_ms: 1400 }, { say: 'stop' }, { silence_ms: 3000 }];
+    const { says } = scriptedInput(input, RATE);
+    const barge = says[1];
+    const cancel_ms = Math.ceil(barge.onset_ms + 120);
+    const c = await converse(input, { respond_after_ms: 400, stop_after_ms: 200, answer_ms: 5000 }, {
+      client: [
+        { at_ms: 0, event: { type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', interrupt_response: false } } } } } },
+        { at_ms: cancel_ms, event: { type: 'response.cancel' } },
+      ],
+    });
+    const updated = c.of('session.updated')[0].event.session as { audio: { input: { turn_detection: { interrupt_response: boolean } } } };
+    expect(updated.audio.input.turn_detection.interrupt_response).toBe(false);
+    // The barge-in is heard and logged, with no stop of the server's own: the client's cancel ends the answer.
+    expect(eventsOf(c.log, 'barge_in')[0]).toEqual({ kind: 'barge_in', t_ms: barge.onset_ms, answer: 0, step: undefined });
+    const done = c.of('response.done');
+    expect(done[0].t_ms).toBe(cancel_ms);
+    expect(done[0].event.response).toMatchObject({ status: 'cancelled', status_details: { reason: 'client_cancelled' } });
+    expect(eventsOf(c.log, 'answer_end')[0].why).toBe('client_cancel');
+    // Without the cancel the answer talks over the user to its end.
+    const kept = await converse(input, { respond_after_ms: 400, stop_after_ms: 200, answer_ms: 5000 }, {
+      client: [{ at_ms: 0, event: { type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', interrupt_response: false } } } } } }],
+    });
+    expect(eventsOf(kept.log, 'answer_end').map((e) => e.why)).toEqual(['done']);
+    expect(kept.spans[0].end_ms).toBeGreaterThan(barge.offset_ms);
   });
 });

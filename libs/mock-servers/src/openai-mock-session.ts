@@ -84,6 +84,8 @@ export class OpenAIMockSession {
   private silent = false;
   /** Behaviour mode: made with the first append, at the input rate then stated. */
   private behaviour: BehaviourSession | null = null;
+  /** The client's `turn_detection.interrupt_response`, when its session.update gave one. */
+  private interruptAsked: boolean | undefined;
   private transcripts = new Map<number, string>();
 
   constructor(
@@ -120,15 +122,25 @@ export class OpenAIMockSession {
     this.host.send(this.ws, frame);
   }
 
+  /**
+   * Whether this session stops an answer itself when the user speaks over it. Behaviour mode: as
+   * OpenAI, unless the client's session.update says `interrupt_response: false` (OpenAI's default
+   * is true); the model profiles never do (their responses stream while input goes on).
+   */
+  private get interrupts(): boolean {
+    return this.options.behaviour ? (this.interruptAsked ?? true) : false;
+  }
+
   private session(): Record<string, unknown> {
     // Semantic VAD states its own fields (openai 6.49 `RealtimeAudioInputTurnDetection.SemanticVad`); here it finds turns as server VAD does.
+    const interrupt_response = this.interrupts;
     const vad =
       this.turn_detection === 'semantic_vad'
-        ? { type: 'semantic_vad', eagerness: 'auto', create_response: true, interrupt_response: false }
+        ? { type: 'semantic_vad', eagerness: 'auto', create_response: true, interrupt_response }
         : this.options.behaviour
-          ? // Behaviour mode hears speech end after the VAD's hangover and stops its answers on its own.
-            { type: 'server_vad', silence_duration_ms: ENERGY_VAD.hangover_ms, create_response: true, interrupt_response: true }
-          : { type: 'server_vad', silence_duration_ms: this.options.silence_ms, create_response: true, interrupt_response: false };
+          ? // Behaviour mode hears speech end after the VAD's hangover.
+            { type: 'server_vad', silence_duration_ms: ENERGY_VAD.hangover_ms, create_response: true, interrupt_response }
+          : { type: 'server_vad', silence_duration_ms: this.options.silence_ms, create_response: true, interrupt_response };
     return {
       id: this.id,
       object: 'realtime.session',
@@ -187,8 +199,8 @@ export class OpenAIMockSession {
         // Behaviour mode only; the other mocks ignore it, as before.
         if (this.behaviour) this.onResponseCancel(event_id());
         break;
-      case 'conversation.item.truncate':
-        if (this.behaviour) this.onTruncate(frame, event_id());
+      case OpenAIEvent.itemTruncate:
+        this.onTruncate(frame, event_id());
         break;
       case 'session.close':
         // vLLM-Omni's endpoint closes a session on request; a plain OpenAI server has no such event.
@@ -244,6 +256,13 @@ export class OpenAIMockSession {
       if (detection === 'none' && this.model.inTurn) this.endSpeech();
       this.turn_detection = detection;
     }
+    // A turn_detection object replaces the last one whole: one that leaves interrupt_response out takes the default again.
+    const input = ((session.audio ?? {}) as { input?: Record<string, unknown> }).input ?? {};
+    if ('turn_detection' in input) {
+      const asked = ((input.turn_detection ?? {}) as { interrupt_response?: unknown }).interrupt_response;
+      this.interruptAsked = typeof asked === 'boolean' ? asked : undefined;
+    }
+    if (this.behaviour) this.behaviour.interrupts = this.interrupts;
     this.send(this.events.sessionUpdated(this.session()));
   }
 
@@ -278,7 +297,10 @@ export class OpenAIMockSession {
     this.bytes += pcm.length;
     this.sinceCommit += pcm.length;
     if (this.fault && this.appends >= this.fault.after_appends && this.applyFault(this.fault)) return;
-    if (!this.behaviour) this.behaviour = new BehaviourSession(settings, this.input_rate, this.host.clock, this.host.behaviourLog(this.id), { sink: this.answerSink(), unit_ms: this.options.unit_ms });
+    if (!this.behaviour) {
+      this.behaviour = new BehaviourSession(settings, this.input_rate, this.host.clock, this.host.behaviourLog(this.id), { sink: this.answerSink(), unit_ms: this.options.unit_ms });
+      this.behaviour.interrupts = this.interrupts;
+    }
     this.behaviour.onInput(pcm, arrived_s);
   }
 
@@ -324,18 +346,26 @@ export class OpenAIMockSession {
     if (!this.behaviour?.cancel()) this.send(this.events.error('response_cancel_not_active', 'Cancellation failed: no active response found', client_event_id));
   }
 
-  /** Behaviour mode: `conversation.item.truncate` of an answer's item is acknowledged and logged; the audio already sent stays sent. */
+  /**
+   * `conversation.item.truncate` is answered with `conversation.item.truncated`, as OpenAI does
+   * (the audio already sent stays sent); in behaviour mode the truncate of an answer's item is
+   * logged with what had played of it, and one that names no answer item is refused.
+   */
   private onTruncate(frame: DecodedFrame, client_event_id: string | undefined): void {
     const e = frame.event();
     const item_id = typeof e.item_id === 'string' ? e.item_id : '';
-    const n = /^item_resp_(\d+)$/.exec(item_id);
     const audio_end_ms = typeof e.audio_end_ms === 'number' ? e.audio_end_ms : NaN;
+    const content_index = typeof e.content_index === 'number' ? e.content_index : 0;
+    if (!this.behaviour) {
+      if (item_id && Number.isFinite(audio_end_ms)) this.send(this.events.itemTruncated(item_id, content_index, audio_end_ms));
+      return;
+    }
+    const n = /^item_resp_(\d+)$/.exec(item_id);
     if (!n || !Number.isFinite(audio_end_ms) || audio_end_ms < 0) {
       this.send(this.events.error('invalid_value', `conversation.item.truncate: no assistant audio item ${JSON.stringify(item_id)}, or audio_end_ms not a number of ms`, client_event_id));
       return;
     }
-    const content_index = typeof e.content_index === 'number' ? e.content_index : 0;
-    this.behaviour?.truncated(Number(n[1]), audio_end_ms);
+    this.behaviour.truncated(Number(n[1]), audio_end_ms);
     this.send(this.events.itemTruncated(item_id, content_index, audio_end_ms));
   }
 

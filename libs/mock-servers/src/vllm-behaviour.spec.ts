@@ -8,7 +8,7 @@ const OUT_RATE = 24000;
 const slot: VllmSlot = { take: () => true, limit: undefined, disconnected: () => undefined, released: () => undefined };
 
 /** A vllm-omni mock in virtual time, fed `pieces` at 16 kHz in 80 ms appends at 0, 80 … ms; `client` events go at their times. */
-async function converse(pieces: Piece[], knobs: Partial<BehaviourOptions>, o: { load?: number; client?: Array<{ at_ms: number; event: Record<string, unknown> }> } = {}) {
+async function converse(pieces: Piece[], knobs: Partial<BehaviourOptions>, o: { load?: number; client?: Array<{ at_ms: number; event: Record<string, unknown> }>; turn_detection?: Record<string, unknown> } = {}) {
   const v = virtualHost();
   const behaviour = await resolveBehaviour(knobs, OUT_RATE, () => o.load ?? 1);
   const session = new VllmMockSession(
@@ -20,7 +20,7 @@ async function converse(pieces: Piece[], knobs: Partial<BehaviourOptions>, o: { 
   );
   const send = (event: Record<string, unknown>) => session.onMessage(Buffer.from(JSON.stringify(event)), false, v.clock.now_s());
   const input = scriptedInput(pieces, IN_RATE);
-  send({ type: 'session.update', session: { audio: { input: { sample_rate_hz: IN_RATE } } } });
+  send({ type: 'session.update', session: { audio: { input: { sample_rate_hz: IN_RATE } }, ...(o.turn_detection ? { turn_detection: o.turn_detection } : {}) } });
   packets(input.pcm, IN_RATE).forEach((audio, seq) => v.scheduler.schedule(() => send({ type: 'input_audio_buffer.append', audio }), seq * 80));
   for (const c of o.client ?? []) v.scheduler.schedule(() => send(c.event), c.at_ms);
   v.scheduler.flush();
@@ -45,14 +45,42 @@ describe('vllm-omni mock in behaviour mode (virtual time)', () => {
     expect(c.of('response.done').map(statusOf)).toEqual(['stop']);
   });
 
-  it('stops stop-after 200 ms after a barge-in onset: response.done cancelled (barge_in), and the next answer needs no acknowledgement of it', async () => {
-    const c = await converse([{ say: 'q1' }, { silence_ms: 1400 }, { say: 'stop' }, { silence_ms: 3000 }], { respond_after_ms: 400, stop_after_ms: 200, answer_ms: 5000 });
-    const barge = c.says[1];
+  it('stops stop-after 200 ms after a barge-in onset: the terminal events of a cancelled response, cut at the playback acked, and the next answer needs no acknowledgement of it', async () => {
+    const input: Piece[] = [{ say: 'q1' }, { silence_ms: 1400 }, { say: 'stop' }, { silence_ms: 3000 }];
+    const barge = scriptedInput(input, IN_RATE).says[1];
+    const ack_ms = Math.ceil(barge.onset_ms);
+    const c = await converse(input, { respond_after_ms: 400, stop_after_ms: 200, answer_ms: 5000 }, { client: [{ at_ms: ack_ms, event: { type: 'playback.ack', response_id: 'resp_mock_0_0', played_ms: 640, committed_ms: 640 } }] });
     expect(Math.abs(c.spans[0].end_ms - (barge.onset_ms + 200))).toBeLessThanOrEqual(10);
     const done = c.of('response.done');
-    expect(done[0].event.response).toMatchObject({ status: 'cancelled', status_details: { type: 'cancelled', reason: 'barge_in' } });
+    // No server VAD asked: the overlap decision's reason, barge_in; the item cut at what the client acked as played.
+    expect(done[0].event.response).toMatchObject({
+      status: 'cancelled',
+      status_details: { type: 'cancelled', reason: 'barge_in' },
+      output: [{ id: 'item_resp_mock_0_0', status: 'cancelled', content: [{ type: 'output_audio', audio_duration_ms: 640 }] }],
+      metadata: { type: 'audio.cancelled', reason: 'barge_in', committed_ms: 640, cancelled_epoch: 0, epoch: 1 },
+    });
     expect(done[0].t_ms).toBeCloseTo(barge.onset_ms + 200, 6);
+    const at = (f: { t_ms: number }) => f.t_ms === done[0].t_ms;
+    expect(c.frames.filter(at).map((f) => f.event.type)).toEqual([
+      'response.output_audio.done',
+      'response.output_audio_transcript.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'conversation.item.done',
+      'response.done',
+      'rate_limits.updated',
+    ]);
+    // A barge-in starts a new epoch: the next answer's audio carries it.
+    expect((c.of('response.output_audio.delta').at(-1)?.event.metadata as { epoch: number }).epoch).toBe(1);
     expect(eventsOf(c.log, 'answer_start').map((e) => e.t_ms)).toEqual([c.says[0].offset_ms + 400, barge.offset_ms + 400]);
+    // The ack is logged with what had played of the answer when it came.
+    const first_ms = c.of('response.output_audio.delta')[0].t_ms;
+    expect(eventsOf(c.log, 'playback_ack')).toEqual([{ kind: 'playback_ack', t_ms: ack_ms, answer: 0, played_ms: 640, heard_ms: expect.closeTo(ack_ms - first_ms, 3) }]);
+  });
+
+  it("names a barge-in turn_detected when the session asked for server VAD, as vLLM-Omni's detector reports the speech start", async () => {
+    const v = await converse([{ say: 'q1' }, { silence_ms: 1400 }, { say: 'stop' }, { silence_ms: 3000 }], { respond_after_ms: 400, stop_after_ms: 200, answer_ms: 5000 }, { turn_detection: { type: 'server_vad' } });
+    expect(v.of('response.done')[0].event.response).toMatchObject({ status: 'cancelled', status_details: { reason: 'turn_detected' } });
   });
 
   it('holds a new answer until the last one was acknowledged as played, and logs when it went', async () => {

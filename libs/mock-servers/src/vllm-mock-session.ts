@@ -53,7 +53,8 @@ export interface VllmMockOptions {
    * Behaviour mode: the user is heard by the behaviour's energy VAD instead of the RMS rule, and the
    * model answers, stops, takes pauses and meets backchannels by BehaviourSession's rules; each
    * answer is one response (still held until its playback is acknowledged), a stopped one ends
-   * `cancelled` (reason `barge_in`) and holds the turn no longer. Null: as without it.
+   * `cancelled` as vLLM-Omni's barge-in ends it (reason `turn_detected` under server VAD, else
+   * `barge_in`) and holds the turn no longer. Null: as without it.
    */
   behaviour?: BehaviourSettings | null;
 }
@@ -77,6 +78,10 @@ interface Response {
   awaits_commit: boolean;
   /** Acknowledged at least once: its place is kept, and later acks are never too late. */
   acked: boolean;
+  /** Behaviour mode: the answer it carries. */
+  answer?: number;
+  /** Transcript deltas sent, joined. */
+  transcript: string;
 }
 
 /** What a session needs of its server beyond MockHost: the slot it holds. */
@@ -114,6 +119,10 @@ export class VllmMockSession {
   /** Input appended since the last commit, bytes: an empty commit is refused. */
   private uncommitted_bytes = 0;
   private stageMetrics = false;
+  /** The session asked for server VAD (`turn_detection.type: "server_vad"`): a barge-in is the detector's `turn_detected`. */
+  private serverVad = false;
+  /** Bumped by each barge-in, as the session's epoch. */
+  private epoch = 0;
   private readonly arrivals: ArrivalOffsets;
   private bytes_in = 0;
   /** Turns that had to wait for a playback acknowledgement. */
@@ -266,6 +275,7 @@ export class VllmMockSession {
     }
     this.opened = true;
     this.stageMetrics = extra_body.return_stage_metrics === true;
+    this.serverVad = ((session.turn_detection ?? null) as { type?: unknown } | null)?.type === 'server_vad';
     const audio = (session.audio ?? {}) as { input?: { sample_rate_hz?: unknown }; output?: { sample_rate_hz?: unknown } };
     const asked = audio.output?.sample_rate_hz;
     // This model speaks at its own rate whatever the client asks; each delta states it.
@@ -327,7 +337,7 @@ export class VllmMockSession {
       },
       start: (n) => {
         const id = `resp_${this.id}_${this.turns++}`;
-        const r: Response = { id, units: 0, sent_ms: 0, acked_ms: 0, listen: false, done: false, timer: null, started_s: this.host.clock.now_s(), commit_seq: this.commits, awaits_commit: this.speaking, acked: false };
+        const r: Response = { id, units: 0, sent_ms: 0, acked_ms: 0, listen: false, done: false, timer: null, started_s: this.host.clock.now_s(), commit_seq: this.commits, awaits_commit: this.speaking, acked: false, answer: n, transcript: '' };
         this.responses.set(id, r);
         this.answers.set(n, r);
         this.send({ type: 'response.created', response_id: id, response: { id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [] } });
@@ -345,14 +355,41 @@ export class VllmMockSession {
           this.finish(r, 'completed');
           return;
         }
-        // As vLLM-Omni's barge-in does: the played part goes into history and the response no longer holds the turn.
-        r.done = true;
-        r.acked_ms = r.sent_ms;
-        this.send({ type: 'response.output_audio.done', response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0 });
-        this.send({ type: 'response.done', response_id: r.id, response: { id: r.id, object: 'realtime.response', status: 'cancelled', status_details: { type: 'cancelled', reason: 'barge_in' }, output: [] } });
-        this.maybeForget(r);
+        this.cancelled(r);
       },
     };
+  }
+
+  /**
+   * A barge-in, as vLLM-Omni's runner ends it (session/runner.py `_barge_in_for_overlap` →
+   * `_cancel_active_response`, its `audio.cancelled` projected by realtime_events.py): the item is
+   * cut at the playback the client acknowledged (`committed_ms`), the playback cursor is cleared
+   * (the response holds the turn no longer), and the response's terminal events go out: audio and
+   * transcript done, content part, output item (`cancelled`) and conversation item done,
+   * `response.done` `cancelled` with `status_details.reason` the overlap decision's cancel reason
+   * (`turn_detected` when server VAD heard the speech start, else `barge_in`; overlap_policy.py),
+   * and `rate_limits.updated`.
+   */
+  private cancelled(r: Response): void {
+    r.done = true;
+    const reason = this.serverVad ? 'turn_detected' : 'barge_in';
+    const committed_ms = Math.floor(r.acked_ms);
+    const playback = { generated_ms: r.sent_ms, sent_ms: r.sent_ms, played_ms: r.acked_ms, committed_ms: r.acked_ms };
+    r.acked_ms = r.sent_ms;
+    const where = { response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0 };
+    const part = { type: 'audio', transcript: r.transcript };
+    const item = { id: `item_${r.id}`, object: 'realtime.item', type: 'message', role: 'assistant', status: 'cancelled', content: [{ type: 'output_audio', transcript: r.transcript, audio_duration_ms: committed_ms }] };
+    this.send({ type: 'response.output_audio.done', ...where });
+    if (r.transcript) this.send({ type: 'response.output_audio_transcript.done', ...where, transcript: r.transcript });
+    this.send({ type: 'response.content_part.done', ...where, part });
+    this.send({ type: 'response.output_item.done', response_id: r.id, output_index: 0, item });
+    this.send({ type: 'conversation.item.done', previous_item_id: null, item });
+    // A barge-in starts a new epoch (helpers.advance_barge_in_epoch): later output carries it.
+    const cancelled_epoch = this.epoch++;
+    const metadata = { type: 'audio.cancelled', session_id: this.id, response_id: r.id, reason, cancelled_epoch, epoch: this.epoch, committed_ms, playback };
+    this.send({ type: 'response.done', response_id: r.id, response: { id: r.id, object: 'realtime.response', status: 'cancelled', status_details: { type: 'cancelled', reason }, output: [item], metadata } });
+    this.send({ type: 'rate_limits.updated', rate_limits: [] });
+    this.maybeForget(r);
   }
 
   /** The user stopped speaking: the model takes a turn (or waits for the playback acknowledgement it needs). */
@@ -381,11 +418,11 @@ export class VllmMockSession {
     const turn = this.turns++;
     const listen = this.options.listen_every > 0 && turn % this.options.listen_every === this.options.listen_every - 1;
     const id = `resp_${this.id}_${turn}`;
-    const r: Response = { id, units, sent_ms: 0, acked_ms: 0, listen, done: false, timer: null, started_s: this.host.clock.now_s(), commit_seq: this.commits, awaits_commit: this.speaking, acked: false };
+    const r: Response = { id, units, sent_ms: 0, acked_ms: 0, listen, done: false, timer: null, started_s: this.host.clock.now_s(), commit_seq: this.commits, awaits_commit: this.speaking, acked: false, transcript: '' };
     this.responses.set(id, r);
     this.send({ type: 'response.created', response_id: id, response: { id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [] } });
     if (listen) {
-      this.send({ type: 'response.listen', session_id: this.id, epoch: 0, response_id: id, response: { id, object: 'realtime.response', status: 'listening' } });
+      this.send({ type: 'response.listen', session_id: this.id, epoch: this.epoch, response_id: id, response: { id, object: 'realtime.response', status: 'listening' } });
       this.finish(r, 'listen');
       return;
     }
@@ -411,9 +448,10 @@ export class VllmMockSession {
       const ms = Math.round((this.host.clock.now_s() - r.started_s) * 1e6) / 1000;
       vllm_omni.response_request_metrics = { source: 'server_monotonic_request_start', ttfp_ms: ms, ttft_ms: ms };
     }
-    const metadata = { session_id: this.id, epoch: 0, model_speak: true, end_of_turn, playback: { generated_ms: r.sent_ms, sent_ms: r.sent_ms, played_ms: r.acked_ms, committed_ms: r.acked_ms }, vllm_omni, audio_duration_ms: r.sent_ms };
+    const metadata = { session_id: this.id, epoch: this.epoch, model_speak: true, end_of_turn, playback: { generated_ms: r.sent_ms, sent_ms: r.sent_ms, played_ms: r.acked_ms, committed_ms: r.acked_ms }, vllm_omni, audio_duration_ms: r.sent_ms };
     this.send({ type: 'response.output_audio.delta', response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0, delta, format: 'pcm16', sample_rate_hz: this.output_rate, metadata });
     this.send({ type: 'response.output_audio_transcript.delta', response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0, delta: 'word ' });
+    r.transcript += 'word ';
   }
 
   private finish(r: Response, how: 'completed' | 'listen'): void {
@@ -467,6 +505,7 @@ export class VllmMockSession {
     r.acked = true;
     const committed = typeof event.committed_ms === 'number' ? event.committed_ms : played;
     r.acked_ms = Math.max(r.acked_ms, Math.min(committed, r.sent_ms));
+    if (r.answer !== undefined) this.behaviour?.acked(r.answer, played);
     this.send({ type: 'playback.acknowledged', event: { type: 'playback.acknowledged', session_id: this.id, item_id: `item_${id}`, played_ms: played, committed_ms: committed } });
     this.maybeForget(r);
   }
@@ -495,7 +534,7 @@ export class VllmMockSession {
     if (this.behaviour) return;
     if (this.speech_ms > 0) this.takeTurn();
     // A silent buffer: the model keeps listening.
-    else this.send({ type: 'response.listen', session_id: this.id, epoch: 0, response: { object: 'realtime.response', status: 'listening' }, reason: 'silence_or_noise' });
+    else this.send({ type: 'response.listen', session_id: this.id, epoch: this.epoch, response: { object: 'realtime.response', status: 'listening' }, reason: 'silence_or_noise' });
   }
 
   /** `session.close`: the responses stop where they are (no `response.done`), then `session.closed`. */

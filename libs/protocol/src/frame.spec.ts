@@ -149,10 +149,15 @@ describe.each(DECODERS)('decoding from %s', (from, decodeFrame) => {
   });
 
   describe('audioDeltaInfo', () => {
-    it('reads the response id and payload bytes of an audio delta without parsing it', () => {
+    it('reads the response id, item and payload bytes of an audio delta without parsing it', () => {
       const b64 = Buffer.alloc(3528).toString('base64');
       const frame = decodeFrame(`{"type":"response.output_audio.delta","response_id":"resp_3","item_id":"i","delta":"${b64}","sglang":{"unit_id":1}}`);
-      expect(audioDeltaInfo(frame)).toEqual({ response_id: 'resp_3', bytes: 3528 });
+      expect(audioDeltaInfo(frame)).toEqual({ response_id: 'resp_3', item_id: 'i', bytes: 3528 });
+      const indexed = decodeFrame(`{"type":"response.output_audio.delta","response_id":"r","item_id":"i","output_index":0,"content_index":2,"delta":"${b64}"}`);
+      expect(audioDeltaInfo(indexed)).toMatchObject({ item_id: 'i', content_index: 2 });
+      // A server that writes the item after the payload: read from the tail.
+      const after = decodeFrame(`{"type":"response.output_audio.delta","response_id":"r","delta":"${b64}","item_id":"late","content_index":1}`);
+      expect(audioDeltaInfo(after)).toMatchObject({ item_id: 'late', content_index: 1 });
     });
     it('reads the rate a delta states, before or after its payload', () => {
       const b64 = Buffer.alloc(3200).toString('base64');
@@ -176,7 +181,7 @@ describe.each(DECODERS)('decoding from %s', (from, decodeFrame) => {
       const frame = decodeFrame(text);
       const parse = jest.spyOn(JSON, 'parse');
       try {
-        expect(audioDeltaInfo(frame)).toEqual({ response_id: 'r', bytes: 44100, sample_rate_hz: 22050, audio_duration_ms: 2000, stage_tpot_ms: 21.5, stage_tokens_out: 12 });
+        expect(audioDeltaInfo(frame)).toEqual({ response_id: 'r', item_id: 'item_r', content_index: 0, bytes: 44100, sample_rate_hz: 22050, audio_duration_ms: 2000, stage_tpot_ms: 21.5, stage_tokens_out: 12 });
         // Only the tail after the payload was parsed.
         for (const [arg] of parse.mock.calls) expect(String(arg)).not.toContain(b64.slice(0, 100));
       } finally {

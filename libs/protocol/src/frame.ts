@@ -174,10 +174,15 @@ export function base64ByteLength(b64: string | Uint8Array): number {
 const RESPONSE_ID = /"response_id"\s*:\s*"([^"\\]*)"/;
 const DELTA_NAME = '"delta":';
 const RATE = /"sample_rate_hz"\s*:\s*(\d+)/;
+const ITEM_ID = /"item_id"\s*:\s*"([^"\\]*)"/;
+const CONTENT_INDEX = /"content_index"\s*:\s*(\d+)/;
 
 export interface AudioDeltaInfo {
   response_id: string;
   bytes: number;
+  /** The delta's `item_id` and `content_index`, when it states them (OpenAI: the item a barge-in truncates). */
+  item_id?: string;
+  content_index?: number;
   /** The delta's own `sample_rate_hz`, when it states one (vLLM-Omni). */
   sample_rate_hz?: number;
   /** `metadata.audio_duration_ms`: the response's audio so far, cumulative, as the server counts it (vLLM-Omni). */
@@ -236,6 +241,8 @@ function readDeltaInfo(frame: DecodedFrame): AudioDeltaInfo {
   if (info) return info;
   const event = frame.event();
   const parsed: AudioDeltaInfo = { response_id: String(event.response_id ?? ''), bytes: typeof event.delta === 'string' ? base64ByteLength(event.delta) : 0 };
+  if (typeof event.item_id === 'string') parsed.item_id = event.item_id;
+  if (typeof event.content_index === 'number') parsed.content_index = event.content_index;
   const rest = { ...event };
   delete rest.delta;
   readTail(parsed, `,${JSON.stringify(rest).slice(1)}`);
@@ -249,6 +256,11 @@ function deltaFigures(head: string, bytes: number, tail: string | null): AudioDe
   const info: AudioDeltaInfo = { response_id: id[1], bytes };
   const rate = RATE.exec(head);
   if (rate && Number(rate[1]) > 0) info.sample_rate_hz = Number(rate[1]);
+  // Servers write the item before the payload; one that writes it after has it read from the tail.
+  const item = ITEM_ID.exec(head) ?? (tail !== null ? ITEM_ID.exec(tail) : null);
+  if (item) info.item_id = item[1];
+  const index = CONTENT_INDEX.exec(head) ?? (tail !== null ? CONTENT_INDEX.exec(tail) : null);
+  if (index) info.content_index = Number(index[1]);
   if (tail !== null) readTail(info, tail);
   return info;
 }

@@ -17,6 +17,8 @@ export const OpenAIEvent = {
   speechStopped: 'input_audio_buffer.speech_stopped',
   responseCreate: 'response.create',
   responseCancel: 'response.cancel',
+  itemTruncate: 'conversation.item.truncate',
+  itemTruncated: 'conversation.item.truncated',
   responseCreated: 'response.created',
   outputItemAdded: 'response.output_item.added',
   outputItemDone: 'response.output_item.done',
@@ -59,7 +61,6 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set([
   'conversation.item.input_audio_transcription.delta',
   'conversation.item.input_audio_transcription.completed',
   'conversation.item.input_audio_transcription.failed',
-  'conversation.item.truncated',
   'conversation.item.deleted',
   'output_audio_buffer.started',
   'output_audio_buffer.stopped',
@@ -130,6 +131,16 @@ export function openaiResponseCreate(event_id: string): string {
   return `{"type":"${OpenAIEvent.responseCreate}","event_id":"${event_id}"}`;
 }
 
+/** `response.cancel` of the response in progress: the OpenAI Agents SDK's barge-in names no `response_id`. */
+export function openaiResponseCancel(event_id: string): string {
+  return `{"type":"${OpenAIEvent.responseCancel}","event_id":"${event_id}"}`;
+}
+
+/** `conversation.item.truncate`: the assistant item's audio cut at `audio_end_ms` (whole ms), what the user heard of it. */
+export function openaiItemTruncate(event_id: string, item_id: string, content_index: number, audio_end_ms: number): string {
+  return JSON.stringify({ type: OpenAIEvent.itemTruncate, event_id, item_id, content_index, audio_end_ms });
+}
+
 // ---- reading server events ----
 
 /** A PCM format's rate from a GA `{type, rate}` object or a beta string (`pcm16` is 24 kHz). */
@@ -160,4 +171,16 @@ export function openaiSessionTurnDetection(session: Record<string, unknown>): Tu
   if (value === undefined) return undefined;
   if (value === null) return 'none';
   return (value as { type?: unknown }).type === 'semantic_vad' ? 'semantic_vad' : 'server_vad';
+}
+
+/**
+ * Whether a session object says the server interrupts a response itself when the user starts
+ * speaking: GA `audio.input.turn_detection.interrupt_response === true`, read as the OpenAI Agents
+ * SDK reads it (`automatic_response_cancellation_enabled` in openai_realtime.py, on the session of
+ * `session.created` / `session.updated`); anything else, the beta layout included, is false.
+ */
+export function openaiInterruptsResponse(session: Record<string, unknown>): boolean {
+  const input = ((session.audio ?? {}) as { input?: { turn_detection?: unknown } }).input;
+  const detection = input?.turn_detection;
+  return detection !== null && typeof detection === 'object' && (detection as { interrupt_response?: unknown }).interrupt_response === true;
 }

@@ -218,7 +218,7 @@ export function vllmCommit(event_id: string): string {
   return `{"type":"input_audio_buffer.commit","final":true,"event_id":"${event_id}"}`;
 }
 
-/** Playback of `played_ms` of a response acknowledged (committed as played), as their benchmark acks what it received. */
+/** Playback of `played_ms` of a response acknowledged (committed as played: their client's `committed_ms` defaults to `played_ms`). */
 export function vllmPlaybackAck(event_id: string, response_id: string, played_ms: number): string {
   const ms = Math.floor(played_ms);
   return JSON.stringify({ type: VllmEvent.playbackAck, played_ms: ms, committed_ms: ms, response_id, item_id: `item_${response_id}`, event_id });

@@ -239,3 +239,104 @@ describe('OpenAIFlow against a server that waits for the client to speak first',
     expect(err.message).toMatch(/^no session\.created within 2 s: .*try --protocol vllm-omni$/);
   });
 });
+
+describe('OpenAIFlow barge-in (the OpenAI Agents SDK on input_audio_buffer.speech_started)', () => {
+  let server: TestServer | undefined;
+  let conn: WsConnection | undefined;
+
+  afterEach(async () => {
+    await conn?.close(500);
+    await server?.close();
+  });
+
+  /** 24 kHz 16-bit mono: `ms` of audio as base64. */
+  const audio = (ms: number) => Buffer.alloc(ms * 48).toString('base64');
+  const delta = (item_id: string, ms: number) => JSON.stringify({ type: 'response.output_audio.delta', response_id: 'r1', item_id, output_index: 0, content_index: 0, delta: audio(ms) });
+  const speechStarted = (extra: Record<string, unknown> = {}) => JSON.stringify({ type: 'input_audio_buffer.speech_started', item_id: 'in_1', audio_start_ms: 0, ...extra });
+
+  /** A session under server VAD whose server states `interrupt_response`, on a clock the test sets (`timers.now`, ms). */
+  async function bargeSession(interrupt_response: boolean) {
+    const inbox = new Inbox();
+    let opened: (ws: WebSocket) => void = () => undefined;
+    const socket = new Promise<WebSocket>((resolve) => (opened = resolve));
+    server = await startWsTestServer(() => (ws) => {
+      opened(ws);
+      ws.send(JSON.stringify({ type: 'session.created', event_id: 'e0', session: { type: 'realtime' } }));
+      ws.on('message', (data) => {
+        const event = JSON.parse(String(data)) as Event;
+        const turn_detection = { type: 'server_vad', interrupt_response };
+        if (event.type === 'session.update') ws.send(JSON.stringify({ type: 'session.updated', event_id: 'e1', session: { type: 'realtime', audio: { input: { turn_detection }, output: { format: { type: 'audio/pcm', rate: 24_000 } } } } }));
+        inbox.add(event);
+      });
+    });
+    const timers = new ManualTimers();
+    conn = WsConnection.open(server.url, { timers, clock: timers });
+    const flow = new OpenAIFlow('s', { turn_detection: 'server_vad', commit_every_packets: 0 });
+    flow.attach(conn);
+    const sent: Event[] = [];
+    await within(flow.handshake(conn, 24_000, { onSend: (frame) => sent.push(JSON.parse(frame) as Event) }), BOUND_MS, 'handshake');
+    const ws = await socket;
+    const c = conn;
+    let marks = 0;
+    /** Sends `frames` at `at_ms` on the session's clock, and resolves once the flow has read them all. */
+    const at = async (at_ms: number, ...frames: string[]) => {
+      timers.now = at_ms;
+      const mark = `m${marks++}`;
+      const read = new Promise<void>((resolve) => {
+        const sub = c.events$.subscribe((e) => {
+          if (e.frame.type === 'test.mark' && e.frame.event().mark === mark) {
+            sub.unsubscribe();
+            resolve();
+          }
+        });
+      });
+      for (const f of frames) ws.send(f);
+      ws.send(JSON.stringify({ type: 'test.mark', mark }));
+      await within(read, BOUND_MS, `frames at ${at_ms} ms`);
+    };
+    const bargeFrames = () => sent.filter((e) => e.type === 'conversation.item.truncate' || e.type === 'response.cancel');
+    return { inbox, at, sent, bargeFrames };
+  }
+
+  it('truncates the item playing at its played ms on the playout clock: two bursts with an underrun, not the ms received nor the ms since the first', async () => {
+    const { at, bargeFrames, inbox } = await bargeSession(true);
+    await at(0, created('r1'), delta('item_a', 200));
+    // Burst 1 played out at 200 ms; burst 2 comes at 250 ms and plays from then.
+    await at(250, delta('item_a', 400));
+    await at(500, speechStarted());
+    await inbox.until((e) => e.type === 'conversation.item.truncate', 'the truncate');
+    // 200 + 250 played (received: 600; elapsed since the first delta: 500). The server interrupts itself: no cancel.
+    expect(bargeFrames()).toEqual([{ type: 'conversation.item.truncate', event_id: 's_trunc0', item_id: 'item_a', content_index: 0, audio_end_ms: 450 }]);
+  });
+
+  it('with interrupt_response not true, cancels the response in progress once; a second speech start with no audio since sends nothing', async () => {
+    const { at, bargeFrames } = await bargeSession(false);
+    await at(0, created('r1'), delta('item_a', 1000));
+    await at(300, speechStarted());
+    await at(400, speechStarted());
+    expect(bargeFrames()).toEqual([
+      { type: 'conversation.item.truncate', event_id: 's_trunc0', item_id: 'item_a', content_index: 0, audio_end_ms: 300 },
+      { type: 'response.cancel', event_id: 's_cancel1' },
+    ]);
+  });
+
+  it('sends no cancel without a response in progress, and no truncate once the item has played out with no response in progress', async () => {
+    const { at, bargeFrames } = await bargeSession(false);
+    await at(0, created('r1'), delta('item_a', 600), done('r1'));
+    // The response is over, its audio still playing: truncated where it plays, nothing to cancel.
+    await at(200, speechStarted());
+    expect(bargeFrames()).toEqual([{ type: 'conversation.item.truncate', event_id: 's_trunc0', item_id: 'item_a', content_index: 0, audio_end_ms: 200 }]);
+    // A later answer, over and played out: playback was over, nothing is sent.
+    await at(1000, created('r2'), delta('item_b', 300), done('r2'));
+    await at(1500, speechStarted());
+    expect(bargeFrames()).toHaveLength(1);
+  });
+
+  it("clamps audio_end_ms to the item's audio received (rounded up), as the SDK does with a speech_started that states a later end", async () => {
+    const { at, bargeFrames } = await bargeSession(true);
+    await at(0, created('r1'), JSON.stringify({ type: 'response.output_audio.delta', response_id: 'r1', item_id: 'item_a', content_index: 0, delta: Buffer.alloc(2402).toString('base64') }));
+    // 1,201 samples: 50.04 ms received; the event's own audio_end_ms (9,000) is past it.
+    await at(30, speechStarted({ audio_end_ms: 9000 }));
+    expect(bargeFrames()).toEqual([{ type: 'conversation.item.truncate', event_id: 's_trunc0', item_id: 'item_a', content_index: 0, audio_end_ms: 51 }]);
+  });
+});

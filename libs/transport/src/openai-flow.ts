@@ -1,6 +1,28 @@
 import type { Subscription } from 'rxjs';
-import { chunkPeriodMs, gaEventName, isKnownOpenAIType, OpenAIEvent, openaiAppend, openaiCommit, openaiResponseCreate, openaiSessionRates, openaiSessionUpdate, serverError, ServerEventSeqTracker, serverEventSeq, VllmEvent, vllmSessionClose, type DecodedFrame } from '@duplex-bench/protocol';
+import {
+  audioDeltaInfo,
+  chunkPeriodMs,
+  gaEventName,
+  isKnownOpenAIType,
+  OpenAIEvent,
+  OPENAI_PCM_RATE,
+  openaiAppend,
+  openaiCommit,
+  openaiInterruptsResponse,
+  openaiItemTruncate,
+  openaiResponseCancel,
+  openaiResponseCreate,
+  openaiSessionRates,
+  openaiSessionUpdate,
+  serverError,
+  ServerEventSeqTracker,
+  serverEventSeq,
+  VllmEvent,
+  vllmSessionClose,
+  type DecodedFrame,
+} from '@duplex-bench/protocol';
 import { WsConnection, type ConnectOptions, type ReceivedEvent } from './connection';
+import { ItemPlayout } from './item-playout';
 import { TransportError } from './errors';
 import { waitForEvent } from './wait-for';
 import { waitForQuiet } from './wait-quiet';
@@ -82,6 +104,16 @@ export async function waitForSessionCreated(conn: WsConnection, timeout_ms: numb
  *
  * An `error` event before `session.updated` ends the session; after it, errors are counted and the
  * session goes on (OpenAI reports a refused event that way), unless the server marks one fatal.
+ *
+ * **Barge-in**, as the OpenAI Agents SDK's `input_audio_buffer.speech_started` handler does
+ * (openai/openai-agents-python src/agents/realtime/openai_realtime.py@d89c9b19, with a playback
+ * tracker, model.py `RealtimePlaybackTracker`: the played ms of the item playing):
+ * when model audio arrived since the last barge-in, the item playing on the playout clock is
+ * truncated at its played position (`conversation.item.truncate {item_id, content_index,
+ * audio_end_ms}`: the played ms rounded, clamped to the item's audio received, rounded up), unless
+ * that item has played out and no response is in progress; then, unless the session the server
+ * last stated has `audio.input.turn_detection.interrupt_response: true`, `response.cancel` goes
+ * when a response is in progress and none was asked cancelled since it began or ended.
  */
 export class OpenAIFlow implements SessionFlow {
   readonly protocol = 'openai';
@@ -102,6 +134,17 @@ export class OpenAIFlow implements SessionFlow {
   private readonly seq = new ServerEventSeqTracker();
   private created: Record<string, unknown> | null = null;
   private options: FlowOptions = {};
+  /** The model's audio on the session's playout clock, item by item. */
+  private readonly playout = new ItemPlayout();
+  /** Model audio arrived since the last barge-in (the SDK's `get_last_audio_item()`). */
+  private heardSinceBargeIn = false;
+  /** The server interrupts a response itself when the user speaks (`interrupt_response: true` in the session it stated). */
+  private serverInterrupts = false;
+  /** A `response.cancel` went since the last `response.created` / `response.done` (the SDK's `cancel_requested`). */
+  private cancelAsked = false;
+  /** Output rate the server stated, for deltas that state none. */
+  private granted_rate: number | undefined;
+  private bargeIns = 0;
 
   constructor(
     private readonly session_id: string,
@@ -109,19 +152,31 @@ export class OpenAIFlow implements SessionFlow {
   ) {}
 
   attach(conn: WsConnection): Subscription {
-    return conn.events$.subscribe({ next: (e) => this.observe(conn, e.frame), error: () => undefined });
+    return conn.events$.subscribe({ next: (e) => this.observe(conn, e.frame, e.received_s), error: () => undefined });
   }
 
   isKnownType(type: string): boolean {
     return isKnownOpenAIType(type);
   }
 
-  private observe(conn: WsConnection, frame: DecodedFrame): void {
+  private observe(conn: WsConnection, frame: DecodedFrame, received_s: number): void {
     this.seq.add(serverEventSeq(frame));
     const type = gaEventName(frame.type);
     switch (type) {
+      case OpenAIEvent.audioDelta: {
+        const info = audioDeltaInfo(frame);
+        if (info.item_id === undefined) break;
+        const rate = info.sample_rate_hz ?? this.config.output_sample_rate ?? this.granted_rate ?? OPENAI_PCM_RATE;
+        this.playout.add(received_s, info.item_id, info.content_index ?? 0, info.bytes, rate);
+        this.heardSinceBargeIn = true;
+        break;
+      }
       case OpenAIEvent.sessionCreated:
         this.created = frame.event();
+        this.readSession((this.created.session ?? {}) as Record<string, unknown>);
+        break;
+      case OpenAIEvent.sessionUpdated:
+        this.readSession((frame.event().session ?? {}) as Record<string, unknown>);
         break;
       case OpenAIEvent.responseCreated: {
         const response = (frame.event().response ?? {}) as { id?: unknown };
@@ -129,17 +184,20 @@ export class OpenAIFlow implements SessionFlow {
         // A created response answers the oldest response.create still waiting.
         this.answerOldest();
         this.awaitingAnswer = false;
+        this.cancelAsked = false;
         break;
       }
       case OpenAIEvent.responseDone: {
         const response = (frame.event().response ?? {}) as { id?: unknown };
         this.open.delete(String(response.id ?? ''));
         this.awaitingAnswer = false;
+        this.cancelAsked = false;
         this.sendQueued(conn);
         break;
       }
       case OpenAIEvent.speechStarted:
         this.speaking = true;
+        if (this.ready && !this.closing) this.bargeIn(conn, frame, received_s);
         break;
       case OpenAIEvent.speechStopped:
         this.speaking = false;
@@ -159,6 +217,42 @@ export class OpenAIFlow implements SessionFlow {
       }
       default:
         break;
+    }
+  }
+
+  /** What a session object the server stated says: its output rate, and whether it interrupts responses itself. */
+  private readSession(session: Record<string, unknown>): void {
+    const output = openaiSessionRates(session).output;
+    if (output) this.granted_rate = output;
+    this.serverInterrupts = openaiInterruptsResponse(session);
+  }
+
+  /**
+   * The user started speaking (`speech_started` received at `t_s`): the SDK's barge-in. Nothing
+   * without model audio since the last one; else the truncate of the item playing, and the cancel
+   * of the response in progress when the server does not interrupt it itself.
+   */
+  private bargeIn(conn: WsConnection, frame: DecodedFrame, t_s: number): void {
+    if (!this.heardSinceBargeIn) return;
+    this.heardSinceBargeIn = false;
+    const playing = this.playout.playingAt(t_s);
+    const ongoing = this.open.size > 0;
+    if (playing) {
+      // The SDK takes a positive `audio_end_ms` of the speech_started event over the played position.
+      const stated = frame.event().audio_end_ms;
+      const elapsed_ms = typeof stated === 'number' && stated > 0 ? stated : playing.played_ms;
+      const played_ms = Math.max(roundHalfEven(elapsed_ms), 0);
+      const received_ms = Math.ceil(playing.received_ms - 1e-9);
+      // An item played out, with no response in progress: playback was over, nothing to cut.
+      if (!(played_ms >= received_ms && !ongoing)) {
+        const n = this.bargeIns++;
+        this.send(conn, openaiItemTruncate(`${this.session_id}_trunc${n}`, playing.key, playing.content_index, Math.min(played_ms, received_ms)), this.options);
+      }
+      this.playout.dropPlayedBefore(t_s);
+    }
+    if (!this.serverInterrupts && ongoing && !this.cancelAsked && conn.isOpen) {
+      this.cancelAsked = true;
+      this.send(conn, openaiResponseCancel(`${this.session_id}_cancel${this.bargeIns++}`), this.options);
     }
   }
 
@@ -199,6 +293,7 @@ export class OpenAIFlow implements SessionFlow {
     this.send(conn, openaiSessionUpdate(`${this.session_id}_update`, request), options);
     const session = ((await updated).frame.event().session ?? {}) as Record<string, unknown>;
     this.ready = true;
+    this.readSession(session);
     const grant: SessionGrant = {};
     const output = openaiSessionRates(session).output;
     if (output) grant.output_sample_rate = output;
@@ -291,6 +386,12 @@ export class OpenAIFlow implements SessionFlow {
     const { seen, gaps, missing_events, not_rising } = this.seq;
     return { seen, gaps, missing_events, not_rising };
   }
+}
+
+/** Python's `round` (half to even), as the SDK rounds the played ms: a position exactly half a ms in goes to the even ms. */
+function roundHalfEven(x: number): number {
+  const r = Math.round(x);
+  return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
 }
 
 /**

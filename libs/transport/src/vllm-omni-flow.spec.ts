@@ -35,13 +35,13 @@ describe('VllmOmniFlow playback acknowledgements', () => {
     await server?.close();
   });
 
-  it("acknowledge the audio received, every ack_every_ms on the connection's timers, and only what is new", async () => {
+  it("acknowledge the audio played on the playout clock, every ack_every_ms on the connection's timers, and only what is new", async () => {
     const received: Array<Record<string, unknown>> = [];
     let nextFrame: () => void = () => undefined;
     const started = await grantingServer(received, () => nextFrame());
     server = started.server;
     const timers = new ManualTimers();
-    conn = WsConnection.open(server.url, { timers });
+    conn = WsConnection.open(server.url, { timers, clock: timers });
     const flow = new VllmOmniFlow('s', { turn_detection: 'server_vad', commit_every_packets: 0, ack_every_ms: 250 });
     flow.attach(conn);
     // The ack ticker is armed with the attach, in the background (it never holds the process open).
@@ -70,17 +70,64 @@ describe('VllmOmniFlow playback acknowledgements', () => {
     await within(delivered, BOUND_MS, 'audio delta');
     expect(acks()).toBe(1);
 
-    // A commit after the response: an ack of a response acked before is never too late, so acks go on.
+    // 250 ms later half of it has played: that is what the ack says, not the 500 ms received.
     expect(flow.afterAppend()).toBeNull();
-    const acked = new Promise<void>((resolve) => (nextFrame = resolve));
+    let acked = new Promise<void>((resolve) => (nextFrame = resolve));
+    timers.fire();
+    await within(acked, BOUND_MS, 'playback.ack');
+    expect(received.filter((e) => e.type === 'playback.ack').at(-1)).toEqual(expect.objectContaining({ response_id: 'r1', played_ms: 250, committed_ms: 250 }));
+    acked = new Promise<void>((resolve) => (nextFrame = resolve));
     timers.fire();
     await within(acked, BOUND_MS, 'playback.ack');
     expect(received.filter((e) => e.type === 'playback.ack').at(-1)).toEqual(expect.objectContaining({ response_id: 'r1', played_ms: 500, committed_ms: 500 }));
-    expect(acks()).toBe(2);
-    // Nothing new by the next wake: no further ack (sends are counted as they go), and the ticker is armed again.
+    expect(acks()).toBe(3);
+    // All of it played and acknowledged: no further ack (sends are counted as they go), and the ticker is armed again.
     timers.fire();
-    expect(acks()).toBe(2);
+    expect(acks()).toBe(3);
     expect(timers.pending.filter((t) => t.delay_ms === 250)).toHaveLength(1);
+  });
+
+  it('acknowledges the played ms across an underrun: two bursts with a gap between them, the gap not counted', async () => {
+    const received: Array<Record<string, unknown>> = [];
+    let nextFrame: () => void = () => undefined;
+    const started = await grantingServer(received, () => nextFrame());
+    server = started.server;
+    const timers = new ManualTimers();
+    conn = WsConnection.open(server.url, { timers, clock: timers });
+    const flow = new VllmOmniFlow('s', { turn_detection: 'server_vad', commit_every_packets: 0, ack_every_ms: 250 });
+    flow.attach(conn);
+    await within(flow.handshake(conn, 16_000, {}), BOUND_MS, 'handshake');
+    const ws = await started.socket;
+    const deltas = (n: number) =>
+      new Promise<void>((resolve) => {
+        let seen = 0;
+        const sub = conn?.events$.subscribe((e) => {
+          if (e.frame.type === 'response.output_audio.delta' && ++seen === n) {
+            sub?.unsubscribe();
+            resolve();
+          }
+        });
+      });
+    const reserved = new Promise<void>((resolve) => (nextFrame = resolve));
+    ws.send(JSON.stringify({ type: 'response.created', response: { id: 'r1' } }));
+    await within(reserved, BOUND_MS, 'the 0 ms ack');
+    // Burst 1 at 0 ms: 200 ms of audio (24 kHz, 16-bit).
+    let got = deltas(1);
+    ws.send(JSON.stringify({ type: 'response.output_audio.delta', response_id: 'r1', delta: Buffer.alloc(9600).toString('base64') }));
+    await within(got, BOUND_MS, 'burst 1');
+    // The ack at 250 ms: burst 1 has played out (200), the speaker waits in an underrun.
+    let acked = new Promise<void>((resolve) => (nextFrame = resolve));
+    timers.fire();
+    await within(acked, BOUND_MS, 'the ack at 250 ms');
+    // Burst 2 arrives at 250 ms (400 ms of audio): it plays from then, 50 ms of gap skipped by nobody.
+    got = deltas(1);
+    ws.send(JSON.stringify({ type: 'response.output_audio.delta', response_id: 'r1', delta: Buffer.alloc(19200).toString('base64') }));
+    await within(got, BOUND_MS, 'burst 2');
+    acked = new Promise<void>((resolve) => (nextFrame = resolve));
+    timers.fire();
+    await within(acked, BOUND_MS, 'the ack at 500 ms');
+    // At 500 ms: 200 + 250 played (received: 600; elapsed since the first audio: 500).
+    expect(received.filter((e) => e.type === 'playback.ack').map((e) => e.played_ms)).toEqual([0, 200, 450]);
   });
 
   it('acks responses acked before after a later commit, and ends on an error that refuses what it sent, saying session.close', async () => {
@@ -89,7 +136,7 @@ describe('VllmOmniFlow playback acknowledgements', () => {
     const started = await grantingServer(received, () => nextFrame());
     server = started.server;
     const timers = new ManualTimers();
-    conn = WsConnection.open(server.url, { timers });
+    conn = WsConnection.open(server.url, { timers, clock: timers });
     const flow = new VllmOmniFlow('s', { turn_detection: 'none', commit_every_packets: 1, ack_every_ms: 250 });
     flow.attach(conn);
     const sent: string[] = [];
@@ -114,7 +161,7 @@ describe('VllmOmniFlow playback acknowledgements', () => {
     const acked = new Promise<void>((resolve) => (nextFrame = resolve));
     timers.fire();
     await within(acked, BOUND_MS, 'the ack after the commit');
-    expect(received.filter((e) => e.type === 'playback.ack').map((e) => e.played_ms)).toEqual([0, 500]);
+    expect(received.filter((e) => e.type === 'playback.ack').map((e) => e.played_ms)).toEqual([0, 250]);
 
     const failed = new Promise<unknown>((resolve) => conn?.events$.subscribe({ error: resolve }));
     const farewell = new Promise<void>((resolve) => (nextFrame = () => received.some((e) => e.type === 'session.close') && resolve()));

@@ -5,11 +5,13 @@ import type { WsConnection } from './connection';
 import { waitForEvent } from './wait-for';
 import { waitForQuiet } from './wait-quiet';
 import { TransportError } from './errors';
+import { ItemPlayout } from './item-playout';
 import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type ServerEventSeqFigures, type SessionFlow, type SessionGrant, type VllmOmniFlowConfig, VLLM_TIMEOUTS } from './flow';
 
 interface Playback {
   /** Output audio received for the response, ms at the rate each delta states. */
   received_ms: number;
+  /** The played ms last acknowledged. */
   acked_ms: number;
   /** Acknowledged at least once: the server then keeps the response's place, and later acks are never too late. */
   acked: boolean;
@@ -25,9 +27,18 @@ const HEARTBEAT_MS = 30_000;
  * vLLM-Omni's duplex flow, as its own client drives it (vllm_omni/clients/duplex.py): the client
  * speaks first with `session.update` and takes `session.created`; every journaled event is
  * answered with `session.event_ack`; a heartbeat every 30 s; playback acknowledged every 0.25 s
- * with the audio received (the server holds a response open until its audio is acknowledged:
- * "ack only"); the session ends with the last commit, the responses finished, a last
- * acknowledgement, `session.close` and `session.closed`.
+ * (the server holds a response open until its audio is acknowledged: "ack only"); the session
+ * ends with the last commit, the responses finished, a last acknowledgement, `session.close` and
+ * `session.closed`.
+ *
+ * An ack's `played_ms` (and `committed_ms`, their client's default) is the response's audio played
+ * on the session's playout clock by then, not the audio received: their ledger "reports how much
+ * of a response it has actually played" and truncates the assistant item in history at it
+ * (engine/duplex/session/playback_ledger.py@2e9bf1cb), and their client's `ResponseHandle.played_ms`
+ * is what the application took for playback (clients/duplex.py@040aa6bd). Only their probe
+ * shorthand `acknowledge_collected_playback` acks all audio received. So the server holds the next
+ * turn until the audio has played, as it would for a user's speaker, and a barge-in's history keeps
+ * what the user heard.
  *
  * The playback ledger (engine/duplex/session/playback_ledger.py) refuses an ack of a response
  * never acked before once a later user input was committed (`playback_ack_too_late`); an ack of
@@ -47,6 +58,8 @@ export class VllmOmniFlow implements SessionFlow {
   private readonly seq = new ServerEventSeqTracker();
   private lastAcked = 0;
   private readonly playback = new Map<string, Playback>();
+  /** Each response's audio on the session's playout clock. */
+  private readonly playout = new ItemPlayout();
   private readonly open = new Set<string>();
   private options: FlowOptions = {};
   private conn: WsConnection | null = null;
@@ -87,7 +100,7 @@ export class VllmOmniFlow implements SessionFlow {
   attach(conn: WsConnection): Subscription {
     this.conn = conn;
     conn.setFarewell(() => this.farewell());
-    const sub = conn.events$.subscribe({ next: (e) => this.observe(conn, e.frame), error: () => undefined });
+    const sub = conn.events$.subscribe({ next: (e) => this.observe(conn, e.frame, e.received_s), error: () => undefined });
     if (!this.config.no_playback_ack) {
       const period_ms = this.config.ack_every_ms ?? 250;
       sub.add(every(conn.timers, period_ms, { background: true }).subscribe(() => this.ackPlayback()));
@@ -114,7 +127,7 @@ export class VllmOmniFlow implements SessionFlow {
     return isKnownOpenAIType(type) || isKnownVllmType(type);
   }
 
-  private observe(conn: WsConnection, frame: DecodedFrame): void {
+  private observe(conn: WsConnection, frame: DecodedFrame, received_s: number): void {
     const n = serverEventSeq(frame);
     this.seq.add(n);
     const type = gaEventName(frame.type);
@@ -133,6 +146,7 @@ export class VllmOmniFlow implements SessionFlow {
         this.deltaRates.set(rate, (this.deltaRates.get(rate) ?? 0) + 1);
         const p = this.playbackOf(info.response_id);
         p.received_ms += (info.bytes / (rate * 2)) * 1000;
+        this.playout.add(received_s, info.response_id, 0, info.bytes, rate);
         break;
       }
       case OpenAIEvent.responseDone: {
@@ -199,22 +213,32 @@ export class VllmOmniFlow implements SessionFlow {
     if (p) p.done = true;
   }
 
-  /** Acks one response's audio received so far (0 ms before any), unless the ledger would refuse it. */
-  private ackOne(id: string, p: Playback): void {
+  /** Response `id`'s audio played by now on the playout clock, ms (all of it once it has played out). */
+  private playedMs(id: string): number {
+    const now_s = this.conn?.timers.now_s() ?? (this.options.clock ?? monotonicClock).now_s();
+    return this.playout.played(id, now_s).played_ms;
+  }
+
+  /** Acks one response's audio played so far (0 ms before any), unless the ledger would refuse it. */
+  private ackOne(id: string, p: Playback, played_ms = this.playedMs(id)): void {
     if (!this.ready || this.closeSent) return;
     // Never acked, and a commit went since it was created: the ledger would answer playback_ack_too_late.
     if (!p.acked && this.commits > p.commits_before) return;
     p.acked = true;
-    p.acked_ms = p.received_ms;
-    this.send(vllmPlaybackAck(this.nextId('p'), id, p.received_ms));
+    p.acked_ms = played_ms;
+    this.send(vllmPlaybackAck(this.nextId('p'), id, played_ms));
   }
 
-  /** Acknowledges, per response, the audio received and not yet acknowledged; forgets finished, acknowledged ones. */
+  /** Acknowledges, per response, the audio played and not yet acknowledged; forgets finished ones acknowledged to their end. */
   private ackPlayback(): void {
     if (!this.ready || this.closeSent || this.config.no_playback_ack) return;
     for (const [id, p] of this.playback) {
-      if (!p.acked ? !(p.done && p.received_ms === 0) : Math.floor(p.received_ms) > Math.floor(p.acked_ms)) this.ackOne(id, p);
-      if (p.done && (p.acked ? p.acked_ms >= p.received_ms : p.received_ms === 0 || this.commits > p.commits_before)) this.playback.delete(id);
+      const played_ms = this.playedMs(id);
+      if (!p.acked ? !(p.done && p.received_ms === 0) : Math.floor(played_ms) > Math.floor(p.acked_ms)) this.ackOne(id, p, played_ms);
+      if (p.done && (p.acked ? p.acked_ms >= p.received_ms : p.received_ms === 0 || this.commits > p.commits_before)) {
+        this.playback.delete(id);
+        this.playout.forget(id);
+      }
     }
   }
 

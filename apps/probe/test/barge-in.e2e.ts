@@ -1,0 +1,105 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startMockServer, type MockServer, type MockServerOptions } from '@duplex-bench/mock-servers';
+import type { BehaviourSummary } from '@duplex-bench/metrics';
+import { runBounded } from './spawn.spec-helpers';
+
+jest.setTimeout(90_000);
+
+/** The executable a user runs: the compiled kit. */
+const BIN = join(__dirname, '..', '..', '..', 'bin', 'duplex-bench.js');
+
+interface MockEvent {
+  kind: string;
+  t_ms: number;
+  why?: string;
+  audio_end_ms?: number;
+  played_ms?: number;
+  heard_ms?: number | null;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+
+function mockLog(mock: MockServer): MockEvent[][] {
+  const log = (mock.stats() as unknown as { behaviour: { sessions: Array<{ events: MockEvent[] }> } }).behaviour;
+  return log.sessions.map((s) => s.events);
+}
+
+/** Each stop's delay after its barge-in, by the mock's own log. */
+function stopTruth(sessions: MockEvent[][]): number[] {
+  const out: number[] = [];
+  for (const events of sessions) {
+    let bargeIn: number | null = null;
+    for (const e of events) {
+      if (e.kind === 'barge_in') bargeIn = e.t_ms;
+      if (e.kind === 'answer_end' && e.why === 'barge_in' && bargeIn !== null) out.push(e.t_ms - bargeIn);
+    }
+  }
+  return out;
+}
+
+async function conversationRun(mock: MockServer, protocol: 'openai' | 'vllm-omni', sessions: number, duration_s: number) {
+  const dir = await mkdtemp(join(tmpdir(), 'barge-in-'));
+  const { code, stdout, stderr } = await runBounded(
+    process.execPath,
+    [BIN, 'run', '--url', mock.url, '--protocol', protocol, '--concurrency', String(sessions), '--duration', String(duration_s), '--conversation', 'default', '--output', dir, '--json', '--quiet'],
+    { bound_ms: (duration_s + 30) * 1000, label: 'duplex-bench run' },
+  );
+  const summary = JSON.parse(stdout.trim().split('\n').pop() as string) as { qualified: boolean; behaviour: BehaviourSummary };
+  return { code, stderr, summary };
+}
+
+/**
+ * The mocks deliver an answer one output unit at a time, each at its unit's start: with units of
+ * 1 s (vLLM-Omni's chunk period) and 2 s (an OpenAI-like burst) the audio received runs far ahead
+ * of the audio played, so a client that reported what it received instead of what played would
+ * miss the mock's truth by far more than the bound.
+ */
+const behaviour: MockServerOptions['behaviour'] = { conversation: 'default', respond_after_ms: 400, stop_after_ms: 200 };
+
+describe('barge-in against the model mocks: what the probe sends is what was heard', () => {
+  it('openai: truncates at the played position (within 100 ms of the mock\'s own truth), and reads stop latency within 60 ms of the mock log', async () => {
+    const mock = await startMockServer({ port: 0, protocol: 'openai', profile: 'model', unit_ms: 2000, behaviour });
+    try {
+      // 19 s: the run ends in the last listen of the first pass. Cut inside an utterance, an openai
+      // session would wait its drain out for a speech_stopped its server VAD never sends.
+      const { code, stderr, summary } = await conversationRun(mock, 'openai', 4, 19);
+      expect(stderr).not.toMatch(/error/);
+      expect(code).toBe(0);
+      const sessions = mockLog(mock);
+      const truncates = sessions.flat().filter((e) => e.kind === 'truncate');
+      // A barge-in in every pass (and a backchannel over a playing answer): truncated each time.
+      expect(truncates.length).toBeGreaterThanOrEqual(4);
+      for (const t of truncates) expect(Math.abs((t.audio_end_ms as number) - (t.heard_ms as number))).toBeLessThan(100);
+      // The server interrupts itself (interrupt_response: true): no response.cancel, so nothing refused.
+      expect(sessions.flat().filter((e) => e.kind === 'answer_end' && e.why === 'client_cancel')).toEqual([]);
+      const b = summary.behaviour;
+      expect(b.stop_latency_ms.count).toBeGreaterThanOrEqual(4);
+      expect(Math.abs((b.stop_latency_ms.p50 as number) - median(stopTruth(sessions)))).toBeLessThan(60);
+      // The server's cancelled response.done is the cancel evidence.
+      expect(b.cancel_latency_ms.count).toBeGreaterThanOrEqual(4);
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it('vllm-omni: acks the played ms (within 100 ms of the mock\'s own truth), and reads stop latency within 60 ms of the mock log', async () => {
+    const mock = await startMockServer({ port: 0, protocol: 'openai', openai: { flavor: 'vllm-omni' }, unit_ms: 1000, behaviour });
+    try {
+      const { code, stderr, summary } = await conversationRun(mock, 'vllm-omni', 4, 20);
+      expect(stderr).not.toMatch(/error/);
+      expect(code).toBe(0);
+      const sessions = mockLog(mock);
+      const acks = sessions.flat().filter((e) => e.kind === 'playback_ack' && (e.played_ms as number) > 0);
+      expect(acks.length).toBeGreaterThanOrEqual(20);
+      for (const a of acks) expect(Math.abs((a.played_ms as number) - (a.heard_ms as number))).toBeLessThan(100);
+      const b = summary.behaviour;
+      expect(b.stop_latency_ms.count).toBeGreaterThanOrEqual(4);
+      expect(Math.abs((b.stop_latency_ms.p50 as number) - median(stopTruth(sessions)))).toBeLessThan(60);
+      expect(b.cancel_latency_ms.count).toBeGreaterThanOrEqual(4);
+    } finally {
+      await mock.close();
+    }
+  });
+});
