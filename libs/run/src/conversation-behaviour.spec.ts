@@ -1,6 +1,7 @@
 import type { SessionSpeech, TurnRecord } from '@duplex-bench/metrics';
 import { behaviourFigures } from './conversation-behaviour';
 import { ConversationInput } from './conversation-input';
+import { conversationDataset } from './recording/recording';
 
 const turn = (session: string, kind: TurnRecord['kind'], outcome: TurnRecord['outcome'], latency_ms?: number): TurnRecord => ({
   session,
@@ -30,5 +31,15 @@ describe('behaviourFigures', () => {
     expect(f.summary.measurement_origin).toEqual(conversation.origins());
     expect(f.parts.outcomes).toEqual(f.summary.outcomes);
     expect(behaviourFigures(conversation, [{}])).toMatchObject({ turns_jsonl: '', speech_jsonl: '' });
+  });
+});
+
+describe('conversationDataset', () => {
+  it('names each session by its index and the script, the same every time, in file-name characters', () => {
+    expect(conversationDataset('default', 2, 20).map((s) => [s.id, s.subset, s.variant, s.duration_s])).toEqual([
+      ['conversation-000-default', 'conversation', 'default', 20],
+      ['conversation-001-default', 'conversation', 'default', 20],
+    ]);
+    expect(conversationDataset('a/b c', 1, 5)[0]).toMatchObject({ id: 'conversation-000-a_b_c', variant: 'a/b c' });
   });
 });

@@ -45,7 +45,7 @@ export { keptPacing, writeAttemptPacing } from './recording/attempt-pacing';
 export { Checkpoint } from './recording/checkpoint';
 export { postprocessSession } from './recording/postprocess';
 export type { PostprocessSummary, PostprocessTask } from './recording/postprocess';
-export { postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets } from './recording/recording';
+export { conversationDataset, postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets } from './recording/recording';
 export type { Invocation } from './recording/recording';
 /** The module a ProcessPool starts to post-process recorded sessions. */
 export const POSTPROCESS_WORKER = entryModule(__dirname, 'recording/postprocess-worker', 'postprocess-worker');
