@@ -1,6 +1,10 @@
+import { BUILT_IN_CONVERSATIONS } from '@duplex-bench/audio';
 import { COMPARE_METRICS, DEFAULT_SLO, SLO_FIGURES } from '@duplex-bench/experiments';
 import { DEFAULT_UNIT_TIMEOUT_MS } from '@duplex-bench/run';
+import { RECORD_FLAGS } from './record/record-flags';
+import { CONVERSATION_FLAGS } from './run/conversation-flags';
 import { DIALECT_FLAGS } from './run/dialect-flags';
+import { RUN_FLAGS } from './run/run-flags';
 import { COMPARE_FLAGS } from './sweep/compare-flags';
 import { SWEEP_FLAGS } from './sweep/sweep-flags';
 
@@ -12,5 +16,13 @@ describe('what the flag tables state of the libs', () => {
     expect(SWEEP_FLAGS.slo.help).toMatch(new RegExp(`figures: ${Object.keys(SLO_FIGURES).join(', ')}$`));
     expect(SWEEP_FLAGS.slo.default).toBe(DEFAULT_SLO);
     expect(DIALECT_FLAGS['unit-timeout-s'].help).toContain(`(default: ${DEFAULT_UNIT_TIMEOUT_MS / 1000})`);
+  });
+
+  it('names the built-in conversations, and gives run and record the same conversation flags', () => {
+    expect(CONVERSATION_FLAGS.conversation.help).toContain(`a built-in name (${BUILT_IN_CONVERSATIONS.join(', ')})`);
+    for (const name of Object.keys(CONVERSATION_FLAGS) as Array<keyof typeof CONVERSATION_FLAGS>) {
+      expect([name, RUN_FLAGS[name]]).toEqual([name, CONVERSATION_FLAGS[name]]);
+      expect([name, RECORD_FLAGS[name]]).toEqual([name, CONVERSATION_FLAGS[name]]);
+    }
   });
 });

@@ -14,6 +14,12 @@ export type { ClockLineup, RunClocks } from './clock-lineup';
 export { verdictLine, verdictOf, withVerdict } from './verdict';
 export type { RunVerdict, Verdict, VerdictInput } from './verdict';
 
+/* A conversation's sessions: the script read once, the voice activity thread, the behaviour figures pooled */
+export { ConversationInput, modelSpeechOrigin } from './conversation-input';
+export type { ConversationSettings, ConversationRecord } from './conversation-input';
+export { behaviourFigures, hearConversationOr } from './conversation-behaviour';
+export type { BehaviourFigures, ConversationHearing, ConversationOutcome } from './conversation-behaviour';
+
 /* From a user's dialect settings to a session's connection */
 export {
   authHeaders,
@@ -39,7 +45,7 @@ export { keptPacing, writeAttemptPacing } from './recording/attempt-pacing';
 export { Checkpoint } from './recording/checkpoint';
 export { postprocessSession } from './recording/postprocess';
 export type { PostprocessSummary, PostprocessTask } from './recording/postprocess';
-export { postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets } from './recording/recording';
+export { conversationDataset, postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets } from './recording/recording';
 export type { Invocation } from './recording/recording';
 /** The module a ProcessPool starts to post-process recorded sessions. */
 export const POSTPROCESS_WORKER = entryModule(__dirname, 'recording/postprocess-worker', 'postprocess-worker');
@@ -47,5 +53,3 @@ export const POSTPROCESS_WORKER = entryModule(__dirname, 'recording/postprocess-
 /* Error types */
 export { RunInputError } from './input-error';
 export type { RunInputCode } from './input-error';
-export { ConversationInput, modelSpeechOrigin } from './conversation-input';
-export type { ConversationSettings, ConversationRecord } from './conversation-input';

@@ -6,9 +6,10 @@ import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import type { RunIo } from '@duplex-bench/cli';
 import { recordCommand } from './record-command';
 import { parseWavPcm16 } from '@duplex-bench/audio';
-import { decodeSamples } from '@duplex-bench/metrics';
+import { decodeSamples, type BehaviourSummary, type SessionSpeech, type TurnRecord } from '@duplex-bench/metrics';
 import { parseRecordOptions } from './record-options';
 import { mergeResult, type SampleResult } from '@duplex-bench/run';
+import { probe } from '../../test/in-process.spec-helpers';
 
 jest.setTimeout(60_000);
 
@@ -252,5 +253,116 @@ describe('probe record --protocol openai', () => {
     }
     const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
     expect(run.dialect).toMatchObject({ protocol: 'openai', input_sample_rate: 24000, turn_detection: 'server_vad' });
+  });
+});
+
+describe('probe record --conversation against the native mock with behaviour knobs', () => {
+  let mock: MockServer;
+  beforeAll(async () => {
+    mock = await startMockServer({ port: 0, profile: 'nemotron', behaviour: { conversation: 'default', respond_after_ms: 400, stop_after_ms: 200 } });
+  });
+  afterAll(() => mock.close());
+
+  interface MockEvent {
+    kind: string;
+    t_ms: number;
+    why?: string;
+    means?: string;
+  }
+  /** The mock's own answer delays: the end of each turn it heard → the answer it started after it. */
+  const mockResponseMs = (sessions: Array<{ events: MockEvent[] }>) =>
+    sessions.flatMap(({ events }) => {
+      let turnEnd: number | null = null;
+      const out: number[] = [];
+      for (const e of events) {
+        if (e.kind === 'speech_end' && e.means === 'turn_end') turnEnd = e.t_ms;
+        if (e.kind === 'answer_start' && e.why === 'turn_end' && turnEnd !== null) out.push(e.t_ms - turnEnd);
+      }
+      return out;
+    });
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+  const mockSessions = () => (mock.stats() as unknown as { behaviour: { sessions: Array<{ events: MockEvent[] }> } }).behaviour.sessions;
+  const turnsOf = async (dir: string) =>
+    (await readFile(join(dir, 'turns.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as TurnRecord);
+  const record = (dir: string) => probe(['record', '--url', mock.url, '--output', dir, '--conversation', 'default', '--per-subset', '2', '--duration', '20', '--concurrency', '2']);
+  const FILES = ['summary.json', 'turns.jsonl', 'speech.jsonl', 'run.json', 'samples.msgpack', 'duplex_metrics.json'];
+  const IDS = ['conversation-000-default', 'conversation-001-default'];
+
+  it('records two conversations: turns.jsonl, the behaviour block and output.wav per sample; a resume keeps them, records nothing new, and pools a rerun sample with the stored one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'record-conv-'));
+    const first = await record(dir);
+    expect([first.code, first.stderr, first.stdout]).toEqual([0, expect.not.stringMatching(/error/), expect.any(String)]);
+    expect(first.stdout).toMatch(/^behaviour \(client.*response latency p50 \d+/m);
+
+    // Each sample keeps its events, and the file and the summary are made of them.
+    const stored = await results(dir);
+    expect([...stored.keys()].sort()).toEqual(IDS);
+    const turns = await turnsOf(dir);
+    expect([...new Set(turns.map((t) => t.session))].sort()).toEqual(IDS);
+    for (const r of stored.values()) {
+      expect(r).toMatchObject({ completed: true, subset: 'conversation', variant: 'default', duration_s: 20 });
+      expect(r.turns).toEqual(turns.filter((t) => t.session === r.sample_id));
+      expect(typeof r.overlap_ms).toBe('number');
+      // The output audio, rebuilt from the trace in the pool.
+      expect(parseWavPcm16(await readFile(join(dir, 'sessions', r.sample_id, 'output.wav')), 'out.wav', 22050).length).toBeGreaterThan(0);
+    }
+    const speech = (await readFile(join(dir, 'speech.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as SessionSpeech);
+    expect(speech.map((x) => x.session)).toEqual(IDS);
+    const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as { behaviour: BehaviourSummary };
+    const b = summary.behaviour;
+    const count = (kind: string, outcome: string) => turns.filter((t) => t.kind === kind && t.outcome === outcome).length;
+    expect(b.response_latency_ms.count).toBe(count('response', 'answered'));
+    expect(b.stop_latency_ms.count).toBe(count('stop', 'stopped'));
+    expect(b.response_latency_ms.count).toBeGreaterThanOrEqual(4);
+    // Every barge-in the mock stopped for, the probe saw stop: two sessions, one barge-in each.
+    const stops = mockSessions().flatMap((s) => s.events.filter((e) => e.kind === 'answer_end' && e.why === 'barge_in'));
+    expect(b.stop_latency_ms.count).toBe(stops.length);
+    expect(b.stop_latency_ms.count).toBeGreaterThanOrEqual(2);
+    expect(b.outcomes.answered).toBe(b.response_latency_ms.count);
+    // The VAD's spans, not a guess: within 60 ms of the delay the mock says it answered with (as run --conversation).
+    expect(Math.abs((b.response_latency_ms.p50 as number) - median(mockResponseMs(mockSessions())))).toBeLessThan(60);
+    expect(Object.keys(b.measurement_origin)).toEqual(expect.arrayContaining(['response_latency_ms', 'stop_latency_ms', 'pause_takeover_rate']));
+    const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
+    expect(run.conversation).toMatchObject({ name: 'default', max_stop_s: 3, takeover_min_ms: 500, voice_activity: { engine: expect.any(String) } });
+    expect(decodeSamples(await readFile(join(dir, 'samples.msgpack'))).behaviour?.outcomes).toEqual(b.outcomes);
+
+    // Nothing left to record: no session opens, no file changes, the stored figures are said again.
+    const opened = mockSessions().length;
+    const contents = await Promise.all(FILES.map((f) => readFile(join(dir, f))));
+    const again = await record(dir);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/all already complete; nothing recorded, nothing rewritten\nbehaviour \(client.*\n.*\nQUALIFIED: as stored/);
+    expect(mockSessions().length).toBe(opened);
+    const after = await Promise.all(FILES.map((f) => readFile(join(dir, f))));
+    for (const [i, f] of FILES.entries()) expect([f, after[i].equals(contents[i])]).toEqual([f, true]);
+
+    // One sample left incomplete: only it is recorded again, and the figures pool it with the one stored.
+    await writeFile(join(dir, 'samples', `${IDS[1]}.json`), JSON.stringify({ ...stored.get(IDS[1]), completed: false, reason: 'server_closed' }));
+    const third = await record(dir);
+    expect([third.code, third.stdout]).toEqual([0, expect.any(String)]);
+    expect(third.stdout).toMatch(/1 already done, 1 recorded now, 1 completed/);
+    expect(mockSessions().length).toBe(opened + 1);
+    const kept = await results(dir);
+    expect(kept.get(IDS[0])).toEqual(stored.get(IDS[0]));
+    const pooled = await turnsOf(dir);
+    expect(pooled.filter((t) => t.session === IDS[0])).toEqual(stored.get(IDS[0])?.turns);
+    expect(pooled.filter((t) => t.session === IDS[1])).toEqual(kept.get(IDS[1])?.turns);
+    const resumed = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as { behaviour: BehaviourSummary };
+    expect(resumed.behaviour.response_latency_ms.count).toBe(pooled.filter((t) => t.kind === 'response' && t.outcome === 'answered').length);
+    expect(resumed.behaviour.response_latency_ms.count).toBeGreaterThan(count('response', 'answered') / 2);
+  });
+
+  it.each([
+    ['--duration without --conversation', ['--duration', '20']],
+    ['--conversation with --dataset', ['--conversation', 'default', '--dataset', tmpdir()]],
+  ])('refuses %s: one line, exit 2', async (_name, extra) => {
+    const dir = await mkdtemp(join(tmpdir(), 'record-usage-'));
+    const { code, stderr, stdout } = await probe(['record', '--url', 'ws://127.0.0.1:9/v1/realtime', '--output', dir, '--concurrency', '1', ...extra]);
+    expect(code).toBe(2);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stdout).toBe('');
   });
 });

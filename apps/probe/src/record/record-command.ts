@@ -3,14 +3,15 @@ import { availableParallelism } from 'node:os';
 import { ReplaySubject } from 'rxjs';
 import { describeHost, ProcessPool, projectRevision } from '@duplex-bench/launcher';
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
+import { AudioFormatError, ConversationError, type PacketSource, type Sample } from '@duplex-bench/audio';
 import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
-import { Checkpoint, connectionSettings, dialectRecord, GrantLog, keepEarlierAttempt, mergeResult, POSTPROCESS_WORKER, postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets, type Invocation, packetSizeOr, ProcessMeasures, readResults, redactArgv, sampleResult, writeAttemptPacing, writeResult } from '@duplex-bench/run';
+import { behaviourFigures, Checkpoint, ConversationInput, connectionSettings, dialectRecord, GrantLog, keepEarlierAttempt, mergeResult, POSTPROCESS_WORKER, postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets, type Invocation, packetSizeOr, ProcessMeasures, readResults, redactArgv, sampleResult, hearConversationOr, writeAttemptPacing, writeResult } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
-import { duplexMetrics, vllmOmniFigures, runFile, TRACE_LAYOUT } from '@duplex-bench/results';
+import { duplexMetrics, vllmOmniFigures, runFile, TRACE_LAYOUT, type RunSummary } from '@duplex-bench/results';
 import { RealtimeSession, type SessionResult } from '@duplex-bench/session';
-import { renderDuplex } from '../render';
+import { renderBehaviour, renderDuplex } from '../render';
 import { verdictLine, verdictOf, withVerdict } from '@duplex-bench/run';
 import type { RecordOptions } from './record-options';
 
@@ -19,13 +20,24 @@ export interface RecordHooks {
   postprocess_burn_ms?: number;
 }
 
+/** A script or WAV file the user gave that cannot be read is bad usage, said in one line. */
+async function readInput<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof AudioFormatError || err instanceof ConversationError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 /**
- * `probe record`: every sample of the dataset as one session, `--concurrency` at a time, each
- * streamed at its own absolute cadence. Results go to `samples/<id>.json` as each session ends;
- * recording again into the same directory skips what is done and keeps stored metrics.
+ * `probe record`: every sample of the dataset (or `--per-subset` sessions of a conversation) as one
+ * session, `--concurrency` at a time, each streamed at its own absolute cadence. Results go to
+ * `samples/<id>.json` as each session ends; recording again into the same directory skips what is
+ * done and keeps stored metrics, a conversation's behaviour events among them.
  */
 export async function recordCommand(given: RecordOptions, io: RunIo, clock: Clock = monotonicClock, hooks: RecordHooks = {}): Promise<number> {
-  const dataset = await recordingDataset(given);
+  const dataset = await readInput(() => recordingDataset(given));
   if (dataset.length === 0) throw new UsageError(`--dataset ${given.dataset}: no .wav files found`);
   await mkdir(given.output, { recursive: true });
   const stored = await readResults(given.output);
@@ -33,10 +45,11 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   const skipped = dataset.length - todo.length;
   if (todo.length === 0) {
     // Nothing left to record: the stored recording stands, and no file of it is rewritten.
-    const summary = await readFile(runFile(given.output, 'summary'), 'utf8').then((t) => JSON.parse(t) as { qualified?: boolean }, () => null);
+    const summary = await readFile(runFile(given.output, 'summary'), 'utf8').then((t) => JSON.parse(t) as Pick<RunSummary, 'qualified' | 'behaviour'>, () => null);
     io.emit?.(summary);
     io.stdout.write(
       `samples: ${dataset.length} in the dataset, all already complete; nothing recorded, nothing rewritten\n` +
+        (summary?.behaviour ? `${renderBehaviour(summary.behaviour).join('\n')}\n` : '') +
         (summary ? `${summary.qualified ? 'QUALIFIED' : 'UNQUALIFIED'}: as stored in ${runFile(given.output, 'summary')}\n` : ''),
     );
     return summary && !summary.qualified && !given.allow_unqualified ? EXIT.unqualified : EXIT.ok;
@@ -44,6 +57,13 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   const size = await packetSizeOr(given.url, given, given.connect_timeout_ms, (message) => io.stderr.write(`error: ${message}\n`));
   if (!size) return EXIT.failed;
   const opts: RecordOptions = { ...given, packet_ms: size.packet_ms };
+  const script = opts.conversation;
+  const conversation = script === undefined ? null : await readInput(() => ConversationInput.read({ ...opts, conversation: script }));
+  // A conversation's model speech is found by the VAD in a thread of its own, started before anything else.
+  const hearing = conversation ? await hearConversationOr(conversation, (message) => io.stderr.write(`error: ${message}\n`)) : null;
+  if (conversation && !hearing) return EXIT.failed;
+  // Each session's input: its own place in the conversation, or the sample's audio.
+  const input = async (sample: Sample): Promise<PacketSource> => conversation?.player(() => clock.now_s()) ?? samplePackets(sample, opts.packet_ms, opts.sample_rate);
 
   const measures = new ProcessMeasures(opts.packet_ms, clock);
   const { samples } = measures;
@@ -57,9 +77,10 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   const grants = new GrantLog(opts.output_sample_rate, opts.output_sample_rate_given, (line) => io.stderr.write(`${line}\n`));
   const ctx = measures.sessionContext({
     ...connectionSettings(opts, opts.packet_ms),
-    packets: await samplePackets(dataset[0], opts.packet_ms, opts.sample_rate), // each session is given its own
+    packets: await input(dataset[0]), // each session is given its own
     onGrant: (grant) => grants.add(grant),
     stop$,
+    ...hearing?.context,
   });
   const started_s = clock.now_s();
   // Each invocation into this directory is kept in run.json, oldest first; the rest describes the latest.
@@ -80,7 +101,9 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     server_grant: grants.record,
     packet_ms: opts.packet_ms,
     packet_ms_source: size.source,
-    dataset: opts.dataset ?? `synthetic: 4 subsets x ${opts.per_subset}, ${opts.min_input_s}-${opts.max_input_s} s, 2 variants`,
+    dataset: conversation
+      ? `conversation ${conversation.record.name}: ${opts.per_subset} x ${opts.duration_s} s`
+      : (opts.dataset ?? `synthetic: 4 subsets x ${opts.per_subset}, ${opts.min_input_s}-${opts.max_input_s} s, 2 variants`),
     samples: { total: dataset.length, skipped_done: skipped, to_record: todo.length, recorded: 0, completed: 0 },
     host: await describeHost(),
     project: await projectRevision(process.cwd()),
@@ -88,6 +111,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     started_s,
     ended_s: null as number | null,
     load: { client_loop: { max_lag_ms: null as number | null, lags_over_80ms: 0 } },
+    ...(conversation ? { conversation: conversation.record } : {}),
   };
   const checkpoint = new Checkpoint(runFile(opts.output, 'run'), () => {
     runJson.load.client_loop = measures.clientLoop();
@@ -108,7 +132,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
       let first = true;
       while (next < todo.length && !signals.interrupted) {
         const sample = todo[next++];
-        const session = new RealtimeSession(sample.id, ctx, writer.openSession(sample.id), await samplePackets(sample, opts.packet_ms, opts.sample_rate));
+        const session = new RealtimeSession(sample.id, ctx, writer.openSession(sample.id), await input(sample));
         let result: SessionResult;
         try {
           await session.open();
@@ -152,6 +176,12 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
       const vllm = vllmOmniFigures(all);
       if (vllm) summary.vllm_omni = vllm;
     }
+    // Every stored sample's behaviour events and speech record, this invocation's and earlier ones', in sample order.
+    const behaviour = conversation ? behaviourFigures(conversation, [...stored.values()].sort((a, b) => (a.sample_id < b.sample_id ? -1 : 1))) : null;
+    if (behaviour) {
+      summary.behaviour = behaviour.summary;
+      summary.measurement_origin = { ...summary.measurement_origin, behaviour: 'record: the behaviour events of every sample stored in this directory (turns.jsonl), each from the attempt its record comes from' };
+    }
     grants.addDeltaRates(results);
     runJson.ended_s = clock.now_s();
     invocation.ended_epoch_ms = Date.now();
@@ -163,7 +193,8 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     await Promise.all([
       writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1)),
       writeFile(runFile(opts.output, 'duplex_metrics'), JSON.stringify(duplex?.file ?? { duplex_session_metrics: [] }, null, 1)),
-      writeFile(runFile(opts.output, 'samples'), encodeSamples(recorded.samples)),
+      ...(behaviour ? [writeFile(runFile(opts.output, 'turns'), behaviour.turns_jsonl), writeFile(runFile(opts.output, 'speech'), behaviour.speech_jsonl)] : []),
+      writeFile(runFile(opts.output, 'samples'), encodeSamples(behaviour ? { ...recorded.samples, behaviour: behaviour.parts } : recorded.samples)),
       writeFile(runFile(opts.output, 'timeline'), JSON.stringify(measures.timeline.toFile())),
       checkpoint.final(),
     ]);
@@ -174,6 +205,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
         `packets of the stored samples: ${summary.packets.sent} sent, ${summary.packets.late} late; |deviation| p99 ${d.p99 ?? '-'} ms, max ${d.max ?? '-'} ms; sessions with a violation ${summary.sessions.with_violation}`,
         `client loop lag max ${summary.event_loop_lag_ms.max ?? '-'} ms (over 80 ms: ${summary.event_loop_lag_ms.over_80ms}); recorder CPU ${summary.cpu_cores.total} cores${summary.cpu_us_per_packet ? ` (${summary.cpu_us_per_packet.toFixed(1)} µs per packet cycle)` : ''}`,
         ...(summary.duplex ? renderDuplex(summary.duplex) : ['responses: none']),
+        ...(summary.behaviour ? renderBehaviour(summary.behaviour) : []),
         verdictLine(v, {
           interrupted: 'partial recording; run again into the same directory to finish it',
           qualified: 'every packet within one packet interval',
@@ -188,5 +220,6 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     signals.dispose();
     await writer.close();
     await pool?.close();
+    await hearing?.thread.close();
   }
 }

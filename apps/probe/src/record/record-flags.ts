@@ -1,13 +1,19 @@
 // The flags of a command, in a module that loads nothing else: `--help` reads them without loading the command.
+import { CONVERSATION_FLAGS } from '../run/conversation-flags';
 import { DIALECT_FLAGS } from '../run/dialect-flags';
+
+/** With --conversation: each sample's length when --duration is not given, seconds. */
+export const RECORD_CONVERSATION_DURATION_S = 60;
 
 export const RECORD_FLAGS = {
   url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
   ...DIALECT_FLAGS,
   concurrency: { kind: 'int', min: 1, required: true, group: 'load', help: 'sessions at a time', value: 'N' },
-  'per-subset': { kind: 'int', min: 1, default: 8, group: 'input', help: 'synthetic dataset: samples per subset (4 subsets, 2 variants each)', value: 'N' },
+  'per-subset': { kind: 'int', min: 1, default: 8, group: 'input', help: 'synthetic dataset: samples per subset (4 subsets, 2 variants each); with --conversation: conversations, one session each', value: 'N' },
   output: { kind: 'string', required: true, group: 'output', help: 'recording directory; recording into it again resumes', value: 'DIR' },
   dataset: { kind: 'string', group: 'input', help: 'a directory of WAV files (subdirectories become subsets) instead of the synthetic dataset; any PCM or float WAV, mixed to mono and resampled to --sample-rate on load', value: 'DIR' },
+  ...CONVERSATION_FLAGS,
+  duration: { kind: 'number', min: 0, exclusive: true, group: 'input', help: `with --conversation: each sample's length, seconds (default: ${RECORD_CONVERSATION_DURATION_S})`, value: 'S' },
   'min-input-s': { kind: 'number', min: 0, exclusive: true, default: 20, group: 'input', help: 'synthetic dataset: shortest input, seconds', value: 'S' },
   'max-input-s': { kind: 'number', min: 0, exclusive: true, default: 60, group: 'input', help: 'synthetic dataset: longest input, seconds', value: 'S' },
   'output-sample-rate': { kind: 'int', min: 1, group: 'dialect', help: "output audio rate of the figures and output.wav, Hz; overrides the server's grant", value: 'HZ' },

@@ -1,16 +1,19 @@
 import { parseFlags, UsageError } from '@duplex-bench/cli';
 import type { DialectOptions } from '@duplex-bench/run';
+import { conversationOptions, type ConversationOptions } from '../run/conversation-options';
 import { parseDialectOptions } from '../run/dialect-options';
 import { defaultOutputRate } from '../run/run-options';
-import { RECORD_FLAGS } from './record-flags';
+import { RECORD_CONVERSATION_DURATION_S, RECORD_FLAGS } from './record-flags';
 
 
-export interface RecordOptions extends DialectOptions {
+export interface RecordOptions extends DialectOptions, ConversationOptions {
   url: string;
   concurrency: number;
   per_subset: number;
   output: string;
   dataset?: string;
+  /** With --conversation: each sample's length; the script starts again until it ends, seconds. */
+  duration_s: number;
   min_input_s: number;
   max_input_s: number;
   output_sample_rate: number;
@@ -32,6 +35,8 @@ export function parseRecordOptions(argv: string[]): RecordOptions {
   // A recording's per-sample summary reports pacing and responses, not lockstep's units/s: a lockstep recording would say nothing true.
   if (dialect.pacing === 'lockstep') throw new UsageError('--pacing lockstep is for run (record reports realtime samples only)');
   if (f.postprocess !== 'off' && f.trace !== 'full') throw new UsageError(`--postprocess ${f.postprocess} replays full traces; use --trace full or --postprocess off`);
+  if (f.conversation !== undefined && f.dataset !== undefined) throw new UsageError('--conversation and --dataset are two inputs: give one');
+  if (f.duration !== undefined && f.conversation === undefined) throw new UsageError("--duration is a conversation's length: it goes with --conversation (a dataset's samples have their own)");
   if (f['min-input-s'] > f['max-input-s']) throw new UsageError(`--min-input-s ${f['min-input-s']} is above --max-input-s ${f['max-input-s']}`);
   return {
     url: f.url,
@@ -40,6 +45,8 @@ export function parseRecordOptions(argv: string[]): RecordOptions {
     per_subset: f['per-subset'],
     output: f.output,
     dataset: f.dataset,
+    ...conversationOptions(f),
+    duration_s: f.duration ?? RECORD_CONVERSATION_DURATION_S,
     min_input_s: f['min-input-s'],
     max_input_s: f['max-input-s'],
     output_sample_rate: f['output-sample-rate'] ?? defaultOutputRate(dialect.protocol),

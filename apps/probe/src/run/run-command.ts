@@ -1,13 +1,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { firstValueFrom, ReplaySubject } from 'rxjs';
-import { AudioFormatError, ConversationError, VoiceThread, type PacketSource } from '@duplex-bench/audio';
+import { AudioFormatError, ConversationError, type PacketSource } from '@duplex-bench/audio';
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { describeHost, projectRevision } from '@duplex-bench/launcher';
-import { BehaviourRecorder, encodeSamples } from '@duplex-bench/metrics';
+import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, scheduleStall, spreadStarts, type Clock } from '@duplex-bench/pacer';
-import { ConversationInput, connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionsFile, startAtGate, estimateClockOffset, type AudioInputRecord, type ClockOffset } from '@duplex-bench/run';
+import { behaviourFigures, ConversationInput, connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionsFile, startAtGate, hearConversationOr, estimateClockOffset, type AudioInputRecord, type ClockOffset } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
-import { duplexMetrics, jsonLines, vllmOmniFigures, runFile, sessionFile, TRACE_LAYOUT } from '@duplex-bench/results';
+import { duplexMetrics, vllmOmniFigures, runFile, sessionFile, TRACE_LAYOUT } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { renderRunSummary } from '../render';
@@ -56,6 +56,10 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     return EXIT.failed;
   }
 
+  // A conversation's model speech is found by the VAD in a thread of its own, started before anything else.
+  const hearing = conversation ? await hearConversationOr(conversation, (message) => io.stderr.write(`error: ${message}\n`)) : null;
+  if (conversation && !hearing) return EXIT.failed;
+
   const epoch_ms = Date.now(); // only to map the monotonic clock to wall time in run.json
   const started_s = clock.now_s();
   const measures = new ProcessMeasures(opts.packet_ms, clock);
@@ -68,20 +72,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     onGrant: (grant) => grants.add(grant),
     stop$,
     allSent: new SendBarrier(),
-    ...(conversation ? { behaviour: conversation.behaviour() } : {}),
+    ...hearing?.context,
   });
-  // A conversation's model speech is found by the VAD in a thread of its own.
-  let voice: VoiceThread | null = null;
-  if (conversation) {
-    try {
-      voice = await VoiceThread.start(conversation.record.voice_activity);
-    } catch (err) {
-      io.stderr.write(`error: ${(err as Error).message}\n`);
-      return EXIT.failed;
-    }
-    const thread = voice;
-    ctx.voice = (id) => thread.session(id);
-  }
   const runJson = {
     command: ['probe', 'run', ...redactArgv(io.argv)],
     protocol: opts.protocol,
@@ -188,15 +180,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       const vllm = vllmOmniFigures(results);
       if (vllm) summary.vllm_omni = vllm;
     }
-    let turns: string | null = null;
-    let speech: string | null = null;
-    const behaviour = conversation ? new BehaviourRecorder(conversation.origins()) : null;
-    if (conversation && behaviour) {
-      for (const r of results) if (r.turns) behaviour.add(r.turns, r.overlap_ms ?? 0);
-      summary.behaviour = behaviour.summary();
-      turns = jsonLines(results.flatMap((r) => r.turns ?? []));
-      speech = jsonLines(results.flatMap((r) => (r.speech ? [r.speech] : [])));
-    }
+    const behaviour = conversation ? behaviourFigures(conversation, results) : null;
+    if (behaviour) summary.behaviour = behaviour.summary;
     grants.addDeltaRates(results);
     // A run whose server refused what this client sent broke the dialect's contract, whatever its pacing.
     const refused = results.filter((r) => r.reason === 'client_protocol_error');
@@ -209,11 +194,10 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     const written = withVerdict(summary, v);
     await Promise.all([
       ...(duplex ? [writeFile(runFile(opts.output, 'duplex_metrics'), JSON.stringify(duplex.file, null, 1))] : []),
-      ...(turns !== null ? [writeFile(runFile(opts.output, 'turns'), turns)] : []),
-      ...(speech !== null ? [writeFile(runFile(opts.output, 'speech'), speech)] : []),
+      ...(behaviour ? [writeFile(runFile(opts.output, 'turns'), behaviour.turns_jsonl), writeFile(runFile(opts.output, 'speech'), behaviour.speech_jsonl)] : []),
       writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1)),
       writeFile(runFile(opts.output, 'run'), JSON.stringify(runJson, null, 1)),
-      writeFile(runFile(opts.output, 'samples'), encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined, behaviour?.parts()))),
+      writeFile(runFile(opts.output, 'samples'), encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined, behaviour?.parts))),
       writeFile(runFile(opts.output, 'timeline'), JSON.stringify(measures.timeline.toFile())),
       writeFile(runFile(opts.output, 'sessions'), JSON.stringify(sessionsFile(results))),
     ]);
@@ -234,6 +218,6 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     measures.stop();
     signals.dispose();
     await writer.close();
-    await voice?.close();
+    await hearing?.thread.close();
   }
 }

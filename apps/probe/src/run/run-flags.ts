@@ -1,4 +1,5 @@
 // The flags of a command, in a module that loads nothing else: `--help` reads them without loading the command.
+import { CONVERSATION_FLAGS } from './conversation-flags';
 import { DIALECT_FLAGS } from './dialect-flags';
 
 export const RUN_FLAGS = {
@@ -14,9 +15,7 @@ export const RUN_FLAGS = {
   processes: { kind: 'int', min: 1, default: 1, group: 'load', help: 'child processes, each with --concurrency sessions', value: 'N' },
   'output-sample-rate': { kind: 'int', min: 1, group: 'dialect', help: "output audio rate of the figures, Hz; overrides the server's grant (default: the grant, else 22050 native, 24000 openai and vllm-omni)", value: 'HZ' },
   audio: { kind: 'string', group: 'input', help: 'a WAV to stream instead of silence, cut to --duration (any PCM or float WAV: mixed to mono and resampled to --sample-rate on load, recorded in run.json)', value: 'FILE' },
-  conversation: { kind: 'string', group: 'input', help: "follow a conversation script instead of one input: a built-in name (default) or a YAML/JSON file of say, listen and silence_ms steps; it starts again until --duration ends; the summary's behaviour block and turns.jsonl hold its figures", value: 'NAME|FILE' },
-  'max-stop-s': { kind: 'number', min: 0, exclusive: true, default: 3, group: 'output', help: 'with --conversation: a barge-in the model has not stopped for within this is no_stop, seconds', value: 'S' },
-  'takeover-min-ms': { kind: 'number', min: 0, exclusive: true, default: 500, group: 'output', help: 'with --conversation: a model speech span that starts in a pause counts as a takeover from this long, ms', value: 'MS' },
+  ...CONVERSATION_FLAGS,
   'inject-stall-ms': { kind: 'number', min: 0, default: 0, group: 'testing', help: "block the client's own loop once, mid-run, for this long, ms: proves the pacing check can fail", value: 'MS' },
   trace: { kind: 'enum', values: ['full', 'events', 'off'], default: 'off', group: 'output', help: 'full (every event), events (audio payloads as byte lengths) or off (send receipts only)' },
   'keep-traces': { kind: 'bool', group: 'output', help: 'keep trace.jsonl files (deleted after summarising otherwise)' },

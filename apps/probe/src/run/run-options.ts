@@ -1,10 +1,11 @@
 import { parseFlags, UsageError } from '@duplex-bench/cli';
 import { parseShard, shardSessions, timeUrlOf, type DialectOptions, type Shard } from '@duplex-bench/run';
+import { conversationOptions, type ConversationOptions } from './conversation-options';
 import { parseDialectOptions } from './dialect-options';
 import { RUN_FLAGS } from './run-flags';
 
 
-export interface RunOptions extends DialectOptions {
+export interface RunOptions extends DialectOptions, ConversationOptions {
   url: string;
   /** Sessions of this run (a shard's share); their ids count from `first_session` of `sessions_total`. */
   concurrency: number;
@@ -22,10 +23,6 @@ export interface RunOptions extends DialectOptions {
   /** False when `--output-sample-rate` was not given: the dialect's usual rate, and nothing is asked of the server. */
   output_sample_rate_given: boolean;
   audio?: string;
-  /** `--conversation`: a built-in script's name or a script file. */
-  conversation?: string;
-  max_stop_s: number;
-  takeover_min_ms: number;
   inject_stall_ms: number;
   trace: 'full' | 'events' | 'off';
   keep_traces: boolean;
@@ -77,9 +74,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     output_sample_rate: f['output-sample-rate'] ?? defaultOutputRate(dialect.protocol),
     output_sample_rate_given: f['output-sample-rate'] !== undefined,
     audio: f.audio,
-    conversation: f.conversation,
-    max_stop_s: f['max-stop-s'],
-    takeover_min_ms: f['takeover-min-ms'],
+    ...conversationOptions(f),
     inject_stall_ms: f['inject-stall-ms'],
     trace: f.trace as RunOptions['trace'],
     keep_traces: f['keep-traces'],

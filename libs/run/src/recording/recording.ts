@@ -1,4 +1,4 @@
-import { pcmPackets, readWavAs, syntheticDataset, syntheticPackets, wavDataset, type PacketSource, type Sample } from '@duplex-bench/audio';
+import { pcmPackets, readConversation, readWavAs, syntheticDataset, syntheticPackets, wavDataset, type PacketSource, type Sample } from '@duplex-bench/audio';
 import type { ProcessPool } from '@duplex-bench/launcher';
 import { mergeSamples, type SamplesFile } from '@duplex-bench/metrics';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
@@ -23,14 +23,25 @@ export interface Invocation {
   completed: number;
 }
 
-/** The samples to record: the WAV files of `dataset`, or the synthetic set. */
-export async function recordingDataset(o: { dataset?: string; sample_rate: number; per_subset: number; min_input_s: number; max_input_s: number }): Promise<Sample[]> {
+/** The samples to record: `per_subset` sessions of a conversation script, the WAV files of `dataset`, or the synthetic set. Throws ConversationError for a script it cannot read. */
+export async function recordingDataset(o: { dataset?: string; conversation?: string; duration_s: number; sample_rate: number; per_subset: number; min_input_s: number; max_input_s: number }): Promise<Sample[]> {
+  if (o.conversation !== undefined) return conversationDataset((await readConversation(o.conversation)).name, o.per_subset, o.duration_s);
   if (!o.dataset) return syntheticDataset({ per_subset: o.per_subset, min_input_s: o.min_input_s, max_input_s: o.max_input_s });
   try {
     return await wavDataset(o.dataset, o.sample_rate);
   } catch (err) {
     throw new RunInputError('BAD_DATASET', `--dataset: ${(err as Error).message}`);
   }
+}
+
+/**
+ * `count` sessions of one conversation script, `duration_s` each: subset `conversation`, variant the
+ * script's name. The ids depend on nothing else, so a second invocation finds the samples it
+ * recorded (a name is kept to file-name characters in the id).
+ */
+export function conversationDataset(name: string, count: number, duration_s: number): Sample[] {
+  const safe = name.replace(/[^A-Za-z0-9._-]+/g, '_');
+  return Array.from({ length: count }, (_, i) => ({ id: `conversation-${String(i).padStart(3, '0')}-${safe}`, subset: 'conversation', variant: name, duration_s, file: null, seed: i }));
 }
 
 /** A sample's packets: its WAV file's audio, or its synthetic signal. */
