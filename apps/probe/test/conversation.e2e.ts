@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { speechDir } from '@duplex-bench/audio';
 import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import type { BehaviourSummary, TurnRecord } from '@duplex-bench/metrics';
+import { probe } from './in-process.spec-helpers';
 import { runBounded } from './spawn.spec-helpers';
+import type { SweepFile } from '@duplex-bench/experiments';
 
 jest.setTimeout(120_000);
 
@@ -20,12 +22,15 @@ interface MockEvent {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
+type MockLog = Array<{ events: MockEvent[] }>;
+
+const mockSessions = (mock: MockServer): MockLog => (mock.stats() as unknown as { behaviour: { sessions: MockLog } }).behaviour.sessions;
+
 /** What the mock's own log says it did: each answer's delay after the turn it answered, each stop's after the barge-in. */
-function mockTruth(mock: MockServer): { response_ms: number[]; stop_ms: number[] } {
-  const log = (mock.stats() as unknown as { behaviour: { sessions: Array<{ events: MockEvent[] }> } }).behaviour;
+function mockTruth(sessions: MockLog): { response_ms: number[]; stop_ms: number[] } {
   const response_ms: number[] = [];
   const stop_ms: number[] = [];
-  for (const { events } of log.sessions) {
+  for (const { events } of sessions) {
     let turnEnd: number | null = null;
     let bargeIn: number | null = null;
     for (const e of events) {
@@ -61,7 +66,7 @@ describe('run --conversation against the native mock with behaviour knobs', () =
       expect(stderr).not.toMatch(/error/);
       expect(code).toBe(0);
       expect(summary.qualified).toBe(true);
-      const truth = mockTruth(mock);
+      const truth = mockTruth(mockSessions(mock));
       const b = summary.behaviour;
       expect(b.response_latency_ms.count).toBeGreaterThanOrEqual(16);
       expect(b.stop_latency_ms.count).toBeGreaterThanOrEqual(8);
@@ -106,6 +111,46 @@ describe('run --conversation against the native mock with behaviour knobs', () =
       const outcome = (step: number) => [...new Set(pauses.filter((t) => t.step === step).map((t) => t.outcome))];
       expect(outcome(1)).toEqual(['held']);
       expect(outcome(5)).toEqual(['took_over']);
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
+describe('sweep --slo stop_latency_p95_ms<=400 against a mock whose stops slow down past 24 sessions', () => {
+  it("finds the knee within one bisection step, where the mock's own log puts it", async () => {
+    const speech = speechDir();
+    const dir = await mkdtemp(join(tmpdir(), 'knee-'));
+    const script = join(dir, 'barge-in.yaml');
+    await writeFile(
+      script,
+      ['name: barge-in', 'steps:', `  - say: ${join(speech, 'q2.wav')}`, '  - listen: {until: model_speech, ms: 800}', `  - say: ${join(speech, 'stop.wav')}`, '    expect: stop', '  - listen: {until: model_done, max_s: 10}', ''].join('\n'),
+    );
+    // Respond and stop times grow as active/24 past 24 sessions: 200 ms of stopping becomes 400 at 48.
+    const mock = await startMockServer({ port: 0, profile: 'nemotron', capacity_sessions: 24, behaviour: { conversation: script, respond_after_ms: 400, stop_after_ms: 200 } });
+    try {
+      const out = join(dir, 'sweep');
+      const argv = ['sweep', '--url', mock.url, '--sessions', '12:48', '--runs', '1', '--duration', '8', '--resolution', '4', '--slo', 'stop_latency_p95_ms<=400', '--run-args', `--conversation ${script}`, '--output', out];
+      const { code, stderr } = await probe(argv);
+      expect(code).toBe(0);
+      const file = JSON.parse(await readFile(join(out, 'sweep.json'), 'utf8')) as SweepFile;
+      expect(file.capacity.limited_by).toBe('server');
+      const [pass, fail] = file.capacity.range as [number, number];
+      expect(fail - pass).toBeLessThanOrEqual(4);
+      // The runs went one after another, each a count of sessions: the mock's log, cut in that order.
+      const order = [...stderr.matchAll(/^sweep: (\d+) sessions, run 1 of 1$/gm)].map((m) => Number(m[1]));
+      const log = mockSessions(mock);
+      expect(log.length).toBe(order.reduce((a, b) => a + b, 0));
+      const truthAt = new Map<number, number>();
+      let from = 0;
+      for (const n of order) {
+        truthAt.set(n, median(mockTruth(log.slice(from, from + n)).stop_ms));
+        from += n;
+      }
+      // Both sides of the knee as the mock says it stopped, within the 60 ms the figures agree to.
+      expect(truthAt.get(pass) as number).toBeLessThanOrEqual(400 + 60);
+      expect(truthAt.get(fail) as number).toBeGreaterThan(400 - 60);
+      expect(pass).toBeGreaterThan(24);
     } finally {
       await mock.close();
     }
