@@ -240,7 +240,7 @@ describe('OpenAIFlow against a server that waits for the client to speak first',
   });
 });
 
-describe('OpenAIFlow barge-in (the OpenAI Agents SDK on input_audio_buffer.speech_started)', () => {
+describe('OpenAIFlow under server VAD: barge-in (the OpenAI Agents SDK on input_audio_buffer.speech_started) and the turn open at the end', () => {
   let server: TestServer | undefined;
   let conn: WsConnection | undefined;
 
@@ -295,8 +295,44 @@ describe('OpenAIFlow barge-in (the OpenAI Agents SDK on input_audio_buffer.speec
       await within(read, BOUND_MS, `frames at ${at_ms} ms`);
     };
     const bargeFrames = () => sent.filter((e) => e.type === 'conversation.item.truncate' || e.type === 'response.cancel');
-    return { inbox, at, sent, bargeFrames };
+    return { inbox, at, sent, bargeFrames, flow, timers, conn: c };
   }
+
+  /** Fires the first pending timer of `delay_ms` once it is armed. */
+  async function fire(timers: ManualTimers, delay_ms: number): Promise<void> {
+    const armed = () => timers.pending.find((t) => t.delay_ms === delay_ms);
+    await within(
+      new Promise<void>((resolve) => {
+        const poll = () => (armed() ? resolve() : setImmediate(poll));
+        poll();
+      }),
+      BOUND_MS,
+      `a ${delay_ms} ms timer`,
+    );
+    armed()?.fn();
+  }
+
+  it('at the end of input, waits past server_vad\'s silence for a turn still open; input cut mid-speech ends the session, counted, not failed at the drain bound', async () => {
+    const { at, flow, timers, conn: c } = await bargeSession(false);
+    await at(1_000, speechStarted());
+    const ending = flow.end(c, { drain_timeout_ms: 30_000, close_timeout_ms: 500 });
+    // server_vad's 500 ms of silence (none stated) and a second.
+    await fire(timers, 1_500);
+    await fire(timers, 200);
+    await within(ending, BOUND_MS, 'end');
+    expect(flow.dialectEvents()).toEqual({ speech_cut_at_end: 1 });
+  });
+
+  it('a turn that closes after the end of input is waited for and not counted as cut', async () => {
+    const { at, flow, timers, conn: c } = await bargeSession(false);
+    await at(1_000, speechStarted());
+    const ending = flow.end(c, { drain_timeout_ms: 30_000, close_timeout_ms: 500 });
+    await at(1_400, JSON.stringify({ type: 'input_audio_buffer.speech_stopped', item_id: 'in_1', audio_end_ms: 1_300 }));
+    await at(1_450, created('r2'), done('r2'));
+    await fire(timers, 200);
+    await within(ending, BOUND_MS, 'end');
+    expect(flow.dialectEvents()).toBeNull();
+  });
 
   it('truncates the item playing at its played ms on the playout clock: two bursts with an underrun, not the ms received nor the ms since the first', async () => {
     const { at, bargeFrames, inbox } = await bargeSession(true);

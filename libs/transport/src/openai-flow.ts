@@ -36,6 +36,20 @@ import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type OpenA
 const END_QUIET_MS = 200;
 
 /**
+ * How long the end of input waits for the server VAD to close a turn still open (speech started,
+ * not stopped): past its silence after the last audio sent, plus a second (server_vad), or
+ * semantic_vad's longest timeout (8 s at `eagerness: low`; OpenAI's reference: 8, 4 and 2 s for
+ * low, medium and high). Input cut in the middle of speech never gets its `speech_stopped`: the
+ * turn is counted as cut by the end, not waited for until the drain bound fails the session.
+ */
+function speechEndWaitMs(turn_detection: OpenAIFlowConfig['turn_detection'], silence_duration_ms: number): number {
+  return turn_detection === 'semantic_vad' ? 8_000 : silence_duration_ms + 1_000;
+}
+
+/** server_vad's silence before a turn ends when the session states none (OpenAI's default). */
+const SERVER_VAD_SILENCE_MS = 500;
+
+/**
  * OpenAI refuses a `response.create` while a response is in progress with this code, and names no
  * event (`error.event_id: null`; seen in openai/openai-agents-python#1466 and pipecat-ai/pipecat#3960).
  */
@@ -145,6 +159,10 @@ export class OpenAIFlow implements SessionFlow {
   /** Output rate the server stated, for deltas that state none. */
   private granted_rate: number | undefined;
   private bargeIns = 0;
+  /** The silence server_vad ends a turn after, as the server last stated it. */
+  private silence_duration_ms = SERVER_VAD_SILENCE_MS;
+  /** Turns the end of input cut in the middle of the user's speech: no `speech_stopped` came. */
+  private speechCutAtEnd = 0;
 
   constructor(
     private readonly session_id: string,
@@ -225,6 +243,8 @@ export class OpenAIFlow implements SessionFlow {
     const output = openaiSessionRates(session).output;
     if (output) this.granted_rate = output;
     this.serverInterrupts = openaiInterruptsResponse(session);
+    const detection = ((session.audio ?? {}) as { input?: { turn_detection?: { silence_duration_ms?: unknown } | null } }).input?.turn_detection;
+    if (typeof detection?.silence_duration_ms === 'number') this.silence_duration_ms = detection.silence_duration_ms;
   }
 
   /**
@@ -333,6 +353,21 @@ export class OpenAIFlow implements SessionFlow {
     if (this.config.turn_detection === 'none' && this.uncommitted > 0) {
       for (const frame of this.commitFrames()) this.send(conn, frame, options);
     }
+    // A turn still open waits for the server VAD to close it, bounded: input cut mid-speech never is.
+    if (this.config.turn_detection !== 'none' && this.speaking) {
+      const wait_ms = speechEndWaitMs(this.config.turn_detection, this.silence_duration_ms);
+      const stopped = await waitForEvent(conn, OpenAIEvent.speechStopped, wait_ms, 'drain_timeout').then(
+        () => true,
+        (err: unknown) => {
+          if (err instanceof TransportError && err.reason === 'drain_timeout') return false;
+          throw err;
+        },
+      );
+      if (!stopped && this.speaking) {
+        this.speaking = false;
+        this.speechCutAtEnd++;
+      }
+    }
     // A create still waiting goes when the response before it is done: the drain waits for both.
     try {
       await waitForQuiet(conn, {
@@ -377,8 +412,8 @@ export class OpenAIFlow implements SessionFlow {
     await conn.close(options.close_timeout_ms ?? FLOW_TIMEOUTS.close_timeout_ms);
   }
 
-  dialectEvents(): null {
-    return null;
+  dialectEvents(): Record<string, number> | null {
+    return this.speechCutAtEnd > 0 ? { speech_cut_at_end: this.speechCutAtEnd } : null;
   }
 
   serverEventSeq(): ServerEventSeqFigures | null {
