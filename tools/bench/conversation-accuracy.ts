@@ -13,17 +13,11 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { behaviourDelays, type BehaviourSessionLog } from '@duplex-bench/mock-servers';
 
 const BIN = join(__dirname, '..', '..', 'bin', 'duplex-bench.js');
 
 type Dialect = 'native' | 'openai' | 'vllm-omni';
-
-interface MockEvent {
-  kind: string;
-  t_ms: number;
-  why?: string;
-  means?: string;
-}
 
 const KNOBS = ['--conversation', 'default', '--respond-after-ms', '400', '--stop-after-ms', '200', '--takeover-after-ms', '800'];
 
@@ -85,23 +79,6 @@ function startMock(args: string[], stats: string): Promise<{ url: string; stop: 
 
 const median = (xs: number[]) => (xs.length === 0 ? null : [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]);
 
-/** The mock's own delays: each answer after the turn end it answered, each stop after its barge-in. */
-function truth(sessions: Array<{ events: MockEvent[] }>): { response_ms: number[]; stop_ms: number[] } {
-  const response_ms: number[] = [];
-  const stop_ms: number[] = [];
-  for (const { events } of sessions) {
-    let turnEnd: number | null = null;
-    let bargeIn: number | null = null;
-    for (const e of events) {
-      if (e.kind === 'speech_end' && e.means === 'turn_end') turnEnd = e.t_ms;
-      if (e.kind === 'answer_start' && e.why === 'turn_end' && turnEnd !== null) response_ms.push(e.t_ms - turnEnd);
-      if (e.kind === 'barge_in') bargeIn = e.t_ms;
-      if (e.kind === 'answer_end' && e.why === 'barge_in' && bargeIn !== null) stop_ms.push(e.t_ms - bargeIn);
-    }
-  }
-  return { response_ms, stop_ms };
-}
-
 async function main(): Promise<void> {
   const counts = arg('sessions', '8,256').split(',').map(Number);
   const dialects = arg('dialects', 'native,openai,vllm-omni').split(',') as Dialect[];
@@ -123,7 +100,7 @@ async function main(): Promise<void> {
         behaviour?: { response_latency_ms: { p50: number | null }; stop_latency_ms: { p50: number | null } };
         sessions?: { completed: number; started: number };
       };
-      const t = truth((JSON.parse(await readFile(stats, 'utf8')) as { behaviour: { sessions: Array<{ events: MockEvent[] }> } }).behaviour.sessions);
+      const t = behaviourDelays((JSON.parse(await readFile(stats, 'utf8')) as { behaviour: { sessions: BehaviourSessionLog[] } }).behaviour.sessions);
       const b = summary.behaviour;
       rows.push(
         `| ${dialect} | ${n} (${summary.sessions?.completed ?? 0} complete) | ${summary.qualified ? 'yes' : 'no'} | ${f(b?.response_latency_ms.p50)} / ${f(median(t.response_ms))} | ${f(b?.stop_latency_ms.p50)} / ${f(median(t.stop_ms))} | ${summary.packets?.late ?? '-'} |`,

@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startMockServer, type MockServer, type MockServerOptions } from '@duplex-bench/mock-servers';
+import { behaviourDelays, startMockServer, type MockServer, type MockServerOptions } from '@duplex-bench/mock-servers';
 import type { BehaviourSummary } from '@duplex-bench/metrics';
 import { runBounded } from './spawn.spec-helpers';
 
@@ -24,19 +24,6 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.le
 function mockLog(mock: MockServer): MockEvent[][] {
   const log = (mock.stats() as unknown as { behaviour: { sessions: Array<{ events: MockEvent[] }> } }).behaviour;
   return log.sessions.map((s) => s.events);
-}
-
-/** Each stop's delay after its barge-in, by the mock's own log. */
-function stopTruth(sessions: MockEvent[][]): number[] {
-  const out: number[] = [];
-  for (const events of sessions) {
-    let bargeIn: number | null = null;
-    for (const e of events) {
-      if (e.kind === 'barge_in') bargeIn = e.t_ms;
-      if (e.kind === 'answer_end' && e.why === 'barge_in' && bargeIn !== null) out.push(e.t_ms - bargeIn);
-    }
-  }
-  return out;
 }
 
 async function conversationRun(mock: MockServer, protocol: 'openai' | 'vllm-omni', sessions: number, duration_s: number) {
@@ -76,7 +63,7 @@ describe('barge-in against the model mocks: what the probe sends is what was hea
       expect(sessions.flat().filter((e) => e.kind === 'answer_end' && e.why === 'client_cancel')).toEqual([]);
       const b = summary.behaviour;
       expect(b.stop_latency_ms.count).toBeGreaterThanOrEqual(4);
-      expect(Math.abs((b.stop_latency_ms.p50 as number) - median(stopTruth(sessions)))).toBeLessThan(60);
+      expect(Math.abs((b.stop_latency_ms.p50 as number) - median(behaviourDelays(mock.stats().behaviour?.sessions ?? []).stop_ms))).toBeLessThan(60);
       // The server's cancelled response.done is the cancel evidence.
       expect(b.cancel_latency_ms.count).toBeGreaterThanOrEqual(4);
     } finally {
@@ -96,7 +83,7 @@ describe('barge-in against the model mocks: what the probe sends is what was hea
       for (const a of acks) expect(Math.abs((a.played_ms as number) - (a.heard_ms as number))).toBeLessThan(100);
       const b = summary.behaviour;
       expect(b.stop_latency_ms.count).toBeGreaterThanOrEqual(4);
-      expect(Math.abs((b.stop_latency_ms.p50 as number) - median(stopTruth(sessions)))).toBeLessThan(60);
+      expect(Math.abs((b.stop_latency_ms.p50 as number) - median(behaviourDelays(mock.stats().behaviour?.sessions ?? []).stop_ms))).toBeLessThan(60);
       expect(b.cancel_latency_ms.count).toBeGreaterThanOrEqual(4);
     } finally {
       await mock.close();

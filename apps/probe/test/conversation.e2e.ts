@@ -2,7 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { speechDir } from '@duplex-bench/audio';
-import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
+import { behaviourDelays, startMockServer, type BehaviourSessionLog, type MockServer } from '@duplex-bench/mock-servers';
 import type { BehaviourSummary, TurnRecord } from '@duplex-bench/metrics';
 import { probe } from './in-process.spec-helpers';
 import { runBounded } from './spawn.spec-helpers';
@@ -13,35 +13,10 @@ jest.setTimeout(120_000);
 /** The executable a user runs: the compiled kit. */
 const BIN = join(__dirname, '..', '..', '..', 'bin', 'duplex-bench.js');
 
-interface MockEvent {
-  kind: string;
-  t_ms: number;
-  why?: string;
-  means?: string;
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
-type MockLog = Array<{ events: MockEvent[] }>;
-
-const mockSessions = (mock: MockServer): MockLog => (mock.stats() as unknown as { behaviour: { sessions: MockLog } }).behaviour.sessions;
-
-/** What the mock's own log says it did: each answer's delay after the turn it answered, each stop's after the barge-in. */
-function mockTruth(sessions: MockLog): { response_ms: number[]; stop_ms: number[] } {
-  const response_ms: number[] = [];
-  const stop_ms: number[] = [];
-  for (const { events } of sessions) {
-    let turnEnd: number | null = null;
-    let bargeIn: number | null = null;
-    for (const e of events) {
-      if (e.kind === 'speech_end' && e.means === 'turn_end') turnEnd = e.t_ms;
-      if (e.kind === 'answer_start' && e.why === 'turn_end' && turnEnd !== null) response_ms.push(e.t_ms - turnEnd);
-      if (e.kind === 'barge_in') bargeIn = e.t_ms;
-      if (e.kind === 'answer_end' && e.why === 'barge_in' && bargeIn !== null) stop_ms.push(e.t_ms - bargeIn);
-    }
-  }
-  return { response_ms, stop_ms };
-}
+/** The mock's own log of what it did, session by session in order of opening. */
+const mockSessions = (mock: MockServer): BehaviourSessionLog[] => mock.stats().behaviour?.sessions ?? [];
 
 async function conversationRun(mock: MockServer, conversation: string, sessions: number, duration_s: number) {
   const dir = await mkdtemp(join(tmpdir(), 'conversation-'));
@@ -66,7 +41,7 @@ describe('run --conversation against the native mock with behaviour knobs', () =
       expect(stderr).not.toMatch(/error/);
       expect(code).toBe(0);
       expect(summary.qualified).toBe(true);
-      const truth = mockTruth(mockSessions(mock));
+      const truth = behaviourDelays(mockSessions(mock));
       const b = summary.behaviour;
       expect(b.response_latency_ms.count).toBeGreaterThanOrEqual(16);
       expect(b.stop_latency_ms.count).toBeGreaterThanOrEqual(8);
@@ -144,7 +119,7 @@ describe('sweep --slo stop_latency_p95_ms<=400 against a mock whose stops slow d
       const truthAt = new Map<number, number>();
       let from = 0;
       for (const n of order) {
-        truthAt.set(n, median(mockTruth(log.slice(from, from + n)).stop_ms));
+        truthAt.set(n, median(behaviourDelays(log.slice(from, from + n)).stop_ms));
         from += n;
       }
       // Both sides of the knee as the mock says it stopped, within the 60 ms the figures agree to.

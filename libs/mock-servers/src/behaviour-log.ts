@@ -74,3 +74,28 @@ export class BehaviourLog {
 export function clockMs(t_s: number): number {
   return Math.round(t_s * 1e6) / 1000;
 }
+
+/** What a behaviour mock's log says it did, as delays: the truth a conversation run's figures are set beside. */
+export interface BehaviourDelays {
+  /** Each answer's first voiced sample after the end of the turn it answered (`turn_end`), ms. */
+  response_ms: number[];
+  /** Each answer's last voiced sample after the onset of the barge-in that stopped it, ms. */
+  stop_ms: number[];
+}
+
+/** The delays in the sessions' logs (a mock's stats `behaviour.sessions`), in log order. */
+export function behaviourDelays(sessions: ReadonlyArray<Pick<BehaviourSessionLog, 'events'>>): BehaviourDelays {
+  const response_ms: number[] = [];
+  const stop_ms: number[] = [];
+  for (const { events } of sessions) {
+    let turnEnd: number | null = null;
+    let bargeIn: number | null = null;
+    for (const e of events) {
+      if (e.kind === 'speech_end' && e.means === 'turn_end') turnEnd = e.t_ms;
+      if (e.kind === 'answer_start' && e.why === 'turn_end' && turnEnd !== null) response_ms.push(e.t_ms - turnEnd);
+      if (e.kind === 'barge_in') bargeIn = e.t_ms;
+      if (e.kind === 'answer_end' && e.why === 'barge_in' && bargeIn !== null) stop_ms.push(e.t_ms - bargeIn);
+    }
+  }
+  return { response_ms, stop_ms };
+}

@@ -2,6 +2,7 @@ import { ManualTimers } from '@duplex-bench/pacer/testing';
 import type { WebSocket } from 'ws';
 import { WsConnection } from './connection';
 import { startWsTestServer, within, type TestServer } from './test-servers.spec-helpers';
+import type { VllmOmniFlowConfig } from './flow';
 import { VllmOmniFlow } from './vllm-omni-flow';
 
 const BOUND_MS = 3000;
@@ -35,19 +36,30 @@ describe('VllmOmniFlow playback acknowledgements', () => {
     await server?.close();
   });
 
-  it("acknowledge the audio played on the playout clock, every ack_every_ms on the connection's timers, and only what is new", async () => {
+  /**
+   * A session against the granting server on hand-fired timers (acks every 250 ms unless `config`
+   * says otherwise), the flow attached and not yet shaken hands; `onFrame(f)` calls `f` at each
+   * frame the server reads from then on.
+   */
+  async function ackSession(config: Partial<VllmOmniFlowConfig>) {
     const received: Array<Record<string, unknown>> = [];
-    let nextFrame: () => void = () => undefined;
-    const started = await grantingServer(received, () => nextFrame());
+    let next: () => void = () => undefined;
+    const started = await grantingServer(received, () => next());
     server = started.server;
     const timers = new ManualTimers();
-    conn = WsConnection.open(server.url, { timers, clock: timers });
-    const flow = new VllmOmniFlow('s', { turn_detection: 'server_vad', commit_every_packets: 0, ack_every_ms: 250 });
-    flow.attach(conn);
+    const c = WsConnection.open(server.url, { timers, clock: timers });
+    conn = c;
+    const flow = new VllmOmniFlow('s', { turn_detection: 'server_vad', commit_every_packets: 0, ack_every_ms: 250, ...config });
+    flow.attach(c);
+    return { received, started, timers, flow, c, onFrame: (f: () => void) => (next = f) };
+  }
+
+  it("acknowledge the audio played on the playout clock, every ack_every_ms on the connection's timers, and only what is new", async () => {
+    const { received, started, timers, flow, c, onFrame } = await ackSession({});
     // The ack ticker is armed with the attach, in the background (it never holds the process open).
     expect(timers.pending.filter((t) => t.delay_ms === 250).map((t) => t.background)).toEqual([true]);
     const sent: string[] = [];
-    await within(flow.handshake(conn, 16_000, { onSend: (frame) => sent.push(frame) }), BOUND_MS, 'handshake');
+    await within(flow.handshake(c, 16_000, { onSend: (frame) => sent.push(frame) }), BOUND_MS, 'handshake');
     const acks = () => sent.filter((f) => f.includes('"playback.ack"')).length;
     const ws = await started.socket;
 
@@ -62,7 +74,7 @@ describe('VllmOmniFlow playback acknowledgements', () => {
       });
     });
     // The response is acked at 0 ms as soon as it is created: that keeps its place in the ledger.
-    const reserved = new Promise<void>((resolve) => (nextFrame = resolve));
+    const reserved = new Promise<void>((resolve) => onFrame(resolve));
     ws.send(JSON.stringify({ type: 'response.created', response: { id: 'r1' } }));
     await within(reserved, BOUND_MS, 'the 0 ms ack');
     expect(received.filter((e) => e.type === 'playback.ack')).toEqual([expect.objectContaining({ response_id: 'r1', item_id: 'item_r1', played_ms: 0, committed_ms: 0 })]);
@@ -72,11 +84,11 @@ describe('VllmOmniFlow playback acknowledgements', () => {
 
     // 250 ms later half of it has played: that is what the ack says, not the 500 ms received.
     expect(flow.afterAppend()).toBeNull();
-    let acked = new Promise<void>((resolve) => (nextFrame = resolve));
+    let acked = new Promise<void>((resolve) => onFrame(resolve));
     timers.fire();
     await within(acked, BOUND_MS, 'playback.ack');
     expect(received.filter((e) => e.type === 'playback.ack').at(-1)).toEqual(expect.objectContaining({ response_id: 'r1', played_ms: 250, committed_ms: 250 }));
-    acked = new Promise<void>((resolve) => (nextFrame = resolve));
+    acked = new Promise<void>((resolve) => onFrame(resolve));
     timers.fire();
     await within(acked, BOUND_MS, 'playback.ack');
     expect(received.filter((e) => e.type === 'playback.ack').at(-1)).toEqual(expect.objectContaining({ response_id: 'r1', played_ms: 500, committed_ms: 500 }));
@@ -88,15 +100,8 @@ describe('VllmOmniFlow playback acknowledgements', () => {
   });
 
   it('acknowledges the played ms across an underrun: two bursts with a gap between them, the gap not counted', async () => {
-    const received: Array<Record<string, unknown>> = [];
-    let nextFrame: () => void = () => undefined;
-    const started = await grantingServer(received, () => nextFrame());
-    server = started.server;
-    const timers = new ManualTimers();
-    conn = WsConnection.open(server.url, { timers, clock: timers });
-    const flow = new VllmOmniFlow('s', { turn_detection: 'server_vad', commit_every_packets: 0, ack_every_ms: 250 });
-    flow.attach(conn);
-    await within(flow.handshake(conn, 16_000, {}), BOUND_MS, 'handshake');
+    const { received, started, timers, flow, c, onFrame } = await ackSession({});
+    await within(flow.handshake(c, 16_000, {}), BOUND_MS, 'handshake');
     const ws = await started.socket;
     const deltas = (n: number) =>
       new Promise<void>((resolve) => {
@@ -108,7 +113,7 @@ describe('VllmOmniFlow playback acknowledgements', () => {
           }
         });
       });
-    const reserved = new Promise<void>((resolve) => (nextFrame = resolve));
+    const reserved = new Promise<void>((resolve) => onFrame(resolve));
     ws.send(JSON.stringify({ type: 'response.created', response: { id: 'r1' } }));
     await within(reserved, BOUND_MS, 'the 0 ms ack');
     // Burst 1 at 0 ms: 200 ms of audio (24 kHz, 16-bit).
@@ -116,14 +121,14 @@ describe('VllmOmniFlow playback acknowledgements', () => {
     ws.send(JSON.stringify({ type: 'response.output_audio.delta', response_id: 'r1', delta: Buffer.alloc(9600).toString('base64') }));
     await within(got, BOUND_MS, 'burst 1');
     // The ack at 250 ms: burst 1 has played out (200), the speaker waits in an underrun.
-    let acked = new Promise<void>((resolve) => (nextFrame = resolve));
+    let acked = new Promise<void>((resolve) => onFrame(resolve));
     timers.fire();
     await within(acked, BOUND_MS, 'the ack at 250 ms');
     // Burst 2 arrives at 250 ms (400 ms of audio): it plays from then, 50 ms of gap skipped by nobody.
     got = deltas(1);
     ws.send(JSON.stringify({ type: 'response.output_audio.delta', response_id: 'r1', delta: Buffer.alloc(19200).toString('base64') }));
     await within(got, BOUND_MS, 'burst 2');
-    acked = new Promise<void>((resolve) => (nextFrame = resolve));
+    acked = new Promise<void>((resolve) => onFrame(resolve));
     timers.fire();
     await within(acked, BOUND_MS, 'the ack at 500 ms');
     // At 500 ms: 200 + 250 played (received: 600; elapsed since the first audio: 500).
@@ -131,18 +136,11 @@ describe('VllmOmniFlow playback acknowledgements', () => {
   });
 
   it('acks responses acked before after a later commit, and ends on an error that refuses what it sent, saying session.close', async () => {
-    const received: Array<Record<string, unknown>> = [];
-    let nextFrame: () => void = () => undefined;
-    const started = await grantingServer(received, () => nextFrame());
-    server = started.server;
-    const timers = new ManualTimers();
-    conn = WsConnection.open(server.url, { timers, clock: timers });
-    const flow = new VllmOmniFlow('s', { turn_detection: 'none', commit_every_packets: 1, ack_every_ms: 250 });
-    flow.attach(conn);
+    const { received, started, timers, flow, c, onFrame } = await ackSession({ turn_detection: 'none', commit_every_packets: 1 });
     const sent: string[] = [];
-    await within(flow.handshake(conn, 16_000, { onSend: (frame) => sent.push(frame) }), BOUND_MS, 'handshake');
+    await within(flow.handshake(c, 16_000, { onSend: (frame) => sent.push(frame) }), BOUND_MS, 'handshake');
     const ws = await started.socket;
-    const reserved = new Promise<void>((resolve) => (nextFrame = resolve));
+    const reserved = new Promise<void>((resolve) => onFrame(resolve));
     ws.send(JSON.stringify({ type: 'response.created', response: { id: 'r1' } }));
     await within(reserved, BOUND_MS, 'the 0 ms ack');
     // A packet and the commit that follows it.
@@ -158,13 +156,13 @@ describe('VllmOmniFlow playback acknowledgements', () => {
     });
     ws.send(JSON.stringify({ type: 'response.output_audio.delta', response_id: 'r1', delta: Buffer.alloc(RATE).toString('base64') }));
     await within(delivered, BOUND_MS, 'audio delta');
-    const acked = new Promise<void>((resolve) => (nextFrame = resolve));
+    const acked = new Promise<void>((resolve) => onFrame(resolve));
     timers.fire();
     await within(acked, BOUND_MS, 'the ack after the commit');
     expect(received.filter((e) => e.type === 'playback.ack').map((e) => e.played_ms)).toEqual([0, 250]);
 
     const failed = new Promise<unknown>((resolve) => conn?.events$.subscribe({ error: resolve }));
-    const farewell = new Promise<void>((resolve) => (nextFrame = () => received.some((e) => e.type === 'session.close') && resolve()));
+    const farewell = new Promise<void>((resolve) => onFrame(() => received.some((e) => e.type === 'session.close') && resolve()));
     ws.send(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', code: 'playback_ack_too_late', message: 'late' }, server_event_seq: 9 }));
     const error = (await within(failed, BOUND_MS, 'the session to fail')) as { reason?: string; info?: { server_code?: string } };
     expect(error.reason).toBe('client_protocol_error');
