@@ -32,6 +32,28 @@ describe('sessionTurns', () => {
     expect(turns[1]).toMatchObject({ cancel_latency_ms: 80, cancel_status: 'cancelled' });
   });
 
+  it('judges no stop or backchannel that the end of the input may have decided', () => {
+    const tail: PlayedStep[] = [
+      { pass: 0, step: 2, kind: 'say', expect: 'stop', start_s: 16, end_s: 18, speech_start_s: 16.02, speech_end_s: 17.9 },
+      { pass: 0, step: 4, kind: 'say', expect: 'continue', start_s: 21, end_s: 21.6, speech_start_s: 21.05, speech_end_s: 21.5 },
+      { pass: 0, step: 5, kind: 'listen', start_s: 21.6, end_s: 22, ended_by: 'session_end' },
+    ];
+    // The input ends at 22 s: the answer playing at the backchannel ends at 21.4 s, but a second
+    // span could have started until 22.4 s, past the end; the stop's span ends after the end.
+    const late: SpeechSpan[] = [
+      { start_s: 15, end_s: 16.2 },
+      { start_s: 20, end_s: 21.4 },
+    ];
+    expect(sessionTurns('s0', tail, late, [], 10, O).map((t) => [t.kind, t.outcome])).toEqual([['stop', 'stopped']]);
+    expect(sessionTurns('s0', tail, [{ start_s: 15, end_s: 22.3 }], [], 10, O)).toEqual([]);
+    // With a longer input both are judged.
+    const longer = tail.map((t) => (t.step === 5 ? { ...t, end_s: 24 } : t));
+    expect(sessionTurns('s0', longer, late, [], 10, O).map((t) => [t.kind, t.outcome])).toEqual([
+      ['stop', 'stopped'],
+      ['backchannel', 'yielded'],
+    ]);
+  });
+
   it('says nothing of an utterance whose listen the session cut before any answer', () => {
     const cut: PlayedStep[] = [
       { pass: 0, step: 0, kind: 'say', start_s: 10, end_s: 12, speech_start_s: 10.05, speech_end_s: 11.9 },

@@ -66,11 +66,16 @@ const CANCEL_STATUSES = new Set(['cancelled', 'listen']);
 /**
  * One session's behaviour events from what it played (its steps), what the user heard (the model's
  * speech spans on the playout clock) and what the dialect said (response ends), by the
- * definitions of DESIGN.md ("Conversations"). Steps the session cut short give none.
+ * definitions of DESIGN.md ("Conversations"). Steps the session cut short give none, nor do a
+ * stop or a backchannel the end of the session's input may have decided: a playing span that ends
+ * after the input ended (the model may have gone quiet because the session did), or a
+ * backchannel whose yield window reaches past it.
  */
 export function sessionTurns(session: string, steps: PlayedStep[], spans: SpeechSpan[], ends: ResponseEndEvidence[], origin_s: number, o: BehaviourOptions): TurnRecord[] {
   const ms = (t_s: number) => Math.round((t_s - origin_s) * 1e6) / 1000;
   const playingAt = (t_s: number) => spans.find((s) => s.start_s <= t_s && t_s < s.end_s);
+  // When the session's input ended: the end of its last step (unknown while a step is open).
+  const input_end_s = steps.at(-1)?.end_s ?? Infinity;
   const out: TurnRecord[] = [];
   steps.forEach((step, i) => {
     if (step.cut || step.end_s === null) return;
@@ -93,6 +98,8 @@ export function sessionTurns(session: string, steps: PlayedStep[], spans: Speech
         out.push({ ...base, kind, outcome: 'not_speaking', ...user });
         return;
       }
+      if (span.end_s > input_end_s) return;
+      if (kind === 'backchannel' && Math.max(step.speech_end_s, span.end_s) + YIELD_WINDOW_S > input_end_s) return;
       const turn: TurnRecord = { ...base, kind, outcome: 'stopped', ...user, model_start_ms: ms(span.start_s), model_end_ms: ms(span.end_s) };
       if (kind === 'stop') {
         const stopped = span.end_s - start_s <= o.max_stop_s;
