@@ -365,4 +365,17 @@ describe('probe record --conversation against the native mock with behaviour kno
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stdout).toBe('');
   });
+
+  it('ends in one line with exit 1 when no session reaches the server, trying no more samples than one wave', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'record-unreachable-'));
+    // Port 9 (discard): nothing listens on 127.0.0.1 here.
+    const { code, stderr, stdout } = await probe(['record', '--url', 'ws://127.0.0.1:9/v1/realtime', '--output', dir, '--concurrency', '2', '--per-subset', '1']);
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n').pop()).toMatch(/^error: cannot connect to ws:\/\/127\.0\.0\.1:9\/v1\/realtime: ECONNREFUSED$/);
+    expect(stdout).toBe('');
+    // Of the 8 samples, only the first wave was tried; each is stored incomplete, to be recorded next time.
+    const tried = await results(dir);
+    expect(tried.size).toBeLessThanOrEqual(2);
+    expect([...tried.values()].every((r) => !r.completed)).toBe(true);
+  });
 });

@@ -10,7 +10,7 @@ import { TraceWriter } from '@duplex-bench/tracer';
 import { behaviourFigures, Checkpoint, ConversationInput, connectionSettings, dialectRecord, GrantLog, keepEarlierAttempt, mergeResult, POSTPROCESS_WORKER, postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets, type Invocation, packetSizeOr, ProcessMeasures, readResults, redactArgv, sampleResult, hearConversationOr, writeAttemptPacing, writeResult } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
 import { duplexMetrics, vllmOmniFigures, runFile, TRACE_LAYOUT, type RunSummary } from '@duplex-bench/results';
-import { RealtimeSession, type SessionResult } from '@duplex-bench/session';
+import { RealtimeSession, reasonOf, type SessionResult } from '@duplex-bench/session';
 import { renderBehaviour, renderDuplex } from '../render';
 import { verdictLine, verdictOf, withVerdict } from '@duplex-bench/run';
 import type { RecordOptions } from './record-options';
@@ -128,18 +128,24 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     await writer.started();
     io.stderr.write(`recording ${todo.length} of ${dataset.length} samples (${skipped} already done), ${opts.concurrency} at a time\n`);
     let next = 0;
+    // A server no session could reach before any opened ends the recording in one line, as run does.
+    let openedAny = false;
+    let unreachable: string | null = null;
     const lane = async (index: number) => {
       let first = true;
-      while (next < todo.length && !signals.interrupted) {
+      while (next < todo.length && !signals.interrupted && unreachable === null) {
         const sample = todo[next++];
         const session = new RealtimeSession(sample.id, ctx, writer.openSession(sample.id), await input(sample));
         let result: SessionResult;
         try {
           await session.open();
+          openedAny = true;
           // The first wave starts spread over one packet; later sessions start as soon as they are open.
           const start_s = clock.now_s() + (first ? 0.05 + (index * opts.packet_ms) / 1000 / opts.concurrency : 0);
           result = await session.stream(start_s);
         } catch (err) {
+          const { reason, message } = reasonOf(err);
+          if (!openedAny && (reason === 'connect_failed' || reason === 'connect_timeout')) unreachable = message;
           result = await session.abandon(err);
         }
         first = false;
@@ -164,6 +170,12 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
       }
     };
     await Promise.all(Array.from({ length: Math.min(opts.concurrency, todo.length) }, (_, i) => lane(i)));
+    if (unreachable !== null) {
+      // The samples tried are stored incomplete and are recorded again next time.
+      await checkpoint.final();
+      io.stderr.write(`error: ${unreachable}\n`);
+      return EXIT.failed;
+    }
     await Promise.all(postprocessing);
     measures.stop();
     await writer.close();
