@@ -376,19 +376,10 @@ export class VllmMockSession {
     const committed_ms = Math.floor(r.acked_ms);
     const playback = { generated_ms: r.sent_ms, sent_ms: r.sent_ms, played_ms: r.acked_ms, committed_ms: r.acked_ms };
     r.acked_ms = r.sent_ms;
-    const where = { response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0 };
-    const part = { type: 'audio', transcript: r.transcript };
-    const item = { id: `item_${r.id}`, object: 'realtime.item', type: 'message', role: 'assistant', status: 'cancelled', content: [{ type: 'output_audio', transcript: r.transcript, audio_duration_ms: committed_ms }] };
-    this.send({ type: 'response.output_audio.done', ...where });
-    if (r.transcript) this.send({ type: 'response.output_audio_transcript.done', ...where, transcript: r.transcript });
-    this.send({ type: 'response.content_part.done', ...where, part });
-    this.send({ type: 'response.output_item.done', response_id: r.id, output_index: 0, item });
-    this.send({ type: 'conversation.item.done', previous_item_id: null, item });
     // A barge-in starts a new epoch (helpers.advance_barge_in_epoch): later output carries it.
     const cancelled_epoch = this.epoch++;
     const metadata = { type: 'audio.cancelled', session_id: this.id, response_id: r.id, reason, cancelled_epoch, epoch: this.epoch, committed_ms, playback };
-    this.send({ type: 'response.done', response_id: r.id, response: { id: r.id, object: 'realtime.response', status: 'cancelled', status_details: { type: 'cancelled', reason }, output: [item], metadata } });
-    this.send({ type: 'rate_limits.updated', rate_limits: [] });
+    this.terminal(r, 'cancelled', reason, committed_ms, metadata);
     this.maybeForget(r);
   }
 
@@ -456,10 +447,34 @@ export class VllmMockSession {
 
   private finish(r: Response, how: 'completed' | 'listen'): void {
     r.done = true;
-    if (how === 'completed') this.send({ type: 'response.output_audio.done', response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0 });
-    this.send({ type: 'response.done', response_id: r.id, response: { id: r.id, object: 'realtime.response', status: 'completed', status_details: { type: 'completed', reason: how === 'listen' ? 'listen' : 'stop' }, output: [] } });
-    this.send({ type: 'rate_limits.updated', rate_limits: [] });
+    if (how === 'completed') {
+      this.terminal(r, 'completed', 'stop', r.sent_ms, { session_id: this.id, response_id: r.id });
+    } else {
+      this.send({ type: 'response.done', response_id: r.id, response: { id: r.id, object: 'realtime.response', status: 'completed', status_details: { type: 'completed', reason: 'listen' }, output: [] } });
+      this.send({ type: 'rate_limits.updated', rate_limits: [] });
+    }
     this.maybeForget(r);
+  }
+
+  /**
+   * A response's terminal events, completed or cancelled alike, as realtime_events.py projects
+   * them (`_realtime_audio_done_events`, `_realtime_response_terminal_events`): audio done and
+   * transcript done (when it sent audio or a transcript), its audio content part done, the output
+   * item and the conversation item done with the response's status, `response.done` holding that
+   * item, and `rate_limits.updated`.
+   */
+  private terminal(r: Response, status: 'completed' | 'cancelled', reason: string, audio_ms: number, metadata: Record<string, unknown>): void {
+    const where = { response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0 };
+    const item = { id: `item_${r.id}`, object: 'realtime.item', type: 'message', role: 'assistant', status, content: [{ type: 'output_audio', transcript: r.transcript, audio_duration_ms: audio_ms }] };
+    if (r.sent_ms > 0 || r.transcript) {
+      this.send({ type: 'response.output_audio.done', ...where });
+      if (r.transcript) this.send({ type: 'response.output_audio_transcript.done', ...where, transcript: r.transcript });
+    }
+    this.send({ type: 'response.content_part.done', ...where, part: { type: 'audio', transcript: r.transcript } });
+    this.send({ type: 'response.output_item.done', response_id: r.id, output_index: 0, item });
+    this.send({ type: 'conversation.item.done', previous_item_id: null, item });
+    this.send({ type: 'response.done', response_id: r.id, response: { id: r.id, object: 'realtime.response', status, status_details: { type: status, reason }, output: [item], metadata } });
+    this.send({ type: 'rate_limits.updated', rate_limits: [] });
   }
 
   private maybeForget(r: Response): void {
