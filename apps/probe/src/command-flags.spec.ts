@@ -1,7 +1,8 @@
 import { BUILT_IN_CONVERSATIONS } from '@duplex-bench/audio';
 import { COMPARE_METRICS, DEFAULT_SLO, SLO_FIGURES } from '@duplex-bench/experiments';
-import { DEFAULT_UNIT_TIMEOUT_MS } from '@duplex-bench/run';
+import { DEFAULT_UNIT_TIMEOUT_MS, parseSessionDuration } from '@duplex-bench/run';
 import { RECORD_FLAGS } from './record/record-flags';
+import { ARRIVAL_FLAGS } from './run/arrival-flags';
 import { CONVERSATION_FLAGS } from './run/conversation-flags';
 import { DIALECT_FLAGS } from './run/dialect-flags';
 import { RUN_FLAGS } from './run/run-flags';
@@ -24,5 +25,12 @@ describe('what the flag tables state of the libs', () => {
       expect([name, RUN_FLAGS[name]]).toEqual([name, CONVERSATION_FLAGS[name]]);
       expect([name, RECORD_FLAGS[name]]).toEqual([name, CONVERSATION_FLAGS[name]]);
     }
+  });
+
+  it('gives run the arrival flags, and names in its help exactly the duration forms the lib reads', () => {
+    for (const name of Object.keys(ARRIVAL_FLAGS) as Array<keyof typeof ARRIVAL_FLAGS>) expect([name, RUN_FLAGS[name]]).toEqual([name, ARRIVAL_FLAGS[name]]);
+    expect(ARRIVAL_FLAGS['session-duration'].help).toContain('fixed:S, exp:MEAN or lognormal:MEAN,COV');
+    for (const form of ['fixed:2', 'exp:2', 'lognormal:2,0.5']) expect(() => parseSessionDuration(form)).not.toThrow();
+    expect(ARRIVAL_FLAGS.arrivals.default).toBe('poisson');
   });
 });

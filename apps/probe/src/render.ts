@@ -1,4 +1,4 @@
-import type { DuplexAggregate, RunSummary } from '@duplex-bench/results';
+import type { ArrivalsSummary, DuplexAggregate, RunSummary } from '@duplex-bench/results';
 import type { BehaviourSummary } from '@duplex-bench/metrics';
 import { verdictLine, type RunVerdict } from '@duplex-bench/run';
 
@@ -32,6 +32,7 @@ export function renderRunSummary(s: RunSummary, output: string, v: RunVerdict): 
   if (s.duplex) lines.splice(lines.length - 1, 0, ...renderDuplex(s.duplex));
   lines.splice(lines.length - 1, 0, ...renderUnits(s));
   if (s.behaviour) lines.splice(lines.length - 1, 0, ...renderBehaviour(s.behaviour));
+  if (s.arrivals) lines.splice(0, 0, ...renderArrivals(s.arrivals));
   const late = `${s.packets.late} late packet(s) in ${s.sessions.with_violation} session(s)`;
   lines.push(
     s.pacing === 'lockstep' && v.verdict === 'unqualified'
@@ -98,4 +99,16 @@ export function renderBehaviour(b: BehaviourSummary): string[] {
     `behaviour (client, user speech by send times, model speech on the playout clock): ${lat('response latency', b.response_latency_ms)}; ${lat('stop latency', b.stop_latency_ms)}; ${lat('cancel latency', b.cancel_latency_ms)}`,
     `  ${rate('pause takeover rate', b.pause_takeover_rate)}; ${rate('backchannel yield rate', b.backchannel_yield_rate)} (95% Wilson intervals); outcomes: ${outcomes || 'none'}`,
   ];
+}
+
+/** The arrival lines: what became of the arrivals, the blocking probability with its interval, and the latencies from the intended start. */
+export function renderArrivals(a: ArrivalsSummary): string[] {
+  const p = (b: ArrivalsSummary['blocking_probability']) => `${b.rate === null ? '-' : b.rate.toFixed(4)}${b.ci95 ? ` [${b.ci95[0].toFixed(4)}-${b.ci95[1].toFixed(4)}]` : ''} (n ${b.count})`;
+  const lat = (name: string, l: ArrivalsSummary['connect_ms']) => `${name} p50 ${ms(l.p50)} p99 ${ms(l.p99)} max ${ms(l.max)}`;
+  const lines = [
+    `arrivals (${a.process} ${a.rate_per_s}/s for ${a.run_for_s} s, sessions ${a.session_duration} s, ${a.offered_erlangs} Erlangs offered): ${a.arrived} arrived, ${a.started} started, ${a.completed} completed, ${a.blocked} blocked, ${a.client_skipped} client_skipped, ${a.failed_to_open} failed to open; peak in flight ${a.peak_in_flight}`,
+    `  blocking probability ${p(a.blocking_probability)}${a.steady ? `; after ${a.steady.from_s} s warm-up ${p(a.steady.blocking_probability)}` : ''} (95% Wilson intervals)`,
+    `  from the intended start (client): ${lat('connect', a.connect_ms)}; ${lat('handshake', a.handshake_ms)}; client start lag p99 ${ms(a.start_lag_ms.p99)} max ${ms(a.start_lag_ms.max)}`,
+  ];
+  return lines;
 }

@@ -12,6 +12,8 @@ export interface TimelineFile {
   gc_pause_max_ms: number[];
   cpu_cores: number[];
   trace_backlog_bytes: number[];
+  /** Arrival runs only: the most sessions in flight at once within each bin. */
+  active_sessions?: number[];
   measurement_origin: Record<string, string>;
 }
 
@@ -25,6 +27,8 @@ export class Timeline {
   private readonly gcMax: number[] = [];
   private readonly cpu: number[] = [];
   private readonly backlog: number[] = [];
+  private readonly active: number[] = [];
+  private activeNow: (() => number) | null = null;
   private cancel: (() => void) | null = null;
   private lastCpu = process.cpuUsage();
   private last_s: number;
@@ -67,6 +71,16 @@ export class Timeline {
     this.backlogBytes = read;
   }
 
+  /** Arrival runs: where the sessions in flight are read from at each bin's end (a bin with no change keeps that count). */
+  watchActive(read: () => number): void {
+    this.activeNow = read;
+  }
+
+  /** Arrival runs: sessions in flight became `n` at `t_s`; each bin keeps the most. */
+  activeSessions(t_s: number, n: number): void {
+    Timeline.maxInto(this.active, this.bin(t_s), n);
+  }
+
   /** Samples CPU and backlog at each bin's end until `stop`. */
   start(): this {
     const next = () => {
@@ -86,6 +100,7 @@ export class Timeline {
     const i = this.bin(now_s - this.bin_s / 2);
     Timeline.maxInto(this.cpu, i, (used.user + used.system) / 1e6 / Math.max(1e-9, now_s - this.last_s));
     Timeline.maxInto(this.backlog, i, this.backlogBytes());
+    if (this.activeNow) Timeline.maxInto(this.active, i, this.activeNow());
     this.last_s = now_s;
   }
 
@@ -95,7 +110,7 @@ export class Timeline {
   }
 
   toFile(): TimelineFile {
-    const n = Math.max(this.lag.length, this.gcTotal.length, this.cpu.length, this.backlog.length);
+    const n = Math.max(this.lag.length, this.gcTotal.length, this.cpu.length, this.backlog.length, this.active.length);
     const fill = (a: number[]) => Array.from({ length: n }, (_, i) => Math.round((a[i] ?? 0) * 1000) / 1000);
     return {
       format: 'duplex-bench.timeline',
@@ -107,7 +122,9 @@ export class Timeline {
       gc_pause_max_ms: fill(this.gcMax),
       cpu_cores: fill(this.cpu),
       trace_backlog_bytes: fill(this.backlog),
+      ...(this.activeNow ? { active_sessions: fill(this.active) } : {}),
       measurement_origin: {
+        ...(this.activeNow ? { active_sessions: 'client, arrival runs: the most sessions in flight at once within the bin, from its arrival timer firing to the end of the session' } : {}),
         loop_lag_max_ms: 'client process: the longest lateness of its 10 ms timer within the bin',
         gc_pause_total_ms: 'client process: perf_hooks gc entries starting within the bin, summed (gc_pause_max_ms: the longest)',
         cpu_cores: 'client process: CPU seconds per wall second, sampled at the end of each bin',

@@ -302,6 +302,11 @@ describe('append-echo mock', () => {
     expect(await upgradeStatus(m.url)).toBe(503);
     expect(await upgradeStatus(m.url)).toBe(503);
     expect(m.stats().sessions).toMatchObject({ opened: 1, refused_503: 2, active: 1 });
+    // Each decision is logged with its time and the sessions held just before it.
+    const { admissions } = m.stats();
+    expect(admissions).toMatchObject({ accepted: 1, refused: 2, not_kept: 0 });
+    expect(admissions.log.map((a) => [a.outcome, a.held])).toEqual([['accepted', 0], ['refused', 1], ['refused', 1]]);
+    expect(admissions.log[0].t_s).toBeLessThanOrEqual(admissions.log[2].t_s);
   });
 
   it('counts a socket error (a frame that breaks the WebSocket rules) and ends that session', async () => {

@@ -119,10 +119,13 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
       return;
     }
     if (options.max_sessions !== undefined && dialect.refuses_upgrade_when_full && stats.active >= options.max_sessions) {
+      stats.admission('refused', stats.active);
       stats.refused503();
       socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
       return;
     }
+    // The vllm-omni flavour admits at the opening session.update (its dialect logs it).
+    if (dialect.refuses_upgrade_when_full) stats.admission('accepted', stats.active);
     if (/^Bearer \S/.test(req.headers.authorization ?? '')) stats.withBearer();
     wss.handleUpgrade(req, socket, head, (ws) => onSession(ws));
   });

@@ -17,8 +17,32 @@ export interface BehaviourReport {
 /** Sessions whose behaviour logs are kept; later ones are counted. */
 export const BEHAVIOUR_SESSIONS_KEPT = 1024;
 
+/** One admission decision: a session let in, or refused because the server was full. */
+export interface AdmissionEntry {
+  /** The mock's monotonic clock, seconds. */
+  t_s: number;
+  outcome: 'accepted' | 'refused';
+  /** Sessions holding a slot just before the decision. */
+  held: number;
+}
+
+/** Admission entries kept in the log; later ones are counted. */
+export const ADMISSIONS_KEPT = 100_000;
+
+/**
+ * Every admission decision: native and openai at the upgrade (a refusal is HTTP 503), the vllm-omni
+ * flavour at the opening `session.update` (a refusal is `resource_exhausted`).
+ */
+export interface AdmissionLog {
+  accepted: number;
+  refused: number;
+  log: AdmissionEntry[];
+  not_kept: number;
+}
+
 export interface MockStats {
   measurement_origin: Record<string, string>;
+  admissions: AdmissionLog;
   /**
    * `with_bearer`: upgrades that carried an `Authorization: Bearer` header. vllm-omni flavour:
    * `held_after_disconnect`, slots held now by sessions that ended without `session.close`;
@@ -75,6 +99,7 @@ export class MockStatsRecorder {
   private readonly cpu: CpuMeter;
   private readonly behaviourLogs: BehaviourLog[] = [];
   private behaviour_sessions_not_kept = 0;
+  private readonly admissionLog: AdmissionLog = { accepted: 0, refused: 0, log: [], not_kept: 0 };
 
   constructor(private readonly options: MockStatsOptions) {
     this.loop = new LoopLagMonitor(10, options.clock).start();
@@ -93,6 +118,14 @@ export class MockStatsRecorder {
 
   sessionClosed(): void {
     this.active_n--;
+  }
+
+  /** An admission decision, with the slots held just before it. */
+  admission(outcome: AdmissionEntry['outcome'], held: number): void {
+    const a = this.admissionLog;
+    a[outcome]++;
+    if (a.log.length < ADMISSIONS_KEPT) a.log.push({ t_s: this.options.clock.now_s(), outcome, held });
+    else a.not_kept++;
   }
 
   /** A session ended as the dialect calls complete (native: `session.closed` sent; openai: close 1000). */
@@ -180,7 +213,9 @@ export class MockStatsRecorder {
         event_loop_lag_ms: 'mock process: lateness of a 10 ms timer',
         cpu_cores: 'mock process CPU seconds per wall second since start',
         cpu_us_per_append: 'mock process CPU seconds since start divided by appends received, in µs',
+        admissions: 'mock: each admission decision on its monotonic clock; native and openai at the WebSocket upgrade (refused: HTTP 503), vllm-omni at the opening session.update (refused: resource_exhausted); held: slots held just before it',
       },
+      admissions: { ...this.admissionLog, log: [...this.admissionLog.log] },
       sessions: {
         opened: this.opened_n,
         completed: this.completed_n,

@@ -41,9 +41,11 @@ export function vllmDialect(settings: MockSettings, options: MockServerOptions, 
       limit,
       take: () => {
         if (limit !== undefined && held >= limit) {
+          stats.admission('refused', held);
           stats.refusedFull();
           return false;
         }
+        stats.admission('accepted', held);
         holding = true;
         held++;
         return true;

@@ -16,6 +16,7 @@ import {
 import type { DeadlineSchedulerStats } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
 import type { SessionResult } from '@duplex-bench/session';
+import type { ArrivalsSummary } from './arrivals-summary';
 
 /** How packets went: on the realtime schedule (every dialect), or lockstep with the server's units (native). */
 export type PacingMode = 'realtime' | 'lockstep';
@@ -87,6 +88,8 @@ export interface RunSummary extends PacingFigures {
   lockstep?: LockstepFigures;
   /** `--conversation`: the behaviour figures (response, stop and cancel latency, takeover and yield rates). */
   behaviour?: BehaviourSummary;
+  /** `--arrival-rate`: sessions that arrived and left on an open-loop schedule. */
+  arrivals?: ArrivalsSummary;
 }
 
 /** Response figures of one group of sessions. Every latency here is the client's own (receive times). */

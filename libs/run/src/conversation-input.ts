@@ -74,10 +74,10 @@ export class ConversationInput {
     return new ConversationInput(script, utterances, record, s);
   }
 
-  /** A new session's input: the script from its first step, on the session's clock. */
-  player(now_s: () => number): ConversationPlayer {
+  /** A new session's input: the script from its first step, on the session's clock, for `duration_s` (default: the run's). */
+  player(now_s: () => number, duration_s = this.settings.duration_s): ConversationPlayer {
     const s = this.settings;
-    return new ConversationPlayer(this.script, this.utterances, s.packet_ms, s.sample_rate, s.duration_s, new ModelPlayout(), now_s);
+    return new ConversationPlayer(this.script, this.utterances, s.packet_ms, s.sample_rate, duration_s, new ModelPlayout(), now_s);
   }
 
   /** The bounds each session reads its behaviour with. */

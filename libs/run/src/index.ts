@@ -4,7 +4,7 @@ import { entryModule } from '@duplex-bench/launcher';
 export { ProcessMeasures } from './process-measures';
 export { GrantLog } from './grant-record';
 export type { GrantRecord } from './grant-record';
-export { openAll, openFirstThenAll, removeTrace, runPackets, sessionsFile, type AudioInputRecord } from './open-sessions';
+export { arrivalPackets, openAll, openFirstThenAll, removeTrace, runPackets, sessionsFile, type AudioInputRecord } from './open-sessions';
 export { parseShard, shardSessions, startAtGate } from './shard';
 export type { Shard } from './shard';
 export { estimateClockOffset, timeUrlOf } from './clock-offset';
@@ -13,6 +13,14 @@ export { lineUpClocks, readRunClocks } from './clock-lineup';
 export type { ClockLineup, RunClocks } from './clock-lineup';
 export { verdictLine, verdictOf, withVerdict } from './verdict';
 export type { RunVerdict, Verdict, VerdictInput } from './verdict';
+
+/* Sessions that arrive and leave: the schedule fixed up front, and the open-loop run of it */
+export { arrivalSchedule, MAX_ARRIVALS } from './arrivals/arrival-schedule';
+export type { ArrivalPlan, ArrivalProcess, PlannedArrival } from './arrivals/arrival-schedule';
+export { describeDuration, drawDurationS, meanDurationS, MIN_SESSION_S, parseSessionDuration } from './arrivals/session-duration';
+export type { SessionDuration } from './arrivals/session-duration';
+export { ArrivalRun } from './arrivals/arrival-run';
+export type { ArrivalCounts, ArrivalRunOptions, ArrivingSession } from './arrivals/arrival-run';
 
 /* A conversation's sessions: the script read once, the voice activity thread, the behaviour figures pooled */
 export { ConversationInput, modelSpeechOrigin } from './conversation-input';

@@ -6,7 +6,9 @@ export type RunInputCode =
   /** A turn detection the chosen dialect does not take. */
   | 'BAD_TURN_DETECTION'
   /** A `--dataset` that cannot be read as WAV files. */
-  | 'BAD_DATASET';
+  | 'BAD_DATASET'
+  /** A `--session-duration` that is not fixed:S, exp:MEAN or lognormal:MEAN,COV. */
+  | 'BAD_SESSION_DURATION';
 
 
 /**

@@ -19,6 +19,17 @@ export async function runPackets(opts: { audio?: string; duration_s: number; pac
   return { packets: pcmPackets(pcm.subarray(0, bytes), opts.packet_ms, opts.sample_rate), audio: { file: opts.audio, conversion } };
 }
 
+/**
+ * Each arriving session's own packets, made when it arrives: `duration_s` of the WAV's audio (read
+ * and converted once), or of silence.
+ */
+export async function arrivalPackets(opts: { audio?: string; packet_ms: number; sample_rate: number }): Promise<{ packetsFor: (duration_s: number) => PacketSource; audio: AudioInputRecord | null }> {
+  if (!opts.audio) return { packetsFor: (duration_s) => silencePackets(duration_s, opts.packet_ms, opts.sample_rate), audio: null };
+  const { pcm, conversion } = await readWavAs(opts.audio, opts.sample_rate);
+  const cut = (duration_s: number) => pcm.subarray(0, Math.min(pcm.length, Math.round(duration_s * opts.sample_rate) * 2));
+  return { packetsFor: (duration_s) => pcmPackets(cut(duration_s), opts.packet_ms, opts.sample_rate), audio: { file: opts.audio, conversion } };
+}
+
 /** Opens sessions `parallel` at a time; returns those that opened and the results of those that did not. */
 export async function openAll(sessions: RealtimeSession[], parallel: number, stopped: () => boolean) {
   const opened: RealtimeSession[] = [];

@@ -198,6 +198,8 @@ export class RealtimeSession {
   private watching: Subscription | null = null;
   private flow: SessionFlow;
   private admission_refusals = 0;
+  /** When the last attempt's connection opened and its handshake completed, clock seconds (an arrival's connect and handshake latency). */
+  readonly opening: { connected_s: number | null; handshake_s: number | null } = { connected_s: null, handshake_s: null };
   private server_errors = 0;
   private readonly server_error_codes: Record<string, number> = {};
   /** The last server `error` event: a session the server closes after it ended for that error. */
@@ -298,6 +300,12 @@ export class RealtimeSession {
       retries_on_503: 0,
     });
     this.connection = conn;
+    this.opening.connected_s = null;
+    this.opening.handshake_s = null;
+    conn.opened.then(
+      () => (this.opening.connected_s = ctx.clock.now_s()),
+      () => undefined, // a failed open is the handshake's error, raised below
+    );
     // The path of one received frame: the socket (events$) → its trace line, as it arrived → what it
     // says of the model's responses → unit receipts (native) → server errors → unknown types counted
     // → with a conversation, the model's audio played out. With traces off nothing is written per
@@ -322,6 +330,7 @@ export class RealtimeSession {
       });
     this.watching = this.flow.attach(conn);
     const grant = await this.flow.handshake(conn, this.packets.sample_rate, this.flowOptions());
+    this.opening.handshake_s = ctx.clock.now_s();
     // The server's grant decides the output rate; a rate the user gave overrides it (the run warns when they differ).
     if (grant.output_sample_rate && !ctx.output_sample_rate_given) this.output_sample_rate = grant.output_sample_rate;
     this.chunk_period_ms = grant.chunk_period_ms;

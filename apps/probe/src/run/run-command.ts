@@ -5,14 +5,15 @@ import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { describeHost, projectRevision } from '@duplex-bench/launcher';
 import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, scheduleStall, spreadStarts, type Clock } from '@duplex-bench/pacer';
-import { behaviourFigures, ConversationInput, connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionsFile, startAtGate, hearConversationOr, estimateClockOffset, type AudioInputRecord, type ClockOffset } from '@duplex-bench/run';
+import { arrivalPackets, behaviourFigures, ConversationInput, connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionsFile, startAtGate, hearConversationOr, estimateClockOffset, describeDuration, meanDurationS, type AudioInputRecord, type ClockOffset } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
-import { duplexMetrics, vllmOmniFigures, runFile, sessionFile, TRACE_LAYOUT } from '@duplex-bench/results';
-import { RealtimeSession, SendBarrier } from '@duplex-bench/session';
+import { duplexMetrics, vllmOmniFigures, runFile, sessionFile, TRACE_LAYOUT, type ArrivalsSummary } from '@duplex-bench/results';
+import { RealtimeSession, SendBarrier, type SessionResult } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { renderRunSummary } from '../render';
 import { verdictOf, withVerdict } from '@duplex-bench/run';
 import { Progress } from './progress';
+import { runArrivals } from './arrival-sessions';
 import type { RunOptions } from './run-options';
 
 /** Gate margin: time between the start decision and the first packet, so no session starts late. */
@@ -42,8 +43,11 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
   let packets: PacketSource;
   let audio: AudioInputRecord | null;
   let conversation: ConversationInput | null = null;
+  // An arriving session streams its own duration: its packets are made when it arrives.
+  let packetsFor: ((duration_s: number) => PacketSource) | null = null;
   try {
     ({ packets, audio } = await runPackets(opts));
+    if (opts.arrivals) ({ packetsFor, audio } = await arrivalPackets(opts));
     if (opts.conversation !== undefined) conversation = await ConversationInput.read({ ...opts, conversation: opts.conversation, packet_ms: opts.packet_ms });
   } catch (err) {
     if (err instanceof AudioFormatError || err instanceof ConversationError) throw new UsageError(err.message);
@@ -71,7 +75,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     packets,
     onGrant: (grant) => grants.add(grant),
     stop$,
-    allSent: new SendBarrier(),
+    // Arriving sessions end on their own: no input end waits for the others'.
+    ...(opts.arrivals ? {} : { allSent: new SendBarrier() }),
     ...hearing?.context,
   });
   const runJson = {
@@ -82,6 +87,19 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     layout: {
       processes: 1,
       concurrency: opts.concurrency,
+      ...(opts.arrivals
+        ? {
+            arrivals: {
+              process: opts.arrivals.process,
+              rate_per_s: opts.arrivals.rate_per_s,
+              session_duration: describeDuration(opts.arrivals.duration),
+              run_for_s: opts.arrivals.run_for_s,
+              max_in_flight: opts.arrivals.max_in_flight,
+              seed: opts.arrivals.seed,
+              admission_retries: opts.admission.retries,
+            },
+          }
+        : {}),
       packet_ms: opts.packet_ms,
       packet_ms_source: size.source,
       duration_s: opts.duration_s,
@@ -123,43 +141,59 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       io.stderr.write(`error: ${(err as Error).message}\n`);
       return EXIT.failed;
     }
-    // An unreachable server fails the run in one line, before the other sessions try.
-    const { opened, failed, unreachable } = await openFirstThenAll(sessions, opts.open_parallel, () => signals.interrupted);
-    if (unreachable) {
-      io.stderr.write(`error: ${unreachable}\n`);
-      hooks.failedBeforeGate?.(unreachable);
-      return EXIT.failed;
-    }
+    let results: SessionResult[];
+    let arrivals: ArrivalsSummary | undefined;
+    if (opts.arrivals && packetsFor) {
+      const origin_s = clock.now_s() + GATE_MARGIN_S;
+      runJson.gate_s = origin_s;
+      pacing.setSteadyFrom(origin_s + opts.warmup_s);
+      if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, origin_s, opts.arrivals.run_for_s / 2, opts.packet_ms, opts.inject_stall_ms);
+      const a = opts.arrivals;
+      io.stderr.write(`arriving: ${a.process} at ${a.rate_per_s}/s for ${a.run_for_s} s, sessions ${describeDuration(a.duration)} s: ${(a.rate_per_s * meanDurationS(a.duration)).toFixed(2)} Erlangs offered\n`);
+      hooks.onStreaming?.(writer);
+      progress.start(() => ({ active: overlap.active, sent: pacing.sent, late: pacing.late, loop_max_ms: loop.figures().max }));
+      const ran = await runArrivals({ arrivals: a, origin_s, warmup_s: opts.warmup_s, measures, ctx, writer, clock, stop$, packetsFor, conversation });
+      results = ran.results;
+      arrivals = ran.summary;
+    } else {
+      // An unreachable server fails the run in one line, before the other sessions try.
+      const { opened, failed, unreachable } = await openFirstThenAll(sessions, opts.open_parallel, () => signals.interrupted);
+      if (unreachable) {
+        io.stderr.write(`error: ${unreachable}\n`);
+        hooks.failedBeforeGate?.(unreachable);
+        return EXIT.failed;
+      }
 
-    ctx.allSent?.expect(opened.length);
-    // A launched child takes the launcher's start time, unless it is interrupted while waiting for it.
-    // This host's wall clock (a test may set it off), and its offset to the reference when there is one.
-    const wall = () => performance.timeOrigin + performance.now() + opts.clock_offset_ms;
-    if (opts.time_url) {
-      runJson.clock_offset = await estimateClockOffset(opts.time_url, wall).catch((err: Error) => {
-        io.stderr.write(`warning: no clock offset from ${opts.time_url}: ${err.message}; the start and the merge use this host's clock as it is\n`);
-        return null;
-      });
+      ctx.allSent?.expect(opened.length);
+      // A launched child takes the launcher's start time, unless it is interrupted while waiting for it.
+      // This host's wall clock (a test may set it off), and its offset to the reference when there is one.
+      const wall = () => performance.timeOrigin + performance.now() + opts.clock_offset_ms;
+      if (opts.time_url) {
+        runJson.clock_offset = await estimateClockOffset(opts.time_url, wall).catch((err: Error) => {
+          io.stderr.write(`warning: no clock offset from ${opts.time_url}: ${err.message}; the start and the merge use this host's clock as it is\n`);
+          return null;
+        });
+      }
+      // The reference instant is this host's wall instant start_at − offset.
+      const at = opts.start_at_ms === undefined ? null : startAtGate(opts.start_at_ms - (runJson.clock_offset?.offset_ms ?? 0), clock, wall);
+      if (at && at.late_ms > 0) {
+        io.stderr.write(`error: ready ${Math.round(at.late_ms)} ms after --start-at ${opts.start_at_ms}: not starting late\n`);
+        await Promise.all(opened.map((s) => s.abandon(new Error('ready after --start-at'))));
+        return EXIT.failed;
+      }
+      const gate_s = hooks.startGate
+        ? await Promise.race([hooks.startGate(opened.length, failed.length), firstValueFrom(stop$).then(() => clock.now_s())])
+        : (at?.gate_s ?? clock.now_s() + GATE_MARGIN_S);
+      runJson.gate_s = gate_s;
+      runJson.gate_clock = at?.pair ?? null;
+      pacing.setSteadyFrom(gate_s + opts.warmup_s);
+      const starts = spreadStarts(gate_s, opened.length, opts.start_spread_ms);
+      if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, gate_s, opts.duration_s / 2, opts.packet_ms, opts.inject_stall_ms);
+      io.stderr.write(`streaming: ${opened.length} of ${sessions.length} sessions passed the start gate\n`);
+      hooks.onStreaming?.(writer);
+      progress.start(() => ({ active: overlap.active, sent: pacing.sent, late: pacing.late, loop_max_ms: loop.figures().max }));
+      results = await Promise.all([...opened.map((s, i) => s.stream(starts[i])), ...failed]);
     }
-    // The reference instant is this host's wall instant start_at − offset.
-    const at = opts.start_at_ms === undefined ? null : startAtGate(opts.start_at_ms - (runJson.clock_offset?.offset_ms ?? 0), clock, wall);
-    if (at && at.late_ms > 0) {
-      io.stderr.write(`error: ready ${Math.round(at.late_ms)} ms after --start-at ${opts.start_at_ms}: not starting late\n`);
-      await Promise.all(opened.map((s) => s.abandon(new Error('ready after --start-at'))));
-      return EXIT.failed;
-    }
-    const gate_s = hooks.startGate
-      ? await Promise.race([hooks.startGate(opened.length, failed.length), firstValueFrom(stop$).then(() => clock.now_s())])
-      : (at?.gate_s ?? clock.now_s() + GATE_MARGIN_S);
-    runJson.gate_s = gate_s;
-    runJson.gate_clock = at?.pair ?? null;
-    pacing.setSteadyFrom(gate_s + opts.warmup_s);
-    const starts = spreadStarts(gate_s, opened.length, opts.start_spread_ms);
-    if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, gate_s, opts.duration_s / 2, opts.packet_ms, opts.inject_stall_ms);
-    io.stderr.write(`streaming: ${opened.length} of ${sessions.length} sessions passed the start gate\n`);
-    hooks.onStreaming?.(writer);
-    progress.start(() => ({ active: overlap.active, sent: pacing.sent, late: pacing.late, loop_max_ms: loop.figures().max }));
-    const results = await Promise.all([...opened.map((s, i) => s.stream(starts[i])), ...failed]);
     progress.stop();
     measures.stop();
     await writer.close();
@@ -171,6 +205,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       duration_s: opts.duration_s,
       pacing_mode: opts.pacing ?? 'realtime',
     });
+    if (arrivals) summary.arrivals = arrivals;
     runJson.ended_s = clock.now_s();
     runJson.load.client_loop = measures.clientLoop();
     await checkpoint;

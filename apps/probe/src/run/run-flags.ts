@@ -1,16 +1,18 @@
 // The flags of a command, in a module that loads nothing else: `--help` reads them without loading the command.
+import { ARRIVAL_FLAGS } from './arrival-flags';
 import { CONVERSATION_FLAGS } from './conversation-flags';
 import { DIALECT_FLAGS } from './dialect-flags';
 
 export const RUN_FLAGS = {
   url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
   ...DIALECT_FLAGS,
-  concurrency: { kind: 'int', min: 1, required: true, group: 'load', help: 'sessions in this process (with --shard: in all shards together)', value: 'N' },
+  concurrency: { kind: 'int', min: 1, group: 'load', help: 'sessions in this process, started together (with --shard: in all shards together); required unless --arrival-rate', value: 'N' },
+  ...ARRIVAL_FLAGS,
   shard: { kind: 'string', group: 'load', help: 'run shard I of N: its share of --concurrency, global session ids, output under OUTPUT/shard-I', value: 'I/N' },
   'start-at': { kind: 'number', min: 0, group: 'load', help: 'start streaming at this instant (epoch ms) of the reference clock, each shard on its own monotonic clock after it; a shard ready later fails', value: 'EPOCH_MS' },
   'time-url': { kind: 'string', group: 'connection', help: "reference clock to measure this host's offset against before the start (default with --shard or --start-at: the server's /duplex-bench/time; off: none)", value: 'URL|off' },
   'clock-offset-ms': { kind: 'number', min: -1e7, default: 0, group: 'testing', help: "add this to every wall-clock reading of this process: a host whose clock is off, to show the offset is measured and corrected", value: 'MS' },
-  duration: { kind: 'number', min: 0, exclusive: true, required: true, group: 'load', help: 'audio per session, seconds', value: 'S' },
+  duration: { kind: 'number', min: 0, exclusive: true, group: 'load', help: 'audio per session, seconds; required unless --arrival-rate with --session-duration and --run-for', value: 'S' },
   output: { kind: 'string', required: true, group: 'output', help: 'run directory (created)', value: 'DIR' },
   processes: { kind: 'int', min: 1, default: 1, group: 'load', help: 'child processes, each with --concurrency sessions', value: 'N' },
   'output-sample-rate': { kind: 'int', min: 1, group: 'dialect', help: "output audio rate of the figures, Hz; overrides the server's grant (default: the grant, else 22050 native, 24000 openai and vllm-omni)", value: 'HZ' },

@@ -68,4 +68,33 @@ describe('parseRunOptions', () => {
     expect(parseRunOptions([...BASE, '--warmup-s=5']).warmup_s).toBe(5);
     expect(usageError(withFlag('--duration', '--5'))).toBe('--duration must be a number, got "--5"');
   });
+
+  describe('arriving sessions', () => {
+    const ARRIVE = ['--url', 'ws://127.0.0.1:8765/v1/realtime', '--output', 'out/r', '--arrival-rate', '4'];
+
+    it('takes a rate, a duration distribution and --run-for instead of --concurrency', () => {
+      const o = parseRunOptions([...ARRIVE, '--session-duration', 'exp:2', '--run-for', '120']);
+      expect(o.arrivals).toEqual({ rate_per_s: 4, process: 'poisson', duration: { kind: 'exp', mean_s: 2 }, run_for_s: 120, max_in_flight: 1024, seed: 1 });
+      expect(o).toMatchObject({ concurrency: 0, duration_s: 2 });
+      // --duration stands for both when they are not given.
+      expect(parseRunOptions([...ARRIVE, '--duration', '5', '--arrivals', 'constant', '--seed', '9']).arrivals).toMatchObject({ process: 'constant', duration: { kind: 'fixed', s: 5 }, run_for_s: 5, seed: 9 });
+      expect(parseRunOptions(BASE).arrivals).toBeNull();
+    });
+
+    it('retries a blocked arrival only when --admission-retries is given', () => {
+      expect(parseRunOptions([...ARRIVE, '--duration', '5']).admission.retries).toBe(0);
+      expect(parseRunOptions([...ARRIVE, '--duration', '5', '--admission-retries', '2']).admission.retries).toBe(2);
+      expect(parseRunOptions(BASE).admission.retries).toBe(3);
+    });
+
+    it('refuses --concurrency beside it, and what an arrival run cannot take, in one line each', () => {
+      expect(usageError([...ARRIVE, '--duration', '5', '--concurrency', '8'])).toBe('--arrival-rate and --concurrency are two loads: give one');
+      expect(usageError([...ARRIVE, '--run-for', '5'])).toBe('--arrival-rate needs --session-duration or --duration');
+      expect(usageError([...ARRIVE, '--session-duration', 'exp:2'])).toBe('--arrival-rate needs --run-for or --duration');
+      expect(usageError([...ARRIVE, '--duration', '5', '--session-duration', 'exp:0'])).toMatch(/^--session-duration: MEAN must be a positive number/);
+      expect(usageError([...ARRIVE, '--duration', '5', '--processes', '2'])).toBe('--arrival-rate runs in one process: no --shard, --start-at or --processes');
+      expect(usageError([...BASE, '--run-for', '5'])).toBe('--run-for is for --arrival-rate');
+      expect(usageError([...ARRIVE, '--duration', '5', '--arrival-rate', '0'])).toMatch(/^--arrival-rate must be/);
+    });
+  });
 });

@@ -1,5 +1,6 @@
 import { parseFlags, UsageError } from '@duplex-bench/cli';
-import { parseShard, shardSessions, timeUrlOf, type DialectOptions, type Shard } from '@duplex-bench/run';
+import { meanDurationS, parseShard, shardSessions, timeUrlOf, type DialectOptions, type Shard } from '@duplex-bench/run';
+import { arrivalOptions, type ArrivalOptions } from './arrival-options';
 import { conversationOptions, type ConversationOptions } from './conversation-options';
 import { parseDialectOptions } from './dialect-options';
 import { RUN_FLAGS } from './run-flags';
@@ -9,6 +10,8 @@ export interface RunOptions extends DialectOptions, ConversationOptions {
   url: string;
   /** Sessions of this run (a shard's share); their ids count from `first_session` of `sessions_total`. */
   concurrency: number;
+  /** `--arrival-rate`: sessions arrive on an open-loop schedule instead (`concurrency` is then 0). */
+  arrivals: ArrivalOptions | null;
   first_session: number;
   sessions_total: number;
   shard?: Shard;
@@ -50,26 +53,37 @@ export function parseRunOptions(argv: string[]): RunOptions {
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
     throw new UsageError(`--url must start with ws:// or wss://, got "${f.url}"`);
   }
+  const arrivals = arrivalOptions(f);
+  if (arrivals && f.concurrency !== undefined) throw new UsageError('--arrival-rate and --concurrency are two loads: give one');
+  if (!arrivals && f.concurrency === undefined) throw new UsageError('--concurrency is required');
+  if (!arrivals && f.duration === undefined) throw new UsageError('--duration is required');
+  if (arrivals && (f.shard !== undefined || f['start-at'] !== undefined || f.processes > 1)) throw new UsageError('--arrival-rate runs in one process: no --shard, --start-at or --processes');
+  if (arrivals && f.pacing === 'lockstep') throw new UsageError('--arrival-rate streams in real time: it does not go with --pacing lockstep');
   const dialect = parseDialectOptions(f);
+  // A refused arrival is blocked, which is what an arrival run measures: retried only when asked.
+  if (arrivals && f['admission-retries'] === undefined) dialect.admission = { ...dialect.admission, retries: 0 };
+  const concurrency = f.concurrency ?? 0;
+  const duration_s = f.duration ?? (arrivals ? meanDurationS(arrivals.duration) : 0);
   const shard = f.shard === undefined ? undefined : parseShard(f.shard);
   if (shard === null) throw new UsageError(`--shard must be I/N with 0 <= I < N, got "${f.shard}"`);
-  if (shard && shard.count > f.concurrency) throw new UsageError(`--concurrency ${f.concurrency} cannot be split over ${shard.count} shards`);
+  if (shard && shard.count > concurrency) throw new UsageError(`--concurrency ${concurrency} cannot be split over ${shard.count} shards`);
   if ((shard || f['start-at'] !== undefined) && f.processes > 1) throw new UsageError('--shard and --start-at are for one process per shard (no --processes)');
   if (f.conversation !== undefined && f.audio !== undefined) throw new UsageError('--conversation and --audio are two inputs: give one');
   if (f.conversation !== undefined && f.pacing === 'lockstep') throw new UsageError('--conversation streams in real time: it does not go with --pacing lockstep');
-  const part = shard ? shardSessions(f.concurrency, shard) : { first: 0, count: f.concurrency, output: (root: string) => root };
+  const part = shard ? shardSessions(concurrency, shard) : { first: 0, count: concurrency, output: (root: string) => root };
   return {
     url: f.url,
     ...dialect,
     concurrency: part.count,
+    arrivals,
     first_session: part.first,
-    sessions_total: f.concurrency,
+    sessions_total: concurrency,
     shard,
     start_at_ms: f['start-at'],
     time_url: f['time-url'] === 'off' ? null : (f['time-url'] ?? (shard || f['start-at'] !== undefined ? timeUrlOf(f.url) : null)),
     clock_offset_ms: f['clock-offset-ms'],
     processes: f.processes,
-    duration_s: f.duration,
+    duration_s,
     output: part.output(f.output),
     output_sample_rate: f['output-sample-rate'] ?? defaultOutputRate(dialect.protocol),
     output_sample_rate_given: f['output-sample-rate'] !== undefined,
@@ -78,7 +92,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     inject_stall_ms: f['inject-stall-ms'],
     trace: f.trace as RunOptions['trace'],
     keep_traces: f['keep-traces'],
-    start_spread_ms: f['start-spread-ms'] ?? defaultStartSpreadMs(dialect.packet_ms, f.concurrency),
+    start_spread_ms: f['start-spread-ms'] ?? defaultStartSpreadMs(dialect.packet_ms, concurrency),
     warmup_s: f['warmup-s'],
     connect_timeout_ms: f['connect-timeout-s'] * 1000,
     drain_timeout_ms: f['drain-timeout-s'] * 1000,

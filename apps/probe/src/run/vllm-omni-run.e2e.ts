@@ -238,6 +238,8 @@ describe('probe run --protocol vllm-omni against the newest endpoint (reference 
       expect(code).toBe(0);
       expect(summary.sessions).toMatchObject({ completed: 2, incomplete: 0 });
       expect(mock.stats().sessions.refused_full).toBeGreaterThanOrEqual(2);
+      // The mock logs each refusal at the opening session.update as an admission decision.
+      expect(mock.stats().admissions.refused).toBe(mock.stats().sessions.refused_full);
       // Each refusal is an admission record, numbered from one, before the attempt that got the slot.
       const admissions = (await trace(dir, 's0')).filter((l) => l.direction === 'admission');
       expect(admissions.length).toBeGreaterThanOrEqual(1);

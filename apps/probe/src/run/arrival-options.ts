@@ -1,0 +1,42 @@
+import { UsageError } from '@duplex-bench/cli';
+import { MAX_ARRIVALS, parseSessionDuration, RunInputError, type ArrivalProcess, type SessionDuration } from '@duplex-bench/run';
+
+/** `--arrival-rate` and its companions, validated. */
+export interface ArrivalOptions {
+  rate_per_s: number;
+  process: ArrivalProcess;
+  duration: SessionDuration;
+  run_for_s: number;
+  max_in_flight: number;
+  seed: number;
+}
+
+interface ArrivalFlagValues {
+  'arrival-rate'?: number;
+  arrivals: string;
+  'session-duration'?: string;
+  'run-for'?: number;
+  'max-in-flight': number;
+  seed: number;
+  duration?: number;
+}
+
+/** The arrival flags as parsed, into options; null without `--arrival-rate`. Throws UsageError. */
+export function arrivalOptions(f: ArrivalFlagValues): ArrivalOptions | null {
+  const rate = f['arrival-rate'];
+  if (rate === undefined) {
+    for (const name of ['session-duration', 'run-for'] as const) if (f[name] !== undefined) throw new UsageError(`--${name} is for --arrival-rate`);
+    return null;
+  }
+  let duration: SessionDuration;
+  try {
+    duration = f['session-duration'] !== undefined ? parseSessionDuration(f['session-duration']) : { kind: 'fixed', s: f.duration ?? NaN };
+  } catch (err) {
+    throw err instanceof RunInputError ? new UsageError(err.message, { cause: err }) : err;
+  }
+  if (duration.kind === 'fixed' && Number.isNaN(duration.s)) throw new UsageError('--arrival-rate needs --session-duration or --duration');
+  const run_for_s = f['run-for'] ?? f.duration;
+  if (run_for_s === undefined) throw new UsageError('--arrival-rate needs --run-for or --duration');
+  if (rate * run_for_s > MAX_ARRIVALS) throw new UsageError(`--arrival-rate ${rate} for ${run_for_s} s is more than ${MAX_ARRIVALS} arrivals`);
+  return { rate_per_s: rate, process: f.arrivals as ArrivalProcess, duration, run_for_s, max_in_flight: f['max-in-flight'], seed: f.seed };
+}

@@ -1,0 +1,67 @@
+import type { PacketSource } from '@duplex-bench/audio';
+import type { Clock } from '@duplex-bench/pacer';
+import { arrivalsSummary, type ArrivalsSummary } from '@duplex-bench/results';
+import { ArrivalRun, arrivalSchedule, describeDuration, meanDurationS, type ConversationInput, type ProcessMeasures } from '@duplex-bench/run';
+import { RealtimeSession, type SessionContext, type SessionResult } from '@duplex-bench/session';
+import type { TraceWriter } from '@duplex-bench/tracer';
+import type { Observable } from 'rxjs';
+import type { ArrivalOptions } from './arrival-options';
+
+export interface ArrivalSessionsInput {
+  arrivals: ArrivalOptions;
+  origin_s: number;
+  warmup_s: number;
+  measures: ProcessMeasures;
+  ctx: SessionContext;
+  writer: TraceWriter;
+  clock: Clock;
+  stop$: Observable<void>;
+  packetsFor(duration_s: number): PacketSource;
+  conversation: ConversationInput | null;
+}
+
+/**
+ * `run --arrival-rate`: the schedule fixed from the seed, each arrival a session of its own
+ * duration, run open loop on the process's deadline scheduler; its results and the `arrivals` block.
+ */
+export async function runArrivals(i: ArrivalSessionsInput): Promise<{ results: SessionResult[]; summary: ArrivalsSummary; scheduled: number }> {
+  const a = i.arrivals;
+  const schedule = arrivalSchedule({ rate_per_s: a.rate_per_s, process: a.process, run_for_s: a.run_for_s, seed: a.seed, duration: a.duration });
+  const width = String(Math.max(0, schedule.length - 1)).length;
+  const { timeline, scheduler } = i.measures;
+  const run = new ArrivalRun({
+    schedule,
+    origin_s: i.origin_s,
+    max_in_flight: a.max_in_flight,
+    steady_from_s: i.origin_s + i.warmup_s,
+    scheduler,
+    clock: i.clock,
+    stop$: i.stop$,
+    make: (arrival) => {
+      const id = `a${String(arrival.index).padStart(width, '0')}`;
+      // With a conversation, the script from its first step for this session's duration (again from the start if it ends sooner).
+      const packets = i.conversation ? i.conversation.player(() => i.clock.now_s(), arrival.duration_s) : i.packetsFor(arrival.duration_s);
+      return new RealtimeSession(id, i.ctx, i.writer.openSession(id), packets);
+    },
+    onInFlight: (t_s, n) => timeline.activeSessions(t_s, n),
+  });
+  timeline.watchActive(() => run.inFlight);
+  const results = await run.run();
+  const summary = arrivalsSummary({
+    process: a.process,
+    rate_per_s: a.rate_per_s,
+    run_for_s: a.run_for_s,
+    seed: a.seed,
+    session_duration: describeDuration(a.duration),
+    mean_session_s: meanDurationS(a.duration),
+    max_in_flight: a.max_in_flight,
+    peak_in_flight: run.peak_in_flight,
+    completed: results.filter((r) => r.completed).length,
+    counts: run.counts,
+    ...(i.warmup_s > 0 ? { steady: { from_s: i.warmup_s, counts: run.steady } } : {}),
+    connect: run.connect,
+    handshake: run.handshake,
+    start_lag: run.start_lag,
+  });
+  return { results, summary, scheduled: schedule.length };
+}
