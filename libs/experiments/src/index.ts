@@ -1,7 +1,7 @@
 export { checkSlo, DEFAULT_SLO, parseSlo, SLO_FIGURES } from './slo';
 export type { SloCheck, SloTerm } from './slo';
-export { capacityOf, runSweep } from './sweep';
-export type { PointVerdict, SweepFile, SweepPlan, SweepPoint, SweepRun, SweepSettings } from './sweep';
+export { capacityOf, loadOf, pooledBlocking, runSweep } from './sweep';
+export type { PointVerdict, SweepFile, SweepPlan, SweepPoint, SweepRun, SweepRunArrivals, SweepSettings } from './sweep';
 export { COMPARE_METRICS, parseArm, runCompare } from './compare';
 export type { Arm, CompareFile, ComparePlan, CompareRun, MetricResult } from './compare';
 export { bootstrapRatio, mannWhitneyP, median, seeded } from './statistics';

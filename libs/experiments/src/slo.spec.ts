@@ -18,4 +18,10 @@ describe('SLO terms', () => {
     const summary = { sessions: { incomplete: 0 } } as unknown as RunSummary;
     expect(checkSlo(parseSlo('unit_miss_rate<=0.01'), summary)).toEqual([{ term: 'unit_miss_rate<=0.01', value: null, ok: false }]);
   });
+
+  it('does not count an arrival refused at admission as incomplete: that is blocking, judged on its own', () => {
+    const sessions = { incomplete: 3, incomplete_reasons: { admission_refused: 2, closed: 1 } };
+    expect(checkSlo(parseSlo('incomplete=0'), { sessions, arrivals: {} } as unknown as RunSummary)).toEqual([{ term: 'incomplete=0', value: 1, ok: false }]);
+    expect(checkSlo(parseSlo('incomplete<=3'), { sessions } as unknown as RunSummary)).toEqual([{ term: 'incomplete<=3', value: 3, ok: true }]);
+  });
 });

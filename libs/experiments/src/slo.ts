@@ -11,7 +11,11 @@ export const SLO_FIGURES: Record<string, { read: (s: RunSummary) => number | nul
   drift_p99_ms: { read: (s) => s.duplex?.drift_max_ms.p99, what: "largest lag of a session's audio behind real time, p99 over sessions, ms" },
   output_gap_p99_ms: { read: (s) => s.duplex?.output_gap_max_ms.p99, what: 'longest output gap of a session, p99 over sessions, ms' },
   underruns: { read: (s) => s.duplex?.playback_underruns, what: 'simulated playback underruns, summed over sessions' },
-  incomplete: { read: (s) => s.sessions.incomplete, what: 'sessions that did not complete' },
+  // An arrival the server refused is blocking, judged by its own rule (sweep --max-blocking), not a session that broke.
+  incomplete: {
+    read: (s) => s.sessions.incomplete - (s.arrivals ? (s.sessions.incomplete_reasons.admission_refused ?? 0) : 0),
+    what: 'sessions that did not complete (in an arrival run, those the server refused at admission are blocking, not counted here)',
+  },
   unit_lag_p95_ms: { read: (s) => s.unit_lag_ms?.p95, what: "native: unit lag p95, ms (client: a unit's sglang.unit.done received minus the send of the append that completed its input; sglang-omni's unit_lag_s)" },
   unit_miss_rate: { read: (s) => s.unit_miss_rate, what: 'native: share of units whose lag exceeds one unit, or that never finished (sglang-omni unit_miss_rate)' },
   response_latency_p95_ms: { read: (s) => s.behaviour?.response_latency_ms.p95, what: "--conversation: response latency p95, ms (client: an utterance's end → the model's next speech span)" },

@@ -1,11 +1,11 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runNodeScript, type RunningProcess } from '@duplex-bench/launcher';
-import { runFile, type RunSummary } from '@duplex-bench/results';
+import { blockingProbability, runFile, type ArrivalRate, type RunSummary } from '@duplex-bench/results';
 import type { ExperimentIo } from './experiment-io';
 import { checkSlo, SLO_FIGURES, type SloCheck, type SloTerm } from './slo';
 
-/** How one session count fared: `client-limited` when the client missed its cadence in any run (never the server's limit). */
+/** How one load fared: `client-limited` when the client missed its cadence in any run (never the server's limit). */
 export type PointVerdict = 'pass' | 'fail' | 'client-limited' | 'failed-to-run';
 
 export interface SweepRun {
@@ -19,10 +19,31 @@ export interface SweepRun {
   error?: string;
   qualified: boolean;
   slo: SloCheck[];
+  /** Arrival sweeps: the run's own arrivals figures (its steady ones after --warmup-s). */
+  arrivals?: SweepRunArrivals;
+}
+
+/** One arrival run as the sweep judged it, read from its summary's `arrivals` block. */
+export interface SweepRunArrivals {
+  offered_erlangs: number;
+  /** Arrivals not skipped by the client, and how many of them the server refused. */
+  count: number;
+  blocked: number;
+  client_skipped: number;
+  /** `steady` when the run had --warmup-s (arrivals after it only), else `all`. */
+  over: 'steady' | 'all';
+  blocking_probability: ArrivalRate;
 }
 
 export interface SweepPoint {
-  sessions: number;
+  /** Session-count sweeps: the count tested. */
+  sessions?: number;
+  /** Arrival sweeps: the offered rate tested, sessions per second. */
+  rate_per_s?: number;
+  /** Arrival sweeps: the offered load of the point's runs (rate x stated mean duration), Erlangs. */
+  offered_erlangs?: number | null;
+  /** Arrival sweeps: blocked / arrivals pooled over the point's runs, with its 95% Wilson interval; the pass rule reads `rate`. */
+  blocking_probability?: ArrivalRate | null;
   runs: SweepRun[];
   verdict: PointVerdict;
   /** With --processes auto: the process counts at which this count was client-limited before the runs kept. */
@@ -40,6 +61,13 @@ export interface SweepSettings {
   /** Probe processes per run: a number, or `auto` (from 1, doubled up to `max_processes` while the client is the limit). */
   processes: number | 'auto';
   max_processes: number;
+  /** Arrival sweeps (`--arrival-rate MIN:MAX`): the blocking a passing rate may have, and the seed of its first run (run r gets seed + r - 1). */
+  arrivals?: { max_blocking: number; seed: number };
+}
+
+/** The load a point tested: its rate in an arrival sweep, else its session count. */
+export function loadOf(p: SweepPoint): number {
+  return p.rate_per_s ?? p.sessions ?? 0;
 }
 
 export interface SweepFile {
@@ -47,12 +75,20 @@ export interface SweepFile {
   version: 1;
   settings: SweepSettings;
   points: SweepPoint[];
-  capacity: { sessions: number | null; range: [number | null, number | null]; limited_by: 'server' | 'client' | 'search range' | null; note: string };
+  /** `sessions` and `range` are session counts; in an arrival sweep, `sessions` is null and `range`, `rate_per_s` are rates (sessions/s). */
+  capacity: {
+    sessions: number | null;
+    range: [number | null, number | null];
+    limited_by: 'server' | 'client' | 'search range' | null;
+    note: string;
+    rate_per_s?: number | null;
+    offered_erlangs?: number | null;
+  };
   interrupted: boolean;
   measurement_origin: Record<string, string>;
 }
 
-/** What a sweep searches: counts from `min` to `max`, bisected down to `resolution`; each run is `script run …`. */
+/** What a sweep searches: counts (or, in an arrival sweep, rates) from `min` to `max`, bisected down to `resolution`; each run is `script run …`. */
 export interface SweepPlan {
   settings: SweepSettings;
   terms: SloTerm[];
@@ -64,25 +100,57 @@ export interface SweepPlan {
   script: string;
 }
 
-function verdictOf(runs: SweepRun[], target: 'server' | 'client'): PointVerdict {
+/** Blocked over arrivals, pooled over the runs of a point (their steady figures when they have them). */
+export function pooledBlocking(runs: SweepRun[]): ArrivalRate | null {
+  const a = runs.map((r) => r.arrivals).filter((x): x is SweepRunArrivals => x !== undefined);
+  if (a.length === 0) return null;
+  const blocked = a.reduce((n, x) => n + x.blocked, 0);
+  const count = a.reduce((n, x) => n + x.count, 0);
+  return blockingProbability({ arrived: count, client_skipped: 0, started: count - blocked, blocked, failed_to_open: 0 });
+}
+
+function verdictOf(runs: SweepRun[], target: 'server' | 'client', maxBlocking?: number): PointVerdict {
   if (runs.some((r) => r.code !== 0 && r.code !== 3)) return 'failed-to-run';
   // Sweeping the client, its cadence is the thing measured: a late packet fails the count.
   if (target === 'client') return runs.every((r) => r.qualified) ? 'pass' : 'fail';
   if (runs.some((r) => !r.qualified)) return 'client-limited';
+  if (maxBlocking !== undefined) {
+    // An arrival the client skipped (--max-in-flight) was never offered to the server: the client is the limit.
+    if (runs.some((r) => !r.arrivals || r.arrivals.client_skipped > 0)) return runs.some((r) => !r.arrivals) ? 'failed-to-run' : 'client-limited';
+    // The point estimate decides, as an operator's "at most 1% refused" reads; its interval is recorded beside it.
+    const b = pooledBlocking(runs);
+    if (b?.rate === null || b === null || b.rate > maxBlocking) return 'fail';
+  }
   return runs.every((r) => r.slo.every((c) => c.ok)) ? 'pass' : 'fail';
+}
+
+/** A run's arrivals figures as the sweep judges them: the steady ones when the run had a warm-up. */
+function runArrivals(summary: RunSummary | null): SweepRunArrivals | undefined {
+  const a = summary?.arrivals;
+  if (!a) return undefined;
+  const c = a.steady ?? a;
+  return { offered_erlangs: a.offered_erlangs, count: c.arrived - c.client_skipped, blocked: c.blocked, client_skipped: a.client_skipped, over: a.steady ? 'steady' : 'all', blocking_probability: c.blocking_probability };
 }
 
 /** ", with N processes" when the point's runs used more than one. */
 function limitedProcesses(points: SweepPoint[], sessions: number): string {
-  const p = Math.max(1, ...(points.find((x) => x.sessions === sessions)?.runs.map((r) => r.processes ?? 1) ?? [1]));
+  const p = Math.max(1, ...(points.find((x) => loadOf(x) === sessions)?.runs.map((r) => r.processes ?? 1) ?? [1]));
   return p > 1 ? ` with ${p} processes` : '';
 }
 
-/** The capacity the points show: the largest passing count below the smallest failing one. */
+/** The capacity the points show: the largest passing load below the smallest failing one; an arrival sweep's as a rate with its offered Erlangs. */
 export function capacityOf(points: SweepPoint[], min: number, max: number, target: 'server' | 'client' = 'server'): SweepFile['capacity'] {
-  const passing = points.filter((p) => p.verdict === 'pass').map((p) => p.sessions);
-  const failing = points.filter((p) => p.verdict === 'fail').map((p) => p.sessions);
-  const limited = points.filter((p) => p.verdict === 'client-limited' || p.verdict === 'failed-to-run').map((p) => p.sessions);
+  const arrival = points.some((p) => p.rate_per_s !== undefined);
+  const c = capacityOfLoads(points, min, max, target, arrival ? '/s' : ' sessions');
+  if (!arrival) return c;
+  const at = points.find((p) => p.rate_per_s === c.sessions);
+  return { ...c, sessions: null, rate_per_s: c.sessions, offered_erlangs: at?.offered_erlangs ?? null };
+}
+
+function capacityOfLoads(points: SweepPoint[], min: number, max: number, target: 'server' | 'client', unit: string): SweepFile['capacity'] {
+  const passing = points.filter((p) => p.verdict === 'pass').map(loadOf);
+  const failing = points.filter((p) => p.verdict === 'fail').map(loadOf);
+  const limited = points.filter((p) => p.verdict === 'client-limited' || p.verdict === 'failed-to-run').map(loadOf);
   const firstFail = failing.length ? Math.min(...failing) : null;
   const firstLimited = limited.length ? Math.min(...limited) : null;
   const below = (n: number) => (firstFail === null || n < firstFail) && (firstLimited === null || n < firstLimited);
@@ -92,14 +160,14 @@ export function capacityOf(points: SweepPoint[], min: number, max: number, targe
       sessions: lastPass,
       range: [lastPass, null],
       limited_by: 'client',
-      note: `the client missed its cadence (or a run failed) at ${firstLimited} sessions${limitedProcesses(points, firstLimited)}: the server held ${lastPass ?? 'no tested count'}, and its limit was not reached; spread the load over more processes (--processes auto) or hosts`,
+      note: `the client missed its cadence (or a run failed) at ${firstLimited}${unit}${limitedProcesses(points, firstLimited)}: the server held ${lastPass ?? 'no tested count'}, and its limit was not reached; spread the load over more processes (--processes auto) or hosts`,
     };
   }
-  if (firstFail === null) return { sessions: lastPass, range: [lastPass, null], limited_by: 'search range', note: `every count up to ${max} passed: the capacity is at least ${lastPass}` };
+  if (firstFail === null) return { sessions: lastPass, range: [lastPass, null], limited_by: 'search range', note: `every ${unit === '/s' ? 'rate' : 'count'} up to ${max}${unit === '/s' ? unit : ''} passed: the capacity is at least ${lastPass}` };
   const by = target === 'client' ? 'client' : 'server';
   const what = target === 'client' ? 'the probe kept its cadence' : 'passes';
-  if (lastPass === null) return { sessions: null, range: [null, firstFail], limited_by: by, note: `the smallest count, ${min}, already failed` };
-  return { sessions: lastPass, range: [lastPass, firstFail], limited_by: by, note: `${what} at ${lastPass}, ${target === 'client' ? 'not' : 'fails'} at ${firstFail}` };
+  if (lastPass === null) return { sessions: null, range: [null, firstFail], limited_by: by, note: `the smallest ${unit === '/s' ? 'rate' : 'count'}, ${min}${unit === '/s' ? unit : ''}, already failed` };
+  return { sessions: lastPass, range: [lastPass, firstFail], limited_by: by, note: `${what} at ${lastPass}${unit === '/s' ? unit : ''}, ${target === 'client' ? 'not' : 'fails'} at ${firstFail}${unit === '/s' ? unit : ''}` };
 }
 
 /**
@@ -121,7 +189,10 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
     capacity: { sessions: null, range: [null, null], limited_by: null, note: '' },
     interrupted: false,
     measurement_origin: {
-      verdict: 'pass: every run was pacing-qualified and met every SLO term; fail: every run qualified, and a term failed; client-limited: a run was not pacing-qualified, so it measured the client, not the server',
+      verdict: settings.arrivals
+        ? `pass: every run was pacing-qualified, skipped no arrival, its blocking probability (blocked / arrivals, pooled over the runs, after --warmup-s when given) was at most ${settings.arrivals.max_blocking}, and it met every SLO term; fail: every run qualified, and the blocking or a term failed; client-limited: a run was not pacing-qualified or skipped arrivals (--max-in-flight), so it measured the client, not the server`
+        : 'pass: every run was pacing-qualified and met every SLO term; fail: every run qualified, and a term failed; client-limited: a run was not pacing-qualified, so it measured the client, not the server',
+      ...(settings.arrivals ? { offered_erlangs: 'the runs\' arrivals.offered_erlangs: rate x the stated mean of --session-duration', blocking_probability: 'blocked / (arrived - client_skipped) summed over the runs (their steady counts after --warmup-s); 95% Wilson interval' } : {}),
       ...Object.fromEntries(terms.map((t) => [`slo ${t.figure}`, SLO_FIGURES[t.figure].what])),
     },
   };
@@ -136,47 +207,59 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
   // The process count a run starts with; with auto it only grows, as a client that fell behind at
   // N sessions falls behind at more too.
   let processes = settings.processes === 'auto' ? 1 : settings.processes;
-  const runsAt = async (sessions: number, p: number): Promise<SweepRun[]> => {
+  const arrival = settings.arrivals;
+  const label = (load: number) => (arrival ? `${load}/s` : `${load} sessions`);
+  const runsAt = async (load: number, p: number): Promise<SweepRun[]> => {
     const runs: SweepRun[] = [];
-    const per = Math.ceil(sessions / p);
+    const per = Math.ceil(load / p);
     for (let r = 1; r <= settings.runs && !signals.interrupted; r++) {
-      const dir = join(output, p > 1 ? `s${sessions}-p${p}-r${r}` : `s${sessions}-r${r}`);
-      io.stderr.write(`sweep: ${sessions} sessions${p > 1 ? ` over ${p} processes` : ''}, run ${r} of ${settings.runs}\n`);
+      const dir = join(output, arrival ? `a${load}-r${r}` : p > 1 ? `s${load}-p${p}-r${r}` : `s${load}-r${r}`);
+      io.stderr.write(`sweep: ${label(load)}${p > 1 ? ` over ${p} processes` : ''}, run ${r} of ${settings.runs}\n`);
       const layout = p > 1 ? ['--processes', String(p)] : [];
-      const args = ['--url', settings.url, '--protocol', settings.protocol, '--concurrency', String(per), ...layout, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...extra];
+      // An arrival run: one process, its own seed per run, so repeated runs draw different schedules.
+      const load_args = arrival ? ['--arrival-rate', String(load), '--seed', String(arrival.seed + r - 1)] : ['--concurrency', String(per), ...layout];
+      const args = ['--url', settings.url, '--protocol', settings.protocol, ...load_args, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...extra];
       const { code, error } = await runNodeScript(plan.script, ['run', ...args], running);
       const summary = await readFile(runFile(dir, 'summary'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
-      runs.push({ dir, processes: p, sessions_run: per * p, code, ...(error ? { error } : {}), qualified: summary?.qualified === true, slo: summary ? checkSlo(terms, summary) : [] });
+      const a = arrival ? runArrivals(summary) : undefined;
+      runs.push({ dir, processes: p, sessions_run: arrival ? (summary?.arrivals?.started ?? 0) : per * p, code, ...(error ? { error } : {}), qualified: summary?.qualified === true, slo: summary ? checkSlo(terms, summary) : [], ...(a ? { arrivals: a } : {}) });
     }
     return runs;
   };
-  const measure = async (sessions: number): Promise<PointVerdict> => {
-    const done = file.points.find((p) => p.sessions === sessions);
+  const measure = async (load: number): Promise<PointVerdict> => {
+    const done = file.points.find((p) => loadOf(p) === load);
     if (done) {
       processes = Math.max(processes, ...done.runs.map((r) => r.processes ?? 1));
       return done.verdict;
     }
     const limitedAt: number[] = [];
-    let runs = await runsAt(sessions, processes);
+    let runs = await runsAt(load, processes);
     while (!signals.interrupted && settings.processes === 'auto' && verdictOf(runs, settings.target) === 'client-limited' && processes < settings.max_processes) {
       limitedAt.push(processes);
       processes = Math.min(settings.max_processes, processes * 2);
-      io.stderr.write(`sweep: ${sessions} sessions: the client fell behind; again with ${processes} processes\n`);
-      runs = await runsAt(sessions, processes);
+      io.stderr.write(`sweep: ${label(load)}: the client fell behind; again with ${processes} processes\n`);
+      runs = await runsAt(load, processes);
     }
     if (signals.interrupted) return 'failed-to-run';
-    const point: SweepPoint = { sessions, runs, verdict: verdictOf(runs, settings.target), ...(limitedAt.length ? { client_limited_at_processes: limitedAt } : {}) };
+    const verdict = verdictOf(runs, settings.target, arrival?.max_blocking);
+    const blocking = arrival ? pooledBlocking(runs) : null;
+    const point: SweepPoint = arrival
+      ? { rate_per_s: load, offered_erlangs: runs.find((r) => r.arrivals)?.arrivals?.offered_erlangs ?? null, blocking_probability: blocking, runs, verdict }
+      : { sessions: load, runs, verdict, ...(limitedAt.length ? { client_limited_at_processes: limitedAt } : {}) };
     file.points.push(point);
     await save();
     const why = point.verdict === 'failed-to-run' ? runs.find((r) => r.error)?.error : undefined;
-    io.stderr.write(`sweep: ${sessions} sessions: ${point.verdict}${why ? ` (${why})` : ''}\n`);
+    const figures = arrival && point.offered_erlangs !== null ? ` (${point.offered_erlangs} Erlangs offered, blocking ${blocking?.rate ?? '-'}, 95% ${blocking?.ci95 ? blocking.ci95.join('..') : '-'})` : '';
+    io.stderr.write(`sweep: ${label(load)}: ${point.verdict}${figures}${why ? ` (${why})` : ''}\n`);
     return point.verdict;
   };
 
+  // Session counts are whole; rates are kept to 0.01 sessions/s, so directory names and resumes match.
+  const step = (x: number) => (arrival ? Math.round(x * 100) / 100 : Math.round(x));
   try {
     let pass: number | null = null;
     let fail: number | null = null;
-    for (let n = min; !signals.interrupted; n = Math.min(max, n * 2)) {
+    for (let n = min; !signals.interrupted; n = Math.min(max, step(n * 2))) {
       const v = await measure(n);
       if (v !== 'pass') {
         fail = v === 'fail' ? n : null;
@@ -186,7 +269,8 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
       if (n >= max) break;
     }
     while (!signals.interrupted && pass !== null && fail !== null && fail - pass > plan.resolution) {
-      const mid = Math.round((pass + fail) / 2);
+      const mid = step((pass + fail) / 2);
+      if (mid === pass || mid === fail) break;
       const v = await measure(mid);
       if (v === 'pass') pass = mid;
       else if (v === 'fail') fail = mid;

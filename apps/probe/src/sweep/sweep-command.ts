@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { EXIT, parseFlags, UsageError, type RunIo } from '@duplex-bench/cli';
-import { parseSlo, runSweep, type SloTerm, type SweepFile } from '@duplex-bench/experiments';
+import { loadOf, parseSlo, runSweep, type SloTerm, type SweepFile } from '@duplex-bench/experiments';
 import { experimentIo } from './experiment-io';
 import { entryModule } from '@duplex-bench/launcher';
 import { runFile } from '@duplex-bench/results';
@@ -10,12 +10,18 @@ import { SWEEP_FLAGS } from './sweep-flags';
 export const DUPLEX_BENCH_MODULE = entryModule(__dirname, '../duplex-bench', 'duplex-bench');
 
 function renderTable(file: SweepFile, terms: SloTerm[]): string {
-  const head = ['sessions', 'processes', 'verdict', 'qualified runs', ...terms.map((t) => t.text)];
+  const arrival = file.settings.arrivals !== undefined;
+  const head = [...(arrival ? ['rate/s', 'Erlangs', 'blocking (95%)'] : ['sessions', 'processes']), 'verdict', 'qualified runs', ...terms.map((t) => t.text)];
+  const blocking = (p: SweepFile['points'][number]) => {
+    const b = p.blocking_probability;
+    return b && b.rate !== null ? `${b.rate} (${b.ci95 ? b.ci95.join('..') : '-'})` : '-';
+  };
   const rows = [...file.points]
-    .sort((a, b) => a.sessions - b.sessions)
+    .sort((a, b) => loadOf(a) - loadOf(b))
     .map((p) => [
-      String(p.sessions),
-      [...(p.client_limited_at_processes ?? []).map((n) => `${n} (behind)`), String(p.runs[0]?.processes ?? 1)].join(', '),
+      ...(arrival
+        ? [String(p.rate_per_s), String(p.offered_erlangs ?? '-'), blocking(p)]
+        : [String(p.sessions), [...(p.client_limited_at_processes ?? []).map((n) => `${n} (behind)`), String(p.runs[0]?.processes ?? 1)].join(', ')]),
       p.verdict,
       `${p.runs.filter((r) => r.qualified).length} of ${p.runs.length}`,
       ...terms.map((_, i) => p.runs.map((r) => (r.slo[i]?.value === null || r.slo[i] === undefined ? '-' : String(r.slo[i].value))).join(' / ')),
@@ -25,13 +31,35 @@ function renderTable(file: SweepFile, terms: SloTerm[]): string {
   return [line(head), ...rows.map(line)].join('\n');
 }
 
+/** An arrival sweep's capacity: the largest passing rate and the Erlangs it offered. */
+function arrivalCapacityLine(c: SweepFile['capacity'], min: number): string {
+  if (c.rate_per_s === null || c.rate_per_s === undefined) return c.limited_by !== 'search range' && c.range[1] !== null ? `capacity: below ${min}/s (${c.note})` : `capacity: - (${c.limited_by}: ${c.note})`;
+  return `capacity: ${c.rate_per_s} sessions/s, ${c.offered_erlangs ?? '-'} Erlangs offered (${c.limited_by}: ${c.note})`;
+}
+
 /** `sweep`: the largest session count that meets the SLO, counting only pacing-qualified runs. */
 export async function sweepCommand(argv: string[], io: RunIo): Promise<number> {
   const f = parseFlags(argv, SWEEP_FLAGS);
   if (f._.length > 0) throw new UsageError(`unexpected argument "${f._[0]}"`);
-  const m = /^(\d+):(\d+)$/.exec(f.sessions);
-  if (!m || Number(m[1]) < 1 || Number(m[2]) < Number(m[1])) throw new UsageError(`--sessions must be MIN:MAX with 1 <= MIN <= MAX, got "${f.sessions}"`);
-  const [min, max] = [Number(m[1]), Number(m[2])];
+  if (f.sessions !== undefined && f['arrival-rate'] !== undefined) throw new UsageError('--sessions and --arrival-rate are two searches: give one');
+  const arrival = f['arrival-rate'] !== undefined;
+  let min: number;
+  let max: number;
+  if (arrival) {
+    const r = /^([0-9]*\.?[0-9]+):([0-9]*\.?[0-9]+)$/.exec(f['arrival-rate'] ?? '');
+    if (!r || !(Number(r[1]) > 0) || Number(r[2]) < Number(r[1])) throw new UsageError(`--arrival-rate must be MIN:MAX sessions/s with 0 < MIN <= MAX, got "${f['arrival-rate']}"`);
+    [min, max] = [Number(r[1]), Number(r[2])];
+    if (f.target === 'client') throw new UsageError('--arrival-rate searches the server\'s offered load: it goes with --target server');
+    if (f.processes !== '1' || f['max-processes'] !== undefined) throw new UsageError('--arrival-rate runs in one process: no --processes or --max-processes');
+    if (/(^|\s)--(arrival-rate|seed)\b/.test(f['run-args'])) throw new UsageError('--run-args may not set --arrival-rate or --seed: the sweep sets them (give --seed to the sweep)');
+    if (!(f['max-blocking'] <= 1)) throw new UsageError(`--max-blocking is a probability, at most 1, got ${f['max-blocking']}`);
+  } else {
+    if (f['rate-resolution'] !== undefined) throw new UsageError('--rate-resolution goes with --arrival-rate (--resolution bisects session counts)');
+    const sessions = f.sessions ?? '8:512';
+    const m = /^(\d+):(\d+)$/.exec(sessions);
+    if (!m || Number(m[1]) < 1 || Number(m[2]) < Number(m[1])) throw new UsageError(`--sessions must be MIN:MAX with 1 <= MIN <= MAX, got "${sessions}"`);
+    [min, max] = [Number(m[1]), Number(m[2])];
+  }
   const target = f.target as 'server' | 'client';
   // The client's own capacity is its pacing: no SLO term is checked.
   const terms = target === 'client' ? [] : parseSlo(f.slo);
@@ -50,12 +78,15 @@ export async function sweepCommand(argv: string[], io: RunIo): Promise<number> {
     run_args: f['run-args'],
     processes,
     max_processes: processes === 'auto' ? (f['max-processes'] ?? availableParallelism()) : processes,
+    ...(arrival ? { arrivals: { max_blocking: f['max-blocking'], seed: f.seed } } : {}),
   };
-  const file = await runSweep({ settings, terms, min, max, resolution: f.resolution, output: f.output, script: DUPLEX_BENCH_MODULE }, experimentIo(io));
+  // A tenth of MIN, kept to 0.01 sessions/s: the doubling's first step is then bisected about three times.
+  const resolution = arrival ? (f['rate-resolution'] ?? Math.max(0.01, Math.round(min * 10) / 100)) : f.resolution;
+  const file = await runSweep({ settings, terms, min, max, resolution, output: f.output, script: DUPLEX_BENCH_MODULE }, experimentIo(io));
   const c = file.capacity;
   io.stdout.write(
     `${renderTable(file, terms)}\n` +
-      (c.sessions === null && c.limited_by !== 'search range' && c.range[1] !== null ? `capacity: below ${min} sessions (${c.note})` : `capacity: ${c.sessions ?? '-'} sessions (${c.limited_by}: ${c.note})`) +
+      (arrival ? arrivalCapacityLine(c, min) : c.sessions === null && c.limited_by !== 'search range' && c.range[1] !== null ? `capacity: below ${min} sessions (${c.note})` : `capacity: ${c.sessions ?? '-'} sessions (${c.limited_by}: ${c.note})`) +
       `\nwritten to ${runFile(f.output, 'sweep')}\n`,
   );
   io.emit?.(file);

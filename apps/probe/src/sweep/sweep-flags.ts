@@ -3,8 +3,12 @@
 
 export const SWEEP_FLAGS = {
   url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
-  sessions: { kind: 'string', default: '8:512', group: 'load', help: 'session counts to search, MIN:MAX: doubling from MIN, then bisecting', value: 'MIN:MAX' },
-  runs: { kind: 'int', min: 1, default: 3, group: 'load', help: 'runs per session count, each a fresh process; a count passes only when every run does', value: 'N' },
+  sessions: { kind: 'string', group: 'load', help: 'session counts to search, MIN:MAX: doubling from MIN, then bisecting (default: 8:512)', value: 'MIN:MAX' },
+  'arrival-rate': { kind: 'string', group: 'load', help: 'instead of --sessions: offered rates to search, sessions per second, MIN:MAX: doubling from MIN, then bisecting; each point is run --arrival-rate R (give --session-duration, --run-for and --warmup-s in --run-args)', value: 'MIN:MAX' },
+  'rate-resolution': { kind: 'number', min: 0, exclusive: true, group: 'load', help: 'with --arrival-rate: bisection stops when the last passing and first failing rates are this close, sessions/s (default: a tenth of MIN)', value: 'R' },
+  'max-blocking': { kind: 'number', min: 0, default: 0.01, group: 'load', help: 'with --arrival-rate: a rate passes only when its blocking probability (refused / arrivals, pooled over its runs, after --warmup-s when given) is at most this', value: 'P' },
+  seed: { kind: 'int', min: 0, default: 1, group: 'load', help: 'with --arrival-rate: seed of the first run at each rate; run r gets seed + r - 1', value: 'N' },
+  runs: { kind: 'int', min: 1, default: 3, group: 'load', help: 'runs per session count (or rate), each a fresh process; a count passes only when every run does', value: 'N' },
   duration: { kind: 'number', min: 0, exclusive: true, default: 30, group: 'load', help: 'audio per session in each run, seconds', value: 'S' },
   resolution: { kind: 'int', min: 1, default: 4, group: 'load', help: 'bisection stops when the last passing and first failing counts are this close, sessions', value: 'N' },
   slo: { kind: 'string', default: 'underruns=0,ttfp_p99_ms<=1000,incomplete=0', group: 'load', help: 'what each run must meet, figure<=bound joined by commas; figures: ttfp_p99_ms, ttft_p99_ms, stream_ttfp_p99_ms, stream_rtf_p99, rtf_p99, drift_p99_ms, output_gap_p99_ms, underruns, incomplete, unit_lag_p95_ms, unit_miss_rate, response_latency_p95_ms, stop_latency_p95_ms, pause_takeover_rate, backchannel_yield_rate', value: 'TERMS' },
