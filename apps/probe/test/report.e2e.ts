@@ -226,6 +226,52 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     expect(page.canvases.filter((drawn) => drawn === 0)).toEqual([]);
     expect(page.rows).toBe(3);
   });
+  it('an arrival sweep: blocking probability with its interval, then each SLO figure, against the offered Erlangs; one row per rate', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'report-sweep-arrivals-'));
+    // Figures as the e2e sweep measured them (arrival-sweep.e2e.ts: 16 slots, exp:0.5 sessions).
+    const measured: Array<[number, number, number, [number, number], number]> = [
+      [12, 0, 245, [0, 0.0154], 60],
+      [15, 0.0033, 306, [0.0006, 0.0183], 64],
+      [18, 0.0134, 373, [0.0057, 0.031], 70],
+      [24, 0.0668, 494, [0.048, 0.0923], 75],
+    ];
+    const points = measured.map(([rate_per_s, rate, count, ci95, ttfp]) => ({
+      rate_per_s,
+      offered_erlangs: rate_per_s / 2,
+      blocking_probability: { rate, count, ci95 },
+      runs: [{ dir: '', code: 0, qualified: true, slo: [{ term: 'incomplete=0', value: 0, ok: true }, { term: 'ttfp_p99_ms<=1000', value: ttfp, ok: true }] }],
+      verdict: rate <= 0.01 ? 'pass' : 'fail',
+    }));
+    const sweep = {
+      format: 'duplex-bench.sweep',
+      version: 1,
+      settings: { url: 'ws://127.0.0.1:1/v1/realtime', protocol: 'native', duration_s: 30, runs: 1, slo: 'incomplete=0,ttfp_p99_ms<=1000', run_args: '--session-duration exp:0.5 --run-for 22 --warmup-s 2', arrivals: { max_blocking: 0.01, seed: 1 } },
+      points,
+      capacity: { sessions: null, range: [15, 18], limited_by: 'server', note: 'passes at 15/s, fails at 18/s', rate_per_s: 15, offered_erlangs: 7.5 },
+      interrupted: false,
+      measurement_origin: { verdict: 'pass: …', blocking_probability: 'blocked / arrivals, pooled over the runs; 95% Wilson interval' },
+    };
+    await writeFile(join(dir, 'sweep.json'), JSON.stringify(sweep));
+    expect((await probe(['report', dir])).code).toBe(0);
+    const page = await open(join(dir, 'report.html'), async (p) => ({
+      headings: await p.$$eval('#charts h2', (list) => list.map((h) => h.textContent ?? '')),
+      head: await p.$$eval('#sessions th', (list) => list.map((h) => h.textContent ?? '')),
+      first: await p.$$eval('#sessions tbody tr:nth-child(2) td', (list) => list.map((td) => td.textContent ?? '')),
+    }));
+    process.stderr.write(`arrival sweep report screenshot: ${page.shot}\n`);
+    expect(page.errors).toEqual([]);
+    expect(page.verdict).toBe('capacity: 15/s, 7.5 Erlangs offered (server: passes at 15/s, fails at 18/s)');
+    expect(page.found?.headings).toEqual([
+      'Blocking probability against the offered Erlangs (pooled over runs; the bound dashed)',
+      'incomplete=0: the figure against the offered Erlangs (median over runs; the bound dashed)',
+      'ttfp_p99_ms<=1000: the figure against the offered Erlangs (median over runs; the bound dashed)',
+    ]);
+    expect(page.found?.head.slice(0, 4)).toEqual(['rate', 'offered Erlangs', 'blocking (95% interval)', 'verdict']);
+    expect(page.found?.first.slice(0, 4)).toEqual(['15/s', '7.5', '0.0033 (0.0006..0.0183)', 'pass']);
+    expect(page.canvases).toHaveLength(3);
+    expect(page.canvases.filter((n) => n === 0)).toEqual([]);
+    expect(page.rows).toBe(4);
+  });
   it('a conversation sweep: each behaviour figure against the session count, rates with their intervals, a term naming one drawn with it', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'report-sweep-behaviour-'));
     const latency = (v: number) => ({ count: 20, p50: v - 40, p90: v - 10, p95: v, p99: v + 5, max: v + 9 });
