@@ -12,8 +12,12 @@ interface ItemAudio {
   key: string;
   content_index: number;
   received_ms: number;
-  /** Where its audio plays, seconds on the session's clock: [start, end] pairs, contiguous ones merged. */
-  plays: number[];
+  /** When its audio began to play, seconds on the session's clock. */
+  first_s: number;
+  /** Its audio in stretches that played out before the last underrun, seconds: folded, so a long item keeps two numbers. */
+  settled_s: number;
+  /** Where its audio plays since its last underrun: [start, end], seconds on the session's clock. */
+  plays: [number, number];
 }
 
 /**
@@ -22,7 +26,8 @@ interface ItemAudio {
  * conversation's audio (the same rule, so the flows read the position the user hears); a gap in
  * arrival is an underrun, not a skip. An item is an OpenAI assistant item (`item_id`,
  * `content_index`) or a vLLM-Omni response. Per chunk only a few additions: the payload is never
- * decoded, its byte length is enough.
+ * decoded, its byte length is enough. Reads are at the present (the time of the last chunk's
+ * receipt or later), so an item keeps two numbers however often its audio underran.
  */
 export class ItemPlayout {
   private played_until_s = -Infinity;
@@ -36,15 +41,21 @@ export class ItemPlayout {
     const start_s = Math.max(received_s, this.played_until_s);
     const end_s = start_s + duration_s;
     this.played_until_s = end_s;
-    let item = this.items[this.items.length - 1];
-    if (!item || item.key !== key || item.content_index !== content_index) {
-      item = this.items.find((i) => i.key === key && i.content_index === content_index) ?? { key, content_index, received_ms: 0, plays: [] };
-      if (item.plays.length === 0) this.items.push(item);
+    const last = this.items[this.items.length - 1];
+    const item = last && last.key === key && last.content_index === content_index ? last : this.items.find((i) => i.key === key && i.content_index === content_index);
+    if (!item) {
+      this.items.push({ key, content_index, received_ms: duration_s * 1000, first_s: start_s, settled_s: 0, plays: [start_s, end_s] });
+      return;
     }
     item.received_ms += duration_s * 1000;
-    const last = item.plays.length - 1;
-    if (last >= 1 && Math.abs(item.plays[last] - start_s) < 1e-9) item.plays[last] = end_s;
-    else item.plays.push(start_s, end_s);
+    if (Math.abs(item.plays[1] - start_s) < 1e-9) {
+      item.plays[1] = end_s;
+      return;
+    }
+    // An underrun: this chunk plays from its receipt, now, so all that came before it has played
+    // for every read from here on (reads are at the present or later).
+    item.settled_s += item.plays[1] - item.plays[0];
+    item.plays = [start_s, end_s];
   }
 
   /**
@@ -54,7 +65,7 @@ export class ItemPlayout {
   playingAt(t_s: number): ItemPlayed | null {
     for (let i = this.items.length - 1; i >= 0; i--) {
       const item = this.items[i];
-      if (item.plays[0] <= t_s) return this.read(item, t_s);
+      if (item.first_s <= t_s) return this.read(item, t_s);
     }
     return null;
   }
@@ -69,7 +80,7 @@ export class ItemPlayout {
   dropPlayedBefore(t_s: number): void {
     let playing = -1;
     for (let i = this.items.length - 1; i >= 0; i--) {
-      if (this.items[i].plays[0] <= t_s) {
+      if (this.items[i].first_s <= t_s) {
         playing = i;
         break;
       }
@@ -84,13 +95,9 @@ export class ItemPlayout {
 
   private read(item: ItemAudio, t_s: number): ItemPlayed {
     // Played out: all of it, exactly (a sum of segments can fall a hair short of the sum of chunks).
-    if (t_s >= item.plays[item.plays.length - 1]) return { key: item.key, content_index: item.content_index, played_ms: item.received_ms, received_ms: item.received_ms };
-    let played_s = 0;
-    for (let i = 0; i < item.plays.length; i += 2) {
-      const start = item.plays[i];
-      if (start >= t_s) break;
-      played_s += Math.min(item.plays[i + 1], t_s) - start;
-    }
+    const [start, end] = item.plays;
+    if (t_s >= end) return { key: item.key, content_index: item.content_index, played_ms: item.received_ms, received_ms: item.received_ms };
+    const played_s = item.settled_s + Math.max(0, t_s - start);
     return { key: item.key, content_index: item.content_index, played_ms: played_s * 1000, received_ms: item.received_ms };
   }
 }

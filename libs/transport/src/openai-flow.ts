@@ -186,6 +186,8 @@ export class OpenAIFlow implements SessionFlow {
         if (info.item_id === undefined) break;
         const rate = info.sample_rate_hz ?? this.config.output_sample_rate ?? this.granted_rate ?? OPENAI_PCM_RATE;
         this.playout.add(received_s, info.item_id, info.content_index ?? 0, info.bytes, rate);
+        // Only the item playing now can be truncated later: those before it are let go, so a long session keeps a few.
+        this.playout.dropPlayedBefore(received_s);
         this.heardSinceBargeIn = true;
         break;
       }
