@@ -161,6 +161,11 @@ export interface BehaviourSummary {
 }
 
 /** The 95% Wilson score interval of `k` of `n`. */
+/** k of n as a rate (to 4 places) with n and its 95% Wilson interval; null rate when n is 0. */
+export function countedRate(k: number, n: number): BehaviourRate {
+  return { rate: n > 0 ? Math.round((k / n) * 1e4) / 1e4 : null, count: n, ci95: wilson95(k, n) };
+}
+
 export function wilson95(k: number, n: number): [number, number] | null {
   if (n === 0) return null;
   const z = 1.959964;
@@ -253,7 +258,7 @@ export function behaviourSummary(parts: BehaviourParts[], measurement_origin: Re
     return latencyOf(h);
   };
   const sum = (key: 'pauses' | 'takeovers' | 'backchannels' | 'yields') => parts.reduce((n, p) => n + p[key], 0);
-  const rate = (k: number, n: number): BehaviourRate => ({ rate: n > 0 ? Math.round((k / n) * 1e4) / 1e4 : null, count: n, ci95: wilson95(k, n) });
+  const rate = countedRate;
   const outcomes: Record<string, number> = {};
   for (const p of parts) for (const [k, v] of Object.entries(p.outcomes)) outcomes[k] = (outcomes[k] ?? 0) + v;
   return {

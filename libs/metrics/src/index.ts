@@ -17,7 +17,7 @@ export { recordPacing } from './record-pacing';
 export type { PacedPacket } from './record-pacing';
 export { SessionUnits, UnitLagRecorder, unitLagMs, unitMissRate, unitsPerSecond, unitStepMs } from './unit-lag';
 export type { UnitCounts, UnitLagMs, UnitStepMs, UnitsPerSecond } from './unit-lag';
-export { sessionTurns, BehaviourRecorder, behaviourSummary, overlapMs, wilson95 } from './behaviour';
+export { sessionTurns, BehaviourRecorder, behaviourSummary, overlapMs, wilson95, countedRate } from './behaviour';
 export type { PlayedStep, SpeechSpan, ResponseEndEvidence, TurnRecord, TurnKind, TurnOutcome, BehaviourOptions, BehaviourSummary, BehaviourRate, BehaviourLatency, BehaviourParts } from './behaviour';
 export { sessionSpeech } from './session-speech';
 export type { ResponseMark, SessionSpeech, SpeechStep } from './session-speech';

@@ -1,12 +1,8 @@
-import { percentilesMs, wilson95, type Histogram, type PercentilesMs } from '@duplex-bench/metrics';
+import { countedRate, percentilesMs, type BehaviourRate, type Histogram, type PercentilesMs } from '@duplex-bench/metrics';
 
 /** A proportion with its count and 95% Wilson interval. */
-export interface ArrivalRate {
-  rate: number | null;
-  /** The arrivals it is over (arrived − client_skipped). */
-  count: number;
-  ci95: [number, number] | null;
-}
+/** A blocking probability: its `count` is the arrivals it is over (arrived − client_skipped). */
+export type ArrivalRate = BehaviourRate;
 
 /** Arrivals counted by what became of them (see the `run` lib's ArrivalCounts). */
 export interface ArrivalCountFigures {
@@ -72,7 +68,7 @@ export const ARRIVALS_ORIGIN: Record<string, string> = {
 /** blocked ÷ (arrived − client_skipped), with its 95% Wilson interval. */
 export function blockingProbability(c: ArrivalCountFigures): ArrivalRate {
   const n = c.arrived - c.client_skipped;
-  return { rate: n > 0 ? Math.round((c.blocked / n) * 1e4) / 1e4 : null, count: n, ci95: wilson95(c.blocked, n) };
+  return countedRate(c.blocked, n);
 }
 
 /** The `arrivals` block. Pure. */
