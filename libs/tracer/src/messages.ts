@@ -23,8 +23,15 @@ export interface SessionEnd {
   receipts: ReceiptBlock;
 }
 
+/** Bytes to append to one of the run's own files (`sessions.jsonl`, `requests.jsonl`, `samples.msgpack`), in order. */
+export interface RecordChunks {
+  /** The file's path under the run directory. */
+  file: string;
+  chunks: Uint8Array[];
+}
+
 export type ToWorker =
-  | { kind: 'batch'; batch: number; lines: SessionLines[]; ends: SessionEnd[] }
+  | { kind: 'batch'; batch: number; lines: SessionLines[]; ends: SessionEnd[]; records: RecordChunks[] }
   | { kind: 'stop' };
 
 export interface WriteFailure {
@@ -42,6 +49,8 @@ export type FromWorker =
       write_ms: number;
       /** Sessions whose files are complete on disk, with the first failure of each, if any. */
       closed: Array<{ session: string; failure?: WriteFailure }>;
+      /** The first failed append to a run file, if one failed in this batch. */
+      record_failure?: WriteFailure;
     }
   | { kind: 'stopped' };
 

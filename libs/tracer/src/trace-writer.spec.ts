@@ -80,6 +80,43 @@ describe('TraceWriter, receipts only (--trace off)', () => {
     expect(w.stats().batches).toBe(2);
   });
 
+  it('appends run records to their files in order, at the latest one flush interval after each, and what is left at close', async () => {
+    const timers = new ManualTimers();
+    const w = new TraceWriter({ layout: LAYOUT, root, mode: 'off', start_timeout_ms: BOUND_MS, flush_interval_ms: 500, timers });
+    writer = w;
+    await w.started();
+    const line = (i: number) => Buffer.from(`{"index":${i}}\n`);
+    for (let i = 0; i < 3; i++) w.append('records.jsonl', line(i));
+    w.append('other.bin', Uint8Array.of(1, 2, 3));
+    // One timer for every record appended within the interval.
+    expect(timers.pending.map((t) => t.delay_ms)).toEqual([500]);
+    timers.fire();
+    // The worker writes asynchronously: a session close after the appends resolves once their batch is done.
+    const sink = w.openSession('s1');
+    sink.receipt(receipt(0));
+    const closed = sink.close();
+    timers.fire();
+    await closed;
+    expect(await readFile(join(root, 'records.jsonl'), 'utf8')).toBe('{"index":0}\n{"index":1}\n{"index":2}\n');
+    for (let i = 3; i < 5; i++) w.append('records.jsonl', line(i));
+    await w.close();
+    writer = undefined;
+    expect((await readFile(join(root, 'records.jsonl'), 'utf8')).split('\n').filter(Boolean)).toEqual([0, 1, 2, 3, 4].map((i) => `{"index":${i}}`));
+    expect([...(await readFile(join(root, 'other.bin')))]).toEqual([1, 2, 3]);
+  });
+
+  it('fails the run, naming the path, when a run record cannot be appended', async () => {
+    writer = new TraceWriter({ layout: LAYOUT, root, mode: 'off', start_timeout_ms: BOUND_MS, flush_interval_ms: 20 });
+    await writer.started();
+    const failed = new Promise<Error>((resolve) => writer?.once('failed', resolve));
+    writer.append('no-such-dir/records.jsonl', Buffer.from('{}\n'));
+    const err = await failed;
+    expect(err).toBeInstanceOf(TraceWriteError);
+    expect((err as TraceWriteError).errno).toBe('ENOENT');
+    expect(err.message).toContain(join(root, 'no-such-dir', 'records.jsonl'));
+    expect(writer.failure).toBe(err);
+  });
+
   it('rejects a session close with TraceWriteError carrying the path and errno when its directory cannot be created', async () => {
     const fileRoot = join(root, 'not-a-directory');
     await writeFile(fileRoot, 'x');

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import type { FromWorker, SessionEnd, SessionLines, ToWorker, TraceLayout, TraceMode, WorkerOptions } from './messages';
+import type { FromWorker, RecordChunks, SessionEnd, SessionLines, ToWorker, TraceLayout, TraceMode, WorkerOptions } from './messages';
 import { ReceiptColumns } from './receipts-json';
 import { startWorker } from './start-worker';
 import { LineChunks } from './line-chunks';
@@ -118,6 +118,9 @@ export class TraceWriter extends EventEmitter {
   private readonly worker: Worker;
   private readonly sessions = new Map<string, OpenSession>();
   private readonly ends: SessionEnd[] = [];
+  /** Records appended to run files and not yet handed over, by file, in order. */
+  private readonly records = new Map<string, { chunks: Uint8Array[]; bytes: number }>();
+  private recordTimer: (() => void) | null = null;
   private endTimer: (() => void) | null = null;
   private flushTimer: (() => void) | null = null;
   private readonly timers: TimerHost;
@@ -229,6 +232,38 @@ export class TraceWriter extends EventEmitter {
     };
   }
 
+  /**
+   * Appends `bytes` to `file` (a path under the run directory) in the writer thread, after every
+   * record appended to it before: a run's own records (`sessions.jsonl`, `requests.jsonl`, the
+   * samples) go to disk as they end, and only counters and histograms stay in memory. Handed over
+   * with the next batch, at most `flush_interval_ms` later; `close()` writes what is left. A failed
+   * append fails the run (`failure`).
+   */
+  append(file: string, bytes: Uint8Array): void {
+    if (this.dead || bytes.length === 0) return;
+    let r = this.records.get(file);
+    if (!r) this.records.set(file, (r = { chunks: [], bytes: 0 }));
+    r.chunks.push(bytes);
+    r.bytes += bytes.length;
+    this.recordTimer ??= this.timers.arm(this.options.flush_interval_ms ?? 500, () => {
+      this.recordTimer = null;
+      this.sendBatch([], []);
+    });
+  }
+
+  private takeRecords(): { records: RecordChunks[]; bytes: number } {
+    this.recordTimer?.();
+    this.recordTimer = null;
+    let bytes = 0;
+    const records: RecordChunks[] = [];
+    for (const [file, r] of this.records) {
+      records.push({ file, chunks: r.chunks });
+      bytes += r.bytes;
+    }
+    this.records.clear();
+    return { records, bytes };
+  }
+
   private closing: Promise<void> | null = null;
 
   /**
@@ -245,7 +280,11 @@ export class TraceWriter extends EventEmitter {
     this.flushTimer?.();
     this.flushTimer = null;
     this.flushNow();
-    if (this.dead) return;
+    // A writer that failed (a record it could not append) may still run: it is ended, never left.
+    if (this.dead) {
+      await this.worker.terminate();
+      return;
+    }
     await new Promise<void>((resolve, reject) => {
       const cancel = this.timers.arm(timeout_ms, () => {
         void this.worker.terminate();
@@ -315,13 +354,14 @@ export class TraceWriter extends EventEmitter {
       if (l) lines.push(l);
     }
     const ends = this.ends.splice(0);
-    if (lines.length > 0 || ends.length > 0) this.sendBatch(lines, ends);
+    if (lines.length > 0 || ends.length > 0 || this.records.size > 0) this.sendBatch(lines, ends);
   }
 
   private sendBatch(lines: SessionLines[], ends: SessionEnd[]): void {
     if (this.dead) return;
     const batch = ++this.batch;
-    let bytes = 0;
+    const { records, bytes: recordBytes } = this.takeRecords();
+    let bytes = recordBytes;
     for (const l of lines) bytes += l.bytes;
     for (const e of ends) bytes += e.receipts.size * 120;
     this.inFlight.set(batch, bytes);
@@ -335,7 +375,8 @@ export class TraceWriter extends EventEmitter {
       ...lines.flatMap((l) => l.chunks.map((c) => c.buffer)),
       ...ends.flatMap((e) => [e.receipts.seq.buffer, e.receipts.times.buffer]),
     ] as ArrayBuffer[];
-    this.post({ kind: 'batch', batch, lines, ends }, transfer);
+    // Record chunks are copied, not transferred: a caller's buffer may be a view of a larger one.
+    this.post({ kind: 'batch', batch, lines, ends, records }, transfer);
   }
 
   private post(message: ToWorker, transfer: ArrayBuffer[] = []): void {
@@ -356,6 +397,10 @@ export class TraceWriter extends EventEmitter {
         if (this.backedUp && this.backlog <= this.highWater / 2) {
           this.backedUp = false;
           this.emit('drain');
+        }
+        if (m.record_failure) {
+          this.die(new TraceWriteError(m.record_failure.path, m.record_failure.errno, m.record_failure.message));
+          break;
         }
         for (const { session, failure } of m.closed) {
           const s = this.sessions.get(session);
@@ -381,6 +426,9 @@ export class TraceWriter extends EventEmitter {
     this.flushTimer = null;
     this.endTimer?.();
     this.endTimer = null;
+    this.recordTimer?.();
+    this.recordTimer = null;
+    this.records.clear();
     for (const s of this.sessions.values()) s.reject?.(err);
     this.sessions.clear();
     this.emit('failed', err);

@@ -16,6 +16,8 @@ if (!port) throw new Error('writer-worker must run as a worker thread');
 const failures = new Map<string, WriteFailure>();
 /** Open trace files, by session; closed when the session ends. */
 const traceFds = new Map<string, number>();
+/** Open run files that records are appended to (`sessions.jsonl`, …), by path; open until the thread stops. */
+const recordFds = new Map<string, number>();
 const madeDirs = new Set<string>();
 
 function post(message: FromWorker): void {
@@ -86,6 +88,24 @@ function onBatch(message: Extract<ToWorker, { kind: 'batch' }>): void {
       },
     );
   }
+  let record_failure: WriteFailure | undefined;
+  for (const { file, chunks } of message.records) {
+    const path = join(options.root, file);
+    try {
+      let fd = recordFds.get(path);
+      if (fd === undefined) {
+        fd = openSync(path, 'a');
+        recordFds.set(path, fd);
+      }
+      for (const chunk of chunks) {
+        writeAll(fd, chunk);
+        bytes += chunk.length;
+      }
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      record_failure ??= { path: e.path ?? path, errno: e.code, message: e.message };
+    }
+  }
   const closed: Array<{ session: string; failure?: WriteFailure }> = [];
   for (const { session, receipts } of message.ends) {
     const fd = traceFds.get(session);
@@ -98,8 +118,9 @@ function onBatch(message: Extract<ToWorker, { kind: 'batch' }>): void {
     bytes += json.length;
     closed.push({ session, failure: failures.get(session) });
     failures.delete(session);
+    madeDirs.delete(join(options.root, options.layout.sessions_dir, session));
   }
-  post({ kind: 'batch_done', batch: message.batch, bytes, write_ms: performance.now() - started, closed });
+  post({ kind: 'batch_done', batch: message.batch, bytes, write_ms: performance.now() - started, closed, ...(record_failure ? { record_failure } : {}) });
 }
 
 port.on('message', (message: ToWorker) => {
@@ -108,6 +129,8 @@ port.on('message', (message: ToWorker) => {
       onBatch(message);
       break;
     case 'stop':
+      for (const fd of recordFds.values()) closeSync(fd);
+      recordFds.clear();
       post({ kind: 'stopped' });
       port.close();
       break;
