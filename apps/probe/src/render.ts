@@ -1,5 +1,5 @@
 import type { ArrivalsSummary, DuplexAggregate, RunSummary } from '@duplex-bench/results';
-import type { BehaviourSummary } from '@duplex-bench/metrics';
+import type { BehaviourSummary, RssFigures } from '@duplex-bench/metrics';
 import { verdictLine, type RunVerdict } from '@duplex-bench/run';
 
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : `${v.toFixed(2)} ms`);
@@ -22,7 +22,7 @@ export function renderRunSummary(s: RunSummary, output: string, v: RunVerdict): 
   lines.push(
     `ws.send() call (client): p99 ${ms(s.websocket_send_ms.p99)}  max ${ms(s.websocket_send_ms.max)}; append span (due to sent): p99 ${ms(s.append_span_ms.p99)}`,
     `client event loop lag (10 ms timer): p99 ${ms(s.event_loop_lag_ms.p99)}  max ${ms(s.event_loop_lag_ms.max)}  over 80 ms: ${s.event_loop_lag_ms.over_80ms}; GC pauses ${s.gc_pause_ms.count}, max ${ms(s.gc_pause_ms.max)}`,
-    `client CPU: ${s.cpu_cores.total.toFixed(2)} cores (user ${s.cpu_cores.user.toFixed(2)}, system ${s.cpu_cores.system.toFixed(2)})${s.cpu_us_per_packet ? `, ${s.cpu_us_per_packet.toFixed(1)} µs per packet cycle` : ''}; peak RSS ${(s.peak_rss_bytes / 2 ** 20).toFixed(0)} MiB; peak overlapping streams ${s.peak_overlapping_streams}`,
+    `client CPU: ${s.cpu_cores.total.toFixed(2)} cores (user ${s.cpu_cores.user.toFixed(2)}, system ${s.cpu_cores.system.toFixed(2)})${s.cpu_us_per_packet ? `, ${s.cpu_us_per_packet.toFixed(1)} µs per packet cycle` : ''}; peak RSS ${(s.peak_rss_bytes / 2 ** 20).toFixed(0)} MiB${rssGrowthText(s.rss)}; peak overlapping streams ${s.peak_overlapping_streams}`,
     `written to ${output}`,
   );
   const codes = Object.entries(s.events.server_error_codes ?? {});
@@ -111,4 +111,10 @@ export function renderArrivals(a: ArrivalsSummary): string[] {
     `  from the intended start (client): ${lat('connect', a.connect_ms)}; ${lat('handshake', a.handshake_ms)}; client start lag p99 ${ms(a.start_lag_ms.p99)} max ${ms(a.start_lag_ms.max)}`,
   ];
   return lines;
+}
+
+/** ", RSS +0.12 MiB/min after 60 s": the client's own memory growth, when the run was long enough to fit one. */
+export function rssGrowthText(rss: RssFigures | undefined): string {
+  if (!rss || rss.growth_mib_per_min === null) return '';
+  return `, RSS ${rss.growth_mib_per_min >= 0 ? '+' : ''}${rss.growth_mib_per_min.toFixed(2)} MiB/min after ${rss.from_s} s (client, slope over ${rss.span_s} s)`;
 }

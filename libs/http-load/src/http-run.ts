@@ -1,7 +1,7 @@
 import { Pool, type Dispatcher } from 'undici';
-import { createUsHistogram, CpuMeter, LoopLagMonitor, peakRssBytes, recordMs, type Histogram } from '@duplex-bench/metrics';
+import { createUsHistogram, CpuMeter, LoopLagMonitor, peakRssBytes, recordMs, RssMonitor, type Histogram } from '@duplex-bench/metrics';
 import { DeadlineScheduler, exponential, nodeTimerHost, seeded, type TimerHost } from '@duplex-bench/pacer';
-import { httpSummary, LatencyHistograms, type HttpLoadShape, type HttpSummary } from './http-summary';
+import { httpSummary, LatencyHistograms, RequestTally, type HttpLoadShape, type HttpSummary } from './http-summary';
 import { ENDPOINT_PATHS, readStreamChunk, requestBodyTemplate, type HttpEndpoint } from './openai-stream';
 import { newRecord, type RequestErrorClass, type RequestRecord } from './request-record';
 import { SseParser } from './sse';
@@ -38,11 +38,12 @@ export interface HttpRunOptions {
   stop?: Promise<void>;
   /** A launched process's common start: resolves with the origin (monotonic seconds) every process uses. */
   startGate?(): Promise<number>;
+  /** Each request's record as it ends (to requests.jsonl): the run keeps none of them. */
+  onRecord?(record: RequestRecord): void;
 }
 
 export interface HttpRunResult {
   summary: HttpSummary;
-  records: RequestRecord[];
   origin_s: number;
 }
 
@@ -249,7 +250,10 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
   const steady_from_s = origin_s + o.warmup_s;
   const end_s = o.duration_s === undefined ? Infinity : origin_s + o.duration_s;
   const limit = o.requests ?? Infinity;
-  const records: RequestRecord[] = [];
+  const rss = new RssMonitor(0, 1000, timers).start();
+  rss.countFrom(steady_from_s);
+  const tally = new RequestTally();
+  let made = 0;
   const inFlight = new Set<OneRequest>();
   let stopped = false;
   let scheduledAll = false;
@@ -270,24 +274,25 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
     stream: o.stream,
     ended: (request) => {
       inFlight.delete(request);
+      tally.add(request.record, steady_from_s);
+      o.onRecord?.(request.record);
       if (o.load.mode === 'closed' && !stopped && !scheduledAll) queueMicrotask(() => next(timers.now_s()));
       checkEnd();
     },
   };
 
-  /** Sends request number records.length, meant for `intended_s`. */
+  /** Sends the next request, meant for `intended_s`. */
   function send(intended_s: number): void {
-    const record = newRecord(records.length, intended_s);
+    const record = newRecord(made++, intended_s);
     const prompt = o.prompts.next();
     record.prompt_tokens = prompt.tokens;
-    records.push(record);
     const request = new OneRequest(record, state, intended_s >= steady_from_s, o.request_timeout_ms);
     inFlight.add(request);
     pool.dispatch({ origin: base.origin, path, method: 'POST', headers, body: body(prompt.text) }, request);
   }
 
   /** Whether one more request is due (count and time bounds). */
-  const more = (intended_s: number) => records.length < limit && intended_s < end_s;
+  const more = (intended_s: number) => made < limit && intended_s < end_s;
 
   function next(intended_s: number): void {
     if (stopped || scheduledAll) return;
@@ -334,6 +339,7 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
 
   await allEnded;
   loop.stop();
+  rss.stop();
   const cpuFigures = cpu.figures();
   await pool.close().catch(() => undefined);
   const load: HttpLoadShape =
@@ -341,7 +347,7 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
       ? { mode: 'open', rate_rps: o.load.rate_rps, arrivals: o.load.arrivals, endpoint: o.endpoint, stream: o.stream, max_tokens: o.max_tokens, prompts: o.prompts.describe, seed: o.seed }
       : { mode: 'closed', concurrency: o.load.concurrency, endpoint: o.endpoint, stream: o.stream, max_tokens: o.max_tokens, prompts: o.prompts.describe, seed: o.seed };
   const summary = httpSummary({
-    records,
+    tally,
     histograms: state.histograms,
     send_lag: state.send_lag,
     late_sends: state.late_sends,
@@ -355,6 +361,7 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
     loop: loop.figures(),
     cpu: cpuFigures,
     peak_rss_bytes: peakRssBytes(),
+    rss: rss.figures(),
   });
-  return { summary, records, origin_s };
+  return { summary, origin_s };
 }

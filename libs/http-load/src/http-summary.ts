@@ -1,4 +1,4 @@
-import { createUsHistogram, encodeHistogram, recordMs, type CpuFigures, type Histogram, type LoopLagFigures } from '@duplex-bench/metrics';
+import { createUsHistogram, encodeHistogram, recordMs, type CpuFigures, type Histogram, type LoopLagFigures, type RssFigures } from '@duplex-bench/metrics';
 import type { RequestErrorClass, RequestRecord } from './request-record';
 
 /** HDR percentiles of a latency, in ms. */
@@ -127,14 +127,58 @@ export interface HttpSummary {
     cpu_cores: CpuFigures;
     cpu_us_per_request: number | null;
     peak_rss_mib: number;
+    /** Resident memory each second and its growth after the warm-up (MiB per minute): flat for a run of hours. */
+    rss?: RssFigures;
     sse_events: number;
   };
   measurement_origin: Record<string, string>;
   histograms: Record<string, string>;
 }
 
+/**
+ * What the summary keeps of the requests that ended: counts, sums and the last end, nothing per
+ * request (each record goes to requests.jsonl as it ends), so a run of hours holds no more memory
+ * than a run of seconds.
+ */
+export class RequestTally {
+  /** Requests that ended, sent or not. */
+  ended = 0;
+  sent = 0;
+  completed = 0;
+  steady = 0;
+  readonly errors: Partial<Record<RequestErrorClass, number>> = {};
+  readonly statuses: Record<string, number> = {};
+  last_end_s = -Infinity;
+  tokens = 0;
+  steady_tokens = 0;
+  readonly origins = new Set<RequestRecord['tokens_origin']>();
+  prompt_sum = 0;
+  prompts = 0;
+
+  /** A request that ended; `steady_from_s` splits the steady ones off. */
+  add(r: RequestRecord, steady_from_s: number): void {
+    this.ended++;
+    if (r.started_s !== null) this.sent++;
+    if (r.error) this.errors[r.error] = (this.errors[r.error] ?? 0) + 1;
+    if (r.status !== null) this.statuses[r.status] = (this.statuses[r.status] ?? 0) + 1;
+    if (r.error !== null || r.end_s === null) return;
+    this.completed++;
+    if (r.end_s > this.last_end_s) this.last_end_s = r.end_s;
+    this.tokens += r.tokens;
+    this.origins.add(r.tokens_origin);
+    if (r.prompt_tokens !== null) {
+      this.prompt_sum += r.prompt_tokens;
+      this.prompts++;
+    }
+    if (r.intended_s >= steady_from_s) {
+      this.steady++;
+      this.steady_tokens += r.tokens;
+    }
+  }
+}
+
 export interface SummaryInputs {
-  records: RequestRecord[];
+  tally: RequestTally;
   histograms: LatencyHistograms;
   send_lag: Histogram;
   late_sends: number;
@@ -148,31 +192,21 @@ export interface SummaryInputs {
   loop: LoopLagFigures;
   cpu: CpuFigures;
   peak_rss_bytes: number;
+  rss: RssFigures;
 }
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 
 export function httpSummary(i: SummaryInputs): HttpSummary {
-  const sent = i.records.filter((r) => r.started_s !== null);
-  const completed = i.records.filter((r) => r.error === null && r.end_s !== null);
-  const steadyDone = completed.filter((r) => r.intended_s >= i.steady_from_s);
-  const errors: Partial<Record<RequestErrorClass, number>> = {};
-  const statuses: Record<string, number> = {};
-  for (const r of i.records) {
-    if (r.error) errors[r.error] = (errors[r.error] ?? 0) + 1;
-    if (r.status !== null) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-  }
-  const lastEnd = completed.reduce((m, r) => Math.max(m, r.end_s as number), i.origin_s);
+  const t = i.tally;
+  const lastEnd = Math.max(t.last_end_s, i.origin_s);
   const window_s = lastEnd - i.origin_s;
   const steadyWindow = lastEnd - i.steady_from_s;
-  const tokens = completed.reduce((a, r) => a + r.tokens, 0);
-  const steadyTokens = steadyDone.reduce((a, r) => a + r.tokens, 0);
-  const origins = new Set(completed.map((r) => r.tokens_origin));
-  const prompts = completed.filter((r) => r.prompt_tokens !== null);
+  const { tokens, origins } = t;
   const cpu_s = i.cpu.cpu_s;
   let reason: string | null = null;
   if (i.late_sends > 0) reason = `${i.late_sends} request(s) started more than ${i.max_send_lag_ms} ms after their intended time: the client fell behind its schedule`;
-  else if (sent.length === 0) reason = 'no request was sent';
+  else if (t.sent === 0) reason = 'no request was sent';
   return {
     kind: 'http',
     qualified: reason === null,
@@ -180,17 +214,17 @@ export function httpSummary(i: SummaryInputs): HttpSummary {
     interrupted: i.interrupted,
     load: i.load,
     warmup_s: i.warmup_s,
-    requests: { sent: sent.length, completed: completed.length, failed: i.records.length - completed.length, steady: steadyDone.length, errors, statuses },
+    requests: { sent: t.sent, completed: t.completed, failed: t.ended - t.completed, steady: t.steady, errors: t.errors, statuses: t.statuses },
     window_s: r3(window_s),
-    requests_per_s: window_s > 0 ? r3(completed.length / window_s) : null,
+    requests_per_s: window_s > 0 ? r3(t.completed / window_s) : null,
     output_tokens_per_s: window_s > 0 ? r3(tokens / window_s) : null,
-    steady_requests_per_s: steadyWindow > 0 ? r3(steadyDone.length / steadyWindow) : null,
-    steady_output_tokens_per_s: steadyWindow > 0 ? r3(steadyTokens / steadyWindow) : null,
+    steady_requests_per_s: steadyWindow > 0 ? r3(t.steady / steadyWindow) : null,
+    steady_output_tokens_per_s: steadyWindow > 0 ? r3(t.steady_tokens / steadyWindow) : null,
     tokens: {
       output: tokens,
       origin: origins.size === 0 ? 'none' : origins.size === 2 ? 'mixed' : [...origins][0],
-      output_mean: completed.length > 0 ? r3(tokens / completed.length) : null,
-      prompt_mean: prompts.length > 0 ? r3(prompts.reduce((a, r) => a + (r.prompt_tokens as number), 0) / prompts.length) : null,
+      output_mean: t.completed > 0 ? r3(tokens / t.completed) : null,
+      prompt_mean: t.prompts > 0 ? r3(t.prompt_sum / t.prompts) : null,
     },
     latency_ms: i.histograms.figures(),
     client: {
@@ -199,8 +233,9 @@ export function httpSummary(i: SummaryInputs): HttpSummary {
       late_sends: i.late_sends,
       event_loop_lag_ms: i.loop,
       cpu_cores: i.cpu,
-      cpu_us_per_request: cpu_s !== undefined && sent.length > 0 ? Math.round((cpu_s / sent.length) * 1e7) / 10 : null,
+      cpu_us_per_request: cpu_s !== undefined && t.sent > 0 ? Math.round((cpu_s / t.sent) * 1e7) / 10 : null,
       peak_rss_mib: Math.round(i.peak_rss_bytes / 2 ** 20),
+      rss: i.rss,
       sse_events: i.sse_events,
     },
     measurement_origin: {
@@ -214,6 +249,7 @@ export function httpSummary(i: SummaryInputs): HttpSummary {
       requests_per_s: 'completed requests over the window from the first intended start to the last end',
       cpu_cores: 'client process CPU seconds (user, system) per wall second of the run',
       cpu_us_per_request: 'client process CPU seconds over requests sent, µs',
+      rss: 'client process: resident set size (process.memoryUsage.rss) sampled each second; growth_mib_per_min is the least-squares slope of the samples from warmup_s after the first intended start on',
     },
     histograms: { ...i.histograms.encoded(), send_lag: encodeHistogram(i.send_lag) },
   };

@@ -3,6 +3,7 @@ export type { Histogram, PercentilesMs } from './histogram';
 export { PacingRecorder, summarizePacing } from './pacing-recorder';
 export type { PacketTimes, PacingFigures } from './pacing-recorder';
 export { LoopLagMonitor, GcMonitor, CpuMeter, peakRssBytes } from './loop-monitor';
+export { RssMonitor, type RssFigures } from './rss-monitor';
 export { Timeline } from './timeline';
 export type { TimelineFile } from './timeline';
 export type { LoopLagFigures, GcFigures, CpuFigures } from './loop-monitor';

@@ -15,6 +15,8 @@ export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   /** CPU seconds of every process over every packet sent, in µs; null when a process did not state its CPU seconds. */
   cpu_us_per_packet: number | null;
   peak_rss_bytes: { max: number; per_process: number[] };
+  /** Each process's RSS growth after the warm-up (null where it did not say), MiB per minute, and the most of them. */
+  rss_growth_mib_per_min?: { max: number | null; per_process: Array<number | null> };
   event_loop_lag_ms: { max: number | null; over_80ms: number };
   first_late_s: number | null;
   /** The processes' warm-up; `pacing_deviation_steady_ms` covers the packets after it. */
@@ -133,6 +135,7 @@ export function buildMergedSummary(dirs: string[], runs: RunForMerge[]): MergedS
       per_process: summaries.map((s) => s?.cpu_cores.total ?? 0),
     },
     peak_rss_bytes: { max: Math.max(0, ...summaries.map((s) => s?.peak_rss_bytes ?? 0)), per_process: summaries.map((s) => s?.peak_rss_bytes ?? 0) },
+    ...rssGrowth(summaries),
     event_loop_lag_ms: {
       max: lagMaxes.length > 0 ? Math.max(...lagMaxes) : null,
       over_80ms: summaries.reduce((a, s) => a + (s?.event_loop_lag_ms.over_80ms ?? 0), 0),
@@ -256,4 +259,11 @@ export async function mergeChildren(
     merged.sessions.incomplete_reasons.process_died = (merged.sessions.incomplete_reasons.process_died ?? 0) + concurrency;
   }
   return { merged, died, summarised: dirs.filter((_, i) => children[i].summary) };
+}
+
+/** The processes' RSS growth side by side, when any stated one. */
+function rssGrowth(summaries: Array<RunSummary | null>): Pick<MergedSummary, 'rss_growth_mib_per_min'> {
+  const per_process = summaries.map((s) => s?.rss?.growth_mib_per_min ?? null);
+  const stated = per_process.filter((g): g is number => g !== null);
+  return stated.length > 0 ? { rss_growth_mib_per_min: { max: Math.max(...stated), per_process } } : {};
 }

@@ -12,7 +12,7 @@ import {
   type UnitStepMs,
   type UnitsPerSecond,
   type BehaviourSummary,
-  type ResponseOrigin, type ResponseRecord, type SessionResponseMetrics, type CpuFigures, type GcFigures, type LoopLagFigures, type PacingFigures, type PercentilesMs, type Stat } from '@duplex-bench/metrics';
+  type ResponseOrigin, type ResponseRecord, type SessionResponseMetrics, type CpuFigures, type GcFigures, type LoopLagFigures, type PacingFigures, type PercentilesMs, type RssFigures, type Stat } from '@duplex-bench/metrics';
 import type { DeadlineSchedulerStats } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
 import type { SessionResult } from '@duplex-bench/session';
@@ -59,6 +59,8 @@ export interface RunSummary extends PacingFigures {
   /** CPU seconds of this process over packets sent, in µs: the cost of one packet cycle (one append out, its answers in). */
   cpu_us_per_packet?: number | null;
   peak_rss_bytes: number;
+  /** Resident memory sampled each second, and its growth after the warm-up: a long run's flat memory, shown. */
+  rss?: RssFigures;
   peak_overlapping_streams: number;
   trace_backlog_peak_bytes: number;
   trace: TraceWriterStats;
@@ -289,6 +291,7 @@ export interface SummaryInputs {
   gc: GcFigures;
   cpu: CpuFigures;
   peak_rss_bytes: number;
+  rss?: RssFigures;
   peak_overlapping_streams: number;
   scheduler: DeadlineSchedulerStats;
   unknown: Map<string, number>;
@@ -338,6 +341,7 @@ export const MEASUREMENT_ORIGIN: Record<string, string> = {
   cpu_cores: 'client process: CPU seconds per wall second over the run',
   cpu_us_per_packet: 'client process: CPU seconds (user + system) over the run divided by packets sent, in µs: one packet cycle is one append sent and what the server sent back for it',
   peak_rss_bytes: 'client process: kernel maxrss',
+  rss: 'client process: resident set size (process.memoryUsage.rss) sampled each second; growth_mib_per_min is the least-squares slope of the samples from warmup_s after the start gate on',
   peak_overlapping_streams: 'client: most sessions between their first and last append at one instant',
   scheduler: 'client: shared deadline timer; max_lateness_ms is timer fire minus deadline',
   trace_backlog_peak_bytes: 'client: largest amount of trace and receipt data handed to the writer thread and not yet written',
@@ -392,6 +396,7 @@ export function buildSummary(i: SummaryInputs): RunSummary {
     cpu_cores: i.cpu,
     cpu_us_per_packet: i.cpu.cpu_s !== undefined && i.pacing.packets.sent > 0 ? Math.round((i.cpu.cpu_s / i.pacing.packets.sent) * 1e7) / 10 : null,
     peak_rss_bytes: i.peak_rss_bytes,
+    ...(i.rss ? { rss: i.rss } : {}),
     peak_overlapping_streams: i.peak_overlapping_streams,
     trace_backlog_peak_bytes: i.trace.backlog_peak_bytes,
     trace: i.trace,

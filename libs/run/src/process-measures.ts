@@ -5,6 +5,7 @@ import {
   OverlapCounter,
   PacingRecorder,
   peakRssBytes,
+  RssMonitor,
   percentilesMs,
   SampleStore,
   Timeline,
@@ -26,6 +27,8 @@ export class ProcessMeasures {
   readonly timeline: Timeline;
   readonly gc: GcMonitor;
   readonly cpu: CpuMeter;
+  /** Resident memory each second, and its growth after the warm-up (`countRssFrom`). */
+  readonly rss: RssMonitor;
   readonly scheduler = new DeadlineScheduler();
   readonly overlap = new OverlapCounter();
   readonly pacing: PacingRecorder;
@@ -44,6 +47,7 @@ export class ProcessMeasures {
     this.loop = new LoopLagMonitor(10, timers, (t_s, ms) => this.timeline.loopLag(t_s, ms)).start();
     this.gc = new GcMonitor((t_s, ms) => this.timeline.gcPause(t_s, ms), clock).start();
     this.cpu = new CpuMeter(clock);
+    this.rss = new RssMonitor(0, 1000, timers).start();
     this.pacing = new PacingRecorder(packet_ms);
     this.samples = new SampleStore(packet_ms);
   }
@@ -65,7 +69,14 @@ export class ProcessMeasures {
     };
   }
 
+  /** Steady state starts at clock second `t_s` (the gate plus the warm-up): the steady pacing figures and the RSS growth count from there. */
+  steadyFrom(t_s: number): void {
+    this.pacing.setSteadyFrom(t_s);
+    this.rss.countFrom(t_s);
+  }
+
   stop(): void {
+    this.rss.stop();
     this.loop.stop();
     this.gc.stop();
     this.timeline.stop();
@@ -91,6 +102,7 @@ export class ProcessMeasures {
       gc: this.gc.figures(),
       cpu: this.cpu.figures(),
       peak_rss_bytes: peakRssBytes(),
+      rss: this.rss.figures(),
       peak_overlapping_streams: this.overlap.peak,
       scheduler: this.scheduler.stats(),
       unknown: this.unknownEvents,

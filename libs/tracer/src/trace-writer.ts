@@ -119,7 +119,7 @@ export class TraceWriter extends EventEmitter {
   private readonly sessions = new Map<string, OpenSession>();
   private readonly ends: SessionEnd[] = [];
   /** Records appended to run files and not yet handed over, by file, in order. */
-  private readonly records = new Map<string, { chunks: Uint8Array[]; bytes: number }>();
+  private readonly records = new Map<string, { chunks: Array<string | Uint8Array>; bytes: number }>();
   private recordTimer: (() => void) | null = null;
   private endTimer: (() => void) | null = null;
   private flushTimer: (() => void) | null = null;
@@ -237,9 +237,9 @@ export class TraceWriter extends EventEmitter {
    * record appended to it before: a run's own records (`sessions.jsonl`, `requests.jsonl`, the
    * samples) go to disk as they end, and only counters and histograms stay in memory. Handed over
    * with the next batch, at most `flush_interval_ms` later; `close()` writes what is left. A failed
-   * append fails the run (`failure`).
+   * append fails the run (`failure`). Text (JSON lines) is joined into one buffer per hand-over.
    */
-  append(file: string, bytes: Uint8Array): void {
+  append(file: string, bytes: string | Uint8Array): void {
     if (this.dead || bytes.length === 0) return;
     let r = this.records.get(file);
     if (!r) this.records.set(file, (r = { chunks: [], bytes: 0 }));
@@ -257,7 +257,21 @@ export class TraceWriter extends EventEmitter {
     let bytes = 0;
     const records: RecordChunks[] = [];
     for (const [file, r] of this.records) {
-      records.push({ file, chunks: r.chunks });
+      const chunks: Uint8Array[] = [];
+      let text: string[] = [];
+      const joinText = () => {
+        if (text.length > 0) chunks.push(Buffer.from(text.join('')));
+        text = [];
+      };
+      for (const c of r.chunks) {
+        if (typeof c === 'string') text.push(c);
+        else {
+          joinText();
+          chunks.push(c);
+        }
+      }
+      joinText();
+      records.push({ file, chunks });
       bytes += r.bytes;
     }
     this.records.clear();

@@ -5,8 +5,10 @@ import { describeHost, entryModule, LauncherLink, projectRevision } from '@duple
 import { redactArgv } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
 import { verdictLine, verdictOf, withVerdict, type RunVerdict } from '@duplex-bench/run';
-import { runFile } from '@duplex-bench/results';
+import { RUN_FILES, runFile, TRACE_LAYOUT } from '@duplex-bench/results';
+import { TraceWriter } from '@duplex-bench/tracer';
 import { HTTP_FLAGS } from './http-flags';
+import { rssGrowthText } from '../render';
 
 type HttpFlags = ReturnType<typeof parseFlags<typeof HTTP_FLAGS>>;
 
@@ -31,7 +33,7 @@ export function renderHttpSummary(s: HttpSummary, output: string, v: RunVerdict,
     ...(['ttft', 'itl', 'tpot', 'e2e'] as const).map((k) => `  ${line(k.toUpperCase(), s.latency_ms[k].steady)}`),
     s.warmup_s > 0 ? `  raw TTFT p99 ${ms(s.latency_ms.ttft.raw.p99)}, E2E p99 ${ms(s.latency_ms.e2e.raw.p99)} (every request)` : '',
     `client send lag (actual - intended start): p50 ${ms(c.send_lag_ms.p50)} ms  p99 ${ms(c.send_lag_ms.p99)} ms  max ${ms(c.send_lag_ms.max)} ms; over ${c.max_send_lag_ms} ms: ${c.late_sends}`,
-    `client: loop lag max ${c.event_loop_lag_ms.max ?? '-'} ms; CPU ${c.cpu_cores.total.toFixed(2)} cores (user ${c.cpu_cores.user.toFixed(2)}, system ${c.cpu_cores.system.toFixed(2)})${c.cpu_us_per_request ? `, ${c.cpu_us_per_request.toFixed(1)} µs per request` : ''}; peak RSS ${c.peak_rss_mib} MiB; ${c.sse_events} SSE events`,
+    `client: loop lag max ${c.event_loop_lag_ms.max ?? '-'} ms; CPU ${c.cpu_cores.total.toFixed(2)} cores (user ${c.cpu_cores.user.toFixed(2)}, system ${c.cpu_cores.system.toFixed(2)})${c.cpu_us_per_request ? `, ${c.cpu_us_per_request.toFixed(1)} µs per request` : ''}; peak RSS ${c.peak_rss_mib} MiB${rssGrowthText(c.rss)}; ${c.sse_events} SSE events`,
     `written to ${output}`,
     ...more,
     verdictLine(v, {
@@ -99,9 +101,18 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
   let interrupt: () => void = () => undefined;
   const stop = new Promise<void>((resolve) => (interrupt = resolve));
   const signals = new Interrupts(io, 'no new requests; those in flight end as interrupted; writing the summary', interrupt);
+  // Each request's record goes to requests.jsonl in the writer thread as it ends: the run keeps only counters and histograms.
+  const writer = new TraceWriter({ root: f.output, layout: TRACE_LAYOUT, mode: 'off' });
   try {
+    try {
+      await writeFile(runFile(f.output, 'requests'), '');
+      await writer.started();
+    } catch (err) {
+      io.stderr.write(`error: ${(err as Error).message}\n`);
+      return EXIT.failed;
+    }
     io.stderr.write(`http: ${load.mode === 'open' ? `${load.rate_rps} requests/s` : `${load.concurrency} in flight`} to ${f.url} (model ${model})\n`);
-    const { summary, records, origin_s } = await runHttpLoad({
+    const { summary, origin_s } = await runHttpLoad({
       url: f.url,
       endpoint: f.endpoint as 'chat' | 'completions',
       model,
@@ -120,7 +131,12 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
       seed: f.seed,
       stop,
       startGate: link ? () => link.ready(0, 0) : undefined,
+      onRecord: (r) => writer.append(RUN_FILES.requests, `${JSON.stringify(r)}\n`),
     });
+    const written_all = await writer.close().then(
+      () => writer.failure,
+      (err: Error) => err,
+    );
     const run = {
       command: ['probe', 'http', ...redactArgv(io.argv)],
       url: f.url,
@@ -130,21 +146,23 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
       project: await projectRevision(process.cwd()),
       clock: { monotonic_s: origin_s, epoch_ms, source: 'process.hrtime.bigint (CLOCK_MONOTONIC)' },
     };
-    const lines = records.map((r) => JSON.stringify(r)).join('\n');
-    const v = verdictOf({ ...summary, interrupted: signals.interrupted, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors });
+    // A record that could not be written fails the run: requests.jsonl must hold every request.
+    const failure = written_all ? `${written_all.message}: requests.jsonl is incomplete` : null;
+    const v = verdictOf({ ...summary, interrupted: signals.interrupted, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors, failure });
     const written = withVerdict(summary, v);
     await Promise.all([
       writeFile(runFile(f.output, 'summary'), JSON.stringify(written, null, 1)),
       writeFile(runFile(f.output, 'run'), JSON.stringify(run, null, 1)),
-      writeFile(runFile(f.output, 'requests'), lines.length > 0 ? `${lines}\n` : ''),
     ]);
     // The error line first: the verdict is the last human line.
-    if (v.verdict === 'failed') io.stderr.write(`error: no request completed (${Object.entries(summary.requests.errors).map(([k, v]) => `${k} ${v}`).join(', ')})\n`);
+    if (failure) io.stderr.write(`error: ${failure}\n`);
+    else if (v.verdict === 'failed') io.stderr.write(`error: no request completed (${Object.entries(summary.requests.errors).map(([k, v]) => `${k} ${v}`).join(', ')})\n`);
     io.stdout.write(`${renderHttpSummary(summary, f.output, v)}\n`);
     io.emit?.(written);
     return exitOf(v, f['allow-unqualified']);
   } finally {
     signals.dispose();
+    await writer.close().catch(() => undefined);
   }
 }
 

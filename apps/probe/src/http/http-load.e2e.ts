@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startHttpStub, type HttpStub } from '@duplex-bench/mock-servers';
-import { runHttpLoad, syntheticPrompts, type HttpRunOptions } from '@duplex-bench/http-load';
+import { runHttpLoad, syntheticPrompts, type HttpRunOptions, type RequestRecord } from '@duplex-bench/http-load';
 
 // Real sockets on 127.0.0.1 and the wall clock; every run is bounded by its request count.
 jest.setTimeout(30_000);
@@ -26,6 +26,13 @@ function options(url: string, extra: Partial<HttpRunOptions>): HttpRunOptions {
   };
 }
 
+/** A run, and the records it handed over as each request ended (the run itself keeps none), in request order. */
+async function runCollecting(o: HttpRunOptions): Promise<{ summary: Awaited<ReturnType<typeof runHttpLoad>>['summary']; records: RequestRecord[] }> {
+  const records: RequestRecord[] = [];
+  const { summary } = await runHttpLoad({ ...o, onRecord: (r) => records.push(r) });
+  return { summary, records: records.sort((a, b) => a.index - b.index) };
+}
+
 describe('runHttpLoad against the stubs', () => {
   let stub: HttpStub | undefined;
   afterEach(async () => {
@@ -35,7 +42,7 @@ describe('runHttpLoad against the stubs', () => {
 
   it('open loop: every request completes, streamed, with the tokens the server reports and one ITL per chunk after the first', async () => {
     stub = await startHttpStub({ kind: 'max-throughput', output_length: 40, stream_interval: 4 });
-    const { summary, records } = await runHttpLoad(options(stub.url, {}));
+    const { summary, records } = await runCollecting(options(stub.url, {}));
     expect(summary.requests).toMatchObject({ sent: 20, completed: 20, failed: 0, errors: {}, statuses: { 200: 20 } });
     expect(records.every((r) => r.tokens === 40 && r.tokens_origin === 'usage' && r.chunks === 10)).toBe(true);
     expect(summary.tokens).toMatchObject({ output: 800, origin: 'usage', output_mean: 40 });
@@ -49,7 +56,7 @@ describe('runHttpLoad against the stubs', () => {
 
   it('reads the completions endpoint and whole (not streamed) responses', async () => {
     stub = await startHttpStub({ kind: 'max-throughput', output_length: 30 });
-    const { summary, records } = await runHttpLoad(options(stub.url, { endpoint: 'completions', stream: false, requests: 5 }));
+    const { summary, records } = await runCollecting(options(stub.url, { endpoint: 'completions', stream: false, requests: 5 }));
     expect(summary.requests.completed).toBe(5);
     expect(records[0]).toMatchObject({ tokens: 30, tokens_origin: 'usage', chunks: 1 });
     expect(records[0].first_token_s).toBe(records[0].end_s);
@@ -57,21 +64,21 @@ describe('runHttpLoad against the stubs', () => {
 
   it('closed loop: never more requests in flight than the concurrency', async () => {
     stub = await startHttpStub({ kind: 'variable-response', output_len_mean: 5, output_len_spread: 0, first_chunk_ms: 20, inter_token_ms: 2 });
-    const { summary } = await runHttpLoad(options(stub.url, { load: { mode: 'closed', concurrency: 3 }, requests: 12 }));
+    const { summary } = await runCollecting(options(stub.url, { load: { mode: 'closed', concurrency: 3 }, requests: 12 }));
     expect(summary.requests.completed).toBe(12);
     expect(stub.stats().active_max).toBe(3);
   });
 
   it('counts refusals by status and class: 429 past the stub\'s max concurrency', async () => {
     stub = await startHttpStub({ kind: 'variable-response', output_len_mean: 5, output_len_spread: 0, first_chunk_ms: 200, first_chunk_spread: 0, max_concurrency: 1 });
-    const { summary, records } = await runHttpLoad(options(stub.url, { load: { mode: 'closed', concurrency: 3 }, requests: 3 }));
+    const { summary, records } = await runCollecting(options(stub.url, { load: { mode: 'closed', concurrency: 3 }, requests: 3 }));
     expect(summary.requests).toMatchObject({ completed: 1, failed: 2, errors: { http_status: 2 }, statuses: { 200: 1, 429: 2 } });
     expect(records.find((r) => r.status === 429)?.message).toContain('more than 1 requests in progress');
   });
 
   it('ends a request that takes too long as timeout, from its intended start', async () => {
     stub = await startHttpStub({ kind: 'variable-response', first_chunk_ms: 5000, first_chunk_spread: 0 });
-    const { summary, records } = await runHttpLoad(options(stub.url, { requests: 2, request_timeout_ms: 300 }));
+    const { summary, records } = await runCollecting(options(stub.url, { requests: 2, request_timeout_ms: 300 }));
     expect(summary.requests.errors).toEqual({ timeout: 2 });
     // Node's timers may fire a millisecond or two before the monotonic clock says they are due.
     for (const r of records) expect(((r.end_s as number) - r.intended_s) * 1000).toBeGreaterThanOrEqual(297);
@@ -86,7 +93,7 @@ describe('runHttpLoad against the stubs', () => {
         // Deliberately blocks the loop.
       }
     }, 150);
-    const { summary } = await runHttpLoad(options(stub.url, {}));
+    const { summary } = await runCollecting(options(stub.url, {}));
     clearTimeout(stall);
     expect(summary.client.late_sends).toBeGreaterThan(0);
     expect(summary.client.send_lag_ms.max as number).toBeGreaterThan(40);
@@ -101,7 +108,7 @@ describe('runHttpLoad against the stubs', () => {
     let interrupt: () => void = () => undefined;
     const stop = new Promise<void>((resolve) => (interrupt = resolve));
     setTimeout(interrupt, 250);
-    const { summary } = await runHttpLoad(options(stub.url, { requests: 1000, stop }));
+    const { summary } = await runCollecting(options(stub.url, { requests: 1000, stop }));
     expect(summary.interrupted).toBe(true);
     expect(summary.requests.sent).toBeLessThan(40);
     expect(summary.requests.errors).toEqual({ interrupted: summary.requests.sent });
@@ -131,7 +138,7 @@ describe('runHttpLoad against a misbehaving server', () => {
       else if (k === 1) res.end('data: {"error":{"message":"engine died"}}\n\ndata: [DONE]\n\n');
       else res.end('data: [DONE]\n\n');
     });
-    const { summary, records } = await runHttpLoad(options(url, { requests: 3, load: { mode: 'closed', concurrency: 1 } }));
+    const { summary, records } = await runCollecting(options(url, { requests: 3, load: { mode: 'closed', concurrency: 1 } }));
     expect(records.map((r) => r.error)).toEqual(['truncated', 'stream_error', null]);
     expect(records[1].message).toBe('engine died');
     expect(records[2]).toMatchObject({ tokens: 2, tokens_origin: 'chunks' });
@@ -142,7 +149,7 @@ describe('runHttpLoad against a misbehaving server', () => {
     const url = await serve(() => undefined);
     await new Promise<void>((resolve) => server?.close(() => resolve()));
     server = undefined;
-    const { summary } = await runHttpLoad(options(url, { requests: 3 }));
+    const { summary } = await runCollecting(options(url, { requests: 3 }));
     expect(summary.requests.errors).toEqual({ connect_failed: 3 });
   });
 });

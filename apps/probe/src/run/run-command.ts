@@ -146,12 +146,12 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     if (opts.arrivals && packetsFor) {
       const origin_s = clock.now_s() + GATE_MARGIN_S;
       runJson.gate_s = origin_s;
-      pacing.setSteadyFrom(origin_s + opts.warmup_s);
+      measures.steadyFrom(origin_s + opts.warmup_s);
       if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, origin_s, opts.arrivals.run_for_s / 2, opts.packet_ms, opts.inject_stall_ms);
       const a = opts.arrivals;
       io.stderr.write(`arriving: ${a.process} at ${a.rate_per_s}/s for ${a.run_for_s} s, sessions ${describeDuration(a.duration)} s: ${(a.rate_per_s * meanDurationS(a.duration)).toFixed(2)} Erlangs offered\n`);
       hooks.onStreaming?.(writer);
-      progress.start(() => ({ active: overlap.active, sent: pacing.sent, late: pacing.late, loop_max_ms: loop.figures().max }));
+      progress.start(() => ({ active: overlap.active, sent: pacing.sent, late: pacing.late, loop_max_ms: loop.figures().max, rss: measures.rss.figures() }));
       const ran = await runArrivals({ arrivals: a, origin_s, warmup_s: opts.warmup_s, measures, ctx, writer, clock, stop$, packetsFor, conversation });
       results = ran.results;
       arrivals = ran.summary;
@@ -186,12 +186,12 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
         : (at?.gate_s ?? clock.now_s() + GATE_MARGIN_S);
       runJson.gate_s = gate_s;
       runJson.gate_clock = at?.pair ?? null;
-      pacing.setSteadyFrom(gate_s + opts.warmup_s);
+      measures.steadyFrom(gate_s + opts.warmup_s);
       const starts = spreadStarts(gate_s, opened.length, opts.start_spread_ms);
       if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, gate_s, opts.duration_s / 2, opts.packet_ms, opts.inject_stall_ms);
       io.stderr.write(`streaming: ${opened.length} of ${sessions.length} sessions passed the start gate\n`);
       hooks.onStreaming?.(writer);
-      progress.start(() => ({ active: overlap.active, sent: pacing.sent, late: pacing.late, loop_max_ms: loop.figures().max }));
+      progress.start(() => ({ active: overlap.active, sent: pacing.sent, late: pacing.late, loop_max_ms: loop.figures().max, rss: measures.rss.figures() }));
       results = await Promise.all([...opened.map((s, i) => s.stream(starts[i])), ...failed]);
     }
     progress.stop();

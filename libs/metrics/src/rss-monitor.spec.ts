@@ -1,0 +1,37 @@
+import { ManualTimers } from '@duplex-bench/pacer/testing';
+import { RssMonitor } from './rss-monitor';
+
+const MIB = 2 ** 20;
+
+describe('RssMonitor', () => {
+  it('fits the growth after the warm-up only, in MiB per minute, through a garbage collector sawtooth', () => {
+    const timers = new ManualTimers();
+    let rss = 100 * MIB;
+    const monitor = new RssMonitor(60, 1000, timers, () => rss).start();
+    // The first minute climbs 50 MiB (the warm-up); then 0.5 MiB per minute under a ±4 MiB sawtooth.
+    for (let s = 1; s <= 660; s++) {
+      rss = s <= 60 ? (100 + (50 * s) / 60) * MIB : (150 + (0.5 * (s - 60)) / 60 + (s % 20 < 10 ? 4 : -4)) * MIB;
+      timers.fire();
+    }
+    const f = monitor.figures();
+    expect(f.samples).toBe(601);
+    expect(f.span_s).toBe(600);
+    expect(f.growth_mib_per_min).toBeGreaterThan(0.45);
+    expect(f.growth_mib_per_min).toBeLessThan(0.55);
+    expect(f.peak_mib).toBeCloseTo(159, 0);
+  });
+
+  it('says no growth (null) over less than 10 s of samples, rather than a slope of one collection', () => {
+    const timers = new ManualTimers();
+    let rss = 100 * MIB;
+    const monitor = new RssMonitor(0, 1000, timers, () => rss).start();
+    for (let s = 1; s <= 5; s++) {
+      rss += 10 * MIB;
+      timers.fire();
+    }
+    expect(monitor.figures().growth_mib_per_min).toBeNull();
+    expect(monitor.figures().now_mib).toBe(150);
+    monitor.stop();
+    expect(timers.pending).toHaveLength(0);
+  });
+});
