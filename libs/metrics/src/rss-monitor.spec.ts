@@ -21,6 +21,19 @@ describe('RssMonitor', () => {
     expect(f.peak_mib).toBeCloseTo(159, 0);
   });
 
+  it('leaves out the samples taken before the steady start it is told of later (countFrom)', () => {
+    const timers = new ManualTimers();
+    let rss = 20 * MIB;
+    const monitor = new RssMonitor(0, 1000, timers, () => rss).start();
+    rss = 100 * MIB;
+    timers.fire();
+    monitor.countFrom(timers.now_s() + 5);
+    for (let s = 0; s < 60; s++) timers.fire();
+    // Flat at 100 MiB from the steady start: the 20 MiB of the start-up is no growth.
+    expect(monitor.figures().growth_mib_per_min).toBeCloseTo(0, 6);
+    expect(monitor.figures().samples).toBe(56);
+  });
+
   it('says no growth (null) over less than 10 s of samples, rather than a slope of one collection', () => {
     const timers = new ManualTimers();
     let rss = 100 * MIB;

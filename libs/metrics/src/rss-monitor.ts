@@ -50,6 +50,8 @@ export class RssMonitor {
   /** Samples count from clock second `t_s` on (the start gate plus the warm-up). */
   countFrom(t_s: number): void {
     this.from_s = Math.max(0, t_s - this.origin_s);
+    // Samples already taken before that instant are the start-up's, not the run's.
+    this.n = this.st = this.sr = this.stt = this.str = 0;
   }
 
   start(): this {
