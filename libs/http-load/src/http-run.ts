@@ -252,6 +252,7 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
   const limit = o.requests ?? Infinity;
   const rss = new RssMonitor(0, 1000, timers).start();
   rss.countFrom(steady_from_s);
+  if (Number.isFinite(end_s)) rss.countUntil(end_s);
   const tally = new RequestTally();
   let made = 0;
   const inFlight = new Set<OneRequest>();

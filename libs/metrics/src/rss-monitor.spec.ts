@@ -34,6 +34,19 @@ describe('RssMonitor', () => {
     expect(monitor.figures().samples).toBe(56);
   });
 
+  it('leaves out the samples after the load ends (countUntil): the drain that follows frees memory, it is no shrinking', () => {
+    const timers = new ManualTimers();
+    let rss = 100 * MIB;
+    const monitor = new RssMonitor(0, 1000, timers, () => rss).start();
+    monitor.countUntil(60);
+    for (let s = 1; s <= 120; s++) {
+      rss = (s <= 60 ? 100 + s / 60 : 100 - (s - 60)) * MIB;
+      timers.fire();
+    }
+    expect(monitor.figures().growth_mib_per_min).toBeCloseTo(1, 3);
+    expect(monitor.figures()).toMatchObject({ samples: 61, until_s: 60 });
+  });
+
   it('says no growth (null) over less than 10 s of samples, rather than a slope of one collection', () => {
     const timers = new ManualTimers();
     let rss = 100 * MIB;

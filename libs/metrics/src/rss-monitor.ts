@@ -12,6 +12,8 @@ export interface RssFigures {
   span_s: number;
   /** Seconds after the monitor's start from which samples count (through the warm-up). */
   from_s: number;
+  /** Seconds after the monitor's start after which samples no longer count (the load's end: a run's drain frees memory), when set. */
+  until_s: number | null;
 }
 
 const MIB = 2 ** 20;
@@ -34,6 +36,7 @@ export class RssMonitor {
   private last_s = NaN;
   private now = NaN;
   private peak = NaN;
+  private until_s = Infinity;
   readonly origin_s: number;
 
   constructor(
@@ -52,6 +55,11 @@ export class RssMonitor {
     this.from_s = Math.max(0, t_s - this.origin_s);
     // Samples already taken before that instant are the start-up's, not the run's.
     this.n = this.st = this.sr = this.stt = this.str = 0;
+  }
+
+  /** Samples after clock second `t_s` do not count in the growth (the load ends there; the drain that follows frees memory). */
+  countUntil(t_s: number): void {
+    this.until_s = t_s - this.origin_s;
   }
 
   start(): this {
@@ -77,7 +85,7 @@ export class RssMonitor {
     this.now = mib;
     if (!(mib <= this.peak)) this.peak = mib;
     const t = this.timers.now_s() - this.origin_s;
-    if (t < this.from_s) return;
+    if (t < this.from_s || t > this.until_s) return;
     if (this.n === 0) this.first_s = t;
     this.last_s = t;
     // Centred on the first sample so the sums stay small over hours.
@@ -101,6 +109,7 @@ export class RssMonitor {
       samples: this.n,
       span_s: Math.round(span_s * 10) / 10,
       from_s: Math.round(this.from_s * 10) / 10,
+      until_s: Number.isFinite(this.until_s) ? Math.round(this.until_s * 10) / 10 : null,
     };
   }
 }

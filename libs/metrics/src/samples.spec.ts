@@ -32,8 +32,6 @@ describe('SampleStore', () => {
     for (let i = 0; i < 200; i++) expect(s1.deviation_ms[i]).toBeCloseTo(i % 7, 6);
     expect(idle.id).toBe('idle');
     expect(idle.seq).toHaveLength(0);
-    // A stream runs from its first send to one packet after its last.
-    expect(store.streamIntervals()).toEqual([[packets[0].start_s, packets[199].start_s + 0.08]]);
   });
 
   it('comes back from samples.msgpack with its typed arrays typed', () => {
@@ -59,9 +57,40 @@ describe('SampleStore', () => {
     expect(Array.from(back.sessions[0].deviation_ms)).toEqual(Array.from(file.sessions[0].deviation_ms));
   });
 
+  it('with spillTo, lets the columns of a session go as it ends, and the file of spilled values plus the last reads as the whole', () => {
+    const kept = new SampleStore(80);
+    const spilling = new SampleStore(80);
+    const chunks: Uint8Array[] = [];
+    spilling.spillTo((bytes) => chunks.push(bytes));
+    const sessions = ['a', 'b', 'c'].map((id) => [kept.open(id), spilling.open(id)]);
+    sessions.forEach(([k, s], n) => {
+      for (let seq = 0; seq < 50 * (n + 1); seq++) {
+        k.push(packet(seq, n, seq % 5));
+        s.push(packet(seq, n, seq % 5));
+      }
+    });
+    // a and c end (in that order); b is still sending when the file is written.
+    for (const i of [0, 2]) sessions[i].forEach((col) => col.end());
+    sessions[0][1].end(); // a second end changes nothing
+    expect(spilling.spilled).toBe(2);
+    expect(chunks).toHaveLength(2);
+    // What stays in memory is the session still in flight.
+    expect(spilling.toFile(new PacingRecorder(80)).sessions.map((s) => s.id)).toEqual(['b']);
+
+    const file = Buffer.concat([...chunks, encodeSamples(spilling.toFile(new PacingRecorder(80)))]);
+    const back = decodeSamples(file);
+    expect(back.sessions.map((s) => s.id)).toEqual(['a', 'c', 'b']);
+    const whole = kept.toFile(new PacingRecorder(80));
+    for (const s of back.sessions) expect(s).toEqual(whole.sessions.find((w) => w.id === s.id));
+    // Without spillTo an end keeps the columns.
+    expect(whole.sessions).toHaveLength(3);
+  });
+
   it('refuses bytes that are not a samples file', () => {
     expect(() => decodeSamples(pack({ format: 'something.else' }))).toThrow(/not a duplex-bench samples file/);
     expect(() => decodeSamples(pack(null))).toThrow(/not a duplex-bench samples file/);
+    const last = encodeSamples(new SampleStore(80).toFile(new PacingRecorder(80)));
+    expect(() => decodeSamples(Buffer.concat([pack({ other: 1 }), last]))).toThrow(/not a session/);
   });
 });
 

@@ -51,24 +51,43 @@ class Column {
   }
 }
 
-/** Every packet of every session of one process, kept in typed arrays (no object per packet). */
+/** Where one session's packets go as it sends them; `end` once it sent its last. */
+export interface SampleColumn {
+  push(p: PacketTimes): void;
+  end(): void;
+}
+
+/**
+ * Every packet of every session of one process, kept in typed arrays (no object per packet). With
+ * `spillTo`, a session's columns leave memory when it ends: they are encoded then (one msgpack
+ * value, `{session}`) and handed to the spill, which appends them to samples.msgpack; the file's
+ * last value (`toFile`) holds the histograms. A run of hours keeps only its sessions in flight.
+ */
 export class SampleStore {
   private readonly sessions = new Map<string, Column>();
+  private spill: ((bytes: Uint8Array) => void) | null = null;
+  /** Sessions whose columns went to the spill. */
+  spilled = 0;
 
   constructor(readonly packet_ms: number) {}
 
-  open(session_id: string): { push(p: PacketTimes): void } {
-    const column = new Column();
-    this.sessions.set(session_id, column);
-    return column;
+  /** From now on, each session's columns are encoded and handed to `spill` when it ends. */
+  spillTo(spill: (bytes: Uint8Array) => void): void {
+    this.spill = spill;
   }
 
-  /** Input stream intervals [first send start, last send start + one packet] of every session that sent a packet. */
-  streamIntervals(): Array<[number, number]> {
-    const out: Array<[number, number]> = [];
-    const packet_s = this.packet_ms / 1000;
-    for (const c of this.sessions.values()) if (c.size > 0) out.push([c.f[1], c.f[4 * (c.size - 1) + 1] + packet_s]);
-    return out;
+  open(session_id: string): SampleColumn {
+    const column = new Column();
+    this.sessions.set(session_id, column);
+    return {
+      push: (p) => column.push(p),
+      end: () => {
+        if (!this.spill || this.sessions.get(session_id) !== column) return;
+        this.spill(encodeSessionColumns(this.sessionColumns(session_id) as SessionSampleColumns));
+        this.sessions.delete(session_id);
+        this.spilled++;
+      },
+    };
   }
 
   /** One session's packets in columns, with each packet's deviation from the session's packet 0; null for a session never opened. */
@@ -91,6 +110,7 @@ export class SampleStore {
     };
   }
 
+  /** The file (or with `spillTo`, its last value): the histograms, and the sessions still in memory. */
   toFile(pacing: PacingRecorder, unitLag?: Histogram, behaviour?: BehaviourParts): SamplesFile {
     const sessions = [...this.sessions.keys()].map((id) => this.sessionColumns(id) as SessionSampleColumns);
     const histograms: SamplesFile['histograms'] = {
@@ -139,30 +159,42 @@ function ints(bytes: Uint8Array): Int32Array {
   return new Int32Array(copy.buffer, 0, copy.byteLength / 4);
 }
 
-export function encodeSamples(file: SamplesFile): Buffer {
-  return packr.pack({
-    ...file,
-    sessions: file.sessions.map((s) => ({
-      id: s.id,
-      seq: bytesOf(s.seq),
-      ...Object.fromEntries(FLOAT_COLUMNS.map((k) => [k, bytesOf(s[k])])),
-    })),
-  });
+type RawColumns = Record<string, Uint8Array> & { id: string };
+
+const rawColumns = (s: SessionSampleColumns): RawColumns =>
+  ({ id: s.id, seq: bytesOf(s.seq), ...Object.fromEntries(FLOAT_COLUMNS.map((k) => [k, bytesOf(s[k])])) }) as unknown as RawColumns;
+
+const typedColumns = (s: RawColumns): SessionSampleColumns => ({
+  id: s.id,
+  seq: ints(s.seq),
+  scheduled_s: floats(s.scheduled_s),
+  start_s: floats(s.start_s),
+  completed_s: floats(s.completed_s),
+  send_ms: floats(s.send_ms),
+  deviation_ms: floats(s.deviation_ms),
+});
+
+/** One ended session's columns as one msgpack value of a spilled samples file. */
+export function encodeSessionColumns(s: SessionSampleColumns): Buffer {
+  return packr.pack({ session: rawColumns(s) });
 }
 
+export function encodeSamples(file: SamplesFile): Buffer {
+  return packr.pack({ ...file, sessions: file.sessions.map(rawColumns) });
+}
+
+/**
+ * A samples file: one value (version 1, and a run that did not spill), or the sessions spilled as
+ * they ended, one value each, followed by the value with the histograms and any sessions left.
+ */
 export function decodeSamples(bytes: Buffer): SamplesFile {
-  const raw = packr.unpack(bytes) as Omit<SamplesFile, 'sessions'> & { sessions: Array<Record<string, Uint8Array> & { id: string }> };
+  const values = packr.unpackMultiple(bytes) as Array<{ session?: RawColumns } & Partial<Omit<SamplesFile, 'sessions'> & { sessions: RawColumns[] }>>;
+  const raw = values[values.length - 1];
   if (raw?.format !== 'duplex-bench.samples') throw new Error('not a duplex-bench samples file');
-  return {
-    ...raw,
-    sessions: raw.sessions.map((s) => ({
-      id: s.id,
-      seq: ints(s.seq),
-      scheduled_s: floats(s.scheduled_s),
-      start_s: floats(s.start_s),
-      completed_s: floats(s.completed_s),
-      send_ms: floats(s.send_ms),
-      deviation_ms: floats(s.deviation_ms),
-    })),
-  };
+  const spilled = values.slice(0, -1).map((v) => {
+    if (!v.session) throw new Error('not a duplex-bench samples file: a value before the last is not a session');
+    return typedColumns(v.session);
+  });
+  const { sessions, ...rest } = raw as Omit<SamplesFile, 'sessions'> & { sessions: RawColumns[] };
+  return { ...rest, sessions: [...spilled, ...sessions.map(typedColumns)] };
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ReportInputError } from './report-input-error';
 import { decodeSamples, type ResponseRecord, type SamplesFile, type TimelineFile } from '@duplex-bench/metrics';
 import { isLate } from '@duplex-bench/pacer';
-import { readSessionSpeech, readTurns, runFile, type RunSummary, type SummaryVerdict, type DuplexMetricsFile } from '@duplex-bench/results';
+import { readSessionRows, readSessionSpeech, readTurns, runFile, type RunSummary, type SummaryVerdict, type DuplexMetricsFile } from '@duplex-bench/results';
 import { behaviourReport, type BehaviourReport } from './behaviour-data';
 import type { SessionSpeech, TurnRecord } from '@duplex-bench/metrics';
 
@@ -201,7 +201,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
   const stream: ReportData['stream'] = { ttfp_ms: [], rtf: [], output_gap_max_ms: [], playback_underruns: [] };
   const timelineFiles: Array<{ name: string; file: TimelineFile }> = [];
   const conversations: Array<{ process: string; turns: TurnRecord[]; speech: SessionSpeech[] }> = [];
-  // A recording keeps one result per sample under samples/; a run keeps its sessions in sessions.json.
+  // A recording keeps one result per sample under samples/; a run keeps its sessions in sessions.jsonl.
   const recording = (await readdir(join(dir, 'samples')).catch(() => null)) !== null;
 
   for (const [i, d] of dirs.entries()) {
@@ -225,7 +225,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
       stream.playback_underruns.push(m.playback_underruns ?? 0);
     }
     if (summary.behaviour) conversations.push({ process: name, turns: (await readTurns(d)) ?? [], speech: (await readSessionSpeech(d)) ?? [] });
-    const outcomes = recording ? await recordOutcomes(d) : ((await readJson<{ sessions: SessionOutcome[] }>(runFile(d, 'sessions')))?.sessions ?? []);
+    const outcomes = recording ? await recordOutcomes(d) : await readSessionRows<SessionOutcome>(d);
     const packetsOf = new Map(samples.sessions.map((s) => [s.id, s]));
     const ids = outcomes.length > 0 ? outcomes.map((o) => o.id) : samples.sessions.map((s) => s.id);
     const outcomeOf = new Map(outcomes.map((o) => [o.id, o]));

@@ -11,8 +11,8 @@ export const RUN_FILES = {
   summary: 'summary.json',
   /** Metadata: command line, layout, host, clocks, grants. */
   run: 'run.json',
-  /** Every session's outcome in brief. */
-  sessions: 'sessions.json',
+  /** Every session's outcome in brief, one line each (an arrival run writes each as its session ends). */
+  sessions: 'sessions.jsonl',
   /** Every packet's raw times, per session (msgpackr), and the encoded histograms, for merging. */
   samples: 'samples.msgpack',
   /** Per-process loop lag, GC, CPU and backlog over time. */
@@ -93,4 +93,17 @@ export async function readRunJson<T>(dir: string, file: RunFile): Promise<T | nu
 /** Writes a run file as JSON (`indent` 1 for the files a person reads, none for the large ones). */
 export async function writeRunJson(dir: string, file: RunFile, value: unknown, indent: number | undefined = 1): Promise<void> {
   await writeFile(runFile(dir, file), JSON.stringify(value, null, indent));
+}
+
+/** The run's session rows (sessions.jsonl; a run written before it, sessions.json); [] when there are none. */
+export async function readSessionRows<T>(dir: string): Promise<T[]> {
+  const text = await readFile(runFile(dir, 'sessions'), 'utf8').catch(() => null);
+  if (text !== null) {
+    return text
+      .split('\n')
+      .filter((l) => l.length > 0)
+      .map((l) => JSON.parse(l) as T);
+  }
+  const old = await readFile(join(dir, 'sessions.json'), 'utf8').catch(() => null);
+  return old === null ? [] : ((JSON.parse(old) as { sessions?: T[] }).sessions ?? []);
 }

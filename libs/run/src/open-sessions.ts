@@ -83,9 +83,3 @@ export async function removeTrace(path: string, warn: (line: string) => void): P
     if (code !== 'ENOTDIR') warn(`warning: cannot delete ${path}: ${(err as Error).message}`);
   }
 }
-
-/** Every session's outcome in brief (`sessions.json`): the per-session table of a report; response records stay in duplex_metrics.json, a conversation's in turns.jsonl and speech.jsonl. */
-export function sessionsFile(results: SessionResult[]): { sessions: Array<Omit<SessionResult, 'responses' | 'response_metrics' | 'turns' | 'speech'>> } {
-  return { sessions: results.map(({ responses: _r, response_metrics: _m, turns: _t, speech: _s, ...brief }) => brief) };
-}
-

@@ -75,6 +75,11 @@ export class ProcessMeasures {
     this.rss.countFrom(t_s);
   }
 
+  /** The load ends at clock second `t_s` (the last arrival, the last packet): the RSS growth counts up to there. */
+  loadUntil(t_s: number): void {
+    this.rss.countUntil(t_s);
+  }
+
   stop(): void {
     this.rss.stop();
     this.loop.stop();

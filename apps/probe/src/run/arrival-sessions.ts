@@ -1,7 +1,7 @@
 import type { PacketSource } from '@duplex-bench/audio';
 import type { Clock } from '@duplex-bench/pacer';
 import { arrivalsSummary, type ArrivalsSummary } from '@duplex-bench/results';
-import { ArrivalRun, arrivalSchedule, describeDuration, meanDurationS, type ConversationInput, type ProcessMeasures } from '@duplex-bench/run';
+import { ArrivalRun, arrivalSchedule, describeDuration, EndedSessions, meanDurationS, type ConversationInput, type ProcessMeasures } from '@duplex-bench/run';
 import { RealtimeSession, type SessionContext, type SessionResult } from '@duplex-bench/session';
 import type { TraceWriter } from '@duplex-bench/tracer';
 import type { Observable } from 'rxjs';
@@ -23,12 +23,15 @@ export interface ArrivalSessionsInput {
 /**
  * `run --arrival-rate`: the schedule fixed from the seed, each arrival a session of its own
  * duration, run open loop on the process's deadline scheduler; its results and the `arrivals` block.
+ * Each session's rows go to sessions.jsonl and duplex_metrics.json as it ends (`ended`); the results
+ * kept are what the summary's figures read of them.
  */
-export async function runArrivals(i: ArrivalSessionsInput): Promise<{ results: SessionResult[]; summary: ArrivalsSummary; scheduled: number }> {
+export async function runArrivals(i: ArrivalSessionsInput): Promise<{ results: SessionResult[]; ended: EndedSessions; summary: ArrivalsSummary; scheduled: number }> {
   const a = i.arrivals;
   const schedule = arrivalSchedule({ rate_per_s: a.rate_per_s, process: a.process, run_for_s: a.run_for_s, seed: a.seed, duration: a.duration });
   const width = String(Math.max(0, schedule.length - 1)).length;
   const { timeline, scheduler } = i.measures;
+  const ended = new EndedSessions((file, text) => i.writer.append(file, text));
   const run = new ArrivalRun({
     schedule,
     origin_s: i.origin_s,
@@ -44,9 +47,11 @@ export async function runArrivals(i: ArrivalSessionsInput): Promise<{ results: S
       return new RealtimeSession(id, i.ctx, i.writer.openSession(id), packets);
     },
     onInFlight: (t_s, n) => timeline.activeSessions(t_s, n),
+    onEnded: (r) => ended.add(r),
   });
   timeline.watchActive(() => run.inFlight);
-  const results = await run.run();
+  await run.run();
+  const results = ended.results;
   const summary = arrivalsSummary({
     process: a.process,
     rate_per_s: a.rate_per_s,
@@ -63,5 +68,5 @@ export async function runArrivals(i: ArrivalSessionsInput): Promise<{ results: S
     handshake: run.handshake,
     start_lag: run.start_lag,
   });
-  return { results, summary, scheduled: schedule.length };
+  return { results, ended, summary, scheduled: schedule.length };
 }

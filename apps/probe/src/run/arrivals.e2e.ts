@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunIo } from '@duplex-bench/cli';
 import { startMockServer } from '@duplex-bench/mock-servers';
-import type { RunSummary } from '@duplex-bench/results';
+import { readSessionRows, type RunSummary } from '@duplex-bench/results';
 import { runCommand } from './run-command';
 import { parseRunOptions } from './run-options';
 import { probe } from './run-harness.spec-helpers';
@@ -88,7 +88,9 @@ describe('run --arrival-rate', () => {
       expect(a.started + a.client_skipped).toBe(a.arrived);
       expect(a.peak_in_flight).toBe(2);
       // Every session that started has its record; those cut short by the stop say so.
-      const sessions = JSON.parse(await readFile(join(dir, 'sessions.json'), 'utf8')) as { sessions: Array<{ id: string; completed: boolean; reason?: string }> };
+      // Written as each session ended, one line each.
+      const sessions = { sessions: await readSessionRows<{ id: string; completed: boolean; reason?: string }>(dir) };
+      expect((await readFile(join(dir, 'sessions.jsonl'), 'utf8')).split('\n').filter(Boolean)).toHaveLength(a.started);
       expect(sessions.sessions).toHaveLength(a.started);
       expect(sessions.sessions.filter((s) => !s.completed).every((s) => s.reason === 'interrupted')).toBe(true);
       expect(sessions.sessions.filter((s) => s.completed).length).toBe(a.completed);

@@ -9,7 +9,7 @@ import { decodeSamples } from '@duplex-bench/metrics';
 import { runCommand, type RunHooks } from './run-command';
 import type { RunIo } from '@duplex-bench/cli';
 import { parseRunOptions } from './run-options';
-import type { RunSummary } from '@duplex-bench/results';
+import { readSessionRows, type RunSummary } from '@duplex-bench/results';
 import { probe } from './run-harness.spec-helpers';
 import { mergeCommand } from '../merge/merge-command';
 
@@ -316,7 +316,7 @@ describe('probe run --shard and --start-at', () => {
     const results = await Promise.all(['0/2', '1/2'].map((s) => shard(dir, ['--shard', s, '--start-at', String(at)])));
     expect(results.map((r) => r.code)).toEqual([0, 0]);
     const runs = await Promise.all([0, 1].map(async (i) => JSON.parse(await readFile(join(dir, `shard-${i}`, 'run.json'), 'utf8')) as { gate_s: number; gate_clock: { monotonic_s: number; epoch_ms: number }; clock_offset: { offset_ms: number }; layout: Record<string, unknown> }));
-    const ids = await Promise.all([0, 1].map(async (i) => (JSON.parse(await readFile(join(dir, `shard-${i}`, 'sessions.json'), 'utf8')) as { sessions: Array<{ id: string }> }).sessions.map((x) => x.id).sort()));
+    const ids = await Promise.all([0, 1].map(async (i) => (await readSessionRows<{ id: string }>(join(dir, `shard-${i}`))).map((x) => x.id).sort()));
     expect(ids).toEqual([['s0', 's1', 's2'], ['s3', 's4']]);
     expect(runs.map((r) => r.layout.shard)).toEqual(['0/2', '1/2']);
     // Each gate is the instant on the reference clock: this host's wall at the gate plus the offset measured to the mock's clock.

@@ -1,13 +1,13 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { firstValueFrom, ReplaySubject } from 'rxjs';
 import { AudioFormatError, ConversationError, type PacketSource } from '@duplex-bench/audio';
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { describeHost, projectRevision } from '@duplex-bench/launcher';
 import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, scheduleStall, spreadStarts, type Clock } from '@duplex-bench/pacer';
-import { arrivalPackets, behaviourFigures, ConversationInput, connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionsFile, startAtGate, hearConversationOr, estimateClockOffset, describeDuration, meanDurationS, type AudioInputRecord, type ClockOffset } from '@duplex-bench/run';
+import { arrivalPackets, behaviourFigures, type EndedSessions, ConversationInput, connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionLines, startAtGate, hearConversationOr, estimateClockOffset, describeDuration, meanDurationS, type AudioInputRecord, type ClockOffset } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
-import { duplexMetrics, vllmOmniFigures, runFile, sessionFile, TRACE_LAYOUT, type ArrivalsSummary } from '@duplex-bench/results';
+import { duplexMetrics, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier, type SessionResult } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { renderRunSummary } from '../render';
@@ -143,17 +143,24 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     }
     let results: SessionResult[];
     let arrivals: ArrivalsSummary | undefined;
+    // An arrival run wrote each session's rows as it ended; a run of sessions started together writes them now.
+    let ended: EndedSessions | null = null;
     if (opts.arrivals && packetsFor) {
       const origin_s = clock.now_s() + GATE_MARGIN_S;
       runJson.gate_s = origin_s;
       measures.steadyFrom(origin_s + opts.warmup_s);
+      measures.loadUntil(origin_s + opts.arrivals.run_for_s);
       if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, origin_s, opts.arrivals.run_for_s / 2, opts.packet_ms, opts.inject_stall_ms);
       const a = opts.arrivals;
+      // Sessions come and go for as long as the run lasts: each one's packets go to samples.msgpack as it ends.
+      samples.spillTo((bytes) => writer.append(RUN_FILES.samples, bytes));
+      await writeFile(runFile(opts.output, 'sessions'), '');
       io.stderr.write(`arriving: ${a.process} at ${a.rate_per_s}/s for ${a.run_for_s} s, sessions ${describeDuration(a.duration)} s: ${(a.rate_per_s * meanDurationS(a.duration)).toFixed(2)} Erlangs offered\n`);
       hooks.onStreaming?.(writer);
       progress.start(() => ({ active: overlap.active, sent: pacing.sent, late: pacing.late, loop_max_ms: loop.figures().max, rss: measures.rss.figures() }));
       const ran = await runArrivals({ arrivals: a, origin_s, warmup_s: opts.warmup_s, measures, ctx, writer, clock, stop$, packetsFor, conversation });
       results = ran.results;
+      ended = ran.ended;
       arrivals = ran.summary;
     } else {
       // An unreachable server fails the run in one line, before the other sessions try.
@@ -187,6 +194,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       runJson.gate_s = gate_s;
       runJson.gate_clock = at?.pair ?? null;
       measures.steadyFrom(gate_s + opts.warmup_s);
+      measures.loadUntil(gate_s + opts.duration_s);
       const starts = spreadStarts(gate_s, opened.length, opts.start_spread_ms);
       if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, gate_s, opts.duration_s / 2, opts.packet_ms, opts.inject_stall_ms);
       io.stderr.write(`streaming: ${opened.length} of ${sessions.length} sessions passed the start gate\n`);
@@ -228,13 +236,14 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons, failure });
     const written = withVerdict(summary, v);
     await Promise.all([
-      ...(duplex ? [writeFile(runFile(opts.output, 'duplex_metrics'), JSON.stringify(duplex.file, null, 1))] : []),
+      ...(duplex ? [ended ? appendFile(runFile(opts.output, 'duplex_metrics'), ended.duplexTail(duplex.aggregate) ?? '') : writeFile(runFile(opts.output, 'duplex_metrics'), JSON.stringify(duplex.file, null, 1))] : []),
       ...(behaviour ? [writeFile(runFile(opts.output, 'turns'), behaviour.turns_jsonl), writeFile(runFile(opts.output, 'speech'), behaviour.speech_jsonl)] : []),
       writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1)),
       writeFile(runFile(opts.output, 'run'), JSON.stringify(runJson, null, 1)),
-      writeFile(runFile(opts.output, 'samples'), encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined, behaviour?.parts))),
+      // After the sessions spilled as they ended (the writer is closed: they are on disk), the value with the histograms.
+      (samples.spilled > 0 ? appendFile : writeFile)(runFile(opts.output, 'samples'), encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined, behaviour?.parts))),
       writeFile(runFile(opts.output, 'timeline'), JSON.stringify(measures.timeline.toFile())),
-      writeFile(runFile(opts.output, 'sessions'), JSON.stringify(sessionsFile(results))),
+      ...(ended ? [] : [writeFile(runFile(opts.output, 'sessions'), sessionLines(results))]),
     ]);
     if (opts.trace !== 'off' && !opts.keep_traces) {
       // An incomplete session's trace stays: it holds what ended the session.

@@ -41,7 +41,7 @@ class FakeSession implements ArrivingSession {
 
 const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-function setup(offsets: number[], max_in_flight = 10, steady_from_s = 0) {
+function setup(offsets: number[], max_in_flight = 10, steady_from_s = 0, onEnded?: (r: SessionResult) => void) {
   const timers = new ManualTimers();
   const scheduler = new DeadlineScheduler({ host: timers });
   const stop$ = new Subject<void>();
@@ -62,6 +62,7 @@ function setup(offsets: number[], max_in_flight = 10, steady_from_s = 0) {
       return s;
     },
     onInFlight: (t_s, n) => inFlight.push([t_s, n]),
+    onEnded,
   });
   timers.now = 10_000;
   return { timers, run, sessions, stop$, inFlight };
@@ -125,6 +126,23 @@ describe('ArrivalRun', () => {
     await done;
     expect(run.counts).toMatchObject({ arrived: 3, started: 2, blocked: 1 });
     expect(run.steady).toMatchObject({ arrived: 2, started: 1, blocked: 1 });
+  });
+
+  it('with onEnded, hands over each result as its session ends and keeps none', async () => {
+    const ended: string[] = [];
+    const { timers, run, sessions } = setup([0, 1], 10, 0, (r) => ended.push(r.id));
+    const done = run.run();
+    timers.fire();
+    timers.fire();
+    await flush();
+    sessions.forEach((s) => s.admit(11.1, 11.1));
+    await flush();
+    sessions[1].end();
+    await flush();
+    expect(ended).toEqual(['a1']);
+    sessions[0].end();
+    expect(await done).toEqual([]);
+    expect(ended).toEqual(['a1', 'a0']);
   });
 
   it('schedules no arrival after a stop, and ends once those in flight end', async () => {

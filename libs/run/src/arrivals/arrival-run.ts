@@ -41,6 +41,8 @@ export interface ArrivalRunOptions {
   make(arrival: PlannedArrival): ArrivingSession;
   /** Sessions in flight (from their intended start to their end) changed to `n` at `t_s`. */
   onInFlight?(t_s: number, n: number): void;
+  /** Each session's result as it ends. When given, the run keeps none of them (`run` resolves with none): a run of hours holds only its sessions in flight. */
+  onEnded?(result: SessionResult): void;
 }
 
 const newCounts = (): ArrivalCounts => ({ arrived: 0, client_skipped: 0, started: 0, blocked: 0, failed_to_open: 0 });
@@ -71,7 +73,7 @@ export class ArrivalRun {
     return this.in_flight;
   }
 
-  /** Runs every arrival; resolves with every session's result once the last one in flight ended. */
+  /** Runs every arrival; resolves once the last one in flight ended, with every session's result (none with `onEnded`). */
   run(): Promise<SessionResult[]> {
     const { schedule, scheduler, origin_s } = this.o;
     const results: Array<Promise<SessionResult>> = [];
@@ -97,7 +99,9 @@ export class ArrivalRun {
         cancel = scheduler.schedule(origin_s + a.offset_s, (fired_s) => {
           // This arrival counts as in flight before the next is armed: after the last, the run ends only when it does.
           const one = this.arrive(a, fired_s);
-          if (one) results.push(one.finally(settle));
+          const onEnded = this.o.onEnded;
+          if (one && onEnded) void one.then(onEnded).finally(settle);
+          else if (one) results.push(one.finally(settle));
           arm(k + 1);
         });
       };

@@ -1,0 +1,142 @@
+/**
+ * Long runs in flat memory (issue: traffic like production). Two loads, each against a mock in its
+ * own process started here, the compiled kit (`npm run build` first):
+ *
+ * - churn: `run --arrival-rate R --session-duration exp:MEAN` (R × MEAN Erlangs, 300 by default)
+ *   against the native nemotron mock for `--run-for` s: is it pacing-qualified, how much does the
+ *   client's RSS grow per minute after the first minute (the summary's `rss`, least squares over
+ *   1 s samples), and is the p99 pacing deviation of the last minute within 1.5× of the second's
+ *   (from samples.msgpack, by each packet's send start);
+ * - http: `http --rate R --duration S` against the max-throughput stub: RSS growth per minute, and
+ *   whether requests.jsonl holds every request sent.
+ *
+ *   node --import tsx tools/bench/long-run.ts [--load churn|http|both] [--rate 20] [--mean-s 15] [--run-for 600]
+ *                                             [--http-rate 2000] [--http-s 300] [--warmup-s 60] [--out DIR]
+ *
+ * Every process is bounded in time and stopped by its PID; traffic stays on 127.0.0.1.
+ */
+import { createReadStream } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { decodeSamples } from '@duplex-bench/metrics';
+import { hostInfo, hostLine } from './host';
+import { exited, HTTP_LISTENING, installInterrupts, openLog, ROOT, signalChild, spawnTracked, startMock, stopMock } from './processes';
+
+const { values } = parseArgs({
+  options: {
+    load: { type: 'string', default: 'both' },
+    rate: { type: 'string', default: '20' },
+    'mean-s': { type: 'string', default: '15' },
+    'run-for': { type: 'string', default: '600' },
+    'http-rate': { type: 'string', default: '2000' },
+    'http-s': { type: 'string', default: '300' },
+    'warmup-s': { type: 'string', default: '60' },
+    out: { type: 'string', default: join('out', 'long-run') },
+  },
+});
+const BIN = join(ROOT, 'dist', 'duplex-bench.js');
+const warmup_s = Number(values['warmup-s']);
+const interrupted = { now: false, stop: (): void => undefined };
+installInterrupts(() => {
+  interrupted.now = true;
+  interrupted.stop();
+});
+
+/** Runs the kit's command to its end, bounded; SIGINT on our interrupt. */
+async function kit(dir: string, args: string[], bound_s: number): Promise<number | null> {
+  const out = openLog(join(dir, 'probe.stdout.log'));
+  const err = openLog(join(dir, 'probe.stderr.log'));
+  const child = spawnTracked('client', process.execPath, [BIN, ...args], out, err);
+  interrupted.stop = () => signalChild(child, 'SIGINT');
+  return exited(child, bound_s * 1000);
+}
+
+interface Rss {
+  peak_mib: number | null;
+  growth_mib_per_min: number | null;
+  span_s: number;
+  from_s: number;
+}
+
+/** p99 of |deviation| over the packets whose send start falls in [from_s, to_s) after the first packet. */
+function p99By(file: ReturnType<typeof decodeSamples>, windows: Array<[number, number]>): number[] {
+  let first = Infinity;
+  for (const s of file.sessions) if (s.start_s.length > 0) first = Math.min(first, s.start_s[0]);
+  const per = windows.map(() => [] as number[]);
+  for (const s of file.sessions) {
+    for (let i = 0; i < s.start_s.length; i++) {
+      const t = s.start_s[i] - first;
+      windows.forEach(([a, b], w) => t >= a && t < b && per[w].push(Math.abs(s.deviation_ms[i])));
+    }
+  }
+  return per.map((v) => {
+    v.sort((x, y) => x - y);
+    return v.length === 0 ? NaN : v[Math.min(v.length - 1, Math.ceil(0.99 * v.length) - 1)];
+  });
+}
+
+async function churn(out: string): Promise<string> {
+  const rate = Number(values.rate);
+  const mean_s = Number(values['mean-s']);
+  const run_for = Number(values['run-for']);
+  const dir = join(out, 'churn');
+  await mkdir(dir, { recursive: true });
+  const mock = await startMock(dir, ['--profile', 'nemotron'], ROOT);
+  const code = await kit(
+    dir,
+    ['run', '--url', mock.url, '--arrival-rate', String(rate), '--session-duration', `exp:${mean_s}`, '--run-for', String(run_for), '--warmup-s', String(warmup_s), '--seed', '1', '--trace', 'off', '--output', join(dir, 'run'), '--quiet', '--allow-unqualified'],
+    run_for + 20 * mean_s + 120,
+  );
+  const note = await stopMock(mock);
+  const s = JSON.parse(await readFile(join(dir, 'run', 'summary.json'), 'utf8')) as { qualified: boolean; packets: { sent: number; late: number }; rss: Rss; peak_overlapping_streams: number; cpu_us_per_packet: number; cpu_cores: { total: number }; arrivals: { started: number; peak_in_flight: number } };
+  const samples = decodeSamples(await readFile(join(dir, 'run', 'samples.msgpack')));
+  const [second, last] = p99By(samples, [
+    [60, 120],
+    [run_for - 60, run_for],
+  ]);
+  const g = s.rss.growth_mib_per_min;
+  return [
+    `churn: ${rate}/s × exp:${mean_s} s = ${rate * mean_s} Erlangs for ${run_for} s (exit ${code}${note ? `; ${note}` : ''})`,
+    `| qualified | late packets | sessions | peak in flight | client CPU | RSS growth after ${warmup_s} s | peak RSS | p99 |dev| min 2 | p99 |dev| last min | ratio |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| ${s.qualified ? 'yes' : 'no'} | ${s.packets.late} of ${s.packets.sent} | ${s.arrivals.started} | ${s.arrivals.peak_in_flight} | ${s.cpu_cores.total} cores, ${s.cpu_us_per_packet} µs/packet | ${g === null ? '-' : g.toFixed(2)} MiB/min over ${s.rss.span_s} s | ${s.rss.peak_mib?.toFixed(0)} MiB | ${second.toFixed(2)} ms | ${last.toFixed(2)} ms | ${(last / second).toFixed(2)} |`,
+  ].join('\n');
+}
+
+async function lines(file: string): Promise<number> {
+  let n = 0;
+  for await (const line of createInterface({ input: createReadStream(file) })) if (line.length > 0) n++;
+  return n;
+}
+
+async function http(out: string): Promise<string> {
+  const rate = Number(values['http-rate']);
+  const seconds = Number(values['http-s']);
+  const dir = join(out, 'http');
+  await mkdir(dir, { recursive: true });
+  const stub = await startMock(dir, ['--protocol', 'http', '--stub', 'max-throughput', '--output-length', '100', '--stream-interval', '10'], ROOT, HTTP_LISTENING);
+  const code = await kit(dir, ['http', '--url', stub.url, '--rate', String(rate), '--duration', String(seconds), '--warmup-s', String(warmup_s), '--output', join(dir, 'run'), '--quiet', '--allow-unqualified'], seconds + 120);
+  const note = await stopMock(stub);
+  const s = JSON.parse(await readFile(join(dir, 'run', 'summary.json'), 'utf8')) as { qualified: boolean; requests: { sent: number; completed: number; failed: number }; client: { rss: Rss; late_sends: number; cpu_cores: { total: number }; cpu_us_per_request: number } };
+  const recorded = await lines(join(dir, 'run', 'requests.jsonl'));
+  const g = s.client.rss.growth_mib_per_min;
+  return [
+    `http: ${rate} requests/s for ${seconds} s, max-throughput stub, 100 characters in 10-character events (exit ${code}${note ? `; ${note}` : ''})`,
+    `| qualified | requests sent / completed / failed | lines in requests.jsonl | late sends | client CPU | RSS growth after ${warmup_s} s | peak RSS |`,
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    `| ${s.qualified ? 'yes' : 'no'} | ${s.requests.sent} / ${s.requests.completed} / ${s.requests.failed} | ${recorded} | ${s.client.late_sends} | ${s.client.cpu_cores.total} cores, ${s.client.cpu_us_per_request} µs/request | ${g === null ? '-' : g.toFixed(2)} MiB/min over ${s.client.rss.span_s} s | ${s.client.rss.peak_mib?.toFixed(0)} MiB |`,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const out = values.out as string;
+  await mkdir(out, { recursive: true });
+  const report = [`host: ${hostLine(hostInfo(undefined))}`];
+  if (values.load !== 'http') report.push(await churn(out));
+  if (values.load !== 'churn' && !interrupted.now) report.push(await http(out));
+  process.stdout.write(`${report.join('\n\n')}\n`);
+}
+
+void main();
