@@ -14,6 +14,8 @@ export interface TimelineFile {
   trace_backlog_bytes: number[];
   /** Arrival runs only: the most sessions in flight at once within each bin. */
   active_sessions?: number[];
+  /** The process's resident memory at the last sample before each bin's end, MiB (the RSS monitor's, once a second). */
+  rss_mib?: number[];
   measurement_origin: Record<string, string>;
 }
 
@@ -29,6 +31,8 @@ export class Timeline {
   private readonly backlog: number[] = [];
   private readonly active: number[] = [];
   private activeNow: (() => number) | null = null;
+  private rssNow: (() => number | null) | null = null;
+  private readonly rss: number[] = [];
   private cancel: (() => void) | null = null;
   private lastCpu = process.cpuUsage();
   private last_s: number;
@@ -76,6 +80,11 @@ export class Timeline {
     this.activeNow = read;
   }
 
+  /** Where the resident memory is read at each bin's end (MiB; the RSS monitor's last sample, no read of its own). */
+  watchRss(read: () => number | null): void {
+    this.rssNow = read;
+  }
+
   /** Arrival runs: sessions in flight became `n` at `t_s`; each bin keeps the most. */
   activeSessions(t_s: number, n: number): void {
     Timeline.maxInto(this.active, this.bin(t_s), n);
@@ -101,6 +110,8 @@ export class Timeline {
     Timeline.maxInto(this.cpu, i, (used.user + used.system) / 1e6 / Math.max(1e-9, now_s - this.last_s));
     Timeline.maxInto(this.backlog, i, this.backlogBytes());
     if (this.activeNow) Timeline.maxInto(this.active, i, this.activeNow());
+    const rss = this.rssNow?.();
+    if (rss !== null && rss !== undefined) Timeline.maxInto(this.rss, i, rss);
     this.last_s = now_s;
   }
 
@@ -123,7 +134,9 @@ export class Timeline {
       cpu_cores: fill(this.cpu),
       trace_backlog_bytes: fill(this.backlog),
       ...(this.activeNow ? { active_sessions: fill(this.active) } : {}),
+      ...(this.rssNow ? { rss_mib: fill(this.rss) } : {}),
       measurement_origin: {
+        ...(this.rssNow ? { rss_mib: 'client process: resident set size (process.memoryUsage.rss), its latest once-a-second sample at the end of each bin' } : {}),
         ...(this.activeNow ? { active_sessions: 'client, arrival runs: the most sessions in flight at once within the bin, from its arrival timer firing to the end of the session' } : {}),
         loop_lag_max_ms: 'client process: the longest lateness of its 10 ms timer within the bin',
         gc_pause_total_ms: 'client process: perf_hooks gc entries starting within the bin, summed (gc_pause_max_ms: the longest)',
