@@ -51,7 +51,7 @@ export async function runArrivals(i: ArrivalSessionsInput): Promise<{ results: S
   });
   timeline.watchActive(() => run.inFlight);
   await run.run();
-  const results = ended.results;
+  const results = ended.results();
   const summary = arrivalsSummary({
     process: a.process,
     rate_per_s: a.rate_per_s,
