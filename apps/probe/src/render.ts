@@ -113,8 +113,13 @@ export function renderArrivals(a: ArrivalsSummary): string[] {
   return lines;
 }
 
+/** "+0.12 MiB/min": a growth, signed. */
+export function mibPerMin(growth: number): string {
+  return `${growth >= 0 ? '+' : ''}${growth.toFixed(2)} MiB/min`;
+}
+
 /** ", RSS +0.12 MiB/min from 60 s over 540 s": the client's own memory growth, when the run was long enough to fit one. */
 export function rssGrowthText(rss: RssFigures | undefined): string {
   if (!rss || rss.growth_mib_per_min === null) return '';
-  return `, RSS ${rss.growth_mib_per_min >= 0 ? '+' : ''}${rss.growth_mib_per_min.toFixed(2)} MiB/min from ${rss.from_s} s over ${rss.span_s} s (client, least-squares slope)`;
+  return `, RSS ${mibPerMin(rss.growth_mib_per_min)} from ${rss.from_s} s over ${rss.span_s} s (client, least-squares slope)`;
 }

@@ -50,6 +50,11 @@ export class RssMonitor {
     this.origin_s = timers.now_s();
   }
 
+  /** The last sample, MiB; null before the first. */
+  get now_mib(): number | null {
+    return Number.isNaN(this.now) ? null : this.now;
+  }
+
   /** Samples count from clock second `t_s` on (the start gate plus the warm-up). */
   countFrom(t_s: number): void {
     this.from_s = Math.max(0, t_s - this.origin_s);

@@ -33,6 +33,13 @@ class Column {
   seq = new Int32Array(64);
   f = new Float64Array(64 * 4);
 
+  /** `end` hands the column to its store (which spills it or keeps it). */
+  constructor(private readonly ended: (column: Column) => void) {}
+
+  end(): void {
+    this.ended(this);
+  }
+
   push(p: PacketTimes): void {
     if (this.size === this.seq.length) {
       const seq = new Int32Array(this.seq.length * 2);
@@ -77,17 +84,14 @@ export class SampleStore {
   }
 
   open(session_id: string): SampleColumn {
-    const column = new Column();
+    const column = new Column((ended) => {
+      if (!this.spill || this.sessions.get(session_id) !== ended) return;
+      this.spill(encodeSessionColumns(this.sessionColumns(session_id) as SessionSampleColumns));
+      this.sessions.delete(session_id);
+      this.spilled++;
+    });
     this.sessions.set(session_id, column);
-    return {
-      push: (p) => column.push(p),
-      end: () => {
-        if (!this.spill || this.sessions.get(session_id) !== column) return;
-        this.spill(encodeSessionColumns(this.sessionColumns(session_id) as SessionSampleColumns));
-        this.sessions.delete(session_id);
-        this.spilled++;
-      },
-    };
+    return column;
   }
 
   /** One session's packets in columns, with each packet's deviation from the session's packet 0; null for a session never opened. */

@@ -48,7 +48,7 @@ export class ProcessMeasures {
     this.gc = new GcMonitor((t_s, ms) => this.timeline.gcPause(t_s, ms), clock).start();
     this.cpu = new CpuMeter(clock);
     this.rss = new RssMonitor(0, 1000, timers).start();
-    this.timeline.watchRss(() => this.rss.figures().now_mib);
+    this.timeline.watchRss(() => this.rss.now_mib);
     this.pacing = new PacingRecorder(packet_ms);
     this.samples = new SampleStore(packet_ms);
   }

@@ -1,6 +1,7 @@
 import { every, timersOn, type Clock } from '@duplex-bench/pacer';
 import type { Subscription } from 'rxjs';
 import type { RssFigures } from '@duplex-bench/metrics';
+import { mibPerMin } from '../render';
 
 export interface ProgressFigures {
   active: number;
@@ -14,7 +15,7 @@ export interface ProgressFigures {
 /** " | RSS 212 MiB, +0.31 MiB/min": the client's memory on the live line. */
 export function rssLive(rss: RssFigures | undefined): string {
   if (!rss || rss.now_mib === null) return '';
-  const growth = rss.growth_mib_per_min === null ? '' : `, ${rss.growth_mib_per_min >= 0 ? '+' : ''}${rss.growth_mib_per_min.toFixed(2)} MiB/min`;
+  const growth = rss.growth_mib_per_min === null ? '' : `, ${mibPerMin(rss.growth_mib_per_min)}`;
   return ` | RSS ${rss.now_mib.toFixed(0)} MiB${growth}`;
 }
 
