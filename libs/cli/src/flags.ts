@@ -15,6 +15,7 @@ export const FLAG_GROUPS = {
   model: 'Model',
   output: 'Output',
   limits: 'Timeouts and limits',
+  telemetry: 'Live telemetry',
   testing: 'Testing and diagnosis',
 } as const;
 

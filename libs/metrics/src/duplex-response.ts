@@ -82,6 +82,8 @@ export interface ResponseMetricsOptions {
   segment_gap_ms?: number;
   /** Audio a simulated player buffers before it starts playing a response (default 80 ms). */
   playback_prebuffer_ms?: number;
+  /** Told of each response as it finishes. */
+  onDone?(record: ResponseRecord): void;
 }
 
 interface Open {
@@ -275,6 +277,7 @@ export class ResponseTracker {
           if (r.server.measurement_origin) rec.server_measurement_origin = r.server.measurement_origin;
         }
         this.done.push(rec);
+        this.options.onDone?.(rec);
         break;
       }
       default: {

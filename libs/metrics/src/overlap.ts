@@ -2,7 +2,10 @@
 export class OverlapCounter {
   active = 0;
   peak = 0;
+  /** Streams opened so far. */
+  opened = 0;
   open(): void {
+    this.opened++;
     this.active++;
     if (this.active > this.peak) this.peak = this.active;
   }

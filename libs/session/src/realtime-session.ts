@@ -78,6 +78,10 @@ export interface SessionContext {
   unknownEvents: Map<string, number>;
   onStreamStart(): void;
   onStreamEnd(): void;
+  /** Told of each session's final result (live telemetry counts them as they end). */
+  onSessionEnd?(result: SessionResult): void;
+  /** Told of each model response as it finishes (live telemetry's latency histograms). */
+  onResponse?(response: ResponseRecord): void;
   /** When set, input ends are held until every session of the run has sent its last packet. */
   allSent?: SendBarrier;
   /** Native servers: each unit's lag (input complete → its `sglang.unit.done`), pooled over the process's sessions. */
@@ -525,6 +529,7 @@ export class RealtimeSession {
         Object.assign(result, reasonOf(err));
       }
     }
+    this.ctx.onSessionEnd?.(result);
     return result;
   }
 
@@ -555,7 +560,7 @@ export class RealtimeSession {
   /** Packet 0 is going: the input stream starts, and with it the response figures. */
   private onStreamStart(origin_s: number): void {
     this.origin_s = origin_s;
-    this.responses = new ResponseTracker({ output_sample_rate: this.output_sample_rate }, origin_s);
+    this.responses = new ResponseTracker({ output_sample_rate: this.output_sample_rate, onDone: this.ctx.onResponse }, origin_s);
     this.ctx.onStreamStart();
   }
 

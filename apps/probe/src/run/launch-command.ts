@@ -36,17 +36,19 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
     `launching ${opts.processes} processes x ${opts.concurrency} sessions; CPUs: launcher ${cpu.parent?.join(',') ?? 'any'}, children ${cpu.children?.map((c) => c.join(',')).join(' | ') ?? 'any'}\n`,
   );
 
+  const metricsPortOf = (i: number): string[] => (opts.metrics_port === undefined ? [] : ['--metrics-port', String(opts.metrics_port === 0 ? 0 : opts.metrics_port + i)]);
   const started_s = monotonicClock.now_s();
   const launcher = new Launcher({
     module: MAIN,
     count: opts.processes,
-    args: (i) => ['run', ...withoutSecrets(io.argv), ...sizeArgs, '--processes', '1', '--output', join(opts.output, `p${i}`), '--quiet'],
+    // Each child serves its own /metrics, on the port after the previous child's (labelled process="i").
+    args: (i) => ['run', ...withoutSecrets(io.argv), ...sizeArgs, '--processes', '1', '--output', join(opts.output, `p${i}`), '--quiet', ...metricsPortOf(i)],
     env: opts.api_key ? { [CHILD_KEY_ENV]: opts.api_key } : undefined,
     start_timeout_ms: opts.start_timeout_ms,
-    run_timeout_ms: (opts.duration_s + opts.drain_timeout_ms / 1000 + 60) * 1000,
+    run_timeout_ms: (opts.duration_s + opts.drain_timeout_ms / 1000 + 60 + (opts.metrics_port === undefined ? 0 : opts.metrics_linger_s)) * 1000,
     cpu,
     onStderr: (i, line) => {
-      if (line.startsWith('error') || line.startsWith('warning')) io.stderr.write(`[p${i}] ${line}\n`);
+      if (line.startsWith('error') || line.startsWith('warning') || line.startsWith('metrics:')) io.stderr.write(`[p${i}] ${line}\n`);
     },
   });
   const signals = new Interrupts(io, 'stopping every process; each drains and writes its summary', () => launcher.interrupt());

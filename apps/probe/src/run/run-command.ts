@@ -2,10 +2,10 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { firstValueFrom, ReplaySubject } from 'rxjs';
 import { AudioFormatError, ConversationError, type PacketSource } from '@duplex-bench/audio';
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
-import { describeHost, projectRevision } from '@duplex-bench/launcher';
+import { CHILD_ENV, describeHost, projectRevision } from '@duplex-bench/launcher';
 import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, scheduleStall, spreadStarts, type Clock } from '@duplex-bench/pacer';
-import { arrivalPackets, behaviourFigures, type EndedSessions, ConversationInput, connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionLines, startAtGate, hearConversationOr, estimateClockOffset, describeDuration, meanDurationS, type AudioInputRecord, type ClockOffset } from '@duplex-bench/run';
+import { arrivalPackets, behaviourFigures, type EndedSessions, ConversationInput, connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionLines, startAtGate, hearConversationOr, estimateClockOffset, describeDuration, meanDurationS, ProcessTelemetry, type AudioInputRecord, type ClockOffset } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
 import { duplexMetrics, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier, type SessionResult } from '@duplex-bench/session';
@@ -69,6 +69,9 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
   const measures = new ProcessMeasures(opts.packet_ms, clock);
   const { loop, scheduler, overlap, pacing, samples } = measures;
   const stop$ = new ReplaySubject<void>(1);
+  // The exposition reads the writer's backlog, and the writer starts after the sessions' context.
+  let backlogBytes = (): number => 0;
+  const telemetry = opts.metrics_port === undefined ? null : new ProcessTelemetry(measures, () => backlogBytes());
   const grants = new GrantLog(opts.output_sample_rate, opts.output_sample_rate_given, (line) => io.stderr.write(`${line}\n`));
   const ctx = measures.sessionContext({
     ...connectionSettings(opts, opts.packet_ms),
@@ -78,6 +81,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     // Arriving sessions end on their own: no input end waits for the others'.
     ...(opts.arrivals ? {} : { allSent: new SendBarrier() }),
     ...hearing?.context,
+    ...telemetry?.hooks(),
   });
   const runJson = {
     command: ['probe', 'run', ...redactArgv(io.argv)],
@@ -126,16 +130,19 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
   const signals = new Interrupts(io, 'stopping sends, draining sessions, writing the summary', () => stop$.next());
 
   const writer = new TraceWriter({ root: opts.output, layout: TRACE_LAYOUT, mode: opts.trace, ...hooks.writer });
-  measures.timeline.watchBacklog(() => writer.backlogBytes);
+  backlogBytes = () => writer.backlogBytes;
+  measures.timeline.watchBacklog(backlogBytes);
   const width = String(opts.sessions_total - 1).length;
   const sessions = Array.from({ length: opts.concurrency }, (_, i) => {
     const id = `s${String(opts.first_session + i).padStart(width, '0')}`;
     return new RealtimeSession(id, ctx, writer.openSession(id), conversation?.player(() => clock.now_s()));
   });
+  const say = (line: string) => io.stderr.write(`${line}\n`);
 
   const progress = new Progress(io.stderr, opts.quiet, clock);
   try {
     try {
+      if (telemetry && opts.metrics_port !== undefined) await telemetry.listen(opts.metrics_port, { command: 'run', protocol: opts.protocol, process: process.env[CHILD_ENV] ?? '0' }, say);
       await writer.started();
     } catch (err) {
       io.stderr.write(`error: ${(err as Error).message}\n`);
@@ -254,10 +261,13 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     else if (v.verdict === 'failed') io.stderr.write(`error: no session completed (${Object.keys(summary.sessions.incomplete_reasons).join(', ')})\n`);
     io.stdout.write(`${renderRunSummary(summary, opts.output, v)}\n`);
     io.emit?.(written);
+    // The last scrapes see the counts the summary reports.
+    await telemetry?.lingerThenClose(opts.metrics_linger_s, firstValueFrom(stop$), say);
     // A lockstep run kept no schedule on purpose: its verdict is "not applicable", not a failed cadence.
     if (summary.pacing === 'lockstep' && v.verdict === 'unqualified') return EXIT.ok;
     return exitOf(v, opts.allow_unqualified);
   } finally {
+    await telemetry?.close();
     progress.stop();
     measures.stop();
     signals.dispose();

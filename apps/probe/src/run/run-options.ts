@@ -1,4 +1,4 @@
-import { parseFlags, UsageError } from '@duplex-bench/cli';
+import { parseFlags, telemetryOptions, UsageError, type TelemetryOptions } from '@duplex-bench/cli';
 import { meanDurationS, parseShard, shardSessions, timeUrlOf, type DialectOptions, type Shard } from '@duplex-bench/run';
 import { arrivalOptions, type ArrivalOptions } from './arrival-options';
 import { conversationOptions, type ConversationOptions } from './conversation-options';
@@ -6,7 +6,7 @@ import { parseDialectOptions } from './dialect-options';
 import { RUN_FLAGS } from './run-flags';
 
 
-export interface RunOptions extends DialectOptions, ConversationOptions {
+export interface RunOptions extends DialectOptions, ConversationOptions, TelemetryOptions {
   url: string;
   /** Sessions of this run (a shard's share); their ids count from `first_session` of `sessions_total`. */
   concurrency: number;
@@ -101,6 +101,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     cpu_affinity: f['cpu-affinity'] as RunOptions['cpu_affinity'],
     allow_unqualified: f['allow-unqualified'],
     quiet: f.quiet,
+    ...telemetryOptions(f),
   };
 }
 

@@ -1,0 +1,3 @@
+/** @jest-config-loader ts-node */
+/** @jest-config-loader-options {"transpileOnly": true} */
+export default { displayName: 'telemetry', ...require('../../jest.preset.js') };

@@ -1,0 +1,45 @@
+import type { Histogram } from '@duplex-bench/metrics';
+import { counter, gauge, hdrHistogram, type Family } from './families';
+import type { LiveResponses, LiveSessions } from './live-recorders';
+
+/** What a duplex run (run, record) already counts, read at scrape time. */
+export interface DuplexSource {
+  packets(): { sent: number; late: number };
+  /** |actual send start − deadline| of every packet, µs: the pacing recorder's histogram. */
+  deviation: Histogram;
+  /** Input streams opened so far and open now. */
+  streams(): { started: number; active: number };
+  sessions: LiveSessions;
+  responses: LiveResponses;
+}
+
+const DEVIATION_BUCKETS_S = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28];
+const LATENCY_BUCKETS_S = [0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30];
+const RTF_BUCKETS = [0.1, 0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25, 1.5, 2, 4];
+
+export function duplexFamilies(d: DuplexSource): Family[] {
+  return [
+    counter('duplex_bench_packets_sent_total', 'Audio packets sent by the client, every session', () => d.packets().sent),
+    counter('duplex_bench_packets_late_total', 'Packets whose send started more than one packet interval off its absolute deadline (the client missed its cadence)', () => d.packets().late),
+    hdrHistogram('duplex_bench_pacing_deviation_seconds', 'Per packet: |send start - absolute deadline|, client clock', DEVIATION_BUCKETS_S, () => d.deviation),
+    counter('duplex_bench_sessions_started_total', 'Sessions whose input stream started (packet 0 sent)', () => d.streams().started),
+    gauge('duplex_bench_sessions_active', 'Sessions streaming input now', () => d.streams().active),
+    counter('duplex_bench_sessions_completed_total', 'Sessions that ended complete', () => d.sessions.completed),
+    counter('duplex_bench_sessions_incomplete_total', 'Sessions that ended incomplete, by reason', () =>
+      [...d.sessions.incomplete].map(([reason, value]) => ({ value, labels: { reason } })),
+    ),
+    hdrHistogram(
+      'duplex_bench_response_ttft_seconds',
+      'Per model response: response.created received to the first non-empty text delta received (client clock)',
+      LATENCY_BUCKETS_S,
+      () => d.responses.ttft,
+    ),
+    hdrHistogram('duplex_bench_response_ttfp_seconds', 'Per model response: response.created received to the first audio delta received (client clock)', LATENCY_BUCKETS_S, () => d.responses.ttfp),
+    hdrHistogram(
+      'duplex_bench_response_rtf',
+      'Per model response: receive span of its audio over the audio duration (ratio; under 1 is faster than real time)',
+      RTF_BUCKETS,
+      () => d.responses.rtf,
+    ),
+  ];
+}

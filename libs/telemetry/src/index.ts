@@ -1,0 +1,18 @@
+export { counter, gauge, hdrHistogram, cumulativeCounts } from './families';
+export type { Family, Labels, Sample } from './families';
+export { MetricsEndpoint } from './metrics-endpoint';
+export { exposeMetrics } from './expose';
+export type { ExposeOptions } from './expose';
+export { LiveSessions, LiveResponses } from './live-recorders';
+export type { LiveResponse } from './live-recorders';
+export { clientFamilies } from './client-families';
+export type { ClientHealthSource } from './client-families';
+export { duplexFamilies } from './duplex-families';
+export type { DuplexSource } from './duplex-families';
+export { httpFamilies } from './http-families';
+export type { HttpSource } from './http-families';
+export { mockFamilies } from './mock-families';
+export type { MockSource } from './mock-families';
+
+/* Error types */
+export { TelemetryError } from './metrics-endpoint';
