@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { EXIT, UsageError, type RunIo } from '@duplex-bench/cli';
 import { startHttpStub, startMockServer, startTimeServer } from '@duplex-bench/mock-servers';
+import { exposeMetrics, mockFamilies, type MetricsEndpoint } from '@duplex-bench/telemetry';
 import { watchParent } from './parent-watch';
 import { parseServeOptions, type ServeOptions } from './serve-options';
 
@@ -43,8 +44,23 @@ export async function serveCommand(argv: string[], io: RunIo): Promise<number> {
     return EXIT.failed;
   }
   io.stdout.write(`listening on ${server.url}\n`);
+  let endpoint: MetricsEndpoint | null;
+  try {
+    const live = server;
+    endpoint = await exposeMetrics({
+      port: options.metrics_port,
+      labels: { command: 'serve', protocol: options.protocol, process: '0' },
+      families: mockFamilies({ counts: () => live.counts() }),
+      say: (line) => io.stderr.write(`${line}\n`),
+    });
+  } catch (err) {
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    await server.close();
+    return EXIT.failed;
+  }
   const signal = await untilSignal(io, options);
   const stats = server.stats();
+  await endpoint?.close();
   await server.close();
   if (!(await writeStats(options.stats_output, stats, io))) return EXIT.failed;
   const a = stats.arrival_deviation_ms;

@@ -1,4 +1,4 @@
-import { parseFlags, UsageError } from '@duplex-bench/cli';
+import { parseFlags, TELEMETRY_FLAGS, telemetryOptions, UsageError } from '@duplex-bench/cli';
 import type { HttpStubKind, HttpStubOptions, MockBehaviourOptions, MockProfile, ModelOptions } from '@duplex-bench/mock-servers';
 
 /**
@@ -50,6 +50,7 @@ export const SERVE_FLAGS = {
   'yield-on-backchannel': { kind: 'bool', group: 'model', help: 'behaviour mode: a backchannel during an answer makes the model stop (after --stop-after-ms); else it keeps talking' },
   conversation: { kind: 'string', group: 'model', help: `behaviour mode: the conversation script the probe follows (a built-in name: default, or a YAML or JSON file). ${BEHAVIOUR_RULES}`, value: 'NAME|FILE' },
   'max-sessions': { kind: 'int', min: 1, group: 'limits', help: 'refuse the upgrade (HTTP 503) past this many open sessions (vllm-omni flavour: answer the opening session.update with resource_exhausted)', value: 'N' },
+  'metrics-port': { ...TELEMETRY_FLAGS['metrics-port'], help: 'realtime mocks: serve Prometheus metrics (sessions, admissions, frames) at http://127.0.0.1:P/metrics while serving (0: a free port, printed)' },
   'stats-output': { kind: 'string', group: 'output', help: "write the mock's stats (arrival deviation, loop lag, CPU) as JSON here on exit", value: 'FILE' },
   'outlive-parent': { kind: 'bool', group: 'output', help: 'keep serving when the process that started this one ends (by default that ends it as SIGTERM does: stats written, exit 0)' },
   'unit-ms': { kind: 'number', min: 0, exclusive: true, group: 'model', help: "output unit, ms (default: the profile's; openai 80)", value: 'MS' },
@@ -89,6 +90,8 @@ export interface ServeOptions {
   /** Behaviour mode: only when a behaviour flag was given, with only what was given. */
   behaviour?: MockBehaviourOptions;
   stats_output?: string;
+  /** `--metrics-port`: live /metrics on 127.0.0.1 while serving. */
+  metrics_port?: number;
   /** Keep serving when the parent process ends (else that is taken as SIGTERM). */
   outlive_parent: boolean;
 }
@@ -99,6 +102,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
   if (f.port > 65535) throw new UsageError(`--port must be at most 65535, got ${f.port}`);
   const openaiOnly = (['event-names', 'vllm-extensions', 'vad-silence-ms', 'flavor', 'listen-every', 'disconnect-grace-s'] as const).filter((k) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`)));
   if (f.protocol !== 'openai' && openaiOnly.length > 0) throw new UsageError(`--${openaiOnly[0]} is for --protocol openai`);
+  if ((f.protocol === 'http' || f.protocol === 'time') && f['metrics-port'] !== undefined) throw new UsageError('--metrics-port is for the realtime mocks (--protocol native or openai)');
   const given = (k: string) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`));
   const httpOnly = HTTP_FLAG_NAMES.filter(given);
   if (f.protocol !== 'http' && httpOnly.length > 0) throw new UsageError(`--${httpOnly[0]} is for --protocol http`);
@@ -185,6 +189,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
         }
       : {}),
     stats_output: f['stats-output'],
+    metrics_port: telemetryOptions({ 'metrics-port': f['metrics-port'], 'metrics-linger-s': 0 }).metrics_port,
     outlive_parent: f['outlive-parent'],
   };
 }

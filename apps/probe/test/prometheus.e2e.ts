@@ -6,8 +6,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunIo } from '@duplex-bench/cli';
-import { startMockServer } from '@duplex-bench/mock-servers';
+import { startHttpStub, startMockServer } from '@duplex-bench/mock-servers';
 import type { RunSummary } from '@duplex-bench/results';
+import { httpCommand } from '../src/http/http-command';
 import { runCommand } from '../src/run/run-command';
 import { parseRunOptions } from '../src/run/run-options';
 import { runBounded } from './spawn.spec-helpers';
@@ -15,6 +16,8 @@ import { runBounded } from './spawn.spec-helpers';
 jest.setTimeout(90_000);
 
 const PROMETHEUS = '/usr/bin/prometheus';
+/** The built kit (the e2e target builds it first): serve runs as users run it. */
+const DIST = join(__dirname, '..', '..', '..', 'dist', 'duplex-bench.js');
 const PROMTOOL = '/usr/bin/promtool';
 const havePrometheus = existsSync(PROMETHEUS) && existsSync(PROMTOOL);
 if (!havePrometheus && !process.env.CI) process.stderr.write(`Prometheus tests skipped: no ${PROMETHEUS} or ${PROMTOOL} (apt-get install prometheus)\n`);
@@ -29,6 +32,37 @@ function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/** A RunIo that keeps stderr and, once the command says it lingers, fetches its last exposition. */
+function lingeringIo(metricsPort: number): { io: RunIo; stderr: () => string; exposition: () => Promise<string> | null } {
+  let stderr = '';
+  let exposition: Promise<string> | null = null;
+  const io: RunIo = {
+    stdout: { write: () => true },
+    stderr: {
+      write: (s: string) => {
+        stderr += s;
+        if (s.includes('serving the final counts')) exposition = fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
+        return true;
+      },
+      isTTY: false,
+    },
+    signals: new EventEmitter(),
+    exitNow: (code) => {
+      throw new Error(`exitNow(${code}) in a test`);
+    },
+    argv: [],
+  };
+  return { io, stderr: () => stderr, exposition: () => exposition };
+}
+
+/** `promtool check metrics` on `text`: its complaints, '' when none. */
+async function promtoolProblems(text: string): Promise<{ code: number | null; problems: string }> {
+  const file = join(await mkdtemp(join(tmpdir(), 'promtool-')), 'exposition.txt');
+  await writeFile(file, text);
+  const lint = await runBounded('/bin/sh', ['-c', `${PROMTOOL} check metrics < ${file}`], { bound_ms: 20_000 });
+  return { code: lint.code, problems: lint.stdout + lint.stderr };
 }
 
 async function until<T>(what: string, bound_ms: number, probe: () => Promise<T | null>): Promise<T> {
@@ -62,33 +96,15 @@ async function until<T>(what: string, bound_ms: number, probe: () => Promise<T |
 
     const mock = await startMockServer({ port: 0, profile: 'nemotron' });
     const out = join(dir, 'run');
-    let stderr = '';
-    let exposition: Promise<string> | null = null;
-    const io: RunIo = {
-      stdout: { write: () => true },
-      stderr: {
-        write: (s: string) => {
-          stderr += s;
-          // Once the run is summarised, while the endpoint lingers: the final exposition.
-          if (s.includes('serving the final counts')) exposition = fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
-          return true;
-        },
-        isTTY: false,
-      },
-      signals: new EventEmitter(),
-      exitNow: (code) => {
-        throw new Error(`exitNow(${code}) in a test`);
-      },
-      argv: [],
-    };
+    const live = lingeringIo(metricsPort);
     let code: number;
     try {
       const flags = ['--url', mock.url, '--concurrency', '8', '--duration', '4', '--output', out, '--quiet', '--metrics-port', String(metricsPort), '--metrics-linger-s', '3'];
-      code = await runCommand(parseRunOptions(flags), io);
+      code = await runCommand(parseRunOptions(flags), live.io);
     } finally {
       await mock.close();
     }
-    expect({ code, stderr }).toMatchObject({ code: 0 });
+    expect({ code, stderr: live.stderr() }).toMatchObject({ code: 0 });
     const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')) as RunSummary;
     expect(summary.packets.sent).toBeGreaterThan(0);
 
@@ -111,11 +127,53 @@ async function until<T>(what: string, bound_ms: number, probe: () => Promise<T |
     expect(ttfp).toBeLessThanOrEqual(0.3);
 
     // promtool's lint of the exposition, on the last one the run served.
-    expect(exposition).not.toBeNull();
-    const text = await (exposition as unknown as Promise<string>);
+    const text = await (live.exposition() ?? Promise.reject(new Error(`no linger line: ${live.stderr()}`)));
     expect(text).toContain(`duplex_bench_packets_sent_total{command="run",protocol="native",process="0"} ${summary.packets.sent}`);
-    await writeFile(join(dir, 'exposition.txt'), text);
-    const lint = await runBounded('/bin/sh', ['-c', `${PROMTOOL} check metrics < ${join(dir, 'exposition.txt')}`], { bound_ms: 20_000 });
-    expect({ code: lint.code, problems: lint.stdout + lint.stderr }).toEqual({ code: 0, problems: '' });
+    expect(await promtoolProblems(text)).toEqual({ code: 0, problems: '' });
+  });
+
+  it('http: the exposition counts the requests summary.json reports, with latency histograms, and passes promtool', async () => {
+    const stub = await startHttpStub({ kind: 'variable-response', port: 0 });
+    const metricsPort = await freePort();
+    const out = await mkdtemp(join(tmpdir(), 'probe-prom-http-'));
+    const live = lingeringIo(metricsPort);
+    try {
+      const code = await httpCommand(['--url', stub.url, '--rate', '20', '--duration', '2', '--max-tokens', '16', '--output', out, '--quiet', '--allow-unqualified', '--metrics-port', String(metricsPort), '--metrics-linger-s', '1'], live.io);
+      expect({ code, stderr: live.stderr() }).toMatchObject({ code: 0 });
+    } finally {
+      await stub.close();
+    }
+    const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')) as { requests: { sent: number; completed: number } };
+    const text = await (live.exposition() ?? Promise.reject(new Error(`no linger line: ${live.stderr()}`)));
+    const labels = '{command="http",protocol="http",process="0"}';
+    expect(text).toContain(`duplex_bench_requests_sent_total${labels} ${summary.requests.sent}`);
+    expect(text).toContain(`duplex_bench_requests_completed_total${labels} ${summary.requests.completed}`);
+    expect(text).toContain(`duplex_bench_request_ttft_seconds_count${labels} ${summary.requests.completed}`);
+    expect(await promtoolProblems(text)).toEqual({ code: 0, problems: '' });
+  });
+
+  it('serve: the mock exposes the sessions it opened and completed, and passes promtool', async () => {
+    const mockPort = await freePort();
+    const metricsPort = await freePort();
+    const serve = spawn(process.execPath, [DIST, 'serve', '--port', String(mockPort), '--metrics-port', String(metricsPort)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let said = '';
+    serve.stdout.on('data', (d) => (said += d));
+    serve.stderr.on('data', (d) => (said += d));
+    try {
+      await until(`serve listening (${said})`, 30_000, async () => (said.includes('listening on') && said.includes('metrics: http') ? true : null));
+      const out = await mkdtemp(join(tmpdir(), 'probe-prom-serve-'));
+      const run = lingeringIo(0);
+      const code = await runCommand(parseRunOptions(['--url', `ws://127.0.0.1:${mockPort}/v1/realtime`, '--concurrency', '4', '--duration', '1', '--output', out, '--quiet']), run.io);
+      expect({ code, stderr: run.stderr() }).toMatchObject({ code: 0 });
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      const labels = '{command="serve",protocol="native",process="0"}';
+      expect(text).toContain(`duplex_bench_mock_sessions_opened_total${labels} 4`);
+      expect(text).toContain(`duplex_bench_mock_sessions_completed_total${labels} 4`);
+      expect(text).toContain(`duplex_bench_mock_admissions_total{outcome="accepted",command="serve",protocol="native",process="0"} 4`);
+      expect(await promtoolProblems(text)).toEqual({ code: 0, problems: '' });
+    } finally {
+      if (serve.pid && serve.exitCode === null) process.kill(serve.pid, 'SIGTERM');
+      await new Promise((resolve) => (serve.exitCode === null ? serve.once('exit', resolve) : resolve(null)));
+    }
   });
 });

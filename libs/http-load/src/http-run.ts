@@ -1,7 +1,7 @@
 import { Pool, type Dispatcher } from 'undici';
 import { createUsHistogram, CpuMeter, LoopLagMonitor, peakRssBytes, recordMs, RssMonitor, type Histogram } from '@duplex-bench/metrics';
 import { DeadlineScheduler, exponential, nodeTimerHost, seeded, type TimerHost } from '@duplex-bench/pacer';
-import { httpSummary, LatencyHistograms, RequestTally, type HttpLoadShape, type HttpSummary } from './http-summary';
+import { httpSummary, LatencyHistograms, RequestTally, type HttpLoadShape, type HttpSummary, type LatencyName } from './http-summary';
 import { ENDPOINT_PATHS, readStreamChunk, requestBodyTemplate, type HttpEndpoint } from './openai-stream';
 import { newRecord, type RequestErrorClass, type RequestRecord } from './request-record';
 import { SseParser } from './sse';
@@ -40,6 +40,18 @@ export interface HttpRunOptions {
   startGate?(): Promise<number>;
   /** Each request's record as it ends (to requests.jsonl): the run keeps none of them. */
   onRecord?(record: RequestRecord): void;
+  /** Given once the run's counters exist, before the first request: what live telemetry reads. */
+  onLive?(view: HttpLiveView): void;
+}
+
+/** A running load's counters and histograms, read (never written) by live telemetry. */
+export interface HttpLiveView {
+  tally: RequestTally;
+  /** Every request's figures, warm-up included, µs. */
+  latency: Record<LatencyName, Histogram>;
+  late_sends(): number;
+  in_flight(): number;
+  loopLag: Histogram;
 }
 
 export interface HttpRunResult {
@@ -281,6 +293,8 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
       checkEnd();
     },
   };
+
+  o.onLive?.({ tally, latency: state.histograms.raw, late_sends: () => state.late_sends, in_flight: () => inFlight.size, loopLag: loop.histogram });
 
   /** Sends the next request, meant for `intended_s`. */
   function send(intended_s: number): void {

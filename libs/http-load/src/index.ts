@@ -1,5 +1,5 @@
 export { runHttpLoad } from './http-run';
-export type { HttpLoad, HttpRunOptions, HttpRunResult } from './http-run';
+export type { HttpLoad, HttpRunOptions, HttpRunResult, HttpLiveView } from './http-run';
 export { httpSummary, latencyMs, LatencyHistograms, LATENCIES } from './http-summary';
 export type { HttpSummary, HttpLoadShape, LatencyMs, LatencyName, RawSteady } from './http-summary';
 export { ENDPOINT_PATHS, parseStreamChunk, readStreamChunk, requestBody, requestBodyTemplate } from './openai-stream';

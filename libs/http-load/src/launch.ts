@@ -22,6 +22,9 @@ export interface HttpLaunchOptions {
   duration_s?: number;
   request_timeout_s: number;
   start_timeout_s: number;
+  /** `--metrics-port P`: child i serves its own /metrics on P + i (0: each a free port). */
+  metrics_port?: number;
+  metrics_linger_s?: number;
   onStderr(index: number, line: string): void;
 }
 
@@ -50,7 +53,7 @@ export async function launchHttpProcesses(o: HttpLaunchOptions, interrupts: (sto
   const n = o.processes;
   const lanes = o.concurrency === undefined ? null : shares(o.concurrency, n);
   const requests = o.requests === undefined ? null : shares(o.requests, n);
-  const base = withoutFlags(o.argv, ['rate', 'concurrency', 'requests', 'seed', 'output', 'processes', 'model', 'api-key', 'quiet']);
+  const base = withoutFlags(o.argv, ['rate', 'concurrency', 'requests', 'seed', 'output', 'processes', 'model', 'api-key', 'quiet', 'metrics-port']);
   const longest_s = o.duration_s ?? (o.rate !== undefined ? (o.requests as number) / o.rate : o.request_timeout_s * Math.ceil((o.requests as number) / (o.concurrency as number)));
   const launcher = new Launcher({
     module: o.module,
@@ -61,11 +64,12 @@ export async function launchHttpProcesses(o: HttpLaunchOptions, interrupts: (sto
       ...(o.rate !== undefined ? ['--rate', String(o.rate / n)] : ['--concurrency', String(lanes?.[i])]),
       ...(requests ? ['--requests', String(requests[i])] : []),
       ...['--seed', String(o.seed + i), '--model', o.model, '--output', join(o.output, `p${i}`), '--quiet'],
+      ...(o.metrics_port === undefined ? [] : ['--metrics-port', String(o.metrics_port === 0 ? 0 : o.metrics_port + i)]),
     ],
     // The key goes through the environment, never a command line.
     env: o.api_key ? { OPENAI_API_KEY: o.api_key } : undefined,
     start_timeout_ms: o.start_timeout_s * 1000,
-    run_timeout_ms: (longest_s + o.request_timeout_s + 60) * 1000,
+    run_timeout_ms: (longest_s + o.request_timeout_s + 60 + (o.metrics_port === undefined ? 0 : (o.metrics_linger_s ?? 0))) * 1000,
     onStderr: o.onStderr,
   });
   interrupts(() => launcher.interrupt());

@@ -1,7 +1,7 @@
 export { startMockServer } from './mock-server';
 export type { MockServer } from './mock-server';
 export type { MockServerOptions, MockProfile } from './mock-options';
-export type { AdmissionEntry, AdmissionLog, MockStats, BehaviourReport } from './mock-stats';
+export type { AdmissionEntry, AdmissionLog, MockCounts, MockStats, BehaviourReport } from './mock-stats';
 export { ADMISSIONS_KEPT } from './mock-stats';
 export type { MockBehaviourOptions, BehaviourReportSettings } from './behaviour-settings';
 export type { BehaviourOptions } from './behaviour-session';

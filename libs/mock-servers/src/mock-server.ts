@@ -9,7 +9,7 @@ import type { MockDialect } from './mock-dialect';
 import type { MockFault } from './mock-fault';
 import { behaviourReportSettings, resolveBehaviour } from './behaviour-settings';
 import { mockSettings, type MockServerOptions } from './mock-options';
-import { MockStatsRecorder, type MockStats } from './mock-stats';
+import { MockStatsRecorder, type MockCounts, type MockStats } from './mock-stats';
 import { NATIVE_ARRIVAL_ORIGIN, nativeDialect } from './native-dialect';
 import { OPENAI_ARRIVAL_ORIGIN, openaiDialect } from './openai-dialect';
 import type { MockHost } from './openai-mock-session';
@@ -22,6 +22,8 @@ export interface MockServer {
   readonly url: string;
   readonly port: number;
   stats(): MockStats;
+  /** The running counts (live telemetry reads them at each scrape). */
+  counts(): MockCounts;
   close(): Promise<void>;
 }
 
@@ -142,6 +144,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
     url: `${options.tls ? 'wss' : 'ws'}://${listenHost}:${port}${PATH}`,
     port,
     stats: () => stats.stats(),
+    counts: () => stats.counts(),
     close: () =>
       new Promise<void>((resolve) => {
         stats.stop();

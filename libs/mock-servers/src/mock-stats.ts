@@ -65,6 +65,17 @@ export interface MockStats {
   behaviour?: BehaviourReport;
 }
 
+/** A mock's running counts: sessions, admissions, frames. */
+export interface MockCounts {
+  opened: number;
+  active: number;
+  completed: number;
+  accepted: number;
+  refused: number;
+  frames_sent: number;
+  socket_errors: number;
+}
+
 export interface MockStatsOptions {
   clock: TimerHost;
   /** An arrival later than this (one input unit) counts as late, ms. */
@@ -190,6 +201,19 @@ export class MockStatsRecorder {
       recordMs(this.arrival, d);
       if (d > this.options.unit_ms) this.arrivals_late_ended++;
     });
+  }
+
+  /** The running counts, cheap enough to read at every scrape (`stats()` builds the whole report). */
+  counts(): MockCounts {
+    return {
+      opened: this.opened_n,
+      active: this.active_n,
+      completed: this.completed_n,
+      accepted: this.admissionLog.accepted,
+      refused: this.admissionLog.refused,
+      frames_sent: this.frames_sent_n,
+      socket_errors: this.socket_errors_n,
+    };
   }
 
   stats(): MockStats {

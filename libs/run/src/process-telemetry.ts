@@ -54,7 +54,7 @@ export class ProcessTelemetry {
         sessions: this.sessions,
         responses: this.responses,
       }),
-      ...clientFamilies({ loopLag: m.loop.histogram, gc: () => m.gc, backlogBytes: this.backlogBytes }),
+      ...clientFamilies({ loopLag: () => m.loop.histogram, gc: () => m.gc, backlogBytes: this.backlogBytes }),
     ];
   }
 }

@@ -7,7 +7,7 @@ export interface HttpSource {
   /** Failed requests by class (`http_4xx`, `timeout`, …). */
   errors(): Record<string, number>;
   /** µs histograms, every request (warm-up included), from each request's intended start. */
-  latency: { ttft: Histogram; itl: Histogram; e2e: Histogram };
+  latency(): { ttft: Histogram; itl: Histogram; e2e: Histogram };
 }
 
 const LATENCY_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -20,8 +20,8 @@ export function httpFamilies(h: HttpSource): Family[] {
     gauge('duplex_bench_requests_in_flight', 'HTTP requests sent and not ended', () => h.requests().in_flight),
     counter('duplex_bench_requests_late_total', 'Requests sent more than --max-send-lag-ms after their intended start (open loop: the client fell behind)', () => h.requests().late_sends),
     counter('duplex_bench_request_errors_total', 'HTTP requests that failed, by error class', () => Object.entries(h.errors()).map(([cls, value]) => ({ value, labels: { class: cls } }))),
-    hdrHistogram('duplex_bench_request_ttft_seconds', 'Per request: intended start to the first token chunk received (client clock)', LATENCY_BUCKETS_S, () => h.latency.ttft),
-    hdrHistogram('duplex_bench_request_inter_chunk_seconds', 'Per streamed chunk after the first: the wait since the previous token chunk (client clock)', ITL_BUCKETS_S, () => h.latency.itl),
-    hdrHistogram('duplex_bench_request_e2e_seconds', 'Per request: intended start to the end of the response (client clock)', LATENCY_BUCKETS_S, () => h.latency.e2e),
+    hdrHistogram('duplex_bench_request_ttft_seconds', 'Per request: intended start to the first token chunk received (client clock)', LATENCY_BUCKETS_S, () => h.latency().ttft),
+    hdrHistogram('duplex_bench_request_inter_chunk_seconds', 'Per streamed chunk after the first: the wait since the previous token chunk (client clock)', ITL_BUCKETS_S, () => h.latency().itl),
+    hdrHistogram('duplex_bench_request_e2e_seconds', 'Per request: intended start to the end of the response (client clock)', LATENCY_BUCKETS_S, () => h.latency().e2e),
   ];
 }

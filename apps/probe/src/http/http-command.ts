@@ -1,7 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { EXIT, Interrupts, parseFlags, UsageError, type RunIo } from '@duplex-bench/cli';
-import { datasetPrompts, firstModel, launchHttpProcesses, parseTokenCount, runHttpLoad, syntheticPrompts, type HttpLoad, type HttpSummary, type LatencyMs, type PromptSource } from '@duplex-bench/http-load';
-import { describeHost, entryModule, LauncherLink, projectRevision } from '@duplex-bench/launcher';
+import { EXIT, Interrupts, parseFlags, telemetryOptions, UsageError, type RunIo } from '@duplex-bench/cli';
+import { datasetPrompts, firstModel, launchHttpProcesses, parseTokenCount, runHttpLoad, syntheticPrompts, type HttpLiveView, type HttpLoad, type HttpSummary, type LatencyMs, type PromptSource } from '@duplex-bench/http-load';
+import { CHILD_ENV, describeHost, entryModule, LauncherLink, projectRevision } from '@duplex-bench/launcher';
+import { createUsHistogram } from '@duplex-bench/metrics';
+import { clientFamilies, exposeMetrics, httpFamilies, type Family, type MetricsEndpoint } from '@duplex-bench/telemetry';
 import { redactArgv } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
 import { verdictLine, verdictOf, withVerdict, type RunVerdict } from '@duplex-bench/run';
@@ -103,6 +105,10 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
   const signals = new Interrupts(io, 'no new requests; those in flight end as interrupted; writing the summary', interrupt);
   // Each request's record goes to requests.jsonl in the writer thread as it ends: the run keeps only counters and histograms.
   const writer = new TraceWriter({ root: f.output, layout: TRACE_LAYOUT, mode: 'off' });
+  const telemetry = telemetryOptions(f);
+  const say = (line: string) => io.stderr.write(`${line}\n`);
+  let live: HttpLiveView | null = null;
+  let endpoint: MetricsEndpoint | null = null;
   try {
     try {
       await writeFile(runFile(f.output, 'requests'), '');
@@ -110,6 +116,14 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
     } catch (err) {
       io.stderr.write(`error: ${(err as Error).message}\n`);
       return EXIT.failed;
+    }
+    if (telemetry.metrics_port !== undefined) {
+      try {
+        endpoint = await exposeMetrics({ port: telemetry.metrics_port, labels: { command: 'http', protocol: 'http', process: process.env[CHILD_ENV] ?? '0' }, say, families: liveHttpFamilies(() => live) });
+      } catch (err) {
+        io.stderr.write(`error: ${(err as Error).message}\n`);
+        return EXIT.failed;
+      }
     }
     io.stderr.write(`http: ${load.mode === 'open' ? `${load.rate_rps} requests/s` : `${load.concurrency} in flight`} to ${f.url} (model ${model})\n`);
     const { summary, origin_s } = await runHttpLoad({
@@ -132,6 +146,7 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
       stop,
       startGate: link ? () => link.ready(0, 0) : undefined,
       onRecord: (r) => writer.append(RUN_FILES.requests, `${JSON.stringify(r)}\n`),
+      onLive: (view) => (live = view),
     });
     const written_all = await writer.close().then(
       () => writer.failure,
@@ -159,9 +174,14 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
     else if (v.verdict === 'failed') io.stderr.write(`error: no request completed (${Object.entries(summary.requests.errors).map(([k, v]) => `${k} ${v}`).join(', ')})\n`);
     io.stdout.write(`${renderHttpSummary(summary, f.output, v)}\n`);
     io.emit?.(written);
+    if (endpoint) {
+      if (telemetry.metrics_linger_s > 0) say(`metrics: serving the final counts ${telemetry.metrics_linger_s} s more (--metrics-linger-s; Ctrl-C ends it)`);
+      await endpoint.linger(telemetry.metrics_linger_s, stop);
+    }
     return exitOf(v, f['allow-unqualified']);
   } finally {
     signals.dispose();
+    await endpoint?.close();
     await writer.close().catch(() => undefined);
   }
 }
@@ -172,7 +192,14 @@ async function launchHttp(f: HttpFlags, model: string, api_key: string | undefin
   let signals: Interrupts | null = null;
   const options = { module: MAIN, processes: f.processes, argv: io.argv, output: f.output, model, api_key, seed: f.seed, rate: f.rate, concurrency: f.concurrency, requests: f.requests, duration_s: f.duration };
   const { result, summary, died } = await launchHttpProcesses(
-    { ...options, request_timeout_s: f['request-timeout-s'], start_timeout_s: f['start-timeout-s'], onStderr: (i, line) => /^(error|warning)/.test(line) && io.stderr.write(`[p${i}] ${line}\n`) },
+    {
+      ...options,
+      request_timeout_s: f['request-timeout-s'],
+      start_timeout_s: f['start-timeout-s'],
+      metrics_port: f['metrics-port'],
+      metrics_linger_s: f['metrics-linger-s'],
+      onStderr: (i, line) => /^(error|warning|metrics:)/.test(line) && io.stderr.write(`[p${i}] ${line}\n`),
+    },
     (stop) => (signals = new Interrupts(io, 'stopping every process; each writes its summary', stop)),
   ).finally(() => signals?.dispose());
   if (result.start_failure) {
@@ -190,4 +217,20 @@ async function launchHttp(f: HttpFlags, model: string, api_key: string | undefin
   io.stdout.write(`${renderHttpSummary(summary, f.output, v, [`processes: ${f.processes}, CPU ${summary.cpu_cores_per_process.map((c) => c.total.toFixed(2)).join(' + ')} cores`])}\n`);
   io.emit?.(written);
   return exitOf(v, f['allow-unqualified']);
+}
+
+/** The live exposition of an HTTP run: its counters and histograms once the run made them (zeros before). */
+function liveHttpFamilies(view: () => HttpLiveView | null): Family[] {
+  const empty = createUsHistogram();
+  return [
+    ...httpFamilies({
+      requests: () => {
+        const v = view();
+        return { sent: v?.tally.sent ?? 0, completed: v?.tally.completed ?? 0, in_flight: v?.in_flight() ?? 0, late_sends: v?.late_sends() ?? 0 };
+      },
+      errors: () => ({ ...(view()?.tally.errors ?? {}) }) as Record<string, number>,
+      latency: () => view()?.latency ?? { ttft: empty, itl: empty, e2e: empty },
+    }),
+    ...clientFamilies({ loopLag: () => view()?.loopLag ?? empty }),
+  ];
 }

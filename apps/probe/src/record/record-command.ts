@@ -1,13 +1,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { ReplaySubject } from 'rxjs';
+import { firstValueFrom, ReplaySubject } from 'rxjs';
 import { describeHost, ProcessPool, projectRevision } from '@duplex-bench/launcher';
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { AudioFormatError, ConversationError, type PacketSource, type Sample } from '@duplex-bench/audio';
 import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
-import { behaviourFigures, Checkpoint, ConversationInput, connectionSettings, dialectRecord, GrantLog, keepEarlierAttempt, mergeResult, POSTPROCESS_WORKER, postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets, type Invocation, packetSizeOr, ProcessMeasures, readResults, redactArgv, sampleResult, hearConversationOr, writeAttemptPacing, writeResult } from '@duplex-bench/run';
+import { behaviourFigures, Checkpoint, ConversationInput, connectionSettings, dialectRecord, GrantLog, keepEarlierAttempt, mergeResult, POSTPROCESS_WORKER, postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets, type Invocation, packetSizeOr, ProcessMeasures, ProcessTelemetry, readResults, redactArgv, sampleResult, hearConversationOr, writeAttemptPacing, writeResult } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
 import { duplexMetrics, vllmOmniFigures, runFile, TRACE_LAYOUT, type RunSummary } from '@duplex-bench/results';
 import { RealtimeSession, reasonOf, type SessionResult } from '@duplex-bench/session';
@@ -70,6 +70,8 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   const stop$ = new ReplaySubject<void>(1);
   const writer = new TraceWriter({ root: opts.output, layout: TRACE_LAYOUT, mode: opts.trace });
   measures.timeline.watchBacklog(() => writer.backlogBytes);
+  const telemetry = opts.metrics_port === undefined ? null : new ProcessTelemetry(measures, () => writer.backlogBytes);
+  const say = (line: string) => io.stderr.write(`${line}\n`);
   const results: SessionResult[] = [];
   // Started before the first session, so its start-up never lands on a packet slot.
   const pool = opts.postprocess === 'pool' ? new ProcessPool({ module: POSTPROCESS_WORKER, size: ProcessPool.sizeFor(availableParallelism()), nice: 10 }) : null;
@@ -81,6 +83,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     onGrant: (grant) => grants.add(grant),
     stop$,
     ...hearing?.context,
+    ...telemetry?.hooks(),
   });
   const started_s = clock.now_s();
   // Each invocation into this directory is kept in run.json, oldest first; the rest describes the latest.
@@ -124,6 +127,14 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     for (const s of todo) {
       const earlier = stored.get(s.id);
       if (earlier) stored.set(s.id, await keepEarlierAttempt(opts.output, earlier));
+    }
+    if (telemetry && opts.metrics_port !== undefined) {
+      try {
+        await telemetry.listen(opts.metrics_port, { command: 'record', protocol: opts.protocol, process: '0' }, say);
+      } catch (err) {
+        io.stderr.write(`error: ${(err as Error).message}\n`);
+        return EXIT.failed;
+      }
     }
     await writer.started();
     io.stderr.write(`recording ${todo.length} of ${dataset.length} samples (${skipped} already done), ${opts.concurrency} at a time\n`);
@@ -226,8 +237,10 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
       ].join('\n') + '\n',
     );
     io.emit?.(written);
+    await telemetry?.lingerThenClose(opts.metrics_linger_s, firstValueFrom(stop$), say);
     return exitOf(v, opts.allow_unqualified);
   } finally {
+    await telemetry?.close();
     measures.stop();
     signals.dispose();
     await writer.close();

@@ -1,4 +1,5 @@
 // The flags of a command, in a module that loads nothing else: `--help` reads them without loading the command.
+import { TELEMETRY_FLAGS } from '@duplex-bench/cli';
 import { CONVERSATION_FLAGS } from '../run/conversation-flags';
 import { DIALECT_FLAGS } from '../run/dialect-flags';
 
@@ -23,4 +24,5 @@ export const RECORD_FLAGS = {
   'drain-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 30, group: 'limits', help: 'bound on the end of input (the server finishing its answer), seconds', value: 'S' },
   'allow-unqualified': { kind: 'bool', group: 'output', help: 'exit 0 even when a packet was late (else 3)' },
   quiet: { kind: 'bool', group: 'output', help: 'no progress lines' },
+  ...TELEMETRY_FLAGS,
 } as const;

@@ -1,4 +1,4 @@
-import { parseFlags, UsageError } from '@duplex-bench/cli';
+import { parseFlags, telemetryOptions, UsageError, type TelemetryOptions } from '@duplex-bench/cli';
 import type { DialectOptions } from '@duplex-bench/run';
 import { conversationOptions, type ConversationOptions } from '../run/conversation-options';
 import { parseDialectOptions } from '../run/dialect-options';
@@ -6,7 +6,7 @@ import { defaultOutputRate } from '../run/run-options';
 import { RECORD_CONVERSATION_DURATION_S, RECORD_FLAGS } from './record-flags';
 
 
-export interface RecordOptions extends DialectOptions, ConversationOptions {
+export interface RecordOptions extends DialectOptions, ConversationOptions, TelemetryOptions {
   url: string;
   concurrency: number;
   per_subset: number;
@@ -57,5 +57,6 @@ export function parseRecordOptions(argv: string[]): RecordOptions {
     drain_timeout_ms: f['drain-timeout-s'] * 1000,
     allow_unqualified: f['allow-unqualified'],
     quiet: f.quiet,
+    ...telemetryOptions(f),
   };
 }
