@@ -34,7 +34,7 @@ const BOUNDARIES = {
     // One session: its pipeline and its result.
     { sourceTag: lib('session'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics')] },
     // The run directory's owner: what a run writes, read back and pooled (its sessions' results are typed by session).
-    { sourceTag: lib('results'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('metrics'), lib('tracer'), lib('transport'), lib('session')] },
+    { sourceTag: lib('results'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('metrics'), lib('tracer'), lib('transport'), lib('session'), lib('telemetry')] },
     // The run lifecycle: sessions opened and started, measured, recorded (conformance: the post-processing pool grades each trace, offline).
     {
       sourceTag: lib('run'),

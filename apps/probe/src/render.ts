@@ -1,4 +1,5 @@
 import type { ArrivalsSummary, DuplexAggregate, RunSummary } from '@duplex-bench/results';
+import type { ServerMetricsSummary } from '@duplex-bench/telemetry';
 import type { BehaviourSummary, RssFigures } from '@duplex-bench/metrics';
 import { verdictLine, type RunVerdict } from '@duplex-bench/run';
 
@@ -33,6 +34,7 @@ export function renderRunSummary(s: RunSummary, output: string, v: RunVerdict): 
   lines.splice(lines.length - 1, 0, ...renderUnits(s));
   if (s.behaviour) lines.splice(lines.length - 1, 0, ...renderBehaviour(s.behaviour));
   if (s.arrivals) lines.splice(0, 0, ...renderArrivals(s.arrivals));
+  if (s.server_metrics) lines.splice(lines.length - 1, 0, ...renderServerMetrics(s.server_metrics));
   const late = `${s.packets.late} late packet(s) in ${s.sessions.with_violation} session(s)`;
   lines.push(
     s.pacing === 'lockstep' && v.verdict === 'unqualified'
@@ -122,4 +124,19 @@ export function mibPerMin(growth: number): string {
 export function rssGrowthText(rss: RssFigures | undefined): string {
   if (!rss || rss.growth_mib_per_min === null) return '';
   return `, RSS ${mibPerMin(rss.growth_mib_per_min)} from ${rss.from_s} s over ${rss.span_s} s (client, least-squares slope)`;
+}
+
+/** The server's own histograms over the run, each beside the client's figure of its kind. */
+export function renderServerMetrics(m: ServerMetricsSummary): string[] {
+  const v = (x: number | null | undefined, unit: string) => (x === null || x === undefined ? '-' : `${x}${unit === 'ms' ? ' ms' : ''}`);
+  const scrapes = `${m.scrapes.ok} scrapes${m.scrapes.failed > 0 ? `, ${m.scrapes.failed} failed (${m.scrapes.first_failure})` : ''}`;
+  const lines = [`server /metrics (${m.url}, ${scrapes}; bucket deltas over the run, the server's clock and buckets):`];
+  const names = Object.keys(m.histograms);
+  if (names.length === 0) lines.push(`  no known latency histogram in its exposition${m.absent.length > 0 ? `; absent: ${m.absent.join(', ')}` : ''}`);
+  for (const name of names) {
+    const h = m.histograms[name];
+    const c = h.client ? `; client ${h.client.figure} p50 ${v(h.client.p50, h.client.unit)} p99 ${v(h.client.p99, h.client.unit)} (n ${h.client.count})` : '';
+    lines.push(`  ${name}: p50 ${v(h.p50, h.unit)} p90 ${v(h.p90, h.unit)} p99 ${v(h.p99, h.unit)} (n ${h.count})${c}`);
+  }
+  return lines;
 }

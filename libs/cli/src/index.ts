@@ -1,7 +1,7 @@
 export { parseFlags, helpOf, commandOf, FLAG_GROUPS } from './flags';
 export type { FlagSpec, FlagSpecs, FlagGroup, Parsed } from './flags';
-export { TELEMETRY_FLAGS, telemetryOptions } from './telemetry-flags';
-export type { TelemetryOptions } from './telemetry-flags';
+export { SERVER_METRICS_FLAGS, serverMetricsOptions, TELEMETRY_FLAGS, telemetryOptions } from './telemetry-flags';
+export type { ServerMetricsOptions, TelemetryOptions } from './telemetry-flags';
 export { EXIT } from './command-io';
 export type { RunIo } from './command-io';
 export { Interrupts } from './interrupts';

@@ -6,9 +6,38 @@ export const TELEMETRY_FLAGS = {
   'metrics-linger-s': { kind: 'number', min: 0, default: 15, group: 'telemetry', help: 'with --metrics-port: keep serving this long after the run, so the last scrape sees the final counts, seconds (Ctrl-C ends it)', value: 'S' },
 } as const;
 
+/** `--server-metrics`: the server's own /metrics beside the client's figures (run, http). */
+export const SERVER_METRICS_FLAGS = {
+  'server-metrics': { kind: 'string', group: 'telemetry', help: "scrape the server's Prometheus endpoint during the run (samples on the client's clock in server_metrics.jsonl; the summary's server_metrics block gives its latency histograms' percentiles beside the client's)", value: 'URL' },
+  'server-metrics-interval-s': { kind: 'number', min: 0, exclusive: true, default: 1, group: 'telemetry', help: 'with --server-metrics: seconds between scrapes', value: 'S' },
+  'server-histogram': { kind: 'list', group: 'telemetry', help: 'with --server-metrics: also report this histogram family (beside vLLM, vLLM-Omni and sglang TTFT/TTFP/RTF)', value: 'NAME' },
+} as const;
+
 export interface TelemetryOptions {
   metrics_port?: number;
   metrics_linger_s: number;
+}
+
+export interface ServerMetricsOptions {
+  /** Null: no scrape. */
+  server_metrics: { url: string; interval_s: number; histograms: string[] } | null;
+}
+
+export function serverMetricsOptions(f: { 'server-metrics'?: string; 'server-metrics-interval-s': number; 'server-histogram'?: string[] }): ServerMetricsOptions {
+  const url = f['server-metrics'];
+  if (url === undefined) {
+    if (f['server-histogram']?.length) throw new UsageError('--server-histogram goes with --server-metrics');
+    return { server_metrics: null };
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--server-metrics is not a URL: "${url}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--server-metrics must be http:// or https://, got "${url}"`);
+  for (const name of f['server-histogram'] ?? []) if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(name)) throw new UsageError(`--server-histogram "${name}" is not a Prometheus metric name`);
+  return { server_metrics: { url, interval_s: f['server-metrics-interval-s'], histograms: f['server-histogram'] ?? [] } };
 }
 
 export function telemetryOptions(f: { 'metrics-port'?: number; 'metrics-linger-s': number }): TelemetryOptions {

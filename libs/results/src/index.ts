@@ -8,6 +8,7 @@ export type { MergedSummary, RunForMerge } from './merge-runs';
 export { ARRIVALS_ORIGIN, arrivalsSummary, blockingProbability } from './arrivals-summary';
 export type { ArrivalCountFigures, ArrivalRate, ArrivalsInput, ArrivalsSummary } from './arrivals-summary';
 export { runDirsOf, runDirsOfAll } from './run-dirs';
+export { duplexClientFigures } from './server-beside';
 export { jsonLines, readSessionSpeech, readTurns } from './conversation-files';
 
 /* Error types */

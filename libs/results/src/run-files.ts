@@ -25,6 +25,8 @@ export const RUN_FILES = {
   speech: 'speech.jsonl',
   /** http: one record per request. */
   requests: 'requests.jsonl',
+  /** `--server-metrics`: one line per scrape of the server's /metrics, on the client's clock. */
+  server_metrics: 'server_metrics.jsonl',
   /** `check`'s verdicts. */
   check: 'check.json',
   /** `sweep`'s points and runs. */

@@ -17,6 +17,7 @@ import type { DeadlineSchedulerStats } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
 import type { SessionResult } from '@duplex-bench/session';
 import type { ArrivalsSummary } from './arrivals-summary';
+import type { ServerMetricsSummary } from '@duplex-bench/telemetry';
 
 /** How packets went: on the realtime schedule (every dialect), or lockstep with the server's units (native). */
 export type PacingMode = 'realtime' | 'lockstep';
@@ -92,6 +93,8 @@ export interface RunSummary extends PacingFigures {
   behaviour?: BehaviourSummary;
   /** `--arrival-rate`: sessions that arrived and left on an open-loop schedule. */
   arrivals?: ArrivalsSummary;
+  /** `--server-metrics`: the server's own latency histograms over the run, beside the client's figures. */
+  server_metrics?: ServerMetricsSummary;
 }
 
 /** Response figures of one group of sessions. Every latency here is the client's own (receive times). */

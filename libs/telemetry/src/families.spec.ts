@@ -13,7 +13,8 @@ describe('cumulativeCounts', () => {
       h.recordValue(us);
     }
     const bounds = [1000, 5000, 20_000, 80_000, 500_000, 1_999_999];
-    const counts = cumulativeCounts(h, bounds);
+    const { counts, sum } = cumulativeCounts(h, bounds);
+    expect(sum / values_us.reduce((a, v) => a + v, 0)).toBeCloseTo(1, 3);
     bounds.forEach((b, i) => {
       // A value within HDR's 0.1% of a bound may fall either side of it.
       const surely = values_us.filter((v) => v <= b * 0.999).length;
@@ -28,7 +29,7 @@ describe('cumulativeCounts', () => {
     const h = createUsHistogram();
     recordMs(h, 80);
     recordMs(h, 80.5);
-    expect(cumulativeCounts(h, [80_000, 81_000])).toEqual([1, 2]);
+    expect(cumulativeCounts(h, [80_000, 81_000]).counts).toEqual([1, 2]);
   });
 });
 
@@ -46,5 +47,13 @@ describe('hdrHistogram', () => {
     recordMs(h, 1);
     got = await family.get();
     expect(value('x_seconds_bucket', 0.01)).toBe(2);
+  });
+});
+
+describe('cumulativeCounts, its sum', () => {
+  it("equals HDR's own mean × count over a wide range of values", () => {
+    const h = createUsHistogram();
+    for (let i = 1; i < 20_000; i++) h.recordValue(Math.round((i * 7919) % 3_000_000) + 1);
+    expect(cumulativeCounts(h, [1000]).sum).toBeCloseTo(h.mean * h.totalCount, 0);
   });
 });

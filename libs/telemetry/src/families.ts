@@ -60,43 +60,66 @@ export function gauge(name: string, help: string, read: () => number | Sample[],
   return family(name, help, 'gauge', () => samples(read), aggregator);
 }
 
-/** An HDR histogram's values at or under each bound: `lowestEquivalentValue` of each recorded bucket against `bounds`. */
-export function cumulativeCounts(histogram: Histogram, bounds: number[]): number[] {
+/**
+ * An HDR histogram's values at or under each bound (ascending): a value counts under a bound when
+ * the lowest value of its HDR bucket is at or under it. One pass over the counts array, no
+ * allocation: at a scrape a second it must not cost the loop (an iterator of the recorded values
+ * took 8-35 ms per histogram of 128,000 packets).
+ */
+export function cumulativeCounts(histogram: Histogram, bounds: number[]): { counts: number[]; sum: number } {
   const counts = new Array<number>(bounds.length).fill(0);
-  const js = histogram as unknown as HdrIterable;
-  if (histogram.totalCount === 0) return counts;
-  if (!js.recordedValuesIterator) throw new Error('cumulativeCounts needs a JS HDR histogram (hdr.build without WebAssembly)');
-  const it = js.recordedValuesIterator;
-  it.reset();
-  while (it.hasNext()) {
-    const step = it.next();
-    const low = js.lowestEquivalentValue(step.valueIteratedTo);
-    // Bounds are few (a dozen): a linear walk is cheaper than a search.
-    for (let b = 0; b < bounds.length; b++) if (low <= bounds[b]) counts[b] += step.countAtValueIteratedTo;
+  if (histogram.totalCount === 0) return { counts, sum: 0 };
+  const js = histogram as unknown as HdrCounts;
+  if (typeof js.getCountAtIndex !== 'function' || !(js.subBucketHalfCount > 0)) throw new Error('cumulativeCounts needs a JS HDR histogram (hdr.build without WebAssembly)');
+  const half = js.subBucketHalfCount;
+  const last = Math.min(js.countsArrayIndex(histogram.maxValue), js.countsArrayLength - 1);
+  let b = 0;
+  let boundIndex = js.countsArrayIndex(bounds[0]);
+  let total = 0;
+  let sum = 0;
+  for (let i = 0; i <= last; i++) {
+    while (b < bounds.length && i > boundIndex) {
+      counts[b++] = total;
+      if (b < bounds.length) boundIndex = js.countsArrayIndex(bounds[b]);
+    }
+    const n = js.getCountAtIndex(i);
+    if (n === 0) continue;
+    total += n;
+    // HDR's index layout: the first 2 × half indices are bucket 0 at unit steps; then bucket k
+    // holds sub-buckets half..2·half−1 at steps of 2^k units. Each counts at its median value, as
+    // HDR's own mean does.
+    const bucket = i < 2 * half ? 0 : Math.floor(i / half) - 1;
+    const step = 2 ** (bucket + js.unitMagnitude);
+    const low = (bucket === 0 ? i : i - bucket * half) * step;
+    sum += (low + Math.floor(step / 2)) * n;
   }
-  return counts;
+  while (b < bounds.length) counts[b++] = total;
+  return { counts, sum };
 }
 
-interface HdrIterable {
-  recordedValuesIterator?: { reset(): void; hasNext(): boolean; next(): { valueIteratedTo: number; countAtValueIteratedTo: number } };
-  lowestEquivalentValue(value: number): number;
+interface HdrCounts {
+  countsArrayLength: number;
+  subBucketHalfCount: number;
+  unitMagnitude: number;
+  countsArrayIndex(value: number): number;
+  getCountAtIndex(index: number): number;
 }
 
 /**
  * A Prometheus histogram over an HDR histogram of µs values, exposed in seconds (or, with
  * `scale`, another unit: RTF is recorded as ratio × 10⁶). The buckets are cut at scrape time.
- * `_sum` is mean × count: HDR keeps no exact sum, so it is good to the histogram's 3 digits.
+ * `_sum` takes each HDR bucket at its median value (as HDR's mean does): good to its 3 digits.
  */
 export function hdrHistogram(name: string, help: string, buckets: number[], read: () => Histogram | null, scale = 1e6): Family {
   const bounds = buckets.map((b) => Math.round(b * scale));
   return family(name, help, 'histogram', (): PromValue[] => {
     const h = read();
     const count = h?.totalCount ?? 0;
-    const cumulative = h ? cumulativeCounts(h, bounds) : bounds.map(() => 0);
+    const { counts: cumulative, sum } = h ? cumulativeCounts(h, bounds) : { counts: bounds.map(() => 0), sum: 0 };
     return [
       ...buckets.map((le, i) => ({ metricName: `${name}_bucket`, labels: { le }, value: cumulative[i] })),
       { metricName: `${name}_bucket`, labels: { le: '+Inf' }, value: count },
-      { metricName: `${name}_sum`, labels: {} as Labels, value: h && count > 0 ? (h.mean * count) / scale : 0 },
+      { metricName: `${name}_sum`, labels: {} as Labels, value: sum / scale },
       { metricName: `${name}_count`, labels: {} as Labels, value: count },
     ];
   });

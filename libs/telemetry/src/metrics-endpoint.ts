@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
-import type { Family, Labels } from './families';
+import { counter, type Family, type Labels } from './families';
 
 /** A telemetry fault a user can act on: the port is taken, the address is not local. */
 export class TelemetryError extends Error {
@@ -21,12 +21,17 @@ export class TelemetryError extends Error {
 export class MetricsEndpoint {
   readonly registry = new Registry();
   private server: Server | null = null;
-  /** Scrapes answered: the run states how often it was read. */
+  /** Scrapes answered, and the time spent building their text (on the loop the sessions share). */
   scrapes = 0;
+  exposition_ms = 0;
 
   constructor(families: Family[], labels: Labels) {
     this.registry.setDefaultLabels(labels);
-    for (const f of families) this.registry.registerMetric(f as never);
+    const own = [
+      counter('duplex_bench_scrapes_total', 'Scrapes of this endpoint answered', () => this.scrapes),
+      counter('duplex_bench_exposition_seconds_total', "Time this process spent building the scrapes' text, on the loop its sessions share (what the exporter costs)", () => this.exposition_ms / 1000),
+    ];
+    for (const f of [...families, ...own]) this.registry.registerMetric(f as never);
   }
 
   /** Listens on 127.0.0.1:`port` (0: a free one) and resolves with the URL it serves. */
@@ -36,9 +41,11 @@ export class MetricsEndpoint {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: the metrics are at /metrics\n');
         return;
       }
+      const t0 = performance.now();
       this.registry.metrics().then(
         (text) => {
           this.scrapes++;
+          this.exposition_ms += performance.now() - t0;
           res.writeHead(200, { 'content-type': this.registry.contentType }).end(text);
         },
         (err: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${err.message}\n`),

@@ -4,10 +4,11 @@ import { AudioFormatError, ConversationError, type PacketSource } from '@duplex-
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { CHILD_ENV, describeHost, projectRevision } from '@duplex-bench/launcher';
 import { encodeSamples } from '@duplex-bench/metrics';
-import { monotonicClock, scheduleStall, spreadStarts, type Clock } from '@duplex-bench/pacer';
+import { monotonicClock, scheduleStall, spreadStarts, timersOn, type Clock } from '@duplex-bench/pacer';
+import { besideClient, ServerMetricsScraper } from '@duplex-bench/telemetry';
 import { arrivalPackets, behaviourFigures, type EndedSessions, ConversationInput, connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionLines, startAtGate, hearConversationOr, estimateClockOffset, describeDuration, meanDurationS, ProcessTelemetry, type AudioInputRecord, type ClockOffset } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
-import { duplexMetrics, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary } from '@duplex-bench/results';
+import { duplexClientFigures, duplexMetrics, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier, type SessionResult } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { renderRunSummary } from '../render';
@@ -140,6 +141,16 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
   const say = (line: string) => io.stderr.write(`${line}\n`);
 
   const progress = new Progress(io.stderr, opts.quiet, clock);
+  const scraper = opts.server_metrics
+    ? new ServerMetricsScraper({
+        url: opts.server_metrics.url,
+        interval_s: opts.server_metrics.interval_s,
+        extra_histograms: opts.server_metrics.histograms,
+        timers: timersOn(clock),
+        onRow: (line) => writer.append(RUN_FILES.server_metrics, line),
+        say,
+      })
+    : null;
   try {
     try {
       if (telemetry && opts.metrics_port !== undefined) await telemetry.listen(opts.metrics_port, { command: 'run', protocol: opts.protocol, process: process.env[CHILD_ENV] ?? '0' }, say);
@@ -148,6 +159,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       io.stderr.write(`error: ${(err as Error).message}\n`);
       return EXIT.failed;
     }
+    // The first scrape, before any session, is the baseline the run's server figures are deltas from.
+    scraper?.start();
     let results: SessionResult[];
     let arrivals: ArrivalsSummary | undefined;
     // An arrival run wrote each session's rows as it ended; a run of sessions started together writes them now.
@@ -210,6 +223,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       results = await Promise.all([...opened.map((s, i) => s.stream(starts[i])), ...failed]);
     }
     progress.stop();
+    // One last scrape at the run's end closes the server's window; its rows go through the writer.
+    await scraper?.stop();
     measures.stop();
     await writer.close();
 
@@ -232,6 +247,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     }
     const behaviour = conversation ? behaviourFigures(conversation, results) : null;
     if (behaviour) summary.behaviour = behaviour.summary;
+    if (scraper) summary.server_metrics = besideClient(scraper.summary(), duplexClientFigures(summary.duplex));
     grants.addDeltaRates(results);
     // A run whose server refused what this client sent broke the dialect's contract, whatever its pacing.
     const refused = results.filter((r) => r.reason === 'client_protocol_error');
@@ -267,6 +283,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     if (summary.pacing === 'lockstep' && v.verdict === 'unqualified') return EXIT.ok;
     return exitOf(v, opts.allow_unqualified);
   } finally {
+    await scraper?.stop();
     await telemetry?.close();
     progress.stop();
     measures.stop();

@@ -1,5 +1,5 @@
 // The flags of a command, in a module that loads nothing else: `--help` reads them without loading the command.
-import { TELEMETRY_FLAGS } from '@duplex-bench/cli';
+import { SERVER_METRICS_FLAGS, TELEMETRY_FLAGS } from '@duplex-bench/cli';
 import { ARRIVAL_FLAGS } from './arrival-flags';
 import { CONVERSATION_FLAGS } from './conversation-flags';
 import { DIALECT_FLAGS } from './dialect-flags';
@@ -32,4 +32,5 @@ export const RUN_FLAGS = {
   'allow-unqualified': { kind: 'bool', group: 'output', help: 'exit 0 even when a packet was late (else 3)' },
   quiet: { kind: 'bool', group: 'output', help: 'no progress lines' },
   ...TELEMETRY_FLAGS,
+  ...SERVER_METRICS_FLAGS,
 } as const;

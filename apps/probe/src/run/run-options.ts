@@ -1,4 +1,4 @@
-import { parseFlags, telemetryOptions, UsageError, type TelemetryOptions } from '@duplex-bench/cli';
+import { parseFlags, serverMetricsOptions, telemetryOptions, UsageError, type ServerMetricsOptions, type TelemetryOptions } from '@duplex-bench/cli';
 import { meanDurationS, parseShard, shardSessions, timeUrlOf, type DialectOptions, type Shard } from '@duplex-bench/run';
 import { arrivalOptions, type ArrivalOptions } from './arrival-options';
 import { conversationOptions, type ConversationOptions } from './conversation-options';
@@ -6,7 +6,7 @@ import { parseDialectOptions } from './dialect-options';
 import { RUN_FLAGS } from './run-flags';
 
 
-export interface RunOptions extends DialectOptions, ConversationOptions, TelemetryOptions {
+export interface RunOptions extends DialectOptions, ConversationOptions, TelemetryOptions, ServerMetricsOptions {
   url: string;
   /** Sessions of this run (a shard's share); their ids count from `first_session` of `sessions_total`. */
   concurrency: number;
@@ -58,6 +58,8 @@ export function parseRunOptions(argv: string[]): RunOptions {
   if (!arrivals && f.concurrency === undefined) throw new UsageError('--concurrency is required');
   if (!arrivals && f.duration === undefined) throw new UsageError('--duration is required');
   if (arrivals && (f.shard !== undefined || f['start-at'] !== undefined || f.processes > 1)) throw new UsageError('--arrival-rate runs in one process: no --shard, --start-at or --processes');
+  if (f['metrics-port'] !== undefined && f['metrics-port'] > 0 && f['metrics-port'] + f.processes - 1 > 65535) throw new UsageError(`--metrics-port ${f['metrics-port']} with --processes ${f.processes}: the children's ports (P to P+${f.processes - 1}) pass 65535`);
+  if (f['server-metrics'] !== undefined && f.processes > 1) throw new UsageError('--server-metrics scrapes from one process: run it without --processes (or on one shard)');
   if (arrivals && f.pacing === 'lockstep') throw new UsageError('--arrival-rate streams in real time: it does not go with --pacing lockstep');
   const dialect = parseDialectOptions(f);
   // A refused arrival is blocked, which is what an arrival run measures: retried only when asked.
@@ -102,6 +104,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     allow_unqualified: f['allow-unqualified'],
     quiet: f.quiet,
     ...telemetryOptions(f),
+    ...serverMetricsOptions(f),
   };
 }
 

@@ -1,0 +1,208 @@
+import type { TimerHost } from '@duplex-bench/pacer';
+import { bucketDelta, bucketQuantile, bucketsOf, type Buckets } from './histogram-deltas';
+import { parsePromText, type PromSample, type PromScrape } from './prom-text';
+
+/**
+ * Latency histograms servers export, scraped by default (DESIGN.md, "Live telemetry"): vLLM's
+ * TTFT, vLLM-Omni's audio TTFP (both names its docs have used) and RTF, sglang's TTFT, with the
+ * client figure of the same kind beside each.
+ */
+export const KNOWN_SERVER_HISTOGRAMS: Record<string, { kind: ServerFigureKind; meaning: string }> = {
+  'vllm:time_to_first_token_seconds': { kind: 'ttft', meaning: 'vLLM: request arrival to the first token' },
+  'vllm:omni_audio_ttfp_s': { kind: 'ttfp', meaning: 'vLLM-Omni: request arrival to the first audio packet' },
+  'vllm:omni_audio_ttfp_seconds': { kind: 'ttfp', meaning: 'vLLM-Omni: request arrival to the first audio packet' },
+  'vllm:omni_audio_rtf': { kind: 'rtf', meaning: 'vLLM-Omni: stage generation time over audio duration' },
+  'vllm:e2e_request_latency_seconds': { kind: 'e2e', meaning: 'vLLM: request arrival to its end' },
+  'sglang:time_to_first_token_seconds': { kind: 'ttft', meaning: 'sglang: request arrival to the first token' },
+};
+
+export type ServerFigureKind = 'ttft' | 'ttfp' | 'rtf' | 'e2e' | 'other';
+
+export interface ServerScraperOptions {
+  url: string;
+  interval_s: number;
+  /** Histograms named by `--server-histogram`, beside the known ones. */
+  extra_histograms: string[];
+  timers: TimerHost;
+  /** One line of server_metrics.jsonl per scrape, on the client's clock. */
+  onRow(line: string): void;
+  /** Told once when scrapes start failing, and once when they come back. */
+  say(line: string): void;
+  /** Bound on one scrape (default: the interval, at most 5 s). */
+  timeout_ms?: number;
+}
+
+/** The run's figure of one server histogram: bucket deltas from the first to the last good scrape. */
+export interface ServerHistogramFigures {
+  kind: ServerFigureKind;
+  /** `ms` for a histogram in seconds (converted), else the server's own unit. */
+  unit: 'ms' | 'ratio' | 'server unit';
+  count: number;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  measurement_origin: string;
+  /** The client's figure of the same kind, from the same run, with its own origin. */
+  client?: ClientFigure;
+}
+
+/** A client figure set beside a server histogram's. */
+export interface ClientFigure {
+  /** Where it is in the summary (`duplex.ttfp_ms`, `latency_ms.ttft`). */
+  figure: string;
+  unit: 'ms' | 'ratio';
+  count: number;
+  p50: number | null;
+  p90?: number | null;
+  p99: number | null;
+  measurement_origin: string;
+}
+
+/** Sets each client figure beside the server histograms of its kind. */
+export function besideClient(s: ServerMetricsSummary, client: Partial<Record<ServerFigureKind, ClientFigure | null>>): ServerMetricsSummary {
+  for (const h of Object.values(s.histograms)) {
+    const c = client[h.kind];
+    if (c) h.client = c;
+  }
+  return s;
+}
+
+export interface ServerMetricsSummary {
+  url: string;
+  interval_s: number;
+  scrapes: { ok: number; failed: number; skipped_busy: number; first_failure: string | null };
+  /** Client clock seconds of the first and last good scrape: the window the figures cover. */
+  window_s: [number, number] | null;
+  histograms: Record<string, ServerHistogramFigures>;
+  /** Histograms asked for that no good scrape carried. */
+  absent: string[];
+  measurement_origin: string;
+}
+
+const isSeconds = (name: string) => /(_seconds|_s)$/.test(name);
+
+/** Scrapes a server's Prometheus endpoint every `interval_s` on an absolute schedule, from `start()` to `stop()`. */
+export class ServerMetricsScraper {
+  private readonly watched: string[];
+  private first: { t_s: number; scrape: PromScrape } | null = null;
+  private last: { t_s: number; scrape: PromScrape } | null = null;
+  private ok = 0;
+  private failed = 0;
+  private skipped = 0;
+  private firstFailure: string | null = null;
+  private failing = false;
+  private inFlight: Promise<void> | null = null;
+  private cancel: () => void = () => undefined;
+  private stopped = false;
+
+  constructor(private readonly o: ServerScraperOptions) {
+    this.watched = [...new Set([...Object.keys(KNOWN_SERVER_HISTOGRAMS), ...o.extra_histograms])];
+  }
+
+  /** First scrape now (the baseline), then every interval. */
+  start(): void {
+    const origin_s = this.o.timers.now_s();
+    let k = 0;
+    const tick = () => {
+      if (this.stopped) return;
+      this.scrapeOnce();
+      k++;
+      this.cancel = this.o.timers.arm(Math.max(0, (origin_s + k * this.o.interval_s - this.o.timers.now_s()) * 1000), tick, { background: true });
+    };
+    tick();
+  }
+
+  /** Stops the schedule after one last scrape (the run's end), bounded by the scrape timeout. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.cancel();
+    await this.inFlight;
+    this.scrapeOnce();
+    await this.inFlight;
+  }
+
+  private scrapeOnce(): void {
+    if (this.inFlight) {
+      this.skipped++;
+      return;
+    }
+    const t_s = this.o.timers.now_s();
+    const timeout = this.o.timeout_ms ?? Math.min(5000, this.o.interval_s * 1000);
+    this.inFlight = fetch(this.o.url, { signal: AbortSignal.timeout(timeout), headers: { accept: 'text/plain' } })
+      .then(async (r) => {
+        if (!r.ok) throw new Error(`HTTP ${r.status}`);
+        return r.text();
+      })
+      .then(
+        (text) => this.took(t_s, parsePromText(text)),
+        (err: Error) => this.missed(t_s, err.name === 'TimeoutError' ? `no answer within ${timeout} ms` : err.message),
+      )
+      .finally(() => (this.inFlight = null));
+  }
+
+  private took(t_s: number, scrape: PromScrape): void {
+    this.ok++;
+    if (this.failing) this.o.say(`server metrics: ${this.o.url} answers again (${this.failed} scrape(s) failed so far)`);
+    this.failing = false;
+    const previous = this.last;
+    if (!this.first) this.first = { t_s, scrape };
+    this.last = { t_s, scrape };
+    // What the row keeps: the watched histograms' series, and every series that is not a histogram's.
+    const histogramFamilies = new Set([...scrape.types].filter(([, kind]) => kind === 'histogram').map(([name]) => name));
+    const keep = (s: PromSample) => {
+      const family = s.name.replace(/_(bucket|sum|count)$/, '');
+      return this.watched.includes(family) || !histogramFamilies.has(family);
+    };
+    const interval: Record<string, { count: number; p50: number | null; p99: number | null }> = {};
+    for (const name of this.watched) {
+      const now = bucketsOf(scrape, name);
+      if (!now || !previous) continue;
+      const d = bucketDelta(bucketsOf(previous.scrape, name), now);
+      interval[name] = { count: d.count, p50: bucketQuantile(d, 0.5), p99: bucketQuantile(d, 0.99) };
+    }
+    this.o.onRow(`${JSON.stringify({ t_s, ok: true, samples: scrape.samples.filter(keep).map((s) => [s.name, s.labels, s.value]), since_previous: interval })}\n`);
+  }
+
+  private missed(t_s: number, message: string): void {
+    this.failed++;
+    this.firstFailure ??= message;
+    if (!this.failing) this.o.say(`server metrics: scrape of ${this.o.url} failed (${message}); counted, the run goes on`);
+    this.failing = true;
+    this.o.onRow(`${JSON.stringify({ t_s, ok: false, error: message })}\n`);
+  }
+
+  summary(): ServerMetricsSummary {
+    const histograms: Record<string, ServerHistogramFigures> = {};
+    const absent: string[] = [];
+    for (const name of this.watched) {
+      const later = this.last ? bucketsOf(this.last.scrape, name) : null;
+      if (!later) {
+        if (this.o.extra_histograms.includes(name)) absent.push(name);
+        continue;
+      }
+      const d: Buckets = bucketDelta(this.first ? bucketsOf(this.first.scrape, name) : null, later);
+      const seconds = isSeconds(name);
+      const scale = (v: number | null) => (v === null ? null : seconds ? Math.round(v * 1e6) / 1000 : Math.round(v * 1e6) / 1e6);
+      const known = KNOWN_SERVER_HISTOGRAMS[name];
+      histograms[name] = {
+        kind: known?.kind ?? 'other',
+        unit: seconds ? 'ms' : name.endsWith('rtf') ? 'ratio' : 'server unit',
+        count: d.count,
+        p50: scale(bucketQuantile(d, 0.5)),
+        p90: scale(bucketQuantile(d, 0.9)),
+        p99: scale(bucketQuantile(d, 0.99)),
+        measurement_origin: `server (${known?.meaning ?? 'named by --server-histogram'}): its histogram's bucket deltas between the first and the last good scrape, pooled over label sets, linear within a bucket as PromQL's histogram_quantile`,
+      };
+    }
+    return {
+      url: this.o.url,
+      interval_s: this.o.interval_s,
+      scrapes: { ok: this.ok, failed: this.failed, skipped_busy: this.skipped, first_failure: this.firstFailure },
+      window_s: this.first && this.last ? [this.first.t_s, this.last.t_s] : null,
+      histograms,
+      absent,
+      measurement_origin: "server's own /metrics, scraped by the client every interval_s on an absolute schedule; each scrape's client send time is its t_s in server_metrics.jsonl",
+    };
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * What live Prometheus export costs the client: `run` at N sessions against the native append-echo
+ * mock (its own process), with `--metrics-port` scraped every second by this script and without
+ * it, interleaved (AB BA AB …) so both arms see the same host. The figure is the summary's client
+ * CPU per packet cycle (`cpu_us_per_packet`: user + system CPU seconds of the probe over packets
+ * sent); the ratio with/without is taken within each pair, and the median and range over pairs.
+ * The compiled kit (`npm run build` first).
+ *
+ *   node --import tsx tools/bench/metrics-overhead.ts [--sessions 512] [--duration 20] [--pairs 3] [--out DIR]
+ *
+ * Every process is bounded in time and stopped by its PID; traffic stays on 127.0.0.1.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { hostInfo, hostLine } from './host';
+import { exited, installInterrupts, openLog, ROOT, signalChild, spawnTracked, startMock, stopMock } from './processes';
+
+const { values } = parseArgs({
+  options: {
+    sessions: { type: 'string', default: '512' },
+    duration: { type: 'string', default: '20' },
+    pairs: { type: 'string', default: '3' },
+    out: { type: 'string', default: join('out', 'metrics-overhead') },
+  },
+});
+const BIN = join(ROOT, 'dist', 'duplex-bench.js');
+const sessions = Number(values.sessions);
+const duration_s = Number(values.duration);
+const interrupted = { now: false, stop: (): void => undefined };
+installInterrupts(() => {
+  interrupted.now = true;
+  interrupted.stop();
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+interface Arm {
+  cpu_us_per_packet: number;
+  cores: number;
+  late: number;
+  sent: number;
+  scrapes: number;
+  /** packets_sent_total in the last scrape, against the summary's count. */
+  last_scraped_sent: number | null;
+  /** The endpoint's own time building scrapes (duplex_bench_exposition_seconds_total, last scrape), and the run's CPU seconds. */
+  exposition_s: number | null;
+  cpu_s: number;
+}
+
+async function one(dir: string, url: string, exporter: boolean): Promise<Arm> {
+  await mkdir(dir, { recursive: true });
+  const port = exporter ? await freePort() : null;
+  const args = ['run', '--url', url, '--concurrency', String(sessions), '--duration', String(duration_s), '--trace', 'off', '--output', join(dir, 'run'), '--quiet', '--allow-unqualified'];
+  if (port !== null) args.push('--metrics-port', String(port), '--metrics-linger-s', '2');
+  const child = spawnTracked('client', process.execPath, [BIN, ...args], openLog(join(dir, 'probe.stdout.log')), openLog(join(dir, 'probe.stderr.log')));
+  interrupted.stop = () => signalChild(child, 'SIGINT');
+  let scrapes = 0;
+  let last: number | null = null;
+  let exposition: number | null = null;
+  // A scraper as Prometheus is one: every second, from another process (this one), until the probe ends.
+  const scraping =
+    port === null
+      ? null
+      : setInterval(() => {
+          fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(900) })
+            .then((r) => r.text())
+            .then((text) => {
+              scrapes++;
+              const m = /^duplex_bench_packets_sent_total\{[^}]*\} (\d+)$/m.exec(text);
+              if (m) last = Number(m[1]);
+              const e = /^duplex_bench_exposition_seconds_total\{[^}]*\} ([0-9.e-]+)$/m.exec(text);
+              if (e) exposition = Number(e[1]);
+            })
+            .catch(() => undefined);
+        }, 1000);
+  const code = await exited(child, (duration_s + 120) * 1000);
+  if (scraping) clearInterval(scraping);
+  const s = JSON.parse(await readFile(join(dir, 'run', 'summary.json'), 'utf8')) as { cpu_us_per_packet: number; cpu_cores: { total: number }; packets: { sent: number; late: number } };
+  if (code === null) throw new Error(`probe in ${dir} did not end`);
+  return {
+    cpu_us_per_packet: s.cpu_us_per_packet,
+    cores: s.cpu_cores.total,
+    late: s.packets.late,
+    sent: s.packets.sent,
+    scrapes,
+    last_scraped_sent: last,
+    exposition_s: exposition,
+    cpu_s: (s.cpu_us_per_packet * s.packets.sent) / 1e6,
+  };
+}
+
+const median = (v: number[]): number => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function main(): Promise<void> {
+  const out = values.out as string;
+  await mkdir(out, { recursive: true });
+  const mock = await startMock(out, [], ROOT);
+  const rows: string[] = [];
+  const ratios: number[] = [];
+  const shares: number[] = [];
+  try {
+    for (let p = 0; p < Number(values.pairs) && !interrupted.now; p++) {
+      // AB, BA, AB, …: neither arm always runs first.
+      const order = p % 2 === 0 ? [false, true] : [true, false];
+      const got: Record<'off' | 'on', Arm | null> = { off: null, on: null };
+      for (const exporter of order) {
+        if (interrupted.now) break;
+        got[exporter ? 'on' : 'off'] = await one(join(out, `pair${p}-${exporter ? 'on' : 'off'}`), mock.url, exporter);
+      }
+      const { off, on } = got;
+      if (!off || !on) break;
+      const ratio = on.cpu_us_per_packet / off.cpu_us_per_packet;
+      ratios.push(ratio);
+      // The exporter's own cost, measured inside the probe: its time building scrapes over the run's CPU.
+      const share = on.exposition_s === null ? NaN : on.exposition_s / on.cpu_s;
+      shares.push(share);
+      rows.push(
+        `| ${p + 1} | ${order[0] ? 'on, off' : 'off, on'} | ${off.cpu_us_per_packet} µs (${off.cores} cores), ${off.late} late | ${on.cpu_us_per_packet} µs (${on.cores} cores), ${on.late} late | ${on.scrapes}, last ${on.last_scraped_sent} of ${on.sent} sent | ${ratio.toFixed(3)} | ${on.exposition_s === null ? '-' : `${(on.exposition_s * 1000).toFixed(1)} ms (${((on.exposition_s * 1e6) / Math.max(1, on.scrapes)).toFixed(0)} µs per scrape), ${(share * 100).toFixed(2)}%`} |`,
+      );
+    }
+  } finally {
+    await stopMock(mock);
+  }
+  process.stdout.write(
+    [
+      `host: ${hostLine(hostInfo(undefined))}`,
+      `${sessions} sessions × ${duration_s} s, native append-echo mock in its own process; client CPU per packet cycle (summary cpu_us_per_packet)`,
+      '| pair | order | no exporter | --metrics-port, scraped each second | scrapes | with / without | building the scrapes, of the run\'s CPU |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
+      ...rows,
+      ratios.length > 0 ? `median ratio ${median(ratios).toFixed(3)} (range ${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}, ${ratios.length} pairs)` : 'no pair finished',
+      shares.length > 0 ? `building the scrapes: median ${(median(shares) * 100).toFixed(2)}% of the client's CPU (range ${(Math.min(...shares) * 100).toFixed(2)}-${(Math.max(...shares) * 100).toFixed(2)}%)` : '',
+    ].join('\n') + '\n',
+  );
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`metrics-overhead: ${err.message}\n`);
+  process.exitCode = 1;
+});
