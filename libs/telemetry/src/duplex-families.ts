@@ -13,9 +13,10 @@ export interface DuplexSource {
   responses: LiveResponses;
 }
 
-const DEVIATION_BUCKETS_S = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28];
-const LATENCY_BUCKETS_S = [0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30];
-const RTF_BUCKETS = [0.1, 0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25, 1.5, 2, 4];
+const DEVIATION_BUCKETS_S = [0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.04, 0.06, 0.08, 0.16, 0.32, 0.64, 1.28];
+/** Steps of 25 ms up to 0.3 s, then about 15% apart: a quantile PromQL interpolates in a bucket is off by at most half its width. */
+const LATENCY_BUCKETS_S = [0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.175, 0.2, 0.225, 0.25, 0.275, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.15, 1.3, 1.5, 1.75, 2, 2.5, 3, 4, 5, 7.5, 10, 20, 30];
+const RTF_BUCKETS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1, 1.05, 1.1, 1.25, 1.5, 2, 4];
 
 export function duplexFamilies(d: DuplexSource): Family[] {
   return [
