@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,6 +156,46 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     expect(page.firstLate).toBe(0);
     process.stderr.write(`report screenshot: ${page.shot}\n`);
     await stat(page.shot);
+  });
+
+  it("run --server-metrics --report: the server's histogram over the run beside the client's, and per scrape interval on the run's axis", async () => {
+    // A server whose vLLM-Omni TTFP histogram takes 10 answers in (0.1, 0.2] s and 10 in (0.2, 0.5] s at every scrape.
+    let n = 0;
+    const server = createServer((_req, res) => {
+      n += 10;
+      const b = (le: string, v: number) => `vllm:omni_audio_ttfp_s_bucket{stage="1",le="${le}"} ${v}`;
+      res.end(['# TYPE vllm:omni_audio_ttfp_s histogram', b('0.1', 0), b('0.2', n), b('0.5', 2 * n), b('+Inf', 2 * n), `vllm:omni_audio_ttfp_s_count{stage="1"} ${2 * n}`, `vllm:omni_audio_ttfp_s_sum{stage="1"} ${n * 0.45}`, ''].join('\n'));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const metricsUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+    const dir = await mkdtemp(join(tmpdir(), 'report-server-'));
+    try {
+      const { code } = await probe(['run', '--url', mock.url, '--concurrency', '4', '--duration', '4', '--output', dir, '--quiet', '--report', '--server-metrics', metricsUrl, '--server-metrics-interval-s', '0.5']);
+      expect(code).toBe(0);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+    const page = await open(join(dir, 'report.html'), async (p) => ({
+      table: await p.$$eval('table.server-figures tr', (rows) => rows.map((r) => Array.from(r.children).map((cell) => (cell as unknown as { textContent: string }).textContent))),
+      pixels: await p.$eval('table.server-figures', (t) => {
+        const c = t.parentElement?.querySelector('canvas') as unknown as { width: number; height: number; getContext(k: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } } | null;
+        if (!c) return 0;
+        const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+        let drawn = 0;
+        for (let i = 3; i < data.length; i += 4) if (data[i] > 0) drawn++;
+        return drawn;
+      }),
+    }));
+    expect(page.errors).toEqual([]);
+    const found = page.found;
+    if (!found) throw new Error('nothing inspected');
+    expect(found.table[0]).toEqual(['histogram', 'unit', 'n', 'p50', 'p90', 'p99', 'client, same kind']);
+    // p50 at the top of (0.1, 0.2], p90 32/40 into (0.2, 0.5]: what moved during the run, in ms.
+    expect(found.table[1].slice(0, 2)).toEqual(['vllm:omni_audio_ttfp_s', 'ms']);
+    expect(found.table[1].slice(3, 5)).toEqual(['200', '440']);
+    expect(found.table[1][6]).toMatch(/^duplex\.ttfp_ms: p50 \d/);
+    expect(found.pixels).toBeGreaterThan(0);
+    process.stderr.write(`report screenshot: ${page.shot}\n`);
   });
 
   it('a recording and an unqualified run: the verdict says why, the late packets sort first', async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ReportInputError } from './report-input-error';
 import { decodeSamples, type ResponseRecord, type SamplesFile, type TimelineFile } from '@duplex-bench/metrics';
 import { isLate } from '@duplex-bench/pacer';
-import { readSessionRows, readSessionSpeech, readTurns, runFile, type RunSummary, type SummaryVerdict, type DuplexMetricsFile } from '@duplex-bench/results';
+import { readServerMetrics, readSessionRows, readSessionSpeech, readTurns, runFile, type RunSummary, type SummaryVerdict, type DuplexMetricsFile } from '@duplex-bench/results';
 import { behaviourReport, type BehaviourReport } from './behaviour-data';
 import type { SessionSpeech, TurnRecord } from '@duplex-bench/metrics';
 
@@ -70,10 +70,23 @@ export interface ReportData {
   summary_origin: Record<string, string>;
   /** `--conversation`: the behaviour figures, their distributions and the sessions' timelines; null for any other run. */
   behaviour: BehaviourReport | null;
+  /** `--server-metrics`: the server's own histograms, over the run and per scrape interval on the report's axis; null without. */
+  server_metrics: ServerMetricsView | null;
+}
+
+/** The server's histograms as the report draws them: the run's figures beside the client's, and each interval's p50/p99. */
+export interface ServerMetricsView {
+  url: string;
+  scrapes: { ok: number; failed: number; first_failure: string | null };
+  figures: Array<{ name: string; unit: string; count: number; p50: number | null; p90: number | null; p99: number | null; origin: string; client: string }>;
+  /** Per histogram: the end of each scrape interval (s since the first packet), its p50 and p99 in the figure's unit. */
+  series: Array<{ name: string; unit: string; t_s: number[]; p50: Array<number | null>; p99: Array<number | null> }>;
+  /** Scrapes that failed, s since the first packet. */
+  failed_t_s: number[];
 }
 
 /** What the report reads of a summary: a run's, a recording's or a merged run's (results' types), as written with its verdict. */
-type SummaryLike = Pick<RunSummary, 'qualified' | 'interrupted' | 'packet_ms' | 'packets' | 'sessions' | 'unit_lag_ms' | 'unit_miss_rate' | 'units' | 'lockstep' | 'behaviour'> & {
+type SummaryLike = Pick<RunSummary, 'qualified' | 'interrupted' | 'packet_ms' | 'packets' | 'sessions' | 'unit_lag_ms' | 'unit_miss_rate' | 'units' | 'lockstep' | 'behaviour' | 'server_metrics'> & {
   measurement_origin?: RunSummary['measurement_origin'];
   /** How the run ended (`run`, `record`, `merge` write it): `failed` when nothing completed or the run itself failed. */
   verdict?: SummaryVerdict;
@@ -303,6 +316,45 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
     units: unitsOf(summary),
     summary_origin: { ...(summary.measurement_origin ?? {}), incomplete_reasons: reasons.map(([k, n]) => `${k} ${n}`).join(', ') },
     behaviour: summary.behaviour ? behaviourReport(summary.behaviour, conversations, (process, id) => completedIds.has(`${process}/${id}`)) : null,
+    server_metrics: summary.server_metrics ? await serverMetricsView(dir, summary.server_metrics, first_s) : null,
+  };
+}
+
+/** The summary's server figures, and server_metrics.jsonl's intervals moved onto the report's axis. */
+export async function serverMetricsView(dir: string, m: NonNullable<RunSummary['server_metrics']>, first_s: number): Promise<ServerMetricsView> {
+  const rows = (await readServerMetrics(dir)) ?? [];
+  const t = (t_s: number) => round3(t_s - first_s);
+  const names = Object.keys(m.histograms);
+  const scale = (name: string) => (m.histograms[name].unit === 'ms' ? 1000 : 1);
+  const at = (v: number | null | undefined, name: string) => (v === null || v === undefined ? null : round3(v * scale(name)));
+  return {
+    url: m.url,
+    scrapes: { ok: m.scrapes.ok, failed: m.scrapes.failed, first_failure: m.scrapes.first_failure },
+    figures: names.map((name) => {
+      const h = m.histograms[name];
+      const c = h.client;
+      return {
+        name,
+        unit: h.unit,
+        count: h.count,
+        p50: h.p50,
+        p90: h.p90,
+        p99: h.p99,
+        origin: h.measurement_origin,
+        client: c ? `${c.figure}: p50 ${c.p50 ?? '-'} p99 ${c.p99 ?? '-'} ${c.unit} (n ${c.count}); ${c.measurement_origin}` : '-',
+      };
+    }),
+    series: names.map((name) => {
+      const intervals = rows.filter((r) => r.ok && r.since_previous?.[name]);
+      return {
+        name,
+        unit: m.histograms[name].unit,
+        t_s: intervals.map((r) => t(r.t_s)),
+        p50: intervals.map((r) => at(r.since_previous?.[name].p50, name)),
+        p99: intervals.map((r) => at(r.since_previous?.[name].p99, name)),
+      };
+    }),
+    failed_t_s: rows.filter((r) => !r.ok).map((r) => t(r.t_s)),
   };
 }
 

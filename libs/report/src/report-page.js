@@ -118,6 +118,32 @@
     });
   }
 
+  // The server's own histograms (--server-metrics), on the same time axis as the client's pacing.
+  const sm = data.server_metrics;
+  if (sm) {
+    box = section(
+      'The server\'s own /metrics (' + sm.url + ')',
+      'server: its histograms\' bucket deltas (its clock, its buckets; linear within a bucket as PromQL\'s histogram_quantile), over the run beside the client\'s figure of the same kind, then per scrape interval; ' +
+        sm.scrapes.ok + ' scrapes answered, ' + sm.scrapes.failed + ' failed' + (sm.scrapes.first_failure ? ' (first: ' + sm.scrapes.first_failure + ')' : ''),
+    );
+    if (sm.figures.length === 0) empty(box, 'the server exported none of the latency histograms asked for');
+    else {
+      const ft = document.createElement('table');
+      ft.className = 'server-figures';
+      const cells = function (tag, values) { return '<tr>' + values.map(function (v) { return '<' + tag + '>' + (v === null || v === undefined ? '-' : String(v).replace(/</g, '&lt;')) + '</' + tag + '>'; }).join('') + '</tr>'; };
+      ft.innerHTML = cells('th', ['histogram', 'unit', 'n', 'p50', 'p90', 'p99', 'client, same kind']) + sm.figures.map(function (f) { return cells('td', [f.name, f.unit, f.count, f.p50, f.p90, f.p99, f.client]); }).join('');
+      box.appendChild(ft);
+      sm.series.forEach(function (s) {
+        const label = document.createElement('p');
+        label.className = 'origin';
+        label.textContent = s.name + ' per scrape interval (' + s.unit + '; s since the first packet)';
+        box.appendChild(label);
+        if (s.t_s.length === 0) return empty(box, 'no interval with an observation');
+        chart(box, { x: s.t_s, xLabel: 's since the first packet', yLabel: s.unit, height: 200, series: [{ label: 'p50', values: s.p50 }, { label: 'p99', values: s.p99 }] });
+      });
+    }
+  }
+
   box = section('Pacing deviation, cumulative (fraction of packets at or below; ms on a log axis)', 'client: every packet of every session; the largest is always drawn');
   if (data.cdf.length === 0) empty(box, 'no packet was sent');
   else {

@@ -39,3 +39,17 @@ export function readTurns(dir: string): Promise<TurnRecord[] | null> {
 export function readSessionSpeech(dir: string): Promise<SessionSpeech[] | null> {
   return readRunLines<SessionSpeech>(dir, 'speech');
 }
+
+/** One scrape of the server's /metrics (server_metrics.jsonl): when, whether it answered, and each watched histogram's interval figures. */
+export interface ServerMetricsRow {
+  t_s: number;
+  ok: boolean;
+  error?: string;
+  samples?: Array<[string, Record<string, string>, number]>;
+  since_previous?: Record<string, { count: number; p50: number | null; p99: number | null }>;
+}
+
+/** `--server-metrics`: every scrape of the run (server_metrics.jsonl); null when the run scraped none. */
+export function readServerMetrics(dir: string): Promise<ServerMetricsRow[] | null> {
+  return readRunLines<ServerMetricsRow>(dir, 'server_metrics');
+}
