@@ -5,8 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunIo } from '@duplex-bench/cli';
-import { startMockServer } from '@duplex-bench/mock-servers';
+import { startHttpStub, startMockServer } from '@duplex-bench/mock-servers';
+import type { HttpSummary } from '@duplex-bench/http-load';
 import type { RunSummary } from '@duplex-bench/results';
+import { httpCommand } from '../src/http/http-command';
 import { runCommand } from '../src/run/run-command';
 import { parseRunOptions } from '../src/run/run-options';
 
@@ -133,5 +135,29 @@ describe('run --server-metrics', () => {
     expect(summary.server_metrics?.scrapes.failed).toBeGreaterThanOrEqual(2);
     expect(summary.server_metrics?.histograms).toEqual({});
     expect(stderr().match(/server metrics: scrape of/g)).toHaveLength(1);
+  });
+
+  it("http: the stub's own vLLM TTFT and E2E histograms, one observation per request the run completed, beside the client's", async () => {
+    const stub = await startHttpStub({ kind: 'variable-response', port: 0, first_chunk_ms: 100, first_chunk_spread: 0.1, inter_token_ms: 5, output_len_mean: 20 });
+    const out = await mkdtemp(join(tmpdir(), 'probe-server-metrics-http-'));
+    const { io, stderr } = quietIo();
+    let code: number;
+    try {
+      code = await httpCommand(['--url', stub.url, '--rate', '20', '--duration', '3', '--output', out, '--quiet', '--allow-unqualified', '--server-metrics', `${stub.url}/metrics`, '--server-metrics-interval-s', '0.5'], io);
+    } finally {
+      await stub.close();
+    }
+    expect({ code, stderr: stderr() }).toMatchObject({ code: 0 });
+    const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')) as HttpSummary;
+    const m = summary.server_metrics;
+    if (!m) throw new Error('no server_metrics block');
+    expect(m.scrapes.failed).toBe(0);
+    const ttft = m.histograms['vllm:time_to_first_token_seconds'];
+    const e2e = m.histograms['vllm:e2e_request_latency_seconds'];
+    expect({ ttft: ttft.count, e2e: e2e.count }).toEqual({ ttft: summary.requests.completed, e2e: summary.requests.completed });
+    // About 100 ms from arrival to the first token, in vLLM's buckets (0.08, 0.1] and (0.1, 0.25].
+    expect(ttft.p50).toBeGreaterThan(80);
+    expect(ttft.p50).toBeLessThan(250);
+    expect(ttft.client).toMatchObject({ figure: 'latency_ms.ttft.raw', count: summary.requests.completed });
   });
 });

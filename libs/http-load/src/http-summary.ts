@@ -1,3 +1,4 @@
+import type { ServerMetricsSummary } from '@duplex-bench/telemetry';
 import { createUsHistogram, encodeHistogram, recordMs, type CpuFigures, type Histogram, type LoopLagFigures, type RssFigures } from '@duplex-bench/metrics';
 import type { RequestErrorClass, RequestRecord } from './request-record';
 
@@ -132,6 +133,8 @@ export interface HttpSummary {
     sse_events: number;
   };
   measurement_origin: Record<string, string>;
+  /** `--server-metrics`: the server's own latency histograms over the run, beside the client's figures. */
+  server_metrics?: ServerMetricsSummary;
   histograms: Record<string, string>;
 }
 

@@ -13,10 +13,11 @@ export const KNOWN_SERVER_HISTOGRAMS: Record<string, { kind: ServerFigureKind; m
   'vllm:omni_audio_ttfp_seconds': { kind: 'ttfp', meaning: 'vLLM-Omni: request arrival to the first audio packet' },
   'vllm:omni_audio_rtf': { kind: 'rtf', meaning: 'vLLM-Omni: stage generation time over audio duration' },
   'vllm:e2e_request_latency_seconds': { kind: 'e2e', meaning: 'vLLM: request arrival to its end' },
+  'vllm:inter_token_latency_seconds': { kind: 'tpot', meaning: 'vLLM: the wait between output tokens' },
   'sglang:time_to_first_token_seconds': { kind: 'ttft', meaning: 'sglang: request arrival to the first token' },
 };
 
-export type ServerFigureKind = 'ttft' | 'ttfp' | 'rtf' | 'e2e' | 'other';
+export type ServerFigureKind = 'ttft' | 'ttfp' | 'rtf' | 'e2e' | 'tpot' | 'other';
 
 export interface ServerScraperOptions {
   url: string;

@@ -1,16 +1,17 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { EXIT, Interrupts, parseFlags, telemetryOptions, UsageError, type RunIo } from '@duplex-bench/cli';
+import { EXIT, Interrupts, parseFlags, serverMetricsOptions, telemetryOptions, UsageError, type RunIo } from '@duplex-bench/cli';
 import { datasetPrompts, firstModel, launchHttpProcesses, parseTokenCount, runHttpLoad, syntheticPrompts, type HttpLiveView, type HttpLoad, type HttpSummary, type LatencyMs, type PromptSource } from '@duplex-bench/http-load';
 import { CHILD_ENV, describeHost, entryModule, LauncherLink, projectRevision } from '@duplex-bench/launcher';
 import { createUsHistogram } from '@duplex-bench/metrics';
-import { clientFamilies, exposeMetrics, httpFamilies, type Family, type MetricsEndpoint } from '@duplex-bench/telemetry';
+import { besideClient, clientFamilies, exposeMetrics, httpFamilies, ServerMetricsScraper, type ClientFigure, type Family, type MetricsEndpoint, type ServerFigureKind } from '@duplex-bench/telemetry';
+import { nodeTimerHost } from '@duplex-bench/pacer';
 import { redactArgv } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
 import { verdictLine, verdictOf, withVerdict, type RunVerdict } from '@duplex-bench/run';
 import { RUN_FILES, runFile, TRACE_LAYOUT } from '@duplex-bench/results';
 import { TraceWriter } from '@duplex-bench/tracer';
 import { HTTP_FLAGS } from './http-flags';
-import { rssGrowthText } from '../render';
+import { renderServerMetrics, rssGrowthText } from '../render';
 
 type HttpFlags = ReturnType<typeof parseFlags<typeof HTTP_FLAGS>>;
 
@@ -36,6 +37,7 @@ export function renderHttpSummary(s: HttpSummary, output: string, v: RunVerdict,
     s.warmup_s > 0 ? `  raw TTFT p99 ${ms(s.latency_ms.ttft.raw.p99)}, E2E p99 ${ms(s.latency_ms.e2e.raw.p99)} (every request)` : '',
     `client send lag (actual - intended start): p50 ${ms(c.send_lag_ms.p50)} ms  p99 ${ms(c.send_lag_ms.p99)} ms  max ${ms(c.send_lag_ms.max)} ms; over ${c.max_send_lag_ms} ms: ${c.late_sends}`,
     `client: loop lag max ${c.event_loop_lag_ms.max ?? '-'} ms; CPU ${c.cpu_cores.total.toFixed(2)} cores (user ${c.cpu_cores.user.toFixed(2)}, system ${c.cpu_cores.system.toFixed(2)})${c.cpu_us_per_request ? `, ${c.cpu_us_per_request.toFixed(1)} µs per request` : ''}; peak RSS ${c.peak_rss_mib} MiB${rssGrowthText(c.rss)}; ${c.sse_events} SSE events`,
+    ...(s.server_metrics ? renderServerMetrics(s.server_metrics) : []),
     `written to ${output}`,
     ...more,
     verdictLine(v, {
@@ -106,9 +108,11 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
   // Each request's record goes to requests.jsonl in the writer thread as it ends: the run keeps only counters and histograms.
   const writer = new TraceWriter({ root: f.output, layout: TRACE_LAYOUT, mode: 'off' });
   const telemetry = telemetryOptions(f);
+  const serverMetrics = serverMetricsOptions(f).server_metrics;
   const say = (line: string) => io.stderr.write(`${line}\n`);
   let live: HttpLiveView | null = null;
   let endpoint: MetricsEndpoint | null = null;
+  let stopScraper: () => Promise<void> | undefined = () => undefined;
   try {
     try {
       await writeFile(runFile(f.output, 'requests'), '');
@@ -125,6 +129,11 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
         return EXIT.failed;
       }
     }
+    const scraper = serverMetrics
+      ? new ServerMetricsScraper({ ...serverMetrics, extra_histograms: serverMetrics.histograms, timers: nodeTimerHost, onRow: (line) => writer.append(RUN_FILES.server_metrics, line), say })
+      : null;
+    scraper?.start();
+    stopScraper = () => scraper?.stop();
     io.stderr.write(`http: ${load.mode === 'open' ? `${load.rate_rps} requests/s` : `${load.concurrency} in flight`} to ${f.url} (model ${model})\n`);
     const { summary, origin_s } = await runHttpLoad({
       url: f.url,
@@ -148,6 +157,8 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
       onRecord: (r) => writer.append(RUN_FILES.requests, `${JSON.stringify(r)}\n`),
       onLive: (view) => (live = view),
     });
+    await stopScraper();
+    if (scraper) summary.server_metrics = besideClient(scraper.summary(), httpClientFigures(summary));
     const written_all = await writer.close().then(
       () => writer.failure,
       (err: Error) => err,
@@ -181,6 +192,7 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
     return exitOf(v, f['allow-unqualified']);
   } finally {
     signals.dispose();
+    await stopScraper();
     await endpoint?.close();
     await writer.close().catch(() => undefined);
   }
@@ -233,4 +245,13 @@ function liveHttpFamilies(view: () => HttpLiveView | null): Family[] {
     }),
     ...clientFamilies({ loopLag: () => view()?.loopLag ?? empty }),
   ];
+}
+
+/** An HTTP run's client figures of the kinds a server exports (TTFT and E2E from each request's intended start, TPOT): every request. */
+function httpClientFigures(s: HttpSummary): Partial<Record<ServerFigureKind, ClientFigure>> {
+  const of = (name: 'ttft' | 'e2e' | 'tpot'): ClientFigure => {
+    const l = s.latency_ms[name].raw;
+    return { figure: `latency_ms.${name}.raw`, unit: 'ms', count: l.count, p50: l.p50, p90: l.p90, p99: l.p99, measurement_origin: s.measurement_origin[name] ?? `client: latency_ms.${name}` };
+  };
+  return { ttft: of('ttft'), e2e: of('e2e'), tpot: of('tpot') };
 }

@@ -1,5 +1,5 @@
 // The flags of a command, in a module that loads nothing else: `--help` reads them without loading the command.
-import { TELEMETRY_FLAGS } from '@duplex-bench/cli';
+import { SERVER_METRICS_FLAGS, TELEMETRY_FLAGS } from '@duplex-bench/cli';
 
 export const HTTP_FLAGS = {
   url: { kind: 'string', required: true, group: 'connection', help: 'base URL of an OpenAI-compatible server (http://HOST:PORT); the endpoint path is added', value: 'URL' },
@@ -27,4 +27,5 @@ export const HTTP_FLAGS = {
   processes: { kind: 'int', min: 1, default: 1, group: 'load', help: 'client processes on this host, started at one gate; the rate, concurrency and requests are split between them', value: 'N' },
   'start-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 30, group: 'limits', help: 'with --processes: bound on every process being ready', value: 'S' },
   ...TELEMETRY_FLAGS,
+  ...SERVER_METRICS_FLAGS,
 } as const;

@@ -1,3 +1,4 @@
+import { PromHistogram, VLLM_E2E_BUCKETS_S, VLLM_TTFT_BUCKETS_S } from './server-histograms';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CpuMeter, LoopLagMonitor, type CpuFigures, type LoopLagFigures } from '@duplex-bench/metrics';
@@ -111,6 +112,9 @@ export async function startHttpStub(given: Partial<HttpStubOptions> & { kind: Ht
   let nextId = 0;
   // response-rate mode: the time the next response may start, on the stub's clock.
   let nextSlot_s = 0;
+  // What a vLLM server exports of its own latencies, observed from each request's arrival on the stub's clock.
+  const ttft = new PromHistogram('vllm:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', VLLM_TTFT_BUCKETS_S);
+  const e2e = new PromHistogram('vllm:e2e_request_latency_seconds', 'Histogram of end to end request latency in seconds.', VLLM_E2E_BUCKETS_S);
 
   function refuse(res: ServerResponse, status: number, message: string): void {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error', code: status } }));
@@ -131,7 +135,7 @@ export async function startHttpStub(given: Partial<HttpStubOptions> & { kind: Ht
     cancels.add(cancel);
   }
 
-  function variable(res: ServerResponse, endpoint: StubEndpoint, request: { stream?: boolean; max_tokens?: number; max_completion_tokens?: number; prompt_tokens: number; usage: boolean }, done: () => void): void {
+  function variable(res: ServerResponse, endpoint: StubEndpoint, request: { stream?: boolean; max_tokens?: number; max_completion_tokens?: number; prompt_tokens: number; usage: boolean }, arrived_s: number, done: () => void): void {
     const cap = request.max_completion_tokens ?? request.max_tokens ?? Infinity;
     const length = Math.max(1, Math.min(cap, Math.round(lognormal(random, options.output_len_mean, options.output_len_spread))));
     const now_s = clock.now_s();
@@ -145,6 +149,8 @@ export async function startHttpStub(given: Partial<HttpStubOptions> & { kind: Ht
     if (!request.stream) {
       at(first_s + (length - 1) * per_token_s, res, () => {
         res.writeHead(200, { 'content-type': 'application/json' }).end(completeBody(endpoint, id, outputText(length), request.prompt_tokens, length));
+        ttft.observe(clock.now_s() - arrived_s);
+        e2e.observe(clock.now_s() - arrived_s);
         done();
       });
       return;
@@ -157,6 +163,7 @@ export async function startHttpStub(given: Partial<HttpStubOptions> & { kind: Ht
     const sendNext = () => {
       const n = sizes[k];
       produced += n;
+      if (k === 0) ttft.observe(clock.now_s() - arrived_s);
       let out = k === 0 && endpoint === 'chat' ? roleEvent(id) : '';
       const last = k === sizes.length - 1;
       out += textEvent(endpoint, id, 'x'.repeat(n), last ? 'length' : null);
@@ -165,6 +172,7 @@ export async function startHttpStub(given: Partial<HttpStubOptions> & { kind: Ht
       if (last) {
         if (request.usage) out += usageEvent(endpoint, id, request.prompt_tokens, length);
         res.end(out + DONE_EVENT);
+        e2e.observe(clock.now_s() - arrived_s);
         done();
         return;
       }
@@ -176,6 +184,11 @@ export async function startHttpStub(given: Partial<HttpStubOptions> & { kind: Ht
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? '/';
+    if (req.method === 'GET' && url === '/metrics') {
+      // The max-throughput stub computes nothing to time: its histograms stay empty.
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(`${ttft.text('model_name="stub"')}\n${e2e.text('model_name="stub"')}\n`);
+      return;
+    }
     if (req.method === 'GET' && url === '/v1/models') {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[{"id":"stub","object":"model","owned_by":"duplex-bench"}]}');
       return;
@@ -207,6 +220,7 @@ export async function startHttpStub(given: Partial<HttpStubOptions> & { kind: Ht
       counts.active--;
       counts.aborted++;
     });
+    const arrived_s = clock.now_s();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -234,7 +248,7 @@ export async function startHttpStub(given: Partial<HttpStubOptions> & { kind: Ht
       }
       const prompt = typeof request.prompt === 'string' ? request.prompt : (request.messages ?? []).map((m) => (typeof m.content === 'string' ? m.content : '')).join(' ');
       const prompt_tokens = prompt.split(/\s+/).filter(Boolean).length;
-      variable(res, endpoint, { ...request, prompt_tokens, usage: request.stream_options?.include_usage === true }, done);
+      variable(res, endpoint, { ...request, prompt_tokens, usage: request.stream_options?.include_usage === true }, arrived_s, done);
     });
   }
 
