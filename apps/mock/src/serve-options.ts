@@ -189,7 +189,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
         }
       : {}),
     stats_output: f['stats-output'],
-    metrics_port: telemetryOptions({ 'metrics-port': f['metrics-port'], 'metrics-linger-s': 0 }).metrics_port,
+    metrics_port: telemetryOptions({ 'metrics-port': f['metrics-port'], 'metrics-linger-s': 0, 'otlp-interval-s': 5 }).metrics_port,
     outlive_parent: f['outlive-parent'],
   };
 }

@@ -4,6 +4,8 @@ import { UsageError } from './flags';
 export const TELEMETRY_FLAGS = {
   'metrics-port': { kind: 'int', min: 0, group: 'telemetry', help: 'serve Prometheus metrics at http://127.0.0.1:P/metrics while the command runs (0: a free port, printed)', value: 'P' },
   'metrics-linger-s': { kind: 'number', min: 0, default: 15, group: 'telemetry', help: 'with --metrics-port: keep serving this long after the run, so the last scrape sees the final counts, seconds (Ctrl-C ends it)', value: 'S' },
+  'otlp-endpoint': { kind: 'string', group: 'telemetry', help: 'push the same metrics as OTLP/HTTP (JSON) to this collector (http://HOST:4318, or its /v1/metrics URL); GenAI semantic-convention names where they exist', value: 'URL' },
+  'otlp-interval-s': { kind: 'number', min: 0, exclusive: true, default: 5, group: 'telemetry', help: 'with --otlp-endpoint: seconds between pushes (and one more at the end)', value: 'S' },
 } as const;
 
 /** `--server-metrics`: the server's own /metrics beside the client's figures (run, http). */
@@ -16,6 +18,8 @@ export const SERVER_METRICS_FLAGS = {
 export interface TelemetryOptions {
   metrics_port?: number;
   metrics_linger_s: number;
+  /** `--otlp-endpoint`: null without one. */
+  otlp: { endpoint: string; interval_s: number } | null;
 }
 
 export interface ServerMetricsOptions {
@@ -40,8 +44,18 @@ export function serverMetricsOptions(f: { 'server-metrics'?: string; 'server-met
   return { server_metrics: { url, interval_s: f['server-metrics-interval-s'], histograms: f['server-histogram'] ?? [] } };
 }
 
-export function telemetryOptions(f: { 'metrics-port'?: number; 'metrics-linger-s': number }): TelemetryOptions {
+export function telemetryOptions(f: { 'metrics-port'?: number; 'metrics-linger-s': number; 'otlp-endpoint'?: string; 'otlp-interval-s': number }): TelemetryOptions {
   const port = f['metrics-port'];
   if (port !== undefined && port > 65535) throw new UsageError(`--metrics-port must be a TCP port (0 to 65535), got ${port}`);
-  return { metrics_port: port, metrics_linger_s: f['metrics-linger-s'] };
+  const endpoint = f['otlp-endpoint'];
+  if (endpoint !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(endpoint);
+    } catch {
+      throw new UsageError(`--otlp-endpoint is not a URL: "${endpoint}"`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--otlp-endpoint must be http:// or https://, got "${endpoint}"`);
+  }
+  return { metrics_port: port, metrics_linger_s: f['metrics-linger-s'], otlp: endpoint === undefined ? null : { endpoint, interval_s: f['otlp-interval-s'] } };
 }

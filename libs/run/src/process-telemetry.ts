@@ -1,6 +1,6 @@
 import { clientTtft, clientTtfp } from '@duplex-bench/metrics';
 import type { SessionContext } from '@duplex-bench/session';
-import { clientFamilies, duplexFamilies, exposeMetrics, LiveResponses, LiveSessions, type Labels, type MetricsEndpoint } from '@duplex-bench/telemetry';
+import { clientFamilies, duplexFamilies, exposeMetrics, LiveResponses, LiveSessions, OtlpPush, type Family, type Labels, type MetricsEndpoint } from '@duplex-bench/telemetry';
 import type { ProcessMeasures } from './process-measures';
 
 /**
@@ -11,16 +11,26 @@ export class ProcessTelemetry {
   readonly sessions = new LiveSessions();
   readonly responses = new LiveResponses();
   private endpoint: MetricsEndpoint | null = null;
+  private push: OtlpPush | null = null;
+  /** What /metrics serves and OTLP pushes: the same families, read at each scrape or push. */
+  readonly families: Family[];
 
   constructor(
     private readonly measures: ProcessMeasures,
     /** The trace writer's backlog, read at scrape time (the writer starts after the sessions' context). */
     private readonly backlogBytes: () => number,
-  ) {}
+  ) {
+    this.families = this.familiesOf();
+  }
 
   /** Starts serving on 127.0.0.1:`port`. Throws TelemetryError when the port is taken. */
   async listen(port: number, labels: Labels, say: (line: string) => void): Promise<void> {
-    this.endpoint = await exposeMetrics({ port, labels, say, families: this.families() });
+    this.endpoint = await exposeMetrics({ port, labels, say, families: this.families });
+  }
+
+  /** `--otlp-endpoint`: the same families pushed over OTLP/HTTP every `interval_s`. */
+  pushTo(endpoint: string, interval_s: number, labels: Labels, say: (line: string) => void): void {
+    this.push = new OtlpPush({ endpoint, interval_s, families: this.families, labels, resource: { 'service.name': 'duplex-bench' }, say });
   }
 
   /** What each session tells the exposition: its end, and each response as it finishes. */
@@ -31,8 +41,9 @@ export class ProcessTelemetry {
     };
   }
 
-  /** Serves `seconds` more, or until `cut` (an interrupt); then closes. */
+  /** Pushes the final counts (OTLP), then serves `seconds` more (/metrics) or until `cut` (an interrupt); then closes. */
   async lingerThenClose(seconds: number, cut: Promise<unknown>, say: (line: string) => void): Promise<void> {
+    await this.closePush(say);
     if (!this.endpoint) return;
     if (seconds > 0) say(`metrics: serving the final counts ${seconds} s more (--metrics-linger-s; Ctrl-C ends it)`);
     await this.endpoint.linger(seconds, cut);
@@ -40,11 +51,20 @@ export class ProcessTelemetry {
   }
 
   async close(): Promise<void> {
+    await this.closePush(() => undefined);
     await this.endpoint?.close();
     this.endpoint = null;
   }
 
-  private families() {
+  private async closePush(say: (line: string) => void): Promise<void> {
+    const push = this.push;
+    this.push = null;
+    if (!push) return;
+    const r = await push.close();
+    if (r.failures > 0) say(`otlp: ${r.failures} push(es) failed, ${r.exports} delivered (first: ${r.first_failure})`);
+  }
+
+  private familiesOf(): Family[] {
     const m = this.measures;
     return [
       ...duplexFamilies({

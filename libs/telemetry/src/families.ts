@@ -27,10 +27,13 @@ export interface Family {
   readonly aggregator: 'sum' | 'max';
   get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: PromValue[] }>;
   reset(): void;
+  /** A histogram's own recorder, for exporters that cut their own buckets (OTLP): values are seconds × `scale`. */
+  readonly hdr?: { read: () => Histogram | null; scale: number };
 }
 
-function family(name: string, help: string, type: Family['type'], values: () => PromValue[], aggregator: Family['aggregator'] = 'sum'): Family {
+function family(name: string, help: string, type: Family['type'], values: () => PromValue[], aggregator: Family['aggregator'] = 'sum', hdr?: Family['hdr']): Family {
   return {
+    hdr,
     name,
     help,
     type,
@@ -122,5 +125,5 @@ export function hdrHistogram(name: string, help: string, buckets: number[], read
       { metricName: `${name}_sum`, labels: {} as Labels, value: sum / scale },
       { metricName: `${name}_count`, labels: {} as Labels, value: count },
     ];
-  });
+  }, 'sum', { read, scale });
 }

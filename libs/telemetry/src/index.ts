@@ -21,5 +21,8 @@ export type { PromSample, PromScrape } from './prom-text';
 export { bucketsOf, bucketDelta, bucketQuantile } from './histogram-deltas';
 export type { Buckets } from './histogram-deltas';
 
+export { OtlpPush, otlpMetrics, GENAI_NAMES, GENAI_DURATION_BUCKETS_S } from './otlp-push';
+export type { OtlpPushOptions } from './otlp-push';
+
 /* Error types */
 export { TelemetryError } from './metrics-endpoint';

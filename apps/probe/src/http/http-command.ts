@@ -3,7 +3,7 @@ import { EXIT, Interrupts, parseFlags, serverMetricsOptions, telemetryOptions, U
 import { datasetPrompts, firstModel, launchHttpProcesses, parseTokenCount, runHttpLoad, syntheticPrompts, type HttpLiveView, type HttpLoad, type HttpSummary, type LatencyMs, type PromptSource } from '@duplex-bench/http-load';
 import { CHILD_ENV, describeHost, entryModule, LauncherLink, projectRevision } from '@duplex-bench/launcher';
 import { createUsHistogram } from '@duplex-bench/metrics';
-import { besideClient, clientFamilies, exposeMetrics, httpFamilies, ServerMetricsScraper, type ClientFigure, type Family, type MetricsEndpoint, type ServerFigureKind } from '@duplex-bench/telemetry';
+import { besideClient, clientFamilies, exposeMetrics, httpFamilies, OtlpPush, ServerMetricsScraper, type ClientFigure, type Family, type MetricsEndpoint, type ServerFigureKind } from '@duplex-bench/telemetry';
 import { nodeTimerHost } from '@duplex-bench/pacer';
 import { redactArgv } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
@@ -113,6 +113,13 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
   let live: HttpLiveView | null = null;
   let endpoint: MetricsEndpoint | null = null;
   let stopScraper: () => Promise<void> | undefined = () => undefined;
+  let push: OtlpPush | null = null;
+  const closePush = async () => {
+    const p = push;
+    push = null;
+    const r = await p?.close();
+    if (r && r.failures > 0) say(`otlp: ${r.failures} push(es) failed, ${r.exports} delivered (first: ${r.first_failure})`);
+  };
   try {
     try {
       await writeFile(runFile(f.output, 'requests'), '');
@@ -121,13 +128,27 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
       io.stderr.write(`error: ${(err as Error).message}\n`);
       return EXIT.failed;
     }
+    const families = liveHttpFamilies(() => live);
+    const labels = { command: 'http', protocol: 'http', process: process.env[CHILD_ENV] ?? '0' };
     if (telemetry.metrics_port !== undefined) {
       try {
-        endpoint = await exposeMetrics({ port: telemetry.metrics_port, labels: { command: 'http', protocol: 'http', process: process.env[CHILD_ENV] ?? '0' }, say, families: liveHttpFamilies(() => live) });
+        endpoint = await exposeMetrics({ port: telemetry.metrics_port, labels, say, families });
       } catch (err) {
         io.stderr.write(`error: ${(err as Error).message}\n`);
         return EXIT.failed;
       }
+    }
+    if (telemetry.otlp) {
+      // The GenAI conventions' attributes of a client's chat or completion calls to an OpenAI-compatible API.
+      const server = new URL(f.url);
+      const genai = {
+        'gen_ai.operation.name': f.endpoint === 'chat' ? 'chat' : 'text_completion',
+        'gen_ai.provider.name': 'openai',
+        'gen_ai.request.model': model,
+        'server.address': server.hostname,
+        'server.port': Number(server.port || (server.protocol === 'https:' ? 443 : 80)),
+      };
+      push = new OtlpPush({ endpoint: telemetry.otlp.endpoint, interval_s: telemetry.otlp.interval_s, families, labels: { ...labels, ...genai }, resource: { 'service.name': 'duplex-bench' }, say });
     }
     const scraper = serverMetrics
       ? new ServerMetricsScraper({ ...serverMetrics, extra_histograms: serverMetrics.histograms, timers: nodeTimerHost, onRow: (line) => writer.append(RUN_FILES.server_metrics, line), say })
@@ -185,6 +206,7 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
     else if (v.verdict === 'failed') io.stderr.write(`error: no request completed (${Object.entries(summary.requests.errors).map(([k, v]) => `${k} ${v}`).join(', ')})\n`);
     io.stdout.write(`${renderHttpSummary(summary, f.output, v)}\n`);
     io.emit?.(written);
+    await closePush();
     if (endpoint) {
       if (telemetry.metrics_linger_s > 0) say(`metrics: serving the final counts ${telemetry.metrics_linger_s} s more (--metrics-linger-s; Ctrl-C ends it)`);
       await endpoint.linger(telemetry.metrics_linger_s, stop);
@@ -193,6 +215,7 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
   } finally {
     signals.dispose();
     await stopScraper();
+    await closePush();
     await endpoint?.close();
     await writer.close().catch(() => undefined);
   }

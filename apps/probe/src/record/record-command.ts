@@ -70,7 +70,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   const stop$ = new ReplaySubject<void>(1);
   const writer = new TraceWriter({ root: opts.output, layout: TRACE_LAYOUT, mode: opts.trace });
   measures.timeline.watchBacklog(() => writer.backlogBytes);
-  const telemetry = opts.metrics_port === undefined ? null : new ProcessTelemetry(measures, () => writer.backlogBytes);
+  const telemetry = opts.metrics_port === undefined && !opts.otlp ? null : new ProcessTelemetry(measures, () => writer.backlogBytes);
   const say = (line: string) => io.stderr.write(`${line}\n`);
   const results: SessionResult[] = [];
   // Started before the first session, so its start-up never lands on a packet slot.
@@ -128,14 +128,16 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
       const earlier = stored.get(s.id);
       if (earlier) stored.set(s.id, await keepEarlierAttempt(opts.output, earlier));
     }
+    const labels = { command: 'record', protocol: opts.protocol, process: '0' };
     if (telemetry && opts.metrics_port !== undefined) {
       try {
-        await telemetry.listen(opts.metrics_port, { command: 'record', protocol: opts.protocol, process: '0' }, say);
+        await telemetry.listen(opts.metrics_port, labels, say);
       } catch (err) {
         io.stderr.write(`error: ${(err as Error).message}\n`);
         return EXIT.failed;
       }
     }
+    if (telemetry && opts.otlp) telemetry.pushTo(opts.otlp.endpoint, opts.otlp.interval_s, labels, say);
     await writer.started();
     io.stderr.write(`recording ${todo.length} of ${dataset.length} samples (${skipped} already done), ${opts.concurrency} at a time\n`);
     let next = 0;

@@ -72,7 +72,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
   const stop$ = new ReplaySubject<void>(1);
   // The exposition reads the writer's backlog, and the writer starts after the sessions' context.
   let backlogBytes = (): number => 0;
-  const telemetry = opts.metrics_port === undefined ? null : new ProcessTelemetry(measures, () => backlogBytes());
+  const telemetry = opts.metrics_port === undefined && !opts.otlp ? null : new ProcessTelemetry(measures, () => backlogBytes());
   const grants = new GrantLog(opts.output_sample_rate, opts.output_sample_rate_given, (line) => io.stderr.write(`${line}\n`));
   const ctx = measures.sessionContext({
     ...connectionSettings(opts, opts.packet_ms),
@@ -153,7 +153,9 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     : null;
   try {
     try {
-      if (telemetry && opts.metrics_port !== undefined) await telemetry.listen(opts.metrics_port, { command: 'run', protocol: opts.protocol, process: process.env[CHILD_ENV] ?? '0' }, say);
+      const labels = { command: 'run', protocol: opts.protocol, process: process.env[CHILD_ENV] ?? '0' };
+      if (telemetry && opts.metrics_port !== undefined) await telemetry.listen(opts.metrics_port, labels, say);
+      if (telemetry && opts.otlp) telemetry.pushTo(opts.otlp.endpoint, opts.otlp.interval_s, labels, say);
       await writer.started();
     } catch (err) {
       io.stderr.write(`error: ${(err as Error).message}\n`);
