@@ -20,6 +20,7 @@ export const ENTRIES: Record<string, string> = {
   'writer-worker': 'libs/tracer/src/writer-worker.ts', // the trace writer's thread
   'postprocess-worker': 'libs/run/src/recording/postprocess-worker.ts', // `record`'s post-processing pool
   'voice-worker': 'libs/audio/src/voice-worker.ts', // a conversation's voice activity thread
+  sampler: 'libs/telemetry/src/sampler-main.ts', // `--sampler`: the external /proc sampler, a process of its own
 };
 
 /** Files read at run time beside the module that reads them (the report page's scripts). */

@@ -1,5 +1,5 @@
 import type { ArrivalsSummary, DuplexAggregate, RunSummary } from '@duplex-bench/results';
-import type { ServerMetricsSummary } from '@duplex-bench/telemetry';
+import type { ServerMetricsSummary, StallsSummary } from '@duplex-bench/telemetry';
 import type { BehaviourSummary, RssFigures } from '@duplex-bench/metrics';
 import { verdictLine, type RunVerdict } from '@duplex-bench/run';
 
@@ -35,6 +35,7 @@ export function renderRunSummary(s: RunSummary, output: string, v: RunVerdict): 
   if (s.behaviour) lines.splice(lines.length - 1, 0, ...renderBehaviour(s.behaviour));
   if (s.arrivals) lines.splice(0, 0, ...renderArrivals(s.arrivals));
   if (s.server_metrics) lines.splice(lines.length - 1, 0, ...renderServerMetrics(s.server_metrics));
+  if (s.stalls) lines.splice(lines.length - 1, 0, renderStalls(s.stalls));
   const late = `${s.packets.late} late packet(s) in ${s.sessions.with_violation} session(s)`;
   lines.push(
     s.pacing === 'lockstep' && v.verdict === 'unqualified'
@@ -139,4 +140,15 @@ export function renderServerMetrics(m: ServerMetricsSummary): string[] {
     lines.push(`  ${name}: p50 ${v(h.p50, h.unit)} p90 ${v(h.p90, h.unit)} p99 ${v(h.p99, h.unit)} (n ${h.count})${c}`);
   }
   return lines;
+}
+
+/** "client loop stalls over 50 ms: 2 (gc 1, disk_wait 1); sampler …": each stall's cause, counted, and what the sampler cost. */
+export function renderStalls(st: StallsSummary): string {
+  const causes = Object.entries(st.by_cause)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  const s = st.sampler;
+  const own = s ? `; sampler (its own process): ${s.looks} looks every ${s.interval_ms} ms, its CPU ${s.cpu_cores ?? '-'} cores` : '; no sampler account';
+  return `client loop stalls over ${st.threshold_ms} ms: ${st.count}${causes ? ` (${causes})` : ''}${own}`;
 }

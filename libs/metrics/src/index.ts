@@ -2,7 +2,7 @@ export { createUsHistogram, recordMs, percentilesMs, encodeHistogram, decodeHist
 export type { Histogram, PercentilesMs } from './histogram';
 export { PacingRecorder, summarizePacing } from './pacing-recorder';
 export type { PacketTimes, PacingFigures } from './pacing-recorder';
-export { LoopLagMonitor, GcMonitor, CpuMeter, peakRssBytes } from './loop-monitor';
+export { LoopLagMonitor, GcMonitor, CpuMeter, peakRssBytes, STALL_MS } from './loop-monitor';
 export { RssMonitor, type RssFigures } from './rss-monitor';
 export { Timeline } from './timeline';
 export type { TimelineFile } from './timeline';

@@ -14,9 +14,16 @@ export interface LoopLagFigures {
  * Event-loop lag from a 10 ms timer: each wake records how much later than 10 ms after the
  * previous one it came. A lag over 80 ms is a stall long enough to make a packet late.
  */
+/** A loop stall worth explaining: the timer woke this late (ms) at `end_s`. */
+export const STALL_MS = 50;
+/** Stalls and GC pauses kept for the sampler's attribution (the rest are counted only). */
+const KEPT = 10_000;
+
 export class LoopLagMonitor {
   readonly histogram = createUsHistogram();
   over80 = 0;
+  /** Each wake later than STALL_MS: when it came and how late (the loop was held for that long before it). */
+  readonly stalls: Array<{ end_s: number; ms: number }> = [];
   private cancel: (() => void) | null = null;
   private last_s = 0;
 
@@ -35,6 +42,7 @@ export class LoopLagMonitor {
       const lag_ms = Math.max(0, (now_s - this.last_s) * 1000 - this.interval_ms);
       recordMs(this.histogram, lag_ms);
       if (lag_ms > 80) this.over80++;
+      if (lag_ms > STALL_MS && this.stalls.length < KEPT) this.stalls.push({ end_s: now_s, ms: lag_ms });
       this.onLag?.(now_s, lag_ms);
       this.last_s = now_s;
       this.cancel = this.clock.arm(this.interval_ms, tick, { background: true });
@@ -65,6 +73,8 @@ export class GcMonitor {
   count = 0;
   total_ms = 0;
   max_ms = 0;
+  /** Pauses of 1 ms or more (up to 100,000), for attributing loop stalls. */
+  readonly pauses: Array<{ start_s: number; ms: number }> = [];
   private observer: PerformanceObserver | null = null;
 
   constructor(
@@ -79,6 +89,7 @@ export class GcMonitor {
     this.observer = new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) {
         this.onPause?.(offset_s + entry.startTime / 1000, entry.duration);
+        if (entry.duration >= 1 && this.pauses.length < KEPT * 10) this.pauses.push({ start_s: offset_s + entry.startTime / 1000, ms: entry.duration });
         this.count++;
         this.total_ms += entry.duration;
         if (entry.duration > this.max_ms) this.max_ms = entry.duration;

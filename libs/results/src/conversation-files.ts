@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { SessionSpeech, TurnRecord } from '@duplex-bench/metrics';
+import type { SamplerFooter, ThreadSample } from '@duplex-bench/telemetry';
 import { ResultsInputError } from './input-error';
 import { runFile, type RunFile } from './run-files';
 
@@ -52,4 +53,19 @@ export interface ServerMetricsRow {
 /** `--server-metrics`: every scrape of the run (server_metrics.jsonl); null when the run scraped none. */
 export function readServerMetrics(dir: string): Promise<ServerMetricsRow[] | null> {
   return readRunLines<ServerMetricsRow>(dir, 'server_metrics');
+}
+
+/** `--sampler`: the sampler's looks at process `pid` in time order, and its own account; null when the run has no sampler file. */
+export async function readSamplerFile(dir: string, pid: number): Promise<{ samples: ThreadSample[]; footer: SamplerFooter | null } | null> {
+  const rows = await readRunLines<unknown>(dir, 'sampler');
+  if (!rows) return null;
+  const samples: ThreadSample[] = [];
+  let footer: SamplerFooter | null = null;
+  for (const r of rows) {
+    if (Array.isArray(r)) {
+      const [t_s, p, state, run_ms, wait_ms, wchan] = r as [number, number, string, number, number, string];
+      if (p === pid) samples.push({ t_s, pid: p, state, run_ms, wait_ms, wchan });
+    } else if (r && typeof r === 'object' && 'sampler' in r) footer = (r as { sampler: SamplerFooter }).sampler;
+  }
+  return { samples, footer };
 }

@@ -9,7 +9,7 @@ export { ARRIVALS_ORIGIN, arrivalsSummary, blockingProbability } from './arrival
 export type { ArrivalCountFigures, ArrivalRate, ArrivalsInput, ArrivalsSummary } from './arrivals-summary';
 export { runDirsOf, runDirsOfAll } from './run-dirs';
 export { duplexClientFigures } from './server-beside';
-export { jsonLines, readServerMetrics, readSessionSpeech, readTurns } from './conversation-files';
+export { jsonLines, readSamplerFile, readServerMetrics, readSessionSpeech, readTurns } from './conversation-files';
 export type { ServerMetricsRow } from './conversation-files';
 
 /* Error types */

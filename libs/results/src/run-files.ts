@@ -27,6 +27,8 @@ export const RUN_FILES = {
   requests: 'requests.jsonl',
   /** `--server-metrics`: one line per scrape of the server's /metrics, on the client's clock. */
   server_metrics: 'server_metrics.jsonl',
+  /** `--sampler`: the external sampler's looks at each probe process, `[t_s, pid, state, run_ms, wait_ms, wchan]` a line, its own account last. */
+  sampler: 'sampler.jsonl',
   /** `check`'s verdicts. */
   check: 'check.json',
   /** `sweep`'s points and runs. */

@@ -17,7 +17,7 @@ import type { DeadlineSchedulerStats } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
 import type { SessionResult } from '@duplex-bench/session';
 import type { ArrivalsSummary } from './arrivals-summary';
-import type { ServerMetricsSummary } from '@duplex-bench/telemetry';
+import type { ServerMetricsSummary, StallsSummary } from '@duplex-bench/telemetry';
 
 /** How packets went: on the realtime schedule (every dialect), or lockstep with the server's units (native). */
 export type PacingMode = 'realtime' | 'lockstep';
@@ -95,6 +95,8 @@ export interface RunSummary extends PacingFigures {
   arrivals?: ArrivalsSummary;
   /** `--server-metrics`: the server's own latency histograms over the run, beside the client's figures. */
   server_metrics?: ServerMetricsSummary;
+  /** `--sampler`: every loop stall over 50 ms with its cause and evidence. */
+  stalls?: StallsSummary;
 }
 
 /** Response figures of one group of sessions. Every latency here is the client's own (receive times). */

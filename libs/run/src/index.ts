@@ -3,6 +3,8 @@ import { entryModule } from '@duplex-bench/launcher';
 /* The run lifecycle: measures, opening sessions, the start gate, clocks, shards, grants, the verdict */
 export { ProcessMeasures } from './process-measures';
 export { ProcessTelemetry } from './process-telemetry';
+export { ProcessSampler } from './process-sampler';
+export { prepareStall, STALL_KINDS, type StallKind } from './inject-stall';
 export { GrantLog } from './grant-record';
 export type { GrantRecord } from './grant-record';
 export { arrivalPackets, openAll, openFirstThenAll, removeTrace, runPackets, type AudioInputRecord } from './open-sessions';

@@ -6,7 +6,7 @@ import { CHILD_ENV, describeHost, projectRevision } from '@duplex-bench/launcher
 import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, scheduleStall, spreadStarts, timersOn, type Clock } from '@duplex-bench/pacer';
 import { besideClient, ServerMetricsScraper } from '@duplex-bench/telemetry';
-import { arrivalPackets, behaviourFigures, type EndedSessions, ConversationInput, connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionLines, startAtGate, hearConversationOr, estimateClockOffset, describeDuration, meanDurationS, ProcessTelemetry, type AudioInputRecord, type ClockOffset } from '@duplex-bench/run';
+import { arrivalPackets, behaviourFigures, type EndedSessions, ConversationInput, connectionSettings, dialectRecord, GrantLog, openFirstThenAll, packetSizeOr, ProcessMeasures, redactArgv, removeTrace, runPackets, sessionLines, startAtGate, hearConversationOr, estimateClockOffset, describeDuration, meanDurationS, ProcessTelemetry, ProcessSampler, prepareStall, type AudioInputRecord, type ClockOffset } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
 import { duplexClientFigures, duplexMetrics, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier, type SessionResult } from '@duplex-bench/session';
@@ -141,6 +141,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
   const say = (line: string) => io.stderr.write(`${line}\n`);
 
   const progress = new Progress(io.stderr, opts.quiet, clock);
+  let sampler: ProcessSampler | null = null;
+  const hold = opts.inject_stall_ms > 0 ? prepareStall(opts.inject_stall_kind, clock, opts.output) : undefined;
   const scraper = opts.server_metrics
     ? new ServerMetricsScraper({
         url: opts.server_metrics.url,
@@ -163,6 +165,9 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     }
     // The first scrape, before any session, is the baseline the run's server figures are deltas from.
     scraper?.start();
+    // The sampler looks from before the first session to after the last.
+    const bound_s = (opts.arrivals ? opts.arrivals.run_for_s : opts.duration_s) + opts.drain_timeout_ms / 1000 + opts.connect_timeout_ms / 1000 + 120;
+    sampler = opts.sampler ? new ProcessSampler([process.pid], runFile(opts.output, 'sampler'), opts.sampler.interval_ms, bound_s) : null;
     let results: SessionResult[];
     let arrivals: ArrivalsSummary | undefined;
     // An arrival run wrote each session's rows as it ended; a run of sessions started together writes them now.
@@ -172,7 +177,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       runJson.gate_s = origin_s;
       measures.steadyFrom(origin_s + opts.warmup_s);
       measures.loadUntil(origin_s + opts.arrivals.run_for_s);
-      if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, origin_s, opts.arrivals.run_for_s / 2, opts.packet_ms, opts.inject_stall_ms);
+      if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, origin_s, opts.arrivals.run_for_s / 2, opts.packet_ms, opts.inject_stall_ms, hold);
       const a = opts.arrivals;
       // Sessions come and go for as long as the run lasts: each one's packets go to samples.msgpack as it ends.
       samples.spillTo((bytes) => writer.append(RUN_FILES.samples, bytes));
@@ -218,7 +223,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       measures.steadyFrom(gate_s + opts.warmup_s);
       measures.loadUntil(gate_s + opts.duration_s);
       const starts = spreadStarts(gate_s, opened.length, opts.start_spread_ms);
-      if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, gate_s, opts.duration_s / 2, opts.packet_ms, opts.inject_stall_ms);
+      if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, gate_s, opts.duration_s / 2, opts.packet_ms, opts.inject_stall_ms, hold);
       io.stderr.write(`streaming: ${opened.length} of ${sessions.length} sessions passed the start gate\n`);
       hooks.onStreaming?.(writer);
       progress.start(() => ({ active: overlap.active, sent: pacing.sent, late: pacing.late, loop_max_ms: loop.figures().max, rss: measures.rss.figures() }));
@@ -228,6 +233,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     // One last scrape at the run's end closes the server's window; its rows go through the writer.
     await scraper?.stop();
     measures.stop();
+    const samplerExit = await sampler?.stop();
+    sampler = null;
     await writer.close();
 
     const summary = measures.summary(results, {
@@ -250,6 +257,13 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     const behaviour = conversation ? behaviourFigures(conversation, results) : null;
     if (behaviour) summary.behaviour = behaviour.summary;
     if (scraper) summary.server_metrics = besideClient(scraper.summary(), duplexClientFigures(summary.duplex));
+    if (opts.sampler) {
+      if (samplerExit && samplerExit.code !== 0) io.stderr.write(`warning: the sampler ended with ${samplerExit.code ?? 'a signal'}${samplerExit.error ? ` (${samplerExit.error})` : ''}; stalls it did not see are unsampled\n`);
+      summary.stalls = await ProcessSampler.stalls(opts.output, measures, runJson.gate_s ?? started_s).catch((err: Error) => {
+        io.stderr.write(`warning: the sampler's file could not be read (${err.message}); no stall is attributed\n`);
+        return undefined;
+      });
+    }
     grants.addDeltaRates(results);
     // A run whose server refused what this client sent broke the dialect's contract, whatever its pacing.
     const refused = results.filter((r) => r.reason === 'client_protocol_error');
@@ -285,6 +299,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     if (summary.pacing === 'lockstep' && v.verdict === 'unqualified') return EXIT.ok;
     return exitOf(v, opts.allow_unqualified);
   } finally {
+    await sampler?.stop();
     await scraper?.stop();
     await telemetry?.close();
     progress.stop();
