@@ -1,12 +1,14 @@
 /**
- * What live Prometheus export costs the client: `run` at N sessions against the native append-echo
- * mock (its own process), with `--metrics-port` scraped every second by this script and without
- * it, interleaved (AB BA AB …) so both arms see the same host. The figure is the summary's client
+ * What live telemetry costs the client: `run` at N sessions against the native append-echo mock
+ * (its own process), with the telemetry on and without it, interleaved (AB BA AB …) so both arms
+ * see the same host. `--arm metrics`: `--metrics-port`, scraped every second by this script;
+ * `--arm sampler`: `--sampler`, the /proc sampler at 5 ms in its own process (its own CPU is
+ * reported apart, from its account in the summary). The figure is the summary's client
  * CPU per packet cycle (`cpu_us_per_packet`: user + system CPU seconds of the probe over packets
  * sent); the ratio with/without is taken within each pair, and the median and range over pairs.
  * The compiled kit (`npm run build` first).
  *
- *   node --import tsx tools/bench/metrics-overhead.ts [--sessions 512] [--duration 20] [--pairs 3] [--out DIR]
+ *   node --import tsx tools/bench/metrics-overhead.ts [--arm metrics|sampler] [--sessions 512] [--duration 20] [--pairs 3] [--out DIR]
  *
  * Every process is bounded in time and stopped by its PID; traffic stays on 127.0.0.1.
  */
@@ -22,12 +24,14 @@ const { values } = parseArgs({
     sessions: { type: 'string', default: '512' },
     duration: { type: 'string', default: '20' },
     pairs: { type: 'string', default: '3' },
+    arm: { type: 'string', default: 'metrics' },
     out: { type: 'string', default: join('out', 'metrics-overhead') },
   },
 });
 const BIN = join(ROOT, 'dist', 'duplex-bench.js');
 const sessions = Number(values.sessions);
 const duration_s = Number(values.duration);
+const arm = values.arm === 'sampler' ? 'sampler' : 'metrics';
 const interrupted = { now: false, stop: (): void => undefined };
 installInterrupts(() => {
   interrupted.now = true;
@@ -56,13 +60,16 @@ interface Arm {
   /** The endpoint's own time building scrapes (duplex_bench_exposition_seconds_total, last scrape), and the run's CPU seconds. */
   exposition_s: number | null;
   cpu_s: number;
+  /** --sampler: the sampler's own CPU in cores (its account), and its looks. */
+  sampler: { cpu_cores: number | null; looks: number } | null;
 }
 
 async function one(dir: string, url: string, exporter: boolean): Promise<Arm> {
   await mkdir(dir, { recursive: true });
-  const port = exporter ? await freePort() : null;
+  const port = exporter && arm === 'metrics' ? await freePort() : null;
   const args = ['run', '--url', url, '--concurrency', String(sessions), '--duration', String(duration_s), '--trace', 'off', '--output', join(dir, 'run'), '--quiet', '--allow-unqualified'];
   if (port !== null) args.push('--metrics-port', String(port), '--metrics-linger-s', '2');
+  if (exporter && arm === 'sampler') args.push('--sampler');
   const child = spawnTracked('client', process.execPath, [BIN, ...args], openLog(join(dir, 'probe.stdout.log')), openLog(join(dir, 'probe.stderr.log')));
   interrupted.stop = () => signalChild(child, 'SIGINT');
   let scrapes = 0;
@@ -86,7 +93,12 @@ async function one(dir: string, url: string, exporter: boolean): Promise<Arm> {
         }, 1000);
   const code = await exited(child, (duration_s + 120) * 1000);
   if (scraping) clearInterval(scraping);
-  const s = JSON.parse(await readFile(join(dir, 'run', 'summary.json'), 'utf8')) as { cpu_us_per_packet: number; cpu_cores: { total: number }; packets: { sent: number; late: number } };
+  const s = JSON.parse(await readFile(join(dir, 'run', 'summary.json'), 'utf8')) as {
+    cpu_us_per_packet: number;
+    cpu_cores: { total: number };
+    packets: { sent: number; late: number };
+    stalls?: { sampler: { cpu_cores: number | null; looks: number } | null };
+  };
   if (code === null) throw new Error(`probe in ${dir} did not end`);
   return {
     cpu_us_per_packet: s.cpu_us_per_packet,
@@ -97,6 +109,7 @@ async function one(dir: string, url: string, exporter: boolean): Promise<Arm> {
     last_scraped_sent: last,
     exposition_s: exposition,
     cpu_s: (s.cpu_us_per_packet * s.packets.sent) / 1e6,
+    sampler: s.stalls?.sampler ? { cpu_cores: s.stalls.sampler.cpu_cores, looks: s.stalls.sampler.looks } : null,
   };
 }
 
@@ -127,9 +140,16 @@ async function main(): Promise<void> {
       ratios.push(ratio);
       // The exporter's own cost, measured inside the probe: its time building scrapes over the run's CPU.
       const share = on.exposition_s === null ? NaN : on.exposition_s / on.cpu_s;
-      shares.push(share);
+      if (arm === 'metrics') shares.push(share);
+      else if (on.sampler?.cpu_cores != null) shares.push(on.sampler.cpu_cores);
       rows.push(
-        `| ${p + 1} | ${order[0] ? 'on, off' : 'off, on'} | ${off.cpu_us_per_packet} µs (${off.cores} cores), ${off.late} late | ${on.cpu_us_per_packet} µs (${on.cores} cores), ${on.late} late | ${on.scrapes}, last ${on.last_scraped_sent} of ${on.sent} sent | ${ratio.toFixed(3)} | ${on.exposition_s === null ? '-' : `${(on.exposition_s * 1000).toFixed(1)} ms (${((on.exposition_s * 1e6) / Math.max(1, on.scrapes)).toFixed(0)} µs per scrape), ${(share * 100).toFixed(2)}%`} |`,
+        `| ${p + 1} | ${order[0] ? 'on, off' : 'off, on'} | ${off.cpu_us_per_packet} µs (${off.cores} cores), ${off.late} late | ${on.cpu_us_per_packet} µs (${on.cores} cores), ${on.late} late | ${arm === 'metrics' ? `${on.scrapes}, last ${on.last_scraped_sent} of ${on.sent} sent` : `${on.sampler?.looks ?? '-'} looks`} | ${ratio.toFixed(3)} | ${
+          arm === 'sampler'
+            ? `sampler's own CPU ${on.sampler?.cpu_cores ?? '-'} cores`
+            : on.exposition_s === null
+              ? '-'
+              : `${(on.exposition_s * 1000).toFixed(1)} ms (${((on.exposition_s * 1e6) / Math.max(1, on.scrapes)).toFixed(0)} µs per scrape), ${(share * 100).toFixed(2)}%`
+        } |`,
       );
     }
   } finally {
@@ -138,12 +158,18 @@ async function main(): Promise<void> {
   process.stdout.write(
     [
       `host: ${hostLine(hostInfo(undefined))}`,
-      `${sessions} sessions × ${duration_s} s, native append-echo mock in its own process; client CPU per packet cycle (summary cpu_us_per_packet)`,
-      '| pair | order | no exporter | --metrics-port, scraped each second | scrapes | with / without | building the scrapes, of the run\'s CPU |',
+      `${sessions} sessions × ${duration_s} s, native append-echo mock in its own process, arm ${arm}; client CPU per packet cycle (summary cpu_us_per_packet)`,
+      arm === 'metrics'
+        ? '| pair | order | no exporter | --metrics-port, scraped each second | scrapes | with / without | building the scrapes, of the run\'s CPU |'
+        : '| pair | order | no sampler | --sampler (5 ms) | looks | with / without | the sampler itself |',
       '| --- | --- | --- | --- | --- | --- | --- |',
       ...rows,
       ratios.length > 0 ? `median ratio ${median(ratios).toFixed(3)} (range ${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}, ${ratios.length} pairs)` : 'no pair finished',
-      shares.length > 0 ? `building the scrapes: median ${(median(shares) * 100).toFixed(2)}% of the client's CPU (range ${(Math.min(...shares) * 100).toFixed(2)}-${(Math.max(...shares) * 100).toFixed(2)}%)` : '',
+      shares.length === 0
+        ? ''
+        : arm === 'metrics'
+          ? `building the scrapes: median ${(median(shares) * 100).toFixed(2)}% of the client's CPU (range ${(Math.min(...shares) * 100).toFixed(2)}-${(Math.max(...shares) * 100).toFixed(2)}%)`
+          : `the sampler's own CPU: median ${median(shares).toFixed(3)} cores (range ${Math.min(...shares).toFixed(3)}-${Math.max(...shares).toFixed(3)})`,
     ].join('\n') + '\n',
   );
 }
