@@ -10,26 +10,16 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { exited, installInterrupts, killChild, openLog, ROOT, spawnTracked, startMock, stopMock } from './bench/processes';
+import { freePort } from '@duplex-bench/mock-servers/testing';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '40' }, out: { type: 'string', default: join('docs', 'telemetry', 'prometheus-graph.png') } } });
 installInterrupts(() => undefined);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'telemetry-shot-'));

@@ -13,11 +13,11 @@
  * Every process is bounded in time and stopped by its PID; traffic stays on 127.0.0.1.
  */
 import { mkdir, readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { hostInfo, hostLine } from './host';
 import { exited, installInterrupts, openLog, ROOT, signalChild, spawnTracked, startMock, stopMock } from './processes';
+import { freePort } from '@duplex-bench/mock-servers/testing';
 
 const { values } = parseArgs({
   options: {
@@ -38,16 +38,6 @@ installInterrupts(() => {
   interrupted.stop();
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface Arm {
   cpu_us_per_packet: number;

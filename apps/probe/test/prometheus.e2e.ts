@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunIo } from '@duplex-bench/cli';
@@ -12,6 +11,7 @@ import { httpCommand } from '../src/http/http-command';
 import { runCommand } from '../src/run/run-command';
 import { parseRunOptions } from '../src/run/run-options';
 import { runBounded } from './spawn.spec-helpers';
+import { freePort } from '@duplex-bench/mock-servers/testing';
 
 jest.setTimeout(90_000);
 
@@ -22,17 +22,6 @@ const PROMTOOL = '/usr/bin/promtool';
 const havePrometheus = existsSync(PROMETHEUS) && existsSync(PROMTOOL);
 if (!havePrometheus && !process.env.CI) process.stderr.write(`Prometheus tests skipped: no ${PROMETHEUS} or ${PROMTOOL} (apt-get install prometheus)\n`);
 
-/** A port free on 127.0.0.1 now (the kernel's pick, released). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** A RunIo that keeps stderr and, once the command says it lingers, fetches its last exposition. */
 function lingeringIo(metricsPort: number): { io: RunIo; stderr: () => string; exposition: () => Promise<string> | null } {

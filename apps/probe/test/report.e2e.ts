@@ -198,6 +198,18 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     process.stderr.write(`report screenshot: ${page.shot}\n`);
   });
 
+  it('run --sampler --report: each client stall in a table with its cause and evidence', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'report-stalls-'));
+    const { code } = await probe(['run', '--url', mock.url, '--concurrency', '4', '--duration', '3', '--output', dir, '--quiet', '--report', '--sampler', '--inject-stall-ms', '300', '--allow-unqualified']);
+    expect(code).toBe(0);
+    const page = await open(join(dir, 'report.html'), (p) => p.$$eval('table.stalls tr', (rows) => rows.map((r) => Array.from(r.children).map((cell) => (cell as unknown as { textContent: string }).textContent))));
+    expect(page.errors).toEqual([]);
+    const rows = page.found ?? [];
+    expect(rows[0]).toEqual(['s after the gate', 'ms', 'cause', 'GC ms', 'looks (states)', 'ran / waited ms', 'kernel function (D)']);
+    expect(rows.slice(1).some((r) => r[2] === 'busy' && Number(r[1]) >= 250)).toBe(true);
+    process.stderr.write(`report screenshot: ${page.shot}\n`);
+  });
+
   it('a recording and an unqualified run: the verdict says why, the late packets sort first', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'report-unq-'));
     const { code } = await probe(['run', '--url', mock.url, '--concurrency', '4', '--duration', '2', '--output', dir, '--quiet', '--inject-stall-ms', '300', '--start-spread-ms', '0', '--report']);

@@ -16,6 +16,8 @@ export interface TimelineFile {
   active_sessions?: number[];
   /** The process's resident memory at the last sample before each bin's end, MiB (the RSS monitor's, once a second). */
   rss_mib?: number[];
+  /** `--sampler`: each loop stall over 50 ms, its start (monotonic seconds), length and cause. */
+  stalls?: Array<{ start_s: number; ms: number; cause: string }>;
   measurement_origin: Record<string, string>;
 }
 

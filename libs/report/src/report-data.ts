@@ -25,6 +25,8 @@ export interface ProcessTimeline {
   gc_pause_total_ms: number[];
   cpu_cores: number[];
   trace_backlog_bytes: number[];
+  /** `--sampler`: each loop stall, s since the first packet, with its cause. */
+  stalls: Array<{ t_s: number; ms: number; cause: string }>;
 }
 
 export interface SessionRow {
@@ -72,6 +74,8 @@ export interface ReportData {
   behaviour: BehaviourReport | null;
   /** `--server-metrics`: the server's own histograms, over the run and per scrape interval on the report's axis; null without. */
   server_metrics: ServerMetricsView | null;
+  /** `--sampler`: every loop stall over 50 ms with its cause and evidence (the summary's block); null without. */
+  stalls: RunSummary['stalls'] | null;
 }
 
 /** The server's histograms as the report draws them: the run's figures beside the client's, and each interval's p50/p99. */
@@ -86,7 +90,7 @@ export interface ServerMetricsView {
 }
 
 /** What the report reads of a summary: a run's, a recording's or a merged run's (results' types), as written with its verdict. */
-type SummaryLike = Pick<RunSummary, 'qualified' | 'interrupted' | 'packet_ms' | 'packets' | 'sessions' | 'unit_lag_ms' | 'unit_miss_rate' | 'units' | 'lockstep' | 'behaviour' | 'server_metrics'> & {
+type SummaryLike = Pick<RunSummary, 'qualified' | 'interrupted' | 'packet_ms' | 'packets' | 'sessions' | 'unit_lag_ms' | 'unit_miss_rate' | 'units' | 'lockstep' | 'behaviour' | 'server_metrics' | 'stalls'> & {
   measurement_origin?: RunSummary['measurement_origin'];
   /** How the run ended (`run`, `record`, `merge` write it): `failed` when nothing completed or the run itself failed. */
   verdict?: SummaryVerdict;
@@ -280,6 +284,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
       gc_pause_total_ms: file.gc_pause_total_ms,
       cpu_cores: file.cpu_cores,
       trace_backlog_bytes: file.trace_backlog_bytes,
+      stalls: (file.stalls ?? []).map((st) => ({ t_s: round3(st.start_s - first_s), ms: st.ms, cause: st.cause })),
     });
   }
   const mock = options.mock_stats ? await readJson<{ arrival_deviation_ms: Record<string, number | null>; measurement_origin?: Record<string, string> }>(options.mock_stats) : null;
@@ -317,6 +322,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
     summary_origin: { ...(summary.measurement_origin ?? {}), incomplete_reasons: reasons.map(([k, n]) => `${k} ${n}`).join(', ') },
     behaviour: summary.behaviour ? behaviourReport(summary.behaviour, conversations, (process, id) => completedIds.has(`${process}/${id}`)) : null,
     server_metrics: summary.server_metrics ? await serverMetricsView(dir, summary.server_metrics, first_s) : null,
+    stalls: summary.stalls ?? null,
   };
 }
 

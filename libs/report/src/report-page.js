@@ -180,6 +180,30 @@
     chart(backlogBox, { x: axis, xLabel: 's since the first packet', yLabel: 'bytes', series: aligned('trace_backlog_bytes') });
   }
 
+  if (data.stalls) {
+    const st = data.stalls;
+    const own = st.sampler ? st.sampler.looks + ' looks every ' + st.sampler.interval_ms + ' ms; the sampler\'s own CPU ' + st.sampler.cpu_cores + ' cores (its process, not the probe\'s)' : 'no sampler account';
+    box = section('Client loop stalls over ' + st.threshold_ms + ' ms, each with its cause (--sampler)', st.measurement_origin + '; ' + own);
+    if (st.count === 0) empty(box, 'no stall over ' + st.threshold_ms + ' ms: the client\'s loop kept up');
+    else {
+      const causes = Object.keys(st.by_cause).filter(function (k) { return st.by_cause[k] > 0; }).map(function (k) { return k + ' ' + st.by_cause[k]; }).join(', ');
+      const p = document.createElement('p');
+      p.textContent = st.count + ' stall(s): ' + causes;
+      box.appendChild(p);
+      const t = document.createElement('table');
+      t.className = 'stalls';
+      const esc = function (v) { return String(v === null || v === undefined ? '-' : v).replace(/</g, '&lt;'); };
+      t.innerHTML =
+        '<tr><th>s after the gate</th><th>ms</th><th>cause</th><th>GC ms</th><th>looks (states)</th><th>ran / waited ms</th><th>kernel function (D)</th></tr>' +
+        st.list.slice(0, 100).map(function (x) {
+          const e = x.evidence;
+          const states = Object.keys(e.states).map(function (k) { return k + ' ' + e.states[k]; }).join(', ');
+          return '<tr><td>' + esc(x.t_s) + '</td><td>' + esc(Math.round(x.ms)) + '</td><td>' + esc(x.cause) + '</td><td>' + esc(e.gc_ms) + '</td><td>' + esc(e.samples + (states ? ' (' + states + ')' : '')) + '</td><td>' + esc(e.run_ms) + ' / ' + esc(e.wait_ms) + '</td><td>' + esc(e.wchan.join(', ')) + '</td></tr>';
+        }).join('');
+      box.appendChild(t);
+    }
+  }
+
   if (data.server_view) {
     box = section('The server\'s view: arrival deviation (ms)', data.server_view.origin + ' (from ' + data.server_view.source + ')');
     const t = document.createElement('table');

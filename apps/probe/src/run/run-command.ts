@@ -272,6 +272,9 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       : refused.length > 0
         ? `the server refused what the client sent in ${refused.length} session(s) (${refused[0].server_error?.code ?? refused[0].message}): client_protocol_error`
         : null;
+    // The timeline marks each stall on the monotonic clock, as its bins are.
+    const gate_s = runJson.gate_s ?? started_s;
+    const stallMarks = summary.stalls?.list.map((st) => ({ start_s: Math.round((gate_s + st.t_s) * 1e6) / 1e6, ms: Math.round(st.ms * 1000) / 1000, cause: st.cause }));
     const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons, failure });
     const written = withVerdict(summary, v);
     await Promise.all([
@@ -281,7 +284,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       writeFile(runFile(opts.output, 'run'), JSON.stringify(runJson, null, 1)),
       // After the sessions spilled as they ended (the writer is closed: they are on disk), the value with the histograms.
       (samples.spilled > 0 ? appendFile : writeFile)(runFile(opts.output, 'samples'), encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined, behaviour?.parts))),
-      writeFile(runFile(opts.output, 'timeline'), JSON.stringify(measures.timeline.toFile())),
+      writeFile(runFile(opts.output, 'timeline'), JSON.stringify({ ...measures.timeline.toFile(), ...(stallMarks ? { stalls: stallMarks } : {}) })),
       ...(ended ? [] : [writeFile(runFile(opts.output, 'sessions'), sessionLines(results))]),
     ]);
     if (opts.trace !== 'off' && !opts.keep_traces) {
