@@ -165,4 +165,30 @@ async function until<T>(what: string, bound_ms: number, probe: () => Promise<T |
       await new Promise((resolve) => (serve.exitCode === null ? serve.once('exit', resolve) : resolve(null)));
     }
   });
+
+  it('a conversation: the behaviour figures are in the last exposition, counted as the summary counts them', async () => {
+    const mock = await startMockServer({ port: 0, profile: 'nemotron', behaviour: { conversation: 'default', respond_after_ms: 400, stop_after_ms: 200, takeover_after_ms: 800 } });
+    const metricsPort = await freePort();
+    const out = await mkdtemp(join(tmpdir(), 'probe-prom-conv-'));
+    const probe = spawn(process.execPath, [DIST, 'run', '--url', mock.url, '--conversation', 'default', '--concurrency', '2', '--duration', '25', '--output', out, '--quiet', '--metrics-port', String(metricsPort), '--metrics-linger-s', '5'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let said = '';
+    let text: Promise<string> | null = null;
+    probe.stderr.on('data', (d) => {
+      said += d;
+      if (!text && said.includes('serving the final counts')) text = fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
+    });
+    const code = await new Promise<number | null>((resolve) => probe.on('exit', resolve));
+    await mock.close();
+    expect({ code, said }).toMatchObject({ code: 0 });
+    const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')) as RunSummary;
+    const b = summary.behaviour;
+    if (!b || !text) throw new Error(`no behaviour block or no linger line: ${said}`);
+    const exposition = await (text as Promise<string>);
+    const labels = '{command="run",protocol="native",process="0"}';
+    expect(b.response_latency_ms.count).toBeGreaterThan(0);
+    expect(exposition).toContain(`duplex_bench_behaviour_response_latency_seconds_count${labels} ${b.response_latency_ms.count}`);
+    expect(exposition).toContain(`duplex_bench_behaviour_stop_latency_seconds_count${labels} ${b.stop_latency_ms.count}`);
+    expect(exposition).toContain(`duplex_bench_behaviour_pauses_total${labels} ${b.pause_takeover_rate.count}`);
+    expect(await promtoolProblems(exposition)).toEqual({ code: 0, problems: '' });
+  });
 });

@@ -1,6 +1,6 @@
-import { clientTtft, clientTtfp } from '@duplex-bench/metrics';
+import { clientTtft, clientTtfp, decodeHistogram, type BehaviourParts } from '@duplex-bench/metrics';
 import type { SessionContext } from '@duplex-bench/session';
-import { clientFamilies, duplexFamilies, exposeMetrics, LiveResponses, LiveSessions, OtlpPush, type Family, type Labels, type MetricsEndpoint } from '@duplex-bench/telemetry';
+import { clientFamilies, duplexFamilies, exposeMetrics, LiveResponses, LiveSessions, OtlpPush, type Family, type Labels, type LiveBehaviour, type MetricsEndpoint } from '@duplex-bench/telemetry';
 import type { ProcessMeasures } from './process-measures';
 
 /**
@@ -12,6 +12,7 @@ export class ProcessTelemetry {
   readonly responses = new LiveResponses();
   private endpoint: MetricsEndpoint | null = null;
   private push: OtlpPush | null = null;
+  private behaviourFigures: LiveBehaviour | null = null;
   /** What /metrics serves and OTLP pushes: the same families, read at each scrape or push. */
   readonly families: Family[];
 
@@ -29,8 +30,21 @@ export class ProcessTelemetry {
   }
 
   /** `--otlp-endpoint`: the same families pushed over OTLP/HTTP every `interval_s`. */
-  pushTo(endpoint: string, interval_s: number, labels: Labels, say: (line: string) => void): void {
-    this.push = new OtlpPush({ endpoint, interval_s, families: this.families, labels, resource: { 'service.name': 'duplex-bench' }, say });
+  async pushTo(endpoint: string, interval_s: number, labels: Labels, say: (line: string) => void): Promise<void> {
+    this.push = await OtlpPush.start({ endpoint, interval_s, families: this.families, labels, resource: { 'service.name': 'duplex-bench' }, say });
+  }
+
+  /** A conversation's behaviour figures, once the run has them (the last scrapes and the last push carry them). */
+  behaviour(parts: BehaviourParts): void {
+    this.behaviourFigures = {
+      response: decodeHistogram(parts.response),
+      stop: decodeHistogram(parts.stop),
+      cancel: decodeHistogram(parts.cancel),
+      pauses: parts.pauses,
+      takeovers: parts.takeovers,
+      backchannels: parts.backchannels,
+      yields: parts.yields,
+    };
   }
 
   /** What each session tells the exposition: its end, and each response as it finishes. */
@@ -73,6 +87,7 @@ export class ProcessTelemetry {
         streams: () => ({ started: m.overlap.opened, active: m.overlap.active }),
         sessions: this.sessions,
         responses: this.responses,
+        behaviour: () => this.behaviourFigures,
       }),
       ...clientFamilies({ loopLag: () => m.loop.histogram, gc: () => m.gc, backlogBytes: this.backlogBytes }),
     ];

@@ -11,6 +11,19 @@ export interface DuplexSource {
   streams(): { started: number; active: number };
   sessions: LiveSessions;
   responses: LiveResponses;
+  /** `--conversation`: the behaviour figures, known once the run ends (they come from the VAD's speech spans after the sessions); null before. */
+  behaviour?(): LiveBehaviour | null;
+}
+
+/** The behaviour figures as the exposition serves them: latency histograms (µs) and event counts. */
+export interface LiveBehaviour {
+  response: Histogram;
+  stop: Histogram;
+  cancel: Histogram;
+  pauses: number;
+  takeovers: number;
+  backchannels: number;
+  yields: number;
 }
 
 const DEVIATION_BUCKETS_S = [0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.04, 0.06, 0.08, 0.16, 0.32, 0.64, 1.28];
@@ -42,5 +55,22 @@ export function duplexFamilies(d: DuplexSource): Family[] {
       RTF_BUCKETS,
       () => d.responses.rtf,
     ),
+    ...(d.behaviour ? behaviourFamilies(d.behaviour) : []),
+  ];
+}
+
+const BEHAVIOUR_BUCKETS_S = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 4, 5, 7.5, 10];
+
+function behaviourFamilies(b: () => LiveBehaviour | null): Family[] {
+  const when = ' (a conversation: set when the run ends, from the speech the VAD found in the received audio)';
+  const n = (k: 'pauses' | 'takeovers' | 'backchannels' | 'yields') => () => b()?.[k] ?? 0;
+  return [
+    hdrHistogram('duplex_bench_behaviour_response_latency_seconds', `Per user turn end: the end of the user's speech to the start of the model's${when}`, BEHAVIOUR_BUCKETS_S, () => b()?.response ?? null),
+    hdrHistogram('duplex_bench_behaviour_stop_latency_seconds', `Per barge-in: the user's speech start to the end of the model's speech${when}`, BEHAVIOUR_BUCKETS_S, () => b()?.stop ?? null),
+    hdrHistogram('duplex_bench_behaviour_cancel_latency_seconds', `Per barge-in: the user's speech start to the server ending that response as cancelled or interrupted${when}`, BEHAVIOUR_BUCKETS_S, () => b()?.cancel ?? null),
+    counter('duplex_bench_behaviour_pauses_total', `User pauses played${when}`, n('pauses')),
+    counter('duplex_bench_behaviour_takeovers_total', `Pauses in which the model took the turn${when}`, n('takeovers')),
+    counter('duplex_bench_behaviour_backchannels_total', `Backchannels played during the model's speech${when}`, n('backchannels')),
+    counter('duplex_bench_behaviour_yields_total', `Backchannels after which the model stopped${when}`, n('yields')),
   ];
 }

@@ -8,7 +8,7 @@ export type { LiveResponse } from './live-recorders';
 export { clientFamilies } from './client-families';
 export type { ClientHealthSource } from './client-families';
 export { duplexFamilies } from './duplex-families';
-export type { DuplexSource } from './duplex-families';
+export type { DuplexSource, LiveBehaviour } from './duplex-families';
 export { httpFamilies } from './http-families';
 export type { HttpSource } from './http-families';
 export { mockFamilies } from './mock-families';

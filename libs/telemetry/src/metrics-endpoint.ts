@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { counter, type Family, type Labels } from './families';
 
 /** A telemetry fault a user can act on: the port is taken, the address is not local. */
@@ -19,23 +19,28 @@ export class TelemetryError extends Error {
  * `linger_s` after. Every scrape reads the families' recorders at that moment.
  */
 export class MetricsEndpoint {
-  readonly registry = new Registry();
+  /** prom-client's registry, made by `listen` (prom-client loads only when a command serves metrics). */
+  registry!: Registry;
   private server: Server | null = null;
   /** Scrapes answered, and the time spent building their text (on the loop the sessions share). */
   scrapes = 0;
   exposition_ms = 0;
 
-  constructor(families: Family[], labels: Labels) {
-    this.registry.setDefaultLabels(labels);
+  constructor(
+    private readonly families: Family[],
+    private readonly labels: Labels,
+  ) {}
+
+  /** Listens on 127.0.0.1:`port` (0: a free one) and resolves with the URL it serves. */
+  async listen(port: number): Promise<string> {
+    const { Registry } = await import('prom-client');
+    this.registry = new Registry();
+    this.registry.setDefaultLabels(this.labels);
     const own = [
       counter('duplex_bench_scrapes_total', 'Scrapes of this endpoint answered', () => this.scrapes),
       counter('duplex_bench_exposition_seconds_total', "Time this process spent building the scrapes' text, on the loop its sessions share (what the exporter costs)", () => this.exposition_ms / 1000),
     ];
-    for (const f of [...families, ...own]) this.registry.registerMetric(f as never);
-  }
-
-  /** Listens on 127.0.0.1:`port` (0: a free one) and resolves with the URL it serves. */
-  async listen(port: number): Promise<string> {
+    for (const f of [...this.families, ...own]) this.registry.registerMetric(f as never);
     const server = createServer((req, res) => {
       if (req.method !== 'GET' || (req.url ?? '/').split('?')[0] !== '/metrics') {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: the metrics are at /metrics\n');

@@ -1,17 +1,7 @@
-import { ValueType, type Attributes, type HrTime } from '@opentelemetry/api';
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  AggregationTemporality,
-  DataPointType,
-  MeterProvider,
-  PeriodicExportingMetricReader,
-  type CollectionResult,
-  type MetricData,
-  type MetricProducer,
-  type PushMetricExporter,
-  type ResourceMetrics,
-} from '@opentelemetry/sdk-metrics';
+// Types only at the top: the SDK loads when a command pushes (`OtlpPush.start`), never otherwise.
+import type { Attributes, HrTime } from '@opentelemetry/api';
+import type { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import type { CollectionResult, MeterProvider, MetricData, MetricProducer, PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { cumulativeCounts, type Family, type Labels } from './families';
 
 /**
@@ -51,6 +41,8 @@ const hrTime = (ms: number): HrTime => [Math.floor(ms / 1000), Math.round((ms % 
 
 /** The families as OTLP metric data, cumulative from `start_ms` (epoch) to now. */
 export async function otlpMetrics(families: Family[], attributes: Attributes, start_ms: number): Promise<MetricData[]> {
+  const { ValueType } = await import('@opentelemetry/api');
+  const { AggregationTemporality, DataPointType } = await import('@opentelemetry/sdk-metrics');
   const startTime = hrTime(start_ms);
   const endTime = hrTime(Date.now());
   const out: MetricData[] = [];
@@ -140,10 +132,15 @@ export interface OtlpPushOptions {
  * The families are read at each push, as a scrape reads them: nothing is recorded twice.
  */
 export class OtlpPush {
-  private readonly provider: MeterProvider;
-  private readonly exporter: CountingExporter;
+  private constructor(
+    private readonly provider: MeterProvider,
+    private readonly exporter: CountingExporter,
+  ) {}
 
-  constructor(o: OtlpPushOptions) {
+  static async start(o: OtlpPushOptions): Promise<OtlpPush> {
+    const { OTLPMetricExporter } = await import('@opentelemetry/exporter-metrics-otlp-http');
+    const { resourceFromAttributes } = await import('@opentelemetry/resources');
+    const { MeterProvider, PeriodicExportingMetricReader } = await import('@opentelemetry/sdk-metrics');
     const url = /\/v1\/metrics\/?$/.test(new URL(o.endpoint).pathname) ? o.endpoint : `${o.endpoint.replace(/\/$/, '')}/v1/metrics`;
     const start_ms = Date.now();
     const attributes: Attributes = Object.fromEntries(Object.entries(o.labels).map(([k, v]) => [k, v]));
@@ -155,16 +152,16 @@ export class OtlpPush {
     };
     // A push is bounded by the interval (the SDK's reader requires it), and by 10 s.
     const timeout_ms = Math.min(10_000, o.interval_s * 1000);
-    this.exporter = new CountingExporter(new OTLPMetricExporter({ url, timeoutMillis: timeout_ms }), (message) =>
+    const exporter = new CountingExporter(new OTLPMetricExporter({ url, timeoutMillis: timeout_ms }), (message) =>
       o.say(`otlp: push to ${url} failed (${message}); counted, the run goes on`),
     );
     const reader = new PeriodicExportingMetricReader({
-      exporter: this.exporter,
+      exporter,
       exportIntervalMillis: o.interval_s * 1000,
       exportTimeoutMillis: timeout_ms,
       metricProducers: [producer],
     });
-    this.provider = new MeterProvider({ resource: resourceFromAttributes(o.resource), readers: [reader] });
+    return new OtlpPush(new MeterProvider({ resource: resourceFromAttributes(o.resource), readers: [reader] }), exporter);
   }
 
   /** Pushes the final figures now, then stops; says what could not be delivered. */

@@ -148,7 +148,7 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
         'server.address': server.hostname,
         'server.port': Number(server.port || (server.protocol === 'https:' ? 443 : 80)),
       };
-      push = new OtlpPush({ endpoint: telemetry.otlp.endpoint, interval_s: telemetry.otlp.interval_s, families, labels: { ...labels, ...genai }, resource: { 'service.name': 'duplex-bench' }, say });
+      push = await OtlpPush.start({ endpoint: telemetry.otlp.endpoint, interval_s: telemetry.otlp.interval_s, families, labels: { ...labels, ...genai }, resource: { 'service.name': 'duplex-bench' }, say });
     }
     const scraper = serverMetrics
       ? new ServerMetricsScraper({ ...serverMetrics, extra_histograms: serverMetrics.histograms, timers: nodeTimerHost, onRow: (line) => writer.append(RUN_FILES.server_metrics, line), say })

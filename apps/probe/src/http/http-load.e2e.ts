@@ -111,7 +111,11 @@ describe('runHttpLoad against the stubs', () => {
     const { summary } = await runCollecting(options(stub.url, { requests: 1000, stop }));
     expect(summary.interrupted).toBe(true);
     expect(summary.requests.sent).toBeLessThan(40);
-    expect(summary.requests.errors).toEqual({ interrupted: summary.requests.sent });
+    // Every request that ended, ended interrupted: those sent, and any due but not yet handed to a
+    // connection when the interrupt came (a loaded host has one or two; counted, never sent).
+    expect(Object.keys(summary.requests.errors)).toEqual(['interrupted']);
+    expect(summary.requests.errors.interrupted).toBeGreaterThanOrEqual(summary.requests.sent);
+    expect(summary.requests.errors.interrupted).toBeLessThanOrEqual(summary.requests.sent + 5);
   });
 });
 

@@ -137,7 +137,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
         return EXIT.failed;
       }
     }
-    if (telemetry && opts.otlp) telemetry.pushTo(opts.otlp.endpoint, opts.otlp.interval_s, labels, say);
+    if (telemetry && opts.otlp) await telemetry.pushTo(opts.otlp.endpoint, opts.otlp.interval_s, labels, say);
     await writer.started();
     io.stderr.write(`recording ${todo.length} of ${dataset.length} samples (${skipped} already done), ${opts.concurrency} at a time\n`);
     let next = 0;

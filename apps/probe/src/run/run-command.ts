@@ -157,7 +157,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     try {
       const labels = { command: 'run', protocol: opts.protocol, process: process.env[CHILD_ENV] ?? '0' };
       if (telemetry && opts.metrics_port !== undefined) await telemetry.listen(opts.metrics_port, labels, say);
-      if (telemetry && opts.otlp) telemetry.pushTo(opts.otlp.endpoint, opts.otlp.interval_s, labels, say);
+      if (telemetry && opts.otlp) await telemetry.pushTo(opts.otlp.endpoint, opts.otlp.interval_s, labels, say);
       await writer.started();
     } catch (err) {
       io.stderr.write(`error: ${(err as Error).message}\n`);
@@ -256,6 +256,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     }
     const behaviour = conversation ? behaviourFigures(conversation, results) : null;
     if (behaviour) summary.behaviour = behaviour.summary;
+    if (behaviour) telemetry?.behaviour(behaviour.parts);
     if (scraper) summary.server_metrics = besideClient(scraper.summary(), duplexClientFigures(summary.duplex));
     if (opts.sampler) {
       if (samplerExit && samplerExit.code !== 0) io.stderr.write(`warning: the sampler ended with ${samplerExit.code ?? 'a signal'}${samplerExit.error ? ` (${samplerExit.error})` : ''}; stalls it did not see are unsampled\n`);
