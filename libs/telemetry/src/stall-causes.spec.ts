@@ -34,6 +34,10 @@ describe('attributeStalls', () => {
     expect(attributeStalls(stall, [], looks(10, 10.4, 'S', 0.1, 0, 'futex_wait_queue'))[0].cause).toBe('blocked');
     expect(attributeStalls(stall, [], [])[0].cause).toBe('unsampled');
   });
+  it('takes the largest share: a thread that ran 45% and queued 15% was busy; runnable but neither running nor queued is unaccounted', () => {
+    expect(attributeStalls(stall, [], looks(10, 10.4, 'R', 2.25, 0.75))[0].cause).toBe('busy');
+    expect(attributeStalls(stall, [], looks(10, 10.4, 'R', 0.5, 0.5))[0].cause).toBe('unaccounted');
+  });
   it('counts causes and times stalls from the gate', () => {
     const s = stallsSummary(attributeStalls(stall, [], looks(10, 10.4, 'R', 5, 0)), 50, null, 10);
     expect(s).toMatchObject({ count: 1, by_cause: { busy: 1, gc: 0 }, list: [{ t_s: 0.1, cause: 'busy' }], sampler: null });

@@ -1,7 +1,7 @@
 import type { ThreadSample } from './proc-sample';
 
 /** What stopped the loop: a GC pause, the disk, a CPU it waited for, its own work, or a sleep in the kernel. */
-export type StallCause = 'gc' | 'disk_wait' | 'cpu_wait' | 'busy' | 'blocked' | 'unsampled';
+export type StallCause = 'gc' | 'disk_wait' | 'cpu_wait' | 'busy' | 'blocked' | 'unaccounted' | 'unsampled';
 
 /** A loop stall: the 10 ms timer woke `ms` late at `end_s` (monotonic), so the loop was held over [end_s − ms, end_s]. */
 export interface LoopStall {
@@ -39,10 +39,12 @@ const MAJORITY = 0.5;
 
 /**
  * Gives each stall a cause, in this order: `gc` when GC pauses cover half of it; `disk_wait` when
- * the sampler found the loop in state D in at least a fifth of its looks (at least 2); `cpu_wait`
- * when the run-queue wait across it is half of it or more; `busy` when the thread was on a CPU
- * for half of it or more; `blocked` when it slept in the kernel otherwise (state S); `unsampled`
- * when no look brackets it. `samples` are one thread's, in time order.
+ * the sampler found the loop in state D in at least a fifth of its looks (at least 2); then, from
+ * schedstat across it, the largest share of its time: waiting in the run queue (`cpu_wait`), on a
+ * CPU (`busy`), or neither: asleep in the kernel (`blocked`, when its looks found it sleeping) or,
+ * when its looks found it runnable, `unaccounted` (time the guest kernel does not see, such as a
+ * hypervisor taking the vCPU); `unsampled` when no look brackets it. `samples` are one thread's,
+ * in time order.
  */
 export function attributeStalls(stalls: LoopStall[], pauses: GcPause[], samples: ThreadSample[]): StallAttribution[] {
   return stalls.map((s) => {
@@ -77,9 +79,12 @@ export function attributeStalls(stalls: LoopStall[], pauses: GcPause[], samples:
     if (gc_ms >= MAJORITY * s.ms) cause = 'gc';
     else if (d >= 2 && d >= 0.2 * inside.length) cause = 'disk_wait';
     else if (span_ms === null || run_ms === null || wait_ms === null) cause = 'unsampled';
-    else if (wait_ms >= MAJORITY * span_ms) cause = 'cpu_wait';
-    else if (run_ms >= MAJORITY * span_ms) cause = 'busy';
-    else cause = 'blocked';
+    else {
+      const neither_ms = span_ms - run_ms - wait_ms;
+      if (wait_ms >= run_ms && wait_ms >= neither_ms) cause = 'cpu_wait';
+      else if (run_ms >= neither_ms) cause = 'busy';
+      else cause = (states.S ?? 0) + d >= (states.R ?? 0) ? 'blocked' : 'unaccounted';
+    }
     const r = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
     return {
       start_s: a,
@@ -122,7 +127,7 @@ export interface StallsSummary {
 }
 
 export function stallsSummary(attributed: StallAttribution[], threshold_ms: number, footer: SamplerFooter | null, gate_s: number): StallsSummary {
-  const by_cause: Record<StallCause, number> = { gc: 0, disk_wait: 0, cpu_wait: 0, busy: 0, blocked: 0, unsampled: 0 };
+  const by_cause: Record<StallCause, number> = { gc: 0, disk_wait: 0, cpu_wait: 0, busy: 0, blocked: 0, unaccounted: 0, unsampled: 0 };
   for (const a of attributed) by_cause[a.cause]++;
   return {
     threshold_ms,
@@ -131,6 +136,6 @@ export function stallsSummary(attributed: StallAttribution[], threshold_ms: numb
     list: attributed.slice(0, 1000).map(({ start_s, ...rest }) => ({ t_s: Math.round((start_s - gate_s) * 1000) / 1000, ...rest })),
     sampler: footer ? { ...footer, origin: 'a process of its own, reading /proc/PID/task/PID/{stat,schedstat,wchan} of each probe process every interval_ms; its CPU is its own, not the probe\'s' } : null,
     measurement_origin:
-      'client: each wake of the 10 ms loop timer later than threshold_ms is a stall; its cause: gc when perf_hooks GC pauses cover half of it, disk_wait when the sampler found the loop thread in state D in a fifth of its looks (wchan: where), cpu_wait when the run-queue wait (schedstat) across it is half of it, busy when the thread ran half of it, blocked when it slept in the kernel otherwise, unsampled when no look brackets it',
+      'client: each wake of the 10 ms loop timer later than threshold_ms is a stall; its cause: gc when perf_hooks GC pauses cover half of it, disk_wait when the sampler found the loop thread in state D in a fifth of its looks (wchan: where); else the largest share of the stall by schedstat: cpu_wait (in the run queue), busy (on a CPU), or neither: blocked (asleep in the kernel by its looks) or unaccounted (runnable by its looks: time the guest kernel does not see, such as a hypervisor taking the vCPU); unsampled when no look brackets it',
   };
 }
