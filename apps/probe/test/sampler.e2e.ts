@@ -78,4 +78,24 @@ const longest = (s: NonNullable<RunSummary['stalls']>) => [...s.list].sort((a, b
     expect(stall).toMatchObject({ cause: 'cpu_wait' });
     expect(stall.evidence.wait_ms).toBeGreaterThan(0.5 * (stall.evidence.span_ms ?? Infinity));
   });
+
+  it('under --processes, one sampler watches every child; each child\'s stall gets its cause, pooled in the summary', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'probe-sampler-procs-'));
+    const exit = await runBounded(
+      process.execPath,
+      [DIST, 'run', '--url', mock.url, '--processes', '2', '--concurrency', '2', '--duration', '4', '--output', out, '--quiet', '--sampler', '--inject-stall-ms', '300', '--allow-unqualified', '--cpu-affinity', 'off'],
+      { bound_ms: 90_000, label: 'duplex-bench' },
+    );
+    expect(exit).toMatchObject({ code: 0 });
+    const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')) as RunSummary;
+    const s = summary.stalls;
+    if (!s) throw new Error(`no stalls block: ${exit.stderr}`);
+    // One sampler, two processes: its account names both PIDs.
+    expect(s.sampler?.pids).toHaveLength(2);
+    for (const p of ['p0', 'p1']) {
+      const mine = s.list.filter((x) => x.process === p).sort((a, b) => b.ms - a.ms)[0];
+      expect(mine).toMatchObject({ cause: 'busy' });
+      expect(mine.ms).toBeGreaterThan(250);
+    }
+  });
 });

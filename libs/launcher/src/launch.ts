@@ -24,6 +24,8 @@ export interface LaunchOptions {
   timers?: TimerHost;
   /** Each line a child prints on stderr. */
   onStderr?(index: number, line: string): void;
+  /** Told of each child's PID as it is started (an external sampler watches them). */
+  onSpawned?(index: number, pid: number): void;
 }
 
 export interface ChildOutcome {
@@ -109,6 +111,7 @@ export class Launcher {
       });
       this.children.push(child);
       outcome.pid = child.pid;
+      if (child.pid !== undefined) this.options.onSpawned?.(index, child.pid);
       let buffered = '';
       child.stderr?.on('data', (d: Buffer) => {
         buffered += d.toString('utf8');

@@ -55,17 +55,35 @@ export function readServerMetrics(dir: string): Promise<ServerMetricsRow[] | nul
   return readRunLines<ServerMetricsRow>(dir, 'server_metrics');
 }
 
-/** `--sampler`: the sampler's looks at process `pid` in time order, and its own account; null when the run has no sampler file. */
+/**
+ * `--sampler`: the sampler's looks at process `pid` in time order, and its own account; null when
+ * the run has no sampler file. The file may still be growing (a launcher's sampler): a last line
+ * not yet ended is left for the next read.
+ */
 export async function readSamplerFile(dir: string, pid: number): Promise<{ samples: ThreadSample[]; footer: SamplerFooter | null } | null> {
-  const rows = await readRunLines<unknown>(dir, 'sampler');
-  if (!rows) return null;
+  const path = runFile(dir, 'sampler');
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new ResultsInputError('BAD_RUN_FILE', `${path}: ${(err as Error).message}`);
+  }
+  const whole = text.slice(0, text.lastIndexOf('\n') + 1);
   const samples: ThreadSample[] = [];
   let footer: SamplerFooter | null = null;
-  for (const r of rows) {
+  whole.split('\n').forEach((line, i) => {
+    if (line === '') return;
+    let r: unknown;
+    try {
+      r = JSON.parse(line);
+    } catch (err) {
+      throw new ResultsInputError('BAD_RUN_FILE', `${path} line ${i + 1}: ${(err as Error).message}`);
+    }
     if (Array.isArray(r)) {
       const [t_s, p, state, run_ms, wait_ms, wchan] = r as [number, number, string, number, number, string];
       if (p === pid) samples.push({ t_s, pid: p, state, run_ms, wait_ms, wchan });
     } else if (r && typeof r === 'object' && 'sampler' in r) footer = (r as { sampler: SamplerFooter }).sampler;
-  }
+  });
   return { samples, footer };
 }

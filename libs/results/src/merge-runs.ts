@@ -1,3 +1,4 @@
+import type { StallsSummary } from '@duplex-bench/telemetry';
 import { readFile, writeFile } from 'node:fs/promises';
 import { behaviourSummary, decodeHistogram, decodeSamples, mergeHistograms, mergeSamples, type BehaviourParts, type BehaviourSummary, type MergedPacing, type SamplesFile, type UnitCounts } from '@duplex-bench/metrics';
 import { ResultsInputError } from './input-error';
@@ -9,6 +10,8 @@ export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   qualified: boolean;
   /** `--conversation`: every process's behaviour events pooled (histograms merged, counts summed). */
   behaviour?: BehaviourSummary;
+  /** `run --processes --sampler`: every process's loop stalls with their causes, pooled. */
+  stalls?: StallsSummary;
   interrupted: boolean;
   sessions: RunSummary['sessions'];
   cpu_cores: { total: number; per_process: number[] };

@@ -32,10 +32,20 @@ export class ProcessSampler {
     return exit;
   }
 
-  /** This process's stalls, each with its cause, from the sampler's file in `dir`. */
-  static async stalls(dir: string, measures: ProcessMeasures, gate_s: number): Promise<StallsSummary> {
-    const file = await readSamplerFile(dir, process.pid);
+  /**
+   * This process's stalls, each with its cause, from the sampler's file in `dir`. With `shared` (a
+   * launcher's sampler, still running), first waits (up to 2 s) for a look at this process later
+   * than its last stall, so the last one is bracketed too.
+   */
+  static async stalls(dir: string, measures: ProcessMeasures, gate_s: number, shared = false): Promise<StallsSummary> {
+    let file = await readSamplerFile(dir, process.pid);
+    const last_s = measures.loop.stalls.at(-1)?.end_s ?? -Infinity;
+    for (let waited = 0; shared && waited < 2000 && !((file?.samples.at(-1)?.t_s ?? -Infinity) > last_s + 0.05); waited += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+      file = await readSamplerFile(dir, process.pid);
+    }
     const attributed = attributeStalls(measures.loop.stalls, measures.gc.pauses, file?.samples ?? []);
-    return stallsSummary(attributed, STALL_MS, file?.footer ?? null, gate_s);
+    // A shared sampler's account is the launcher's to state.
+    return stallsSummary(attributed, STALL_MS, shared ? null : (file?.footer ?? null), gate_s);
   }
 }

@@ -24,7 +24,7 @@ export type { Buckets } from './histogram-deltas';
 export { OtlpPush, otlpMetrics, GENAI_NAMES, GENAI_DURATION_BUCKETS_S } from './otlp-push';
 export type { OtlpPushOptions } from './otlp-push';
 
-export { attributeStalls, stallsSummary } from './stall-causes';
+export { attributeStalls, poolStalls, stallsSummary } from './stall-causes';
 export type { LoopStall, GcPause, StallAttribution, StallCause, StallsSummary, SamplerFooter } from './stall-causes';
 export { sampleThread, stateOf, schedstatOf } from './proc-sample';
 export type { ThreadSample } from './proc-sample';

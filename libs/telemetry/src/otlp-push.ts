@@ -66,7 +66,8 @@ export async function otlpMetrics(families: Family[], attributes: Attributes, st
             startTime,
             endTime,
             attributes,
-            value: { buckets: { boundaries, counts }, sum: sum / scale, count, ...(h && count > 0 ? { min: h.minNonZeroValue / scale, max: h.maxValue / scale } : {}) },
+            // No `min`: HDR keeps only the smallest non-zero value, and the loop lag records zeros.
+            value: { buckets: { boundaries, counts }, sum: sum / scale, count, ...(h && count > 0 ? { max: h.maxValue / scale } : {}) },
           },
         ],
       });
@@ -166,7 +167,7 @@ export class OtlpPush {
 
   /** Pushes the final figures now, then stops; says what could not be delivered. */
   async close(): Promise<{ exports: number; failures: number; first_failure: string | null }> {
-    await this.provider.forceFlush().catch(() => undefined);
+    // Shutting down exports once more, the final counts.
     await this.provider.shutdown().catch(() => undefined);
     return { exports: this.exporter.exports, failures: this.exporter.failures, first_failure: this.exporter.firstFailure };
   }

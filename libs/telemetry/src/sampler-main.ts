@@ -2,7 +2,8 @@
  * The external /proc sampler (`--sampler`): a process of its own that looks at each probe
  * process's main thread every `--interval-ms` (5) and writes what it saw, one JSON array a look,
  * `[t_s, pid, state, run_ms, wait_ms, wchan]`, then a last line with its own CPU. It ends on
- * SIGTERM or SIGINT, when every probe process is gone, when its parent is, or after `--max-s`.
+ * SIGTERM (not SIGINT: that one drains the probe, which still needs looks), when every probe
+ * process is gone, when its parent is, or after `--max-s`.
  * Being a process apart, it costs the probe's loop nothing.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
@@ -27,6 +28,7 @@ const parent = process.ppid;
 const origin = Number(process.hrtime.bigint()) / 1e6;
 const cpu0 = process.cpuUsage();
 let pending: string[] = [];
+let flushed_at = origin;
 let looks = 0;
 let late = 0;
 let k = 0;
@@ -64,18 +66,26 @@ function tick(): void {
     looks++;
     pending.push(`${JSON.stringify([Math.round(s.t_s * 1e6) / 1e6, s.pid, s.state, Math.round(s.run_ms * 1000) / 1000, Math.round(s.wait_ms * 1000) / 1000, s.wchan])}\n`);
   }
-  if (pending.length >= 400) flush();
+  // Written at least every 100 ms: a probe process reads the file at its end for its last stall.
+  const t_ms = Number(process.hrtime.bigint()) / 1e6;
+  if (pending.length >= 400 || t_ms - flushed_at >= 100) {
+    flush();
+    flushed_at = t_ms;
+  }
   if (live.size === 0) return stop('every probe process ended');
   if (process.ppid !== parent) return stop('its parent ended');
-  k++;
   const now = Number(process.hrtime.bigint()) / 1e6;
   if (now - origin > max_s * 1000) return stop('--max-s');
-  // An absolute schedule: a late look does not push the later ones back.
-  const due = origin + k * interval_ms;
-  if (now > due + interval_ms) late++;
-  timer = setTimeout(tick, Math.max(0, due - now));
+  // An absolute schedule: a late look does not push the later ones back, and the slots it missed
+  // are skipped, not made up in a burst.
+  const next = Math.max(k + 1, Math.ceil((now - origin) / interval_ms));
+  if (next > k + 1) late += next - k - 1;
+  k = next;
+  timer = setTimeout(tick, Math.max(0, origin + k * interval_ms - now));
 }
 
 process.on('SIGTERM', () => stop('SIGTERM'));
-process.on('SIGINT', () => stop('SIGINT'));
+// A Ctrl-C reaches the whole process group: the probe then drains, and its stalls still need
+// looks. The probe ends the sampler with SIGTERM once it is done (or it sees the probe gone).
+process.on('SIGINT', () => undefined);
 tick();

@@ -95,6 +95,9 @@ export class ServerMetricsScraper {
   private inFlight: Promise<void> | null = null;
   private cancel: () => void = () => undefined;
   private stopped = false;
+  private started = false;
+  /** Per histogram: the sum of every interval's delta, so a server restart mid-run loses nothing (as PromQL's increase). */
+  private readonly run = new Map<string, Buckets>();
 
   constructor(private readonly o: ServerScraperOptions) {
     this.watched = [...new Set([...Object.keys(KNOWN_SERVER_HISTOGRAMS), ...o.extra_histograms])];
@@ -102,6 +105,7 @@ export class ServerMetricsScraper {
 
   /** First scrape now (the baseline), then every interval. */
   start(): void {
+    this.started = true;
     const origin_s = this.o.timers.now_s();
     let k = 0;
     const tick = () => {
@@ -118,6 +122,7 @@ export class ServerMetricsScraper {
     if (this.stopped) return;
     this.stopped = true;
     this.cancel();
+    if (!this.started) return;
     await this.inFlight;
     this.scrapeOnce();
     await this.inFlight;
@@ -161,6 +166,7 @@ export class ServerMetricsScraper {
       if (!now || !previous) continue;
       const d = bucketDelta(bucketsOf(previous.scrape, name), now);
       interval[name] = { count: d.count, p50: bucketQuantile(d, 0.5), p99: bucketQuantile(d, 0.99) };
+      this.run.set(name, addBuckets(this.run.get(name), d));
     }
     this.o.onRow(`${JSON.stringify({ t_s, ok: true, samples: scrape.samples.filter(keep).map((s) => [s.name, s.labels, s.value]), since_previous: interval })}\n`);
   }
@@ -173,28 +179,31 @@ export class ServerMetricsScraper {
     this.o.onRow(`${JSON.stringify({ t_s, ok: false, error: message })}\n`);
   }
 
+  private figures(name: string, d: Buckets): ServerHistogramFigures {
+    const seconds = isSeconds(name);
+    const scale = (v: number | null) => (v === null ? null : seconds ? Math.round(v * 1e6) / 1000 : Math.round(v * 1e6) / 1e6);
+    const known = KNOWN_SERVER_HISTOGRAMS[name];
+    const q = (p: number) => (d.le.length === 0 ? null : bucketQuantile(d, p));
+    return {
+      kind: known?.kind ?? 'other',
+      unit: seconds ? 'ms' : name.endsWith('rtf') ? 'ratio' : 'server unit',
+      count: d.count,
+      p50: scale(q(0.5)),
+      p90: scale(q(0.9)),
+      p99: scale(q(0.99)),
+      measurement_origin: `server (${known?.meaning ?? 'named by --server-histogram'}): its histogram's bucket deltas from the first to the last good scrape (each interval's, summed, so a restart loses nothing), pooled over label sets, linear within a bucket as PromQL's histogram_quantile`,
+    };
+  }
+
   summary(): ServerMetricsSummary {
     const histograms: Record<string, ServerHistogramFigures> = {};
     const absent: string[] = [];
     for (const name of this.watched) {
-      const later = this.last ? bucketsOf(this.last.scrape, name) : null;
-      if (!later) {
-        if (this.o.extra_histograms.includes(name)) absent.push(name);
-        continue;
-      }
-      const d: Buckets = bucketDelta(this.first ? bucketsOf(this.first.scrape, name) : null, later);
-      const seconds = isSeconds(name);
-      const scale = (v: number | null) => (v === null ? null : seconds ? Math.round(v * 1e6) / 1000 : Math.round(v * 1e6) / 1e6);
-      const known = KNOWN_SERVER_HISTOGRAMS[name];
-      histograms[name] = {
-        kind: known?.kind ?? 'other',
-        unit: seconds ? 'ms' : name.endsWith('rtf') ? 'ratio' : 'server unit',
-        count: d.count,
-        p50: scale(bucketQuantile(d, 0.5)),
-        p90: scale(bucketQuantile(d, 0.9)),
-        p99: scale(bucketQuantile(d, 0.99)),
-        measurement_origin: `server (${known?.meaning ?? 'named by --server-histogram'}): its histogram's bucket deltas between the first and the last good scrape, pooled over label sets, linear within a bucket as PromQL's histogram_quantile`,
-      };
+      const d = this.run.get(name);
+      const exported = this.last !== null && bucketsOf(this.last.scrape, name) !== null;
+      // Exported but seen in one good scrape only: nothing moved that the run can count.
+      if (d || exported) histograms[name] = this.figures(name, d ?? { le: [], cumulative: [], count: 0, sum: 0 });
+      else if (this.o.extra_histograms.includes(name)) absent.push(name);
     }
     return {
       url: this.o.url,
@@ -206,4 +215,14 @@ export class ServerMetricsScraper {
       measurement_origin: "server's own /metrics, scraped by the client every interval_s on an absolute schedule; each scrape's client send time is its t_s in server_metrics.jsonl",
     };
   }
+}
+
+/** Two sets of bucket deltas added, bound by bound. */
+function addBuckets(a: Buckets | undefined, b: Buckets): Buckets {
+  if (!a) return b;
+  const sum = new Map<number, number>();
+  a.le.forEach((le, i) => sum.set(le, a.cumulative[i]));
+  b.le.forEach((le, i) => sum.set(le, (sum.get(le) ?? 0) + b.cumulative[i]));
+  const le = [...sum.keys()].sort((x, y) => x - y);
+  return { le, cumulative: le.map((x) => sum.get(x) ?? 0), count: a.count + b.count, sum: a.sum + b.sum };
 }

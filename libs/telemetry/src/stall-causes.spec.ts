@@ -38,6 +38,11 @@ describe('attributeStalls', () => {
     expect(attributeStalls(stall, [], looks(10, 10.4, 'R', 2.25, 0.75))[0].cause).toBe('busy');
     expect(attributeStalls(stall, [], looks(10, 10.4, 'R', 0.5, 0.5))[0].cause).toBe('unaccounted');
   });
+  it('says unsampled when the looks around a stall are too far apart to tell (the sampler itself was held)', () => {
+    const short = [{ end_s: 10.16, ms: 60 }];
+    const far = [{ t_s: 10.0, pid: 1, state: 'R', run_ms: 0, wait_ms: 0, wchan: '' }, { t_s: 10.3, pid: 1, state: 'R', run_ms: 60, wait_ms: 5, wchan: '' }];
+    expect(attributeStalls(short, [], far)[0].cause).toBe('unsampled');
+  });
   it('counts causes and times stalls from the gate', () => {
     const s = stallsSummary(attributeStalls(stall, [], looks(10, 10.4, 'R', 5, 0)), 50, null, 10);
     expect(s).toMatchObject({ count: 1, by_cause: { busy: 1, gc: 0 }, list: [{ t_s: 0.1, cause: 'busy' }], sampler: null });

@@ -65,6 +65,10 @@ export async function httpCommand(argv: string[], io: RunIo): Promise<number> {
     throw new UsageError(`--url: not a URL: "${f.url}"`);
   }
   if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new UsageError(`--url must be http:// or https://, got ${base.protocol}`);
+  // Telemetry flags are checked with the rest, before anything starts.
+  telemetryOptions(f);
+  serverMetricsOptions(f);
+  if (f['server-metrics'] !== undefined && f.processes > 1) throw new UsageError('--server-metrics scrapes from one process: run it without --processes');
   const count = parseTokenCount(f['input-tokens']);
   if (!count) throw new UsageError(`--input-tokens must be N or lognormal:MEAN,COV, got "${f['input-tokens']}"`);
   if (f.dataset !== undefined && argv.some((a) => a.startsWith('--input-tokens'))) throw new UsageError('--dataset and --input-tokens exclude each other');
@@ -261,7 +265,8 @@ function liveHttpFamilies(view: () => HttpLiveView | null): Family[] {
     ...httpFamilies({
       requests: () => {
         const v = view();
-        return { sent: v?.tally.sent ?? 0, completed: v?.tally.completed ?? 0, in_flight: v?.in_flight() ?? 0, late_sends: v?.late_sends() ?? 0 };
+        // Sent so far: those that ended sent, and those in flight now.
+        return { sent: (v?.tally.sent ?? 0) + (v?.in_flight() ?? 0), completed: v?.tally.completed ?? 0, in_flight: v?.in_flight() ?? 0, late_sends: v?.late_sends() ?? 0 };
       },
       errors: () => ({ ...(view()?.tally.errors ?? {}) }) as Record<string, number>,
       latency: () => view()?.latency ?? { ttft: empty, itl: empty, e2e: empty },

@@ -5,7 +5,7 @@ import { lineUpClocks, readRunClocks, type ClockLineup } from '@duplex-bench/run
 import { exitOf } from '../exit-status';
 import { mergeHttpSummaries, type HttpSummary } from '@duplex-bench/http-load';
 import { renderHttpSummary } from '../http/http-command';
-import { renderBehaviour, renderDuplex } from '../render';
+import { renderBehaviour, renderDuplex, renderStalls } from '../render';
 import { verdictLine, verdictOf, withVerdict, type RunVerdict } from '@duplex-bench/run';
 import { MERGE_FLAGS } from './merge-flags';
 
@@ -19,6 +19,7 @@ export function renderMerged(s: MergedSummary, output: string, v: RunVerdict, mo
     `packets: ${s.packets.sent} sent, ${s.packets.late} late; pooled |deviation| p50 ${f(d.p50)}  p99 ${f(d.p99)}  p99.9 ${f(d.p99_9)}  max ${f(d.max)}`,
     ...(s.duplex ? renderDuplex(s.duplex) : []),
     ...(s.behaviour ? renderBehaviour(s.behaviour) : []),
+    ...(s.stalls ? [renderStalls(s.stalls)] : []),
     `client CPU per process (cores): ${s.cpu_cores.per_process.map((c) => c.toFixed(2)).join(', ')}${s.cpu_us_per_packet ? `; ${s.cpu_us_per_packet.toFixed(1)} µs per packet cycle` : ''}; written to ${output}`,
     ...more,
     s.pacing === 'lockstep' && v.verdict === 'unqualified'

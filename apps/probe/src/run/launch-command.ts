@@ -1,5 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { describeHost, entryModule, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores } from '@duplex-bench/launcher';
 import { monotonicClock } from '@duplex-bench/pacer';
 import { renderMerged } from '../merge/merge-command';
@@ -7,9 +7,10 @@ import { verdictOf, withVerdict } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
 import { EXIT, type RunIo } from '@duplex-bench/cli';
 import type { RunOptions } from './run-options';
-import { CHILD_KEY_ENV, packetSizeOr, redactArgv, withoutSecrets } from '@duplex-bench/run';
+import { CHILD_KEY_ENV, packetSizeOr, ProcessSampler, redactArgv, withoutSecrets } from '@duplex-bench/run';
+import { poolStalls } from '@duplex-bench/telemetry';
 import { Interrupts } from '@duplex-bench/cli';
-import { mergeChildren, mergeDuplex, runFile } from '@duplex-bench/results';
+import { mergeChildren, mergeDuplex, readSamplerFile, runFile, type RunSummary } from '@duplex-bench/results';
 
 /** What each child runs: the probe's `main` (dist/probe.js when built). */
 const MAIN = entryModule(__dirname, '../main', 'probe');
@@ -36,17 +37,28 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
     `launching ${opts.processes} processes x ${opts.concurrency} sessions; CPUs: launcher ${cpu.parent?.join(',') ?? 'any'}, children ${cpu.children?.map((c) => c.join(',')).join(' | ') ?? 'any'}\n`,
   );
 
+  // --sampler: one sampler process watches every child, from their start to after their end.
+  const pids: number[] = [];
+  let sampler: ProcessSampler | null = null;
+  const samplerArgs = opts.sampler ? ['--sampler-dir', opts.output] : [];
+  const onSpawned = (index: number, pid: number) => {
+    pids[index] = pid;
+    if (opts.sampler && !sampler && pids.filter((p) => p > 0).length === opts.processes) {
+      sampler = new ProcessSampler(pids, runFile(opts.output, 'sampler'), opts.sampler.interval_ms, opts.start_timeout_ms / 1000 + opts.duration_s + opts.drain_timeout_ms / 1000 + 120);
+    }
+  };
   const metricsPortOf = (i: number): string[] => (opts.metrics_port === undefined ? [] : ['--metrics-port', String(opts.metrics_port === 0 ? 0 : opts.metrics_port + i)]);
   const started_s = monotonicClock.now_s();
   const launcher = new Launcher({
     module: MAIN,
     count: opts.processes,
     // Each child serves its own /metrics, on the port after the previous child's (labelled process="i").
-    args: (i) => ['run', ...withoutSecrets(io.argv), ...sizeArgs, '--processes', '1', '--output', join(opts.output, `p${i}`), '--quiet', ...metricsPortOf(i)],
+    args: (i) => ['run', ...withoutSecrets(io.argv), ...sizeArgs, '--processes', '1', '--output', join(opts.output, `p${i}`), '--quiet', ...metricsPortOf(i), ...samplerArgs],
     env: opts.api_key ? { [CHILD_KEY_ENV]: opts.api_key } : undefined,
     start_timeout_ms: opts.start_timeout_ms,
     run_timeout_ms: (opts.duration_s + opts.drain_timeout_ms / 1000 + 60 + (opts.metrics_port === undefined ? 0 : opts.metrics_linger_s)) * 1000,
     cpu,
+    onSpawned,
     onStderr: (i, line) => {
       if (line.startsWith('error') || line.startsWith('warning') || line.startsWith('metrics:')) io.stderr.write(`[p${i}] ${line}\n`);
     },
@@ -63,11 +75,19 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
     return EXIT.failed;
   }
 
+  await (sampler as ProcessSampler | null)?.stop();
   const dirs = result.children.map((c) => join(opts.output, `p${c.index}`));
   const { merged, died, summarised } = await mergeChildren(dirs, result.children, opts.concurrency);
   const summary = { ...merged, interrupted: merged.interrupted || signals.interrupted, layout: { processes: opts.processes, concurrency: opts.concurrency } };
   const duplex = await mergeDuplex(summarised, opts.output);
   if (duplex) summary.duplex = duplex;
+  if (opts.sampler) {
+    const parts = await Promise.all(
+      summarised.map(async (dir) => ({ process: basename(dir), stalls: (JSON.parse(await readFile(runFile(dir, 'summary'), 'utf8')) as RunSummary).stalls })),
+    );
+    const pooled = poolStalls(parts, (await readSamplerFile(opts.output, 0).catch(() => null))?.footer ?? null);
+    if (pooled) summary.stalls = pooled;
+  }
   if (died.length > 0) summary.qualified = false;
   const runJson = {
     command: ['probe', 'run', ...redactArgv(io.argv)],

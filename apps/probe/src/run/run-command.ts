@@ -166,8 +166,10 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     // The first scrape, before any session, is the baseline the run's server figures are deltas from.
     scraper?.start();
     // The sampler looks from before the first session to after the last.
-    const bound_s = (opts.arrivals ? opts.arrivals.run_for_s : opts.duration_s) + opts.drain_timeout_ms / 1000 + opts.connect_timeout_ms / 1000 + 120;
-    sampler = opts.sampler ? new ProcessSampler([process.pid], runFile(opts.output, 'sampler'), opts.sampler.interval_ms, bound_s) : null;
+    const startWait_s = opts.start_at_ms === undefined ? 0 : Math.max(0, (opts.start_at_ms - Date.now()) / 1000);
+    const bound_s = startWait_s + (opts.arrivals ? opts.arrivals.run_for_s : opts.duration_s) + opts.drain_timeout_ms / 1000 + opts.connect_timeout_ms / 1000 + 600;
+    // Under a launcher, its one sampler watches every process: this one only reads its looks.
+    sampler = opts.sampler && !opts.sampler.shared_dir ? new ProcessSampler([process.pid], runFile(opts.output, 'sampler'), opts.sampler.interval_ms, bound_s) : null;
     let results: SessionResult[];
     let arrivals: ArrivalsSummary | undefined;
     // An arrival run wrote each session's rows as it ended; a run of sessions started together writes them now.
@@ -260,7 +262,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     if (scraper) summary.server_metrics = besideClient(scraper.summary(), duplexClientFigures(summary.duplex));
     if (opts.sampler) {
       if (samplerExit && samplerExit.code !== 0) io.stderr.write(`warning: the sampler ended with ${samplerExit.code ?? 'a signal'}${samplerExit.error ? ` (${samplerExit.error})` : ''}; stalls it did not see are unsampled\n`);
-      summary.stalls = await ProcessSampler.stalls(opts.output, measures, runJson.gate_s ?? started_s).catch((err: Error) => {
+      const shared = opts.sampler.shared_dir;
+      summary.stalls = await ProcessSampler.stalls(shared ?? opts.output, measures, runJson.gate_s ?? started_s, shared !== undefined).catch((err: Error) => {
         io.stderr.write(`warning: the sampler's file could not be read (${err.message}); no stall is attributed\n`);
         return undefined;
       });

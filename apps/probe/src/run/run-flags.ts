@@ -23,6 +23,7 @@ export const RUN_FLAGS = {
   'inject-stall-kind': { kind: 'enum', values: ['busy', 'gc', 'disk'], default: 'busy', group: 'testing', help: 'with --inject-stall-ms: how the loop is held: busy (a spin), gc (forced full collections of a large heap), disk (writes flushed with fsync), so --sampler can be shown to tell them apart' },
   sampler: { kind: 'bool', group: 'telemetry', help: "run the external /proc sampler, a process of its own, on this probe's loop thread: each loop stall over 50 ms gets a cause (gc, disk_wait, cpu_wait, busy) with its evidence in the summary's stalls block" },
   'sampler-interval-ms': { kind: 'number', min: 1, default: 5, group: 'telemetry', help: 'with --sampler: ms between its looks', value: 'MS' },
+  'sampler-dir': { kind: 'string', group: 'testing', help: "with --sampler under --processes (the launcher sets it): the run directory whose sampler.jsonl the launcher's one sampler writes; this process reads its looks there instead of starting its own", value: 'DIR' },
   trace: { kind: 'enum', values: ['full', 'events', 'off'], default: 'off', group: 'output', help: 'full (every event), events (audio payloads as byte lengths) or off (send receipts only)' },
   'keep-traces': { kind: 'bool', group: 'output', help: 'keep trace.jsonl files (deleted after summarising otherwise)' },
   'start-spread-ms': { kind: 'number', min: 0, group: 'load', help: 'spread of session starts after the start gate, ms (default: one packet, or 2 ms per session when longer)', value: 'MS' },

@@ -28,8 +28,8 @@ export interface RunOptions extends DialectOptions, ConversationOptions, Telemet
   audio?: string;
   inject_stall_ms: number;
   inject_stall_kind: StallKind;
-  /** `--sampler`: the external /proc sampler, and how often it looks. */
-  sampler: { interval_ms: number } | null;
+  /** `--sampler`: the external /proc sampler, and how often it looks; `shared_dir`: a launcher's sampler writes there (`--sampler-dir`). */
+  sampler: { interval_ms: number; shared_dir?: string } | null;
   trace: 'full' | 'events' | 'off';
   keep_traces: boolean;
   start_spread_ms: number;
@@ -62,7 +62,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
   if (!arrivals && f.duration === undefined) throw new UsageError('--duration is required');
   if (arrivals && (f.shard !== undefined || f['start-at'] !== undefined || f.processes > 1)) throw new UsageError('--arrival-rate runs in one process: no --shard, --start-at or --processes');
   if (f['metrics-port'] !== undefined && f['metrics-port'] > 0 && f['metrics-port'] + f.processes - 1 > 65535) throw new UsageError(`--metrics-port ${f['metrics-port']} with --processes ${f.processes}: the children's ports (P to P+${f.processes - 1}) pass 65535`);
-  if (f.sampler && f.processes > 1) throw new UsageError('--sampler watches one process for now: run it without --processes (or one shard per host)');
+  if (f['sampler-dir'] !== undefined && !f.sampler) throw new UsageError('--sampler-dir goes with --sampler');
   if (f.sampler && process.platform !== 'linux') throw new UsageError('--sampler reads /proc: Linux only');
   if (f['server-metrics'] !== undefined && f.processes > 1) throw new UsageError('--server-metrics scrapes from one process: run it without --processes (or on one shard)');
   if (arrivals && f.pacing === 'lockstep') throw new UsageError('--arrival-rate streams in real time: it does not go with --pacing lockstep');
@@ -98,7 +98,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     ...conversationOptions(f),
     inject_stall_ms: f['inject-stall-ms'],
     inject_stall_kind: f['inject-stall-kind'] as StallKind,
-    sampler: f.sampler ? { interval_ms: f['sampler-interval-ms'] } : null,
+    sampler: f.sampler ? { interval_ms: f['sampler-interval-ms'], ...(f['sampler-dir'] !== undefined ? { shared_dir: f['sampler-dir'] } : {}) } : null,
     trace: f.trace as RunOptions['trace'],
     keep_traces: f['keep-traces'],
     start_spread_ms: f['start-spread-ms'] ?? defaultStartSpreadMs(dialect.packet_ms, concurrency),
