@@ -33,13 +33,7 @@ export function serverMetricsOptions(f: { 'server-metrics'?: string; 'server-met
     if (f['server-histogram']?.length) throw new UsageError('--server-histogram goes with --server-metrics');
     return { server_metrics: null };
   }
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new UsageError(`--server-metrics is not a URL: "${url}"`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--server-metrics must be http:// or https://, got "${url}"`);
+  httpUrl('server-metrics', url);
   for (const name of f['server-histogram'] ?? []) if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(name)) throw new UsageError(`--server-histogram "${name}" is not a Prometheus metric name`);
   return { server_metrics: { url, interval_s: f['server-metrics-interval-s'], histograms: f['server-histogram'] ?? [] } };
 }
@@ -48,14 +42,17 @@ export function telemetryOptions(f: { 'metrics-port'?: number; 'metrics-linger-s
   const port = f['metrics-port'];
   if (port !== undefined && port > 65535) throw new UsageError(`--metrics-port must be a TCP port (0 to 65535), got ${port}`);
   const endpoint = f['otlp-endpoint'];
-  if (endpoint !== undefined) {
-    let url: URL;
-    try {
-      url = new URL(endpoint);
-    } catch {
-      throw new UsageError(`--otlp-endpoint is not a URL: "${endpoint}"`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--otlp-endpoint must be http:// or https://, got "${endpoint}"`);
-  }
+  if (endpoint !== undefined) httpUrl('otlp-endpoint', endpoint);
   return { metrics_port: port, metrics_linger_s: f['metrics-linger-s'], otlp: endpoint === undefined ? null : { endpoint, interval_s: f['otlp-interval-s'] } };
+}
+
+/** `--flag value` must be an http:// or https:// URL. */
+function httpUrl(flag: string, value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--${flag} is not a URL: "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--${flag} must be http:// or https://, got "${value}"`);
 }

@@ -9,8 +9,12 @@ export function jsonLines(records: unknown[]): string {
   return records.map((r) => `${JSON.stringify(r)}\n`).join('');
 }
 
-/** A JSON-lines run file, one record a line; null when the run has none; a line that does not parse is BAD_RUN_FILE. */
-async function readRunLines<T>(dir: string, file: RunFile): Promise<T[] | null> {
+/**
+ * A JSON-lines run file, one record a line; null when the run has none; a line that does not parse
+ * is BAD_RUN_FILE. `growing`: the file may still be written to, so a last line not yet ended is
+ * left for the next read.
+ */
+async function readRunLines<T>(dir: string, file: RunFile, growing = false): Promise<T[] | null> {
   const path = runFile(dir, file);
   let text: string;
   try {
@@ -20,7 +24,7 @@ async function readRunLines<T>(dir: string, file: RunFile): Promise<T[] | null> 
     throw new ResultsInputError('BAD_RUN_FILE', `${path}: ${(err as Error).message}`);
   }
   const out: T[] = [];
-  text.split('\n').forEach((line, i) => {
+  (growing ? text.slice(0, text.lastIndexOf('\n') + 1) : text).split('\n').forEach((line, i) => {
     if (line.trim() === '') return;
     try {
       out.push(JSON.parse(line) as T);
@@ -61,29 +65,15 @@ export function readServerMetrics(dir: string): Promise<ServerMetricsRow[] | nul
  * not yet ended is left for the next read.
  */
 export async function readSamplerFile(dir: string, pid: number): Promise<{ samples: ThreadSample[]; footer: SamplerFooter | null } | null> {
-  const path = runFile(dir, 'sampler');
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new ResultsInputError('BAD_RUN_FILE', `${path}: ${(err as Error).message}`);
-  }
-  const whole = text.slice(0, text.lastIndexOf('\n') + 1);
+  const rows = await readRunLines<unknown>(dir, 'sampler', true);
+  if (!rows) return null;
   const samples: ThreadSample[] = [];
   let footer: SamplerFooter | null = null;
-  whole.split('\n').forEach((line, i) => {
-    if (line === '') return;
-    let r: unknown;
-    try {
-      r = JSON.parse(line);
-    } catch (err) {
-      throw new ResultsInputError('BAD_RUN_FILE', `${path} line ${i + 1}: ${(err as Error).message}`);
-    }
+  for (const r of rows) {
     if (Array.isArray(r)) {
       const [t_s, p, state, run_ms, wait_ms, wchan] = r as [number, number, string, number, number, string];
       if (p === pid) samples.push({ t_s, pid: p, state, run_ms, wait_ms, wchan });
     } else if (r && typeof r === 'object' && 'sampler' in r) footer = (r as { sampler: SamplerFooter }).sampler;
-  });
+  }
   return { samples, footer };
 }

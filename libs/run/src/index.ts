@@ -4,7 +4,7 @@ import { entryModule } from '@duplex-bench/launcher';
 export { ProcessMeasures } from './process-measures';
 export { ProcessTelemetry } from './process-telemetry';
 export { ProcessSampler } from './process-sampler';
-export { prepareStall, STALL_KINDS, type StallKind } from './inject-stall';
+export { prepareStall, type StallKind } from './inject-stall';
 export { GrantLog } from './grant-record';
 export type { GrantRecord } from './grant-record';
 export { arrivalPackets, openAll, openFirstThenAll, removeTrace, runPackets, type AudioInputRecord } from './open-sessions';
