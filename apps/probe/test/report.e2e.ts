@@ -83,7 +83,8 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     const behaviourMock = await startMockServer({ port: 0, profile: 'nemotron', behaviour: { conversation: 'default', respond_after_ms: 400, stop_after_ms: 200 } });
     try {
       const dir = await mkdtemp(join(tmpdir(), 'report-conversation-'));
-      const args = [BIN, 'run', '--url', behaviourMock.url, '--conversation', 'default', '--concurrency', '2', '--duration', '25', '--output', dir, '--quiet', '--report'];
+      // The page is the subject here, not the pacing: a late packet on a busy host (exit 3) still writes it.
+      const args = [BIN, 'run', '--url', behaviourMock.url, '--conversation', 'default', '--concurrency', '2', '--duration', '25', '--output', dir, '--quiet', '--report', '--allow-unqualified'];
       const { code, stderr } = await runBounded(process.execPath, args, { bound_ms: 75_000, label: 'duplex-bench run' });
       expect(stderr).not.toMatch(/error/);
       expect(code).toBe(0);
