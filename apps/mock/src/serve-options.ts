@@ -26,6 +26,7 @@ export const SERVE_FLAGS = {
   'inter-token-ms': { kind: 'number', min: 0, default: 0, group: 'model', help: 'http variable-response: ms per token after the first (excludes --response-rate)', value: 'MS' },
   'response-rate': { kind: 'number', min: 0, default: 0, group: 'model', help: 'http variable-response: responses start at most this many per second over the server (excludes --inter-token-ms)', value: 'R' },
   'max-concurrency': { kind: 'int', min: 0, default: 0, group: 'limits', help: 'http: past this many requests in progress answer 429 (0: no limit)', value: 'N' },
+  'no-usage': { kind: 'bool', group: 'model', help: "http: never send usage, as a server that ignores stream_options.include_usage (the client then counts tokens: duplex-bench http --tokenizer)" },
   profile: { kind: 'enum', values: ['append-echo', 'nemotron', 'minicpmo', 'model'], default: 'append-echo', group: 'model', help: 'append-echo (answers every packet), nemotron, minicpmo (native model profiles) or model (openai)' },
   host: { kind: 'string', default: '127.0.0.1', group: 'connection', help: 'address to listen on', value: 'HOST' },
   port: { kind: 'int', min: 0, default: 8765, group: 'connection', help: 'port to listen on (0: any free port)', value: 'PORT' },
@@ -65,7 +66,7 @@ export const SERVE_FLAGS = {
   'tls-key': { kind: 'string', group: 'connection', help: 'the PEM key of --tls-cert', value: 'FILE' },
 } as const;
 
-const HTTP_FLAG_NAMES = ['stub', 'output-length', 'stream-interval', 'output-len-mean', 'output-len-spread', 'first-chunk-ms', 'first-chunk-spread', 'inter-token-ms', 'response-rate', 'max-concurrency'];
+const HTTP_FLAG_NAMES = ['stub', 'output-length', 'stream-interval', 'output-len-mean', 'output-len-spread', 'first-chunk-ms', 'first-chunk-spread', 'inter-token-ms', 'response-rate', 'max-concurrency', 'no-usage'];
 const BEHAVIOUR_FLAG_NAMES = ['respond-after-ms', 'answer-ms', 'stop-after-ms', 'takeover-after-ms', 'yield-on-backchannel', 'conversation'];
 const WS_FLAG_NAMES = [...BEHAVIOUR_FLAG_NAMES, 'profile', 'replies-per-append', 'output-sample-rate', 'burst-units', 'ttfp-ms', 'rtf', 'turn-every-s', 'tokens-per-step', 'capacity-sessions', 'max-sessions', 'unit-ms', 'tls-cert', 'tls-key'];
 
@@ -127,6 +128,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
         inter_token_ms: f['inter-token-ms'],
         response_rate: f['response-rate'],
         max_concurrency: f['max-concurrency'],
+        usage: !f['no-usage'],
       },
       profile: 'append-echo',
       openai: { names: 'ga', vllm: false, silence_ms: 500, flavor: 'openai', listen_every: 0, disconnect_grace_ms: 30_000 },

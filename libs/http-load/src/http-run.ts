@@ -1,13 +1,26 @@
 import { Pool, type Dispatcher } from 'undici';
 import { createUsHistogram, CpuMeter, LoopLagMonitor, peakRssBytes, recordMs, RssMonitor, type Histogram } from '@duplex-bench/metrics';
 import { DeadlineScheduler, exponential, nodeTimerHost, seeded, type TimerHost } from '@duplex-bench/pacer';
-import { httpSummary, LatencyHistograms, RequestTally, type HttpLoadShape, type HttpSummary, type LatencyName } from './http-summary';
-import { ENDPOINT_PATHS, readStreamChunk, requestBodyTemplate, type HttpEndpoint } from './openai-stream';
+import { GoodputTally, type GoodputBounds } from './goodput';
+import { httpSummary, LatencyHistograms, PerSecond, RequestTally, type FigureName, type HttpLoadShape, type HttpSummary } from './http-summary';
+import { ENDPOINT_PATHS, parseStreamChunk, readStreamChunk, requestBodyTemplate, type HttpEndpoint } from './openai-stream';
 import { newRecord, type RequestErrorClass, type RequestRecord } from './request-record';
 import { SseParser } from './sse';
 import type { PromptSource } from './workload';
 
-export type HttpLoad = { mode: 'open'; rate_rps: number; arrivals: 'poisson' | 'constant' } | { mode: 'closed'; concurrency: number };
+/**
+ * Open loop: requests at the times of a schedule, and with `max_concurrency` at most that many in
+ * flight, the rest waiting in the client's queue in order (vLLM's `--max-concurrency` with a
+ * `--request-rate`). Closed loop: `concurrency` lanes.
+ */
+export type HttpLoad = { mode: 'open'; rate_rps: number; arrivals: 'poisson' | 'constant'; max_concurrency?: number } | { mode: 'closed'; concurrency: number };
+
+/** Counts output tokens in text as a model's tokenizer does (`--tokenizer`). */
+export interface TokenCounter {
+  /** The tokenizer.json it was read from. */
+  path: string;
+  count(text: string): number;
+}
 
 export interface HttpRunOptions {
   /** Base URL of the server (`http://HOST:PORT`); the endpoint's path is added. */
@@ -38,6 +51,10 @@ export interface HttpRunOptions {
   stop?: Promise<void>;
   /** A launched process's common start: resolves with the origin (monotonic seconds) every process uses. */
   startGate?(): Promise<number>;
+  /** `--goodput`: bounds in ms a request must meet to count as good. */
+  goodput?: GoodputBounds;
+  /** `--tokenizer`: counts the output of a request whose server sent no usage. */
+  tokenizer?: TokenCounter;
   /** Each request's record as it ends (to requests.jsonl): the run keeps none of them. */
   onRecord?(record: RequestRecord): void;
   /** Given once the run's counters exist, before the first request: what live telemetry reads. */
@@ -48,7 +65,7 @@ export interface HttpRunOptions {
 export interface HttpLiveView {
   tally: RequestTally;
   /** Every request's figures, warm-up included, µs. */
-  latency: Record<LatencyName, Histogram>;
+  latency: Record<FigureName, Histogram>;
   late_sends(): number;
   in_flight(): number;
   loopLag: Histogram;
@@ -82,6 +99,8 @@ interface RunState {
   sse_events: number;
   steady_from_s: number;
   stream: boolean;
+  per_second: PerSecond;
+  tokenizer?: TokenCounter;
   ended(request: OneRequest): void;
 }
 
@@ -97,6 +116,8 @@ class OneRequest implements Dispatcher.DispatchHandler {
   private aborted: Error | null = null;
   private cancelTimeout: () => void;
   private now_s = 0;
+  /** `--tokenizer`: the output so far, to count when the server sends no usage. */
+  private text = '';
   finished = false;
 
   constructor(
@@ -124,7 +145,7 @@ class OneRequest implements Dispatcher.DispatchHandler {
     }
     const r = this.record;
     r.started_s = this.run.timers.now_s();
-    const lag_ms = Math.max(0, (r.started_s - r.intended_s) * 1000);
+    const lag_ms = Math.max(0, (r.started_s - (r.dispatched_s ?? r.intended_s)) * 1000);
     recordMs(this.run.send_lag, lag_ms);
     if (lag_ms > this.run.max_send_lag_ms) this.run.late_sends++;
   }
@@ -149,7 +170,8 @@ class OneRequest implements Dispatcher.DispatchHandler {
     const r = this.record;
     if (r.error) return;
     this.run.sse_events++;
-    const chunk = readStreamChunk(data);
+    // Counting tokens needs the output's characters: the whole parse, only with --tokenizer.
+    const chunk = this.run.tokenizer ? parseStreamChunk(data) : readStreamChunk(data);
     if (chunk.kind === 'done') {
       this.sawDone = true;
       return;
@@ -161,9 +183,14 @@ class OneRequest implements Dispatcher.DispatchHandler {
     }
     if (chunk.text.length > 0) {
       if (r.last_token_s === null) r.first_token_s = this.now_s;
-      else this.run.histograms.record('itl', (this.now_s - r.last_token_s) * 1000, this.steady);
+      else {
+        if (r.second_token_s === null) r.second_token_s = this.now_s;
+        this.run.histograms.record('itl', (this.now_s - r.last_token_s) * 1000, this.steady);
+      }
       r.last_token_s = this.now_s;
       r.chunks++;
+      this.run.per_second.add('output_chunks', this.now_s);
+      if (this.run.tokenizer) this.text += chunk.text;
     }
     if (chunk.usage?.completion_tokens !== undefined) {
       r.tokens = chunk.usage.completion_tokens;
@@ -177,7 +204,7 @@ class OneRequest implements Dispatcher.DispatchHandler {
     r.end_s = this.run.timers.now_s();
     if (r.status !== 200) return this.finish('http_status', Buffer.concat(this.body).toString('utf8', 0, ERROR_BODY_CHARS));
     if (this.parser) {
-      if (r.tokens_origin === 'chunks') r.tokens = r.chunks;
+      if (r.tokens_origin === 'chunks') this.countTokens(r.chunks);
       if (r.error) return this.finish(r.error, r.message);
       if (!this.sawDone) return this.finish('truncated', 'the stream ended without [DONE]');
       return this.finish(null);
@@ -189,13 +216,31 @@ class OneRequest implements Dispatcher.DispatchHandler {
       r.first_token_s = r.end_s;
       r.last_token_s = r.end_s;
       r.chunks = 1;
-      r.tokens = body.usage?.completion_tokens ?? 1;
-      r.tokens_origin = body.usage?.completion_tokens !== undefined ? 'usage' : 'chunks';
+      if (body.usage?.completion_tokens !== undefined) {
+        r.tokens = body.usage.completion_tokens;
+        r.tokens_origin = 'usage';
+      } else {
+        if (this.run.tokenizer) this.text = wholeText(body.choices);
+        this.countTokens(1);
+      }
       r.prompt_tokens = body.usage?.prompt_tokens ?? null;
       this.finish(null);
     } catch {
       this.finish('truncated', 'the body is not JSON');
     }
+  }
+
+  /** No usage from the server: our tokenizer over the output, else `chunks`. */
+  private countTokens(chunks: number): void {
+    const r = this.record;
+    if (this.run.tokenizer) {
+      r.tokens = this.run.tokenizer.count(this.text);
+      r.tokens_origin = 'tokenizer';
+    } else {
+      r.tokens = chunks;
+      r.tokens_origin = 'chunks';
+    }
+    this.text = '';
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
@@ -213,8 +258,19 @@ class OneRequest implements Dispatcher.DispatchHandler {
     }
     r.end_s ??= this.run.timers.now_s();
     this.run.histograms.recordRequest(r, this.steady);
+    if (r.error === null) {
+      this.run.per_second.add('completed', r.end_s);
+      this.run.per_second.add('output_tokens', r.end_s, r.tokens);
+    } else this.run.per_second.add('failed', r.end_s);
     this.run.ended(this);
   }
+}
+
+/** The output of a whole (not streamed) response: its first choice's text or message content. */
+function wholeText(choices: unknown[]): string {
+  const c = choices[0] as { text?: unknown; message?: { content?: unknown } } | undefined;
+  const t = c?.text ?? c?.message?.content;
+  return typeof t === 'string' ? t : '';
 }
 
 /**
@@ -267,7 +323,14 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
   if (Number.isFinite(end_s)) rss.countUntil(end_s);
   const tally = new RequestTally();
   let made = 0;
+  // Every request made and not yet ended (queued or sent); with --max-concurrency, the ones sent are
+  // counted apart and the rest wait in order.
   const inFlight = new Set<OneRequest>();
+  const cap = o.load.mode === 'open' ? (o.load.max_concurrency ?? Infinity) : Infinity;
+  const queue: OneRequest[] = [];
+  let queueHead = 0;
+  let dispatched = 0;
+  const dispatchedOnes = new WeakSet<OneRequest>();
   let stopped = false;
   let scheduledAll = false;
   let settle: () => void = () => undefined;
@@ -276,34 +339,68 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
     if ((scheduledAll || stopped) && inFlight.size === 0) settle();
   };
 
+  const per_second = new PerSecond(origin_s);
+  const goodput = o.goodput ? new GoodputTally(o.goodput) : null;
   const state: RunState = {
     timers,
-    histograms: new LatencyHistograms(o.warmup_s > 0),
+    histograms: new LatencyHistograms(o.warmup_s > 0, Number.isFinite(cap)),
     send_lag: createUsHistogram(),
     max_send_lag_ms: o.max_send_lag_ms,
     late_sends: 0,
     sse_events: 0,
     steady_from_s,
     stream: o.stream,
+    per_second,
+    tokenizer: o.tokenizer,
     ended: (request) => {
       inFlight.delete(request);
+      if (dispatchedOnes.has(request)) {
+        dispatched--;
+        dispatchNext();
+      }
       tally.add(request.record, steady_from_s);
+      goodput?.add(request.record, request.record.intended_s >= steady_from_s);
       o.onRecord?.(request.record);
       if (o.load.mode === 'closed' && !stopped && !scheduledAll) queueMicrotask(() => next(timers.now_s()));
       checkEnd();
     },
   };
 
-  o.onLive?.({ tally, latency: state.histograms.raw, late_sends: () => state.late_sends, in_flight: () => inFlight.size, loopLag: loop.histogram });
+  o.onLive?.({ tally, latency: state.histograms.raw, late_sends: () => state.late_sends, in_flight: () => dispatched, loopLag: loop.histogram });
 
-  /** Sends the next request, meant for `intended_s`. */
+  const bodies = new WeakMap<OneRequest, string>();
+  /** Hands a request to the pool at `at_s` (its intended time, or when a place came free): from here its server latencies run. */
+  function dispatch(request: OneRequest, at_s: number): void {
+    dispatched++;
+    dispatchedOnes.add(request);
+    request.record.dispatched_s = at_s;
+    pool.dispatch({ origin: base.origin, path, method: 'POST', headers, body: bodies.get(request) as string }, request);
+    bodies.delete(request);
+  }
+
+  /** A place came free: the longest-waiting request still waiting goes. */
+  function dispatchNext(): void {
+    while (dispatched < cap && queueHead < queue.length) {
+      const next = queue[queueHead++];
+      if (queueHead > 1024 && queueHead * 2 > queue.length) {
+        queue.splice(0, queueHead);
+        queueHead = 0;
+      }
+      if (!next.finished) dispatch(next, timers.now_s());
+    }
+  }
+
+  /** Sends the next request, meant for `intended_s`, or queues it behind --max-concurrency. */
   function send(intended_s: number): void {
     const record = newRecord(made++, intended_s);
     const prompt = o.prompts.next();
     record.prompt_tokens = prompt.tokens;
+    per_second.add('offered', intended_s);
     const request = new OneRequest(record, state, intended_s >= steady_from_s, o.request_timeout_ms);
     inFlight.add(request);
-    pool.dispatch({ origin: base.origin, path, method: 'POST', headers, body: body(prompt.text) }, request);
+    bodies.set(request, body(prompt.text));
+    if (dispatched < cap) dispatch(request, intended_s);
+    else queue.push(request);
   }
 
   /** Whether one more request is due (count and time bounds). */
@@ -359,7 +456,7 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
   await pool.close().catch(() => undefined);
   const load: HttpLoadShape =
     o.load.mode === 'open'
-      ? { mode: 'open', rate_rps: o.load.rate_rps, arrivals: o.load.arrivals, endpoint: o.endpoint, stream: o.stream, max_tokens: o.max_tokens, prompts: o.prompts.describe, seed: o.seed }
+      ? { mode: 'open', rate_rps: o.load.rate_rps, arrivals: o.load.arrivals, ...(Number.isFinite(cap) ? { max_concurrency: cap } : {}), endpoint: o.endpoint, stream: o.stream, max_tokens: o.max_tokens, prompts: o.prompts.describe, seed: o.seed }
       : { mode: 'closed', concurrency: o.load.concurrency, endpoint: o.endpoint, stream: o.stream, max_tokens: o.max_tokens, prompts: o.prompts.describe, seed: o.seed };
   const summary = httpSummary({
     tally,
@@ -377,6 +474,9 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
     cpu: cpuFigures,
     peak_rss_bytes: peakRssBytes(),
     rss: rss.figures(),
+    timeline: per_second.done(),
+    goodput: goodput ? { bounds: goodput.bounds, good: goodput.good, steady_good: goodput.steady_good } : undefined,
+    tokenizer: o.tokenizer?.path,
   });
   return { summary, origin_s };
 }

@@ -18,6 +18,8 @@ export interface HttpLaunchOptions {
   /** Exactly one of rate (open loop) and concurrency (closed loop). */
   rate?: number;
   concurrency?: number;
+  /** Open loop: `--max-concurrency`, split between the processes as the lanes are. */
+  max_concurrency?: number;
   requests?: number;
   duration_s?: number;
   request_timeout_s: number;
@@ -53,7 +55,9 @@ export async function launchHttpProcesses(o: HttpLaunchOptions, interrupts: (sto
   const n = o.processes;
   const lanes = o.concurrency === undefined ? null : shares(o.concurrency, n);
   const requests = o.requests === undefined ? null : shares(o.requests, n);
-  const base = withoutFlags(o.argv, ['rate', 'concurrency', 'requests', 'seed', 'output', 'processes', 'model', 'api-key', 'quiet', 'metrics-port']);
+  const caps = o.max_concurrency === undefined ? null : shares(o.max_concurrency, n);
+  // The launcher writes the vLLM file from every child's requests.
+  const base = withoutFlags(o.argv, ['rate', 'concurrency', 'max-concurrency', 'requests', 'seed', 'output', 'processes', 'model', 'api-key', 'quiet', 'metrics-port', 'vllm-result']);
   const longest_s = o.duration_s ?? (o.rate !== undefined ? (o.requests as number) / o.rate : o.request_timeout_s * Math.ceil((o.requests as number) / (o.concurrency as number)));
   const launcher = new Launcher({
     module: o.module,
@@ -63,6 +67,7 @@ export async function launchHttpProcesses(o: HttpLaunchOptions, interrupts: (sto
       ...base,
       ...(o.rate !== undefined ? ['--rate', String(o.rate / n)] : ['--concurrency', String(lanes?.[i])]),
       ...(requests ? ['--requests', String(requests[i])] : []),
+      ...(caps ? ['--max-concurrency', String(caps[i])] : []),
       ...['--seed', String(o.seed + i), '--model', o.model, '--output', join(o.output, `p${i}`), '--quiet'],
       ...(o.metrics_port === undefined ? [] : ['--metrics-port', String(o.metrics_port === 0 ? 0 : o.metrics_port + i)]),
     ],

@@ -1,5 +1,18 @@
 import { decodeHistogram, encodeHistogram, mergeHistograms, type CpuFigures } from '@duplex-bench/metrics';
-import { LATENCIES, latencyMs, type HttpSummary, type LatencyName, type RawSteady } from './http-summary';
+import { FIGURES, goodputFigures, LATENCIES, latencyMs, RATES, withAliases, type HttpSummary, type LatencyName, type PerSecondSeries, type RateName, type RawSteady } from './http-summary';
+
+/** Per-second series of processes on one gate, added second by second. */
+function sumSeries(parts: PerSecondSeries[]): PerSecondSeries {
+  const out: PerSecondSeries = { bin_s: 1, offered: [], completed: [], failed: [], output_chunks: [], output_tokens: [] };
+  for (const p of parts) {
+    for (const key of ['offered', 'completed', 'failed', 'output_chunks', 'output_tokens'] as const) {
+      p[key].forEach((v, i) => (out[key][i] = (out[key][i] ?? 0) + v));
+    }
+  }
+  const n = Math.max(...(['offered', 'completed', 'failed', 'output_chunks', 'output_tokens'] as const).map((k) => out[k].length));
+  for (const key of ['offered', 'completed', 'failed', 'output_chunks', 'output_tokens'] as const) while (out[key].length < n) out[key].push(0);
+  return out;
+}
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 
@@ -16,10 +29,14 @@ function sumCounts<K extends string>(parts: Array<Partial<Record<K, number>>>): 
  */
 export function mergeHttpSummaries(parts: HttpSummary[]): HttpSummary & { processes: number; cpu_cores_per_process: CpuFigures[] } {
   if (parts.length === 0) throw new RangeError('nothing to merge');
-  const keys = [...LATENCIES.flatMap((n) => [`${n}_raw`, `${n}_steady`]), 'send_lag'];
+  const keys = [...FIGURES.flatMap((n) => [`${n}_raw`, `${n}_steady`]), 'send_lag'];
   const merged = Object.fromEntries(keys.map((key) => [key, mergeHistograms(parts.map((p) => decodeHistogram(p.histograms[key])))]));
   const latency = {} as Record<LatencyName, RawSteady>;
   for (const name of LATENCIES) latency[name] = { raw: latencyMs(merged[`${name}_raw`]), steady: latencyMs(merged[`${name}_steady`]) };
+  const rates = {} as Record<RateName, RawSteady>;
+  for (const name of RATES) rates[name] = { raw: latencyMs(merged[`${name}_raw`]), steady: latencyMs(merged[`${name}_steady`]) };
+  const byOrigin: HttpSummary['tokens']['by_origin'] = sumCounts(parts.map((p) => p.tokens.by_origin));
+  const goodParts = parts.map((p) => p.goodput).filter((g) => g !== undefined);
   const sendLag = merged.send_lag;
   const window_s = Math.max(...parts.map((p) => p.window_s));
   const steadyWindow = window_s - parts[0].warmup_s;
@@ -37,6 +54,7 @@ export function mergeHttpSummaries(parts: HttpSummary[]): HttpSummary & { proces
   const withPrompt = parts.filter((p) => p.tokens.prompt_mean !== null);
   const load = { ...parts[0].load };
   if (load.mode === 'open') load.rate_rps = r3(parts.reduce((a, p) => a + (p.load.rate_rps ?? 0), 0));
+  if (load.max_concurrency !== undefined) load.max_concurrency = parts.reduce((a, p) => a + (p.load.max_concurrency ?? 0), 0);
   else load.concurrency = parts.reduce((a, p) => a + (p.load.concurrency ?? 0), 0);
   const maxOf = (f: (p: HttpSummary) => number | null) => parts.reduce<number | null>((m, p) => (f(p) === null ? m : Math.max(m ?? 0, f(p) as number)), null);
   return {
@@ -63,10 +81,24 @@ export function mergeHttpSummaries(parts: HttpSummary[]): HttpSummary & { proces
     tokens: {
       output: tokens,
       origin: origins.size === 0 ? 'none' : origins.size === 1 ? [...origins][0] : 'mixed',
+      by_origin: byOrigin,
+      ...(parts[0].tokens.tokenizer ? { tokenizer: parts[0].tokens.tokenizer } : {}),
       output_mean: completed > 0 ? r3(tokens / completed) : null,
       prompt_mean: withPrompt.length > 0 ? r3(withPrompt.reduce((a, p) => a + (p.tokens.prompt_mean as number) * p.requests.completed, 0) / Math.max(1, withPrompt.reduce((a, p) => a + p.requests.completed, 0))) : null,
     },
-    latency_ms: latency,
+    latency_ms: withAliases(latency),
+    output_tokens_per_s_per_user: rates.output_tokens_per_s_per_user,
+    ...(goodParts.length > 0
+      ? {
+          goodput: goodputFigures(
+            { bounds: goodParts[0].bounds, good: goodParts.reduce((a, g) => a + g.good, 0), steady_good: goodParts.reduce((a, g) => a + g.steady_good, 0) },
+            completed,
+            window_s,
+            steadyWindow,
+          ),
+        }
+      : {}),
+    timeline: sumSeries(parts.map((p) => p.timeline)),
     client: {
       send_lag_ms: latencyMs(sendLag),
       max_send_lag_ms: parts[0].client.max_send_lag_ms,

@@ -8,6 +8,9 @@ export type RequestErrorClass =
   | 'reset' // the connection broke mid-response
   | 'interrupted'; // SIGINT ended the run first
 
+/** Where a request's output token count came from: the server's usage, our `--tokenizer`, or counted chunks. */
+export type TokensOrigin = 'usage' | 'tokenizer' | 'chunks';
+
 /**
  * One request as the client saw it. Times are seconds on the host's monotonic clock; null where
  * the request never got that far.
@@ -16,19 +19,27 @@ export interface RequestRecord {
   index: number;
   /** When the schedule meant it to go (open loop); when its lane was free (closed loop). */
   intended_s: number;
-  /** When the client handed it to a connection (undici's request start): actual − intended is the client's own lag. */
+  /**
+   * When the client let it go to the server: its intended time, or with `--max-concurrency` the
+   * time a place came free (vLLM's send time after its semaphore); null while it waited and never went.
+   * dispatched − intended is the client's queue, on purpose; the server's latencies run from here.
+   */
+  dispatched_s: number | null;
+  /** When the client handed it to a connection (undici's request start): actual − dispatched is the client's own lag. */
   started_s: number | null;
   /** Response headers. */
   first_byte_s: number | null;
   /** The first chunk that carried output (an empty role chunk does not count). */
   first_token_s: number | null;
+  /** The second chunk that carried output (time to second token). */
+  second_token_s: number | null;
   last_token_s: number | null;
   end_s: number | null;
   /** Chunks that carried output. */
   chunks: number;
-  /** Output tokens: the server's usage.completion_tokens when it sent one, else `chunks`. */
+  /** Output tokens: the server's usage.completion_tokens when it sent one, else the output counted by `--tokenizer`, else `chunks`. */
   tokens: number;
-  tokens_origin: 'usage' | 'chunks';
+  tokens_origin: TokensOrigin;
   prompt_tokens: number | null;
   status: number | null;
   error: RequestErrorClass | null;
@@ -39,9 +50,11 @@ export function newRecord(index: number, intended_s: number): RequestRecord {
   return {
     index,
     intended_s,
+    dispatched_s: null,
     started_s: null,
     first_byte_s: null,
     first_token_s: null,
+    second_token_s: null,
     last_token_s: null,
     end_s: null,
     chunks: 0,

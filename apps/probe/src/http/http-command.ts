@@ -1,6 +1,25 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { EXIT, Interrupts, parseFlags, serverMetricsOptions, telemetryOptions, UsageError, type RunIo } from '@duplex-bench/cli';
-import { datasetPrompts, firstModel, launchHttpProcesses, parseTokenCount, runHttpLoad, syntheticPrompts, type HttpLiveView, type HttpLoad, type HttpSummary, type LatencyMs, type PromptSource } from '@duplex-bench/http-load';
+import {
+  datasetPrompts,
+  firstModel,
+  goodputText,
+  launchHttpProcesses,
+  loadTokenizer,
+  parseGoodput,
+  parseTokenCount,
+  runHttpLoad,
+  syntheticPrompts,
+  vllmResult,
+  type GoodputBounds,
+  type HttpLiveView,
+  type HttpLoad,
+  type HttpSummary,
+  type LatencyMs,
+  type PromptSource,
+  type TokenCounter,
+} from '@duplex-bench/http-load';
+import { join } from 'node:path';
 import { CHILD_ENV, describeHost, entryModule, LauncherLink, projectRevision } from '@duplex-bench/launcher';
 import { createUsHistogram } from '@duplex-bench/metrics';
 import { besideClient, clientFamilies, exposeMetrics, httpFamilies, OtlpPush, ServerMetricsScraper, type ClientFigure, type Family, type MetricsEndpoint, type ServerFigureKind } from '@duplex-bench/telemetry';
@@ -22,6 +41,13 @@ const ms = (v: number | null): string => (v === null ? '-' : `${v.toFixed(1)}`);
 const line = (name: string, l: LatencyMs): string =>
   `${name.padEnd(10)} p50 ${ms(l.p50)}  p90 ${ms(l.p90)}  p95 ${ms(l.p95)}  p99 ${ms(l.p99)}  p99.9 ${ms(l.p99_9)}  max ${ms(l.max)}  (n ${l.count})`;
 
+const TOKEN_ORIGINS: Record<string, string> = {
+  usage: "the server's usage",
+  tokenizer: 'counted by --tokenizer: the server sent no usage',
+  chunks: 'counted chunks: the server sent no usage',
+  mixed: 'mixed: see tokens.by_origin',
+};
+
 /** The human summary; `more` go before the last line, which is the verdict (`verdictOf`). */
 export function renderHttpSummary(s: HttpSummary, output: string, v: RunVerdict, more: string[] = []): string {
   const load = s.load.mode === 'open' ? `open loop, ${s.load.rate_rps} requests/s (${s.load.arrivals})` : `closed loop, ${s.load.concurrency} in flight`;
@@ -31,9 +57,13 @@ export function renderHttpSummary(s: HttpSummary, output: string, v: RunVerdict,
   return [
     `load: ${load}, ${s.load.endpoint}${s.load.stream ? ', streamed' : ''}, max_tokens ${s.load.max_tokens}; ${s.load.prompts}`,
     `requests: ${s.requests.sent} sent, ${s.requests.completed} completed, ${s.requests.failed} failed${errors ? ` (${errors})` : ''}; ${s.requests_per_s ?? '-'} requests/s, ${s.output_tokens_per_s ?? '-'} output tokens/s over ${s.window_s} s`,
-    `output tokens: ${s.tokens.output} (${s.tokens.origin === 'usage' ? "the server's usage" : s.tokens.origin === 'chunks' ? 'counted chunks: the server sent no usage' : s.tokens.origin}), mean ${s.tokens.output_mean ?? '-'} per request`,
-    `server latency from each request's intended start, ${steadyNote}`,
-    ...(['ttft', 'itl', 'tpot', 'e2e'] as const).map((k) => `  ${line(k.toUpperCase(), s.latency_ms[k].steady)}`),
+    `output tokens: ${s.tokens.output} (${TOKEN_ORIGINS[s.tokens.origin] ?? s.tokens.origin}), mean ${s.tokens.output_mean ?? '-'} per request`,
+    `server latency from ${s.load.max_concurrency ? "the end of each request's wait in the client's queue" : "each request's intended start"}, ${steadyNote}`,
+    ...(['ttft', 'ttst', 'itl', 'tpot', 'e2e'] as const).map((k) => `  ${line(k.toUpperCase(), s.latency_ms[k].steady)}`),
+    s.load.max_concurrency ? `  ${line('QUEUE', s.latency_ms.client_queue.steady)}  (client, on purpose: --max-concurrency ${s.load.max_concurrency})` : '',
+    s.goodput
+      ? `goodput (${goodputText(s.goodput.bounds)} ms): ${s.goodput.good} of ${s.requests.completed} completed requests good (${s.goodput.share === null ? '-' : (s.goodput.share * 100).toFixed(1)}%), ${s.goodput.request_goodput ?? '-'} requests/s`
+      : '',
     s.warmup_s > 0 ? `  raw TTFT p99 ${ms(s.latency_ms.ttft.raw.p99)}, E2E p99 ${ms(s.latency_ms.e2e.raw.p99)} (every request)` : '',
     `client send lag (actual - intended start): p50 ${ms(c.send_lag_ms.p50)} ms  p99 ${ms(c.send_lag_ms.p99)} ms  max ${ms(c.send_lag_ms.max)} ms; over ${c.max_send_lag_ms} ms: ${c.late_sends}`,
     `client: loop lag max ${c.event_loop_lag_ms.max ?? '-'} ms; CPU ${c.cpu_cores.total.toFixed(2)} cores (user ${c.cpu_cores.user.toFixed(2)}, system ${c.cpu_cores.system.toFixed(2)})${c.cpu_us_per_request ? `, ${c.cpu_us_per_request.toFixed(1)} µs per request` : ''}; peak RSS ${c.peak_rss_mib} MiB${rssGrowthText(c.rss)}; ${c.sse_events} SSE events`,
@@ -69,6 +99,22 @@ export async function httpCommand(argv: string[], io: RunIo): Promise<number> {
   telemetryOptions(f);
   serverMetricsOptions(f);
   if (f['server-metrics'] !== undefined && f.processes > 1) throw new UsageError('--server-metrics scrapes from one process: run it without --processes');
+  if (f['max-concurrency'] !== undefined && f.rate === undefined) throw new UsageError('--max-concurrency caps an open loop (--rate); a closed loop has --concurrency');
+  if (f.processes > 1 && f['max-concurrency'] !== undefined && f['max-concurrency'] < f.processes) throw new UsageError(`--max-concurrency ${f['max-concurrency']} cannot be split over ${f.processes} processes`);
+  let goodput: GoodputBounds | undefined;
+  if (f.goodput !== undefined) {
+    const g = parseGoodput(f.goodput);
+    if ('error' in g) throw new UsageError(`--goodput: ${g.error}`);
+    goodput = g.bounds;
+  }
+  let tokenizer: TokenCounter | undefined;
+  if (f.tokenizer !== undefined) {
+    try {
+      tokenizer = await loadTokenizer(f.tokenizer);
+    } catch (err) {
+      throw new UsageError(`--tokenizer: ${(err as Error).message}`);
+    }
+  }
   const count = parseTokenCount(f['input-tokens']);
   if (!count) throw new UsageError(`--input-tokens must be N or lognormal:MEAN,COV, got "${f['input-tokens']}"`);
   if (f.dataset !== undefined && argv.some((a) => a.startsWith('--input-tokens'))) throw new UsageError('--dataset and --input-tokens exclude each other');
@@ -95,16 +141,19 @@ export async function httpCommand(argv: string[], io: RunIo): Promise<number> {
     io.stderr.write(`error: cannot create output directory ${f.output}: ${(err as Error).message}\n`);
     return EXIT.failed;
   }
-  if (f.processes > 1) return launchHttp(f, model, api_key, io);
+  if (f.processes > 1) return launchHttp(f, model, api_key, io, goodput);
   const link = LauncherLink.inChild() ? new LauncherLink() : null;
-  const code = await runOne(f, model, api_key, prompts, io, link);
+  const code = await runOne(f, model, api_key, prompts, io, link, goodput, tokenizer);
   link?.done(code);
   return code;
 }
 
 /** One process's run (alone, or one of a launched run's children: then it starts at the launcher's gate). */
-async function runOne(f: HttpFlags, model: string, api_key: string | undefined, prompts: PromptSource, io: RunIo, link: LauncherLink | null): Promise<number> {
-  const load: HttpLoad = f.rate !== undefined ? { mode: 'open', rate_rps: f.rate, arrivals: f.arrivals as 'poisson' | 'constant' } : { mode: 'closed', concurrency: f.concurrency as number };
+async function runOne(f: HttpFlags, model: string, api_key: string | undefined, prompts: PromptSource, io: RunIo, link: LauncherLink | null, goodput?: GoodputBounds, tokenizer?: TokenCounter): Promise<number> {
+  const load: HttpLoad =
+    f.rate !== undefined
+      ? { mode: 'open', rate_rps: f.rate, arrivals: f.arrivals as 'poisson' | 'constant', ...(f['max-concurrency'] !== undefined ? { max_concurrency: f['max-concurrency'] } : {}) }
+      : { mode: 'closed', concurrency: f.concurrency as number };
   const epoch_ms = Date.now(); // only to map the monotonic clock to wall time in run.json
   let interrupt: () => void = () => undefined;
   const stop = new Promise<void>((resolve) => (interrupt = resolve));
@@ -177,6 +226,8 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
       max_connections: f['max-connections'],
       max_send_lag_ms: f['max-send-lag-ms'],
       seed: f.seed,
+      goodput,
+      tokenizer,
       stop,
       startGate: link ? () => link.ready(0, 0) : undefined,
       onRecord: (r) => writer.append(RUN_FILES.requests, `${JSON.stringify(r)}\n`),
@@ -205,17 +256,20 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
       writeFile(runFile(f.output, 'summary'), JSON.stringify(written, null, 1)),
       writeFile(runFile(f.output, 'run'), JSON.stringify(run, null, 1)),
     ]);
+    // Its failure fails the run (exit 1); the run's own files are whole.
+    const vllm = f['vllm-result'] ? await writeVllmResult(f, summary, model, [runFile(f.output, 'requests')], goodput) : null;
+    const more = vllm ? [vllm.line] : [];
     // The error line first: the verdict is the last human line.
     if (failure) io.stderr.write(`error: ${failure}\n`);
     else if (v.verdict === 'failed') io.stderr.write(`error: no request completed (${Object.entries(summary.requests.errors).map(([k, v]) => `${k} ${v}`).join(', ')})\n`);
-    io.stdout.write(`${renderHttpSummary(summary, f.output, v)}\n`);
+    io.stdout.write(`${renderHttpSummary(summary, f.output, v, more)}\n`);
     io.emit?.(written);
     await closePush();
     if (endpoint) {
       if (telemetry.metrics_linger_s > 0) say(`metrics: serving the final counts ${telemetry.metrics_linger_s} s more (--metrics-linger-s; Ctrl-C ends it)`);
       await endpoint.linger(telemetry.metrics_linger_s, stop);
     }
-    return exitOf(v, f['allow-unqualified']);
+    return vllm && !vllm.ok ? EXIT.failed : exitOf(v, f['allow-unqualified']);
   } finally {
     signals.dispose();
     await stopScraper();
@@ -226,10 +280,10 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
 }
 
 /** `http --processes N`: the children's run through the launcher; the pooled summary and run.json at the top. */
-async function launchHttp(f: HttpFlags, model: string, api_key: string | undefined, io: RunIo): Promise<number> {
+async function launchHttp(f: HttpFlags, model: string, api_key: string | undefined, io: RunIo, goodput?: GoodputBounds): Promise<number> {
   io.stderr.write(`launching ${f.processes} processes to ${f.url} (model ${model})\n`);
   let signals: Interrupts | null = null;
-  const options = { module: MAIN, processes: f.processes, argv: io.argv, output: f.output, model, api_key, seed: f.seed, rate: f.rate, concurrency: f.concurrency, requests: f.requests, duration_s: f.duration };
+  const options = { module: MAIN, processes: f.processes, argv: io.argv, output: f.output, model, api_key, seed: f.seed, rate: f.rate, concurrency: f.concurrency, max_concurrency: f['max-concurrency'], requests: f.requests, duration_s: f.duration };
   const { result, summary, died } = await launchHttpProcesses(
     {
       ...options,
@@ -253,9 +307,26 @@ async function launchHttp(f: HttpFlags, model: string, api_key: string | undefin
   const run = { command: ['probe', 'http', ...redactArgv(io.argv)], url: f.url, model, processes: f.processes, gate_s: result.gate_s, host: await describeHost(), project: await projectRevision(process.cwd()), children: result.children };
   await writeFile(runFile(f.output, 'summary'), JSON.stringify(written, null, 1));
   await writeFile(runFile(f.output, 'run'), JSON.stringify(run, null, 1));
-  io.stdout.write(`${renderHttpSummary(summary, f.output, v, [`processes: ${f.processes}, CPU ${summary.cpu_cores_per_process.map((c) => c.total.toFixed(2)).join(' + ')} cores`])}\n`);
+  const files = result.children.map((c) => runFile(join(f.output, `p${c.index}`), 'requests'));
+  const vllm = f['vllm-result'] ? await writeVllmResult(f, summary, model, files, goodput) : null;
+  const more = vllm ? [vllm.line] : [];
+  io.stdout.write(`${renderHttpSummary(summary, f.output, v, [`processes: ${f.processes}, CPU ${summary.cpu_cores_per_process.map((c) => c.total.toFixed(2)).join(' + ')} cores`, ...more])}\n`);
   io.emit?.(written);
-  return exitOf(v, f['allow-unqualified']);
+  return vllm && !vllm.ok ? EXIT.failed : exitOf(v, f['allow-unqualified']);
+}
+
+/** `--vllm-result FILE`: vLLM's result file from the run's requests; the line that says where (or why not). */
+async function writeVllmResult(f: HttpFlags, summary: HttpSummary, model: string, files: string[], goodput?: GoodputBounds): Promise<{ line: string; ok: boolean }> {
+  const path = f['vllm-result'] as string;
+  try {
+    // vLLM's num_prompts is the requests asked for: --requests, else every request the run made.
+    const made = summary.requests.completed + summary.requests.failed;
+    const result = await vllmResult({ summary, request_files: files, model, tokenizer_id: f.tokenizer ?? model, num_prompts: f.requests ?? made, goodput });
+    await writeFile(path, JSON.stringify(result));
+    return { line: `vllm bench serve --save-result keys written to ${path}`, ok: true };
+  } catch (err) {
+    return { line: `error: --vllm-result ${path} not written: ${(err as Error).message}`, ok: false };
+  }
 }
 
 /** The live exposition of an HTTP run: its counters and histograms once the run made them (zeros before). */

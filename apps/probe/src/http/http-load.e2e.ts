@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startHttpStub, type HttpStub } from '@duplex-bench/mock-servers';
-import { runHttpLoad, syntheticPrompts, type HttpRunOptions, type RequestRecord } from '@duplex-bench/http-load';
+import { join } from 'node:path';
+import { loadTokenizer, runHttpLoad, syntheticPrompts, type HttpRunOptions, type RequestRecord } from '@duplex-bench/http-load';
 
 // Real sockets on 127.0.0.1 and the wall clock; every run is bounded by its request count.
 jest.setTimeout(30_000);
@@ -60,6 +61,40 @@ describe('runHttpLoad against the stubs', () => {
     expect(summary.requests.completed).toBe(5);
     expect(records[0]).toMatchObject({ tokens: 30, tokens_origin: 'usage', chunks: 1 });
     expect(records[0].first_token_s).toBe(records[0].end_s);
+  });
+
+  it('a server that sends no usage: --tokenizer counts the output text as the model would, else the chunks are counted; tokens.origin says which', async () => {
+    // 4 characters per event: 10 chunks of "xxxx"; the fixture's BPE makes each "xxxx" one token and a request of 38 characters 9 + 1 + 0 tokens.
+    stub = await startHttpStub({ kind: 'max-throughput', output_length: 38, stream_interval: 4, usage: false });
+    const tokenizer = await loadTokenizer(join(__dirname, '../../../../libs/http-load/fixtures/tiny-tokenizer.json'));
+    const counted = await runCollecting(options(stub.url, { tokenizer, requests: 6 }));
+    expect(counted.records.every((r) => r.tokens_origin === 'tokenizer' && r.tokens === 10 && r.chunks === 10)).toBe(true);
+    expect(counted.summary.tokens).toMatchObject({ output: 60, origin: 'tokenizer', by_origin: { tokenizer: 6 }, tokenizer: tokenizer.path });
+    const longer = await startHttpStub({ kind: 'max-throughput', output_length: 38, stream_interval: 2, usage: false });
+    try {
+      // 19 chunks of "xx": the tokenizer still reads 10 tokens in the 38 characters; chunks would say 19.
+      const again = await runCollecting(options(longer.url, { tokenizer, requests: 3 }));
+      expect(again.records.map((r) => [r.tokens, r.chunks])).toEqual([[10, 19], [10, 19], [10, 19]]);
+      const chunks = await runCollecting(options(longer.url, { requests: 3 }));
+      expect(chunks.records.every((r) => r.tokens_origin === 'chunks' && r.tokens === 19)).toBe(true);
+      expect(chunks.summary.tokens).toMatchObject({ origin: 'chunks', by_origin: { chunks: 3 } });
+      // Whole responses too.
+      const whole = await runCollecting(options(longer.url, { tokenizer, requests: 2, stream: false }));
+      expect(whole.records.map((r) => [r.tokens, r.tokens_origin])).toEqual([[10, 'tokenizer'], [10, 'tokenizer']]);
+    } finally {
+      await longer.close();
+    }
+  });
+
+  it('time to second token: the first output chunk to the second', async () => {
+    stub = await startHttpStub({ kind: 'variable-response', output_len_mean: 6, output_len_spread: 0, first_chunk_ms: 20, first_chunk_spread: 0, inter_token_ms: 15 });
+    const { summary, records } = await runCollecting(options(stub.url, { requests: 5, load: { mode: 'open', rate_rps: 20, arrivals: 'constant' } }));
+    expect(records.every((r) => r.second_token_s !== null && r.second_token_s > (r.first_token_s as number))).toBe(true);
+    expect(Math.abs((summary.latency_ms.ttst.raw.p50 as number) - 15)).toBeLessThan(5);
+    expect(summary.latency_ms.inter_token_latency).toEqual(summary.latency_ms.tpot);
+    expect(Math.abs((summary.output_tokens_per_s_per_user.raw.p50 as number) - 1000 / 15) / (1000 / 15)).toBeLessThan(0.25);
+    expect(summary.timeline.offered.reduce((a, b) => a + b, 0)).toBe(5);
+    expect(summary.timeline.output_chunks.reduce((a, b) => a + b, 0)).toBe(30);
   });
 
   it('closed loop: never more requests in flight than the concurrency', async () => {

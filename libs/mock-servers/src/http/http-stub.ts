@@ -28,6 +28,8 @@ export interface HttpStubOptions {
   response_rate: number;
   /** Past this many requests in progress a request is refused with 429 (0: no limit). */
   max_concurrency: number;
+  /** false: never send usage, as a server that ignores `stream_options.include_usage` (the client must count tokens itself). */
+  usage: boolean;
   seed?: number;
   clock?: TimerHost;
 }
@@ -42,6 +44,7 @@ export const HTTP_STUB_DEFAULTS: Omit<HttpStubOptions, 'kind'> = {
   inter_token_ms: 0,
   response_rate: 0,
   max_concurrency: 0,
+  usage: true,
 };
 
 export interface HttpStubStats {
@@ -79,7 +82,7 @@ function prebuilt(options: HttpStubOptions): (endpoint: StubEndpoint, stream: bo
     if (!body) {
       const id = 'stub-0';
       const text = outputText(options.output_length);
-      if (!stream) body = Buffer.from(completeBody(endpoint, id, text, 0, options.output_length));
+      if (!stream) body = Buffer.from(completeBody(endpoint, id, text, 0, options.output_length, options.usage));
       else {
         const parts = endpoint === 'chat' ? [roleEvent(id)] : [];
         const sizes = eventSizes(options.output_length, options.stream_interval);
@@ -148,7 +151,7 @@ export async function startHttpStub(given: Partial<HttpStubOptions> & { kind: Ht
     const per_token_s = options.inter_token_ms / 1000;
     if (!request.stream) {
       at(first_s + (length - 1) * per_token_s, res, () => {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(completeBody(endpoint, id, outputText(length), request.prompt_tokens, length));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(completeBody(endpoint, id, outputText(length), request.prompt_tokens, length, options.usage));
         ttft.observe(clock.now_s() - arrived_s);
         e2e.observe(clock.now_s() - arrived_s);
         done();
@@ -228,7 +231,7 @@ export async function startHttpStub(given: Partial<HttpStubOptions> & { kind: Ht
       if (options.kind === 'max-throughput') {
         // No compute: the form is read off the body without parsing it.
         const stream = text.includes('"stream":true');
-        const b = body(endpoint, stream, text.includes('"include_usage":true'));
+        const b = body(endpoint, stream, options.usage && text.includes('"include_usage":true'));
         if (stream) {
           streamHead(res);
           counts.sse_events += Math.ceil(options.output_length / options.stream_interval);
@@ -248,7 +251,7 @@ export async function startHttpStub(given: Partial<HttpStubOptions> & { kind: Ht
       }
       const prompt = typeof request.prompt === 'string' ? request.prompt : (request.messages ?? []).map((m) => (typeof m.content === 'string' ? m.content : '')).join(' ');
       const prompt_tokens = prompt.split(/\s+/).filter(Boolean).length;
-      variable(res, endpoint, { ...request, prompt_tokens, usage: request.stream_options?.include_usage === true }, arrived_s, done);
+      variable(res, endpoint, { ...request, prompt_tokens, usage: options.usage && request.stream_options?.include_usage === true }, arrived_s, done);
     });
   }
 

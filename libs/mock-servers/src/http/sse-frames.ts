@@ -26,10 +26,10 @@ export function usageEvent(endpoint: StubEndpoint, id: string, prompt_tokens: nu
 export const DONE_EVENT = 'data: [DONE]\n\n';
 
 /** A whole non-streamed response. */
-export function completeBody(endpoint: StubEndpoint, id: string, text: string, prompt_tokens: number, completion_tokens: number): string {
+export function completeBody(endpoint: StubEndpoint, id: string, text: string, prompt_tokens: number, completion_tokens: number, withUsage = true): string {
   const usage = { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
   const choice = endpoint === 'chat' ? { index: 0, message: { role: 'assistant', content: text }, finish_reason: 'length' } : { index: 0, text, finish_reason: 'length' };
-  return JSON.stringify({ id, object: endpoint === 'chat' ? 'chat.completion' : 'text_completion', created: 0, model: MODEL, choices: [choice], usage });
+  return JSON.stringify({ id, object: endpoint === 'chat' ? 'chat.completion' : 'text_completion', created: 0, model: MODEL, choices: [choice], ...(withUsage ? { usage } : {}) });
 }
 
 /** `count` characters of output: one character is one token of the stubs. */
