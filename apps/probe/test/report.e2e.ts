@@ -141,19 +141,68 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     }
   });
 
-  it('run --report: a self-contained page with every chart drawn and one table row per session', async () => {
+  it('run --report: the first screen holds both verdicts and the Server table; legends are keys at rest; time charts share a cursor; sessions worst first', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'report-run-'));
     const { code, stderr } = await probe(['run', '--url', mock.url, '--concurrency', '6', '--duration', '2', '--output', dir, '--quiet', '--report']);
     expect(code).toBe(0);
     expect(stderr).toContain(`report written to ${join(dir, 'report.html')}`);
     const html = join(dir, 'report.html');
     expect((await stat(html)).size).toBeLessThan(3_000_000);
-    const page = await open(html);
+    type Box = { top: number; bottom: number };
+    const page = await open(html, async (p) => {
+      const box = async (selector: string): Promise<Box> => {
+        const b = await p.$eval(selector, (e) => (e as unknown as { getBoundingClientRect(): { top: number; bottom: number } }).getBoundingClientRect());
+        return { top: b.top, bottom: b.bottom };
+      };
+      const ttfp = await p.$$eval('#server-table tbody tr', (rows) =>
+        rows.map((r) => Array.from(r.children).map((c) => (c as unknown as { textContent: string }).textContent)).find((cells) => cells[1] === 'TTFP' && cells[8].startsWith('client')),
+      );
+      // Every legend at rest: keys and labels only, nothing of uPlot's own legend, no "--".
+      const legends = await p.$$eval('.key', (list) => list.map((k) => k.textContent ?? ''));
+      const uplotLegends = await p.$$eval('.u-legend', (list) => list.length);
+      const timeCharts = await p.$$eval('.uplot[data-time="true"]', (list) => list.length);
+      const synced = await p.evaluate(() => (globalThis as unknown as { uPlot: { sync(key: string): { plots: unknown[] } } }).uPlot.sync('time').plots.length);
+      // The cursor on the pacing chart moves the cursor of every other time chart to the same time.
+      const over = await p.$$('#client-charts .uplot[data-time="true"] .u-over');
+      await over[0].scrollIntoViewIfNeeded();
+      const first = await over[0].boundingBox();
+      if (!first) throw new Error('no time chart box');
+      await p.mouse.move(first.x + first.width * 0.5, first.y + first.height * 0.5);
+      type Plot = { root: { dataset: { time: string }; closest(s: string): unknown }; cursor: { idx: number | null }; data: number[][] };
+      const cursors = await p.evaluate(() =>
+        (globalThis as unknown as { DB: { plots: Plot[] } }).DB.plots
+          .filter((u) => u.root.dataset.time === 'true')
+          .map((u) => ({ client: u.root.closest('#client-charts') !== null, at: u.cursor.idx === null || u.cursor.idx === undefined ? null : u.data[0][u.cursor.idx] })),
+      );
+      const hovered = await p.$$eval('#client-charts .uplot[data-time="true"]', (list) => list.map((u) => u.parentElement?.parentElement?.querySelector('.key-value')?.textContent ?? ''));
+      const order = await p.$$eval('#sessions tbody tr', (rows) => rows.map((r) => (r.children[0] as unknown as { textContent: string }).textContent));
+      return { verdict: await box('#verdict'), server: await box('#server-verdict'), table: await box('#server-table'), ttfp, legends, uplotLegends, timeCharts, synced, cursors, hovered, order, text: await p.textContent('#server-verdict') };
+    });
     expect(page.errors).toEqual([]);
     expect(page.canvases.length).toBeGreaterThanOrEqual(8);
     expect(page.canvases.filter((drawn) => drawn === 0)).toEqual([]);
     expect(page.rows).toBe(6);
-    expect(page.verdict).toMatch(/^QUALIFIED/);
+    expect(page.verdict).toMatch(/^Client pacing: QUALIFIED/);
+    const f = page.found as NonNullable<typeof page.found>;
+    // Both verdicts and the whole Server table, TTFP's p50 and p99 in it, inside the first 900 px.
+    for (const b of [f.verdict, f.server, f.table]) expect(b.bottom).toBeLessThanOrEqual(900);
+    expect(f.verdict.top).toBe(f.server.top);
+    expect(f.text).toMatch(/^Server: PASS/);
+    expect(f.text).toMatch(/ttfp_p99_ms<=1000: [\d.]+/);
+    const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as { duplex: { ttfp_ms: { p50: number; p99: number } } };
+    expect(f.ttfp?.slice(2, 6)).toEqual(['6', String(summary.duplex.ttfp_ms.p50), expect.any(String), String(summary.duplex.ttfp_ms.p99)]);
+    expect(f.legends.length).toBeGreaterThanOrEqual(8);
+    expect(f.legends.filter((l) => l.includes('--') || l.trim() === '')).toEqual([]);
+    expect(f.uplotLegends).toBe(0);
+    expect(f.timeCharts).toBeGreaterThanOrEqual(4);
+    expect(f.synced).toBe(f.timeCharts);
+    // Every time chart's cursor moved with it; the client's binned charts sit at one time (to their 0.5 s bins).
+    expect(f.cursors.every((c) => c.at !== null)).toBe(true);
+    const times = f.cursors.filter((c) => c.client).map((c) => c.at as number);
+    expect(times.length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...times) - Math.min(...times)).toBeLessThanOrEqual(0.6);
+    expect(f.hovered.every((v) => v.trim() !== '')).toBe(true);
+    expect(f.order).toHaveLength(6);
     expect(page.firstLate).toBe(0);
     process.stderr.write(`report screenshot: ${page.shot}\n`);
     await stat(page.shot);
@@ -217,7 +266,7 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     expect(code).toBe(3);
     const page = await open(join(dir, 'report.html'));
     expect(page.errors).toEqual([]);
-    expect(page.verdict).toMatch(/^UNQUALIFIED: \d+ late packet/);
+    expect(page.verdict).toMatch(/^Client pacing: UNQUALIFIED: \d+ late packet/);
     expect(page.firstLate).toBeGreaterThan(0);
 
     const rec = await mkdtemp(join(tmpdir(), 'report-rec-'));

@@ -2,7 +2,7 @@
  * speech, protocol events, each behaviour marked with its outcome), the distribution of each
  * latency, and the takeover and yield rates with their intervals. Runs in the browser, before
  * report-page.js; no network. */
-/* global uPlot, document, window */
+/* global uPlot, DB, document, window */
 (function () {
   'use strict';
   const data = JSON.parse(document.getElementById('report-data').textContent);
@@ -321,25 +321,23 @@
       box.appendChild(el('p', 'empty', 'no values: ' + l[3]));
       return;
     }
-    const chartEl = el('div', 'chart');
-    box.appendChild(chartEl);
     const half = d.width_ms / 2;
-    new uPlot(
-      {
-        width: width(),
-        height: 200,
-        scales: {
-          x: { time: false, range: function (u, min, max) { return [min - half, max + half]; } },
-          y: { range: function (u, min, max) { return [0, Math.max(1, max) * 1.1]; } },
-        },
-        // Counts: whole-number ticks.
-        axes: [{ label: 'ms', stroke: '#333' }, { label: l[2], stroke: '#333', size: 60, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000] }],
-        series: [{ label: 'ms' }, { label: l[2] + ' per ' + num(d.width_ms, 1) + ' ms bin', stroke: '#1f77b4', fill: '#1f77b488', points: { show: false }, paths: uPlot.paths.bars({ size: [0.9, Infinity] }) }],
-      },
+    DB.plot(box, {
+      x: d.x_ms,
+      xLabel: 'ms',
+      yLabel: l[2],
+      height: 200,
+      xRange: function (u, min, max) { return [min - half, max + half]; },
+      yRange: function (u, min, max) { return [0, Math.max(1, max) * 1.1]; },
+      // Counts: whole-number ticks.
+      yIncrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000],
       // An empty bin draws no bar (uPlot strokes a zero-height one).
-      [d.x_ms, d.counts.map(function (n) { return n === 0 ? null : n; })],
-      chartEl,
-    );
+      series: [{ label: l[2] + ' per ' + num(d.width_ms, 1) + ' ms bin', values: d.counts.map(function (n) { return n === 0 ? null : n; }), bars: true }],
+      rules: [
+        { x: s.p50, label: 'p50 ' + num(s.p50, 1), color: '#2ca02c' },
+        { x: s.p99, label: 'p99 ' + num(s.p99, 1), color: '#d62728' },
+      ].filter(function (r) { return r.x !== null && r.x !== undefined; }),
+    });
   });
 
   // ---- The rates, with their 95% intervals ------------------------------------------------------------

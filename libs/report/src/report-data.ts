@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ReportInputError } from './report-input-error';
-import { decodeSamples, type ResponseRecord, type SamplesFile, type TimelineFile } from '@duplex-bench/metrics';
+import { clientTtfp, clientTtft, decodeSamples, type ResponseRecord, type SamplesFile, type TimelineFile } from '@duplex-bench/metrics';
+import { checkSlo, DEFAULT_SLO, parseSlo, SLO_FIGURES } from '@duplex-bench/experiments';
 import { isLate } from '@duplex-bench/pacer';
 import { readServerMetrics, readSessionRows, readSessionSpeech, readTurns, runFile, type RunSummary, type SummaryVerdict, type DuplexMetricsFile } from '@duplex-bench/results';
 import { behaviourReport, type BehaviourReport } from './behaviour-data';
@@ -41,6 +42,34 @@ export interface SessionRow {
   stream_ttfp_ms: number | null;
   stream_rtf: number | null;
   responses: number;
+  /** The session's first packet, s since the run's first packet (null: it sent none). */
+  start_s: number | null;
+  /** Its first response's TTFT on the client's clock, ms. */
+  first_ttft_ms: number | null;
+  output_gap_max_ms: number | null;
+  playback_underruns: number | null;
+}
+
+/** One row of the report's Server table: a server figure's distribution, with its unit and origin. */
+export interface ServerRow {
+  group: 'responses' | 'streams' | 'behaviour' | 'arrivals' | "server's /metrics";
+  figure: string;
+  n: number;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  max: number | null;
+  unit: string;
+  origin: string;
+}
+
+/** The server against an SLO: each term with its figure and whether it holds. */
+export interface ServerVerdict {
+  slo: string;
+  /** Where the terms came from: `--slo`, or the sweep's default. */
+  source: string;
+  terms: Array<{ term: string; value: number | null; ok: boolean; what: string }>;
+  pass: boolean;
 }
 
 /** A response figure's values by origin, for its distribution. */
@@ -76,6 +105,10 @@ export interface ReportData {
   server_metrics: ServerMetricsView | null;
   /** `--sampler`: every loop stall over 50 ms with its cause and evidence (the summary's block); null without. */
   stalls: RunSummary['stalls'] | null;
+  /** The server's figures, one row each, for the first screen. */
+  server_table: ServerRow[];
+  /** The server against the SLO (beside the client's pacing verdict). */
+  server_verdict: ServerVerdict;
 }
 
 /** The server's histograms as the report draws them: the run's figures beside the client's, and each interval's p50/p99. */
@@ -153,6 +186,7 @@ async function processDirs(dir: string, summary: SummaryLike): Promise<string[]>
 /** Nearest-rank percentile of sorted values. */
 const rank = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
+const roundOrNull = (v: number | null) => (v === null ? null : round3(v));
 
 /** Per-bin pacing over every session's packets, times from the first packet of all. */
 export function pacingBins(files: SamplesFile[], packet_ms: number, bin_s: number): { bins: PacingBins; first_s: number } {
@@ -204,7 +238,7 @@ function byOrigin(responses: ResponseRecord[], pick: (r: ResponseRecord) => { or
 }
 
 /** Everything a report shows of the run in `dir`, read from its files. */
-export async function loadReport(dir: string, options: { mock_stats?: string; bin_s?: number } = {}): Promise<ReportData> {
+export async function loadReport(dir: string, options: { mock_stats?: string; bin_s?: number; slo?: string } = {}): Promise<ReportData> {
   const bin_s = options.bin_s ?? 0.5;
   const summary = await readJson<SummaryLike>(runFile(dir, 'summary'));
   if (!summary) throw new ReportInputError('NOT_A_RUN', `${dir}: no summary.json (not a run, recording or merged run directory)`);
@@ -215,6 +249,8 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
   const timelines: ProcessTimeline[] = [];
   const rows: SessionRow[] = [];
   const responses: ResponseRecord[] = [];
+  // The Server table's responses: complete sessions only, as the summary pools them.
+  const completeResponses: ResponseRecord[] = [];
   const stream: ReportData['stream'] = { ttfp_ms: [], rtf: [], output_gap_max_ms: [], playback_underruns: [] };
   const timelineFiles: Array<{ name: string; file: TimelineFile }> = [];
   const conversations: Array<{ process: string; turns: TurnRecord[]; speech: SessionSpeech[] }> = [];
@@ -236,6 +272,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
     const perSession = new Map((duplex?.duplex_session_metrics ?? []).map((m) => [m.session_id, m]));
     for (const m of perSession.values()) {
       responses.push(...(m.responses ?? []));
+      if (m.completed) completeResponses.push(...(m.responses ?? []));
       if (m.stream_ttfp_ms != null) stream.ttfp_ms.push(m.stream_ttfp_ms);
       if (m.stream_rtf != null) stream.rtf.push(m.stream_rtf);
       if (m.output_gap_max_ms != null) stream.output_gap_max_ms.push(m.output_gap_max_ms);
@@ -271,11 +308,16 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
         stream_ttfp_ms: m?.stream_ttfp_ms ?? null,
         stream_rtf: m?.stream_rtf ?? null,
         responses: m?.responses?.length ?? 0,
+        start_s: p && p.start_s.length > 0 ? p.start_s[0] : null,
+        first_ttft_ms: m?.responses?.length ? roundOrNull(clientTtft(m.responses[0])) : null,
+        output_gap_max_ms: m?.output_gap_max_ms ?? null,
+        playback_underruns: m ? (m.playback_underruns ?? 0) : null,
       });
     }
   }
   const completedIds = new Set(rows.filter((r) => r.completed).map((r) => `${r.process}/${r.id}`));
   const { bins, first_s } = pacingBins(files, summary.packet_ms, bin_s);
+  for (const r of rows) if (r.start_s !== null) r.start_s = round3(r.start_s - first_s);
   for (const { name, file } of timelineFiles) {
     timelines.push({
       name,
@@ -291,14 +333,14 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
   if (options.mock_stats && !mock) throw new ReportInputError('NO_MOCK_STATS', `--mock-stats ${options.mock_stats}: no such file`);
   const reasons = Object.entries(summary.sessions.incomplete_reasons ?? {});
   const kind: ReportData['kind'] = multi ? 'several processes' : recording ? 'recording' : 'run';
-  return {
+  const out: ReportData = {
     kind,
     title: `duplex-bench ${kind}: ${dir}`,
     dir,
     verdict: verdictOf(summary),
     sessions: summary.sessions,
     packets: summary.packets,
-    command: (run?.command ?? []).join(' ') || '(no run.json)',
+    command: run?.command?.length ? shellLine(run.command) : '(no run.json)',
     host: run?.host ? describe(run.host) : '(no run.json)',
     project: run?.project ? describe(run.project) : '',
     packet_ms: summary.packet_ms,
@@ -323,7 +365,86 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
     behaviour: summary.behaviour ? behaviourReport(summary.behaviour, conversations, (process, id) => completedIds.has(`${process}/${id}`)) : null,
     server_metrics: summary.server_metrics ? await serverMetricsView(dir, summary.server_metrics, first_s) : null,
     stalls: summary.stalls ?? null,
+    server_table: [],
+    server_verdict: serverVerdict(summary, options.slo),
   };
+  out.server_table = serverTable(summary, completeResponses, rows, out.server_metrics);
+  return out;
+}
+
+/** A command line as a shell reads it back: arguments quoted only where they need it. */
+export function shellLine(argv: string[]): string {
+  return argv.map((a) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+/** The server against `slo` (default: the sweep's), each term's figure read from the summary. */
+export function serverVerdict(summary: SummaryLike, slo?: string): ServerVerdict {
+  const text = slo ?? DEFAULT_SLO;
+  const checks = checkSlo(parseSlo(text), summary as RunSummary);
+  return {
+    slo: text,
+    source: slo ? '--slo' : "the sweep's default SLO (give report --slo to choose)",
+    terms: checks.map((c) => ({ term: c.term, value: c.value, ok: c.ok, what: SLO_FIGURES[c.term.replace(/\s*(<=|>=|<|>|=).*$/, '')]?.what ?? '' })),
+    pass: checks.every((c) => c.ok),
+  };
+}
+
+/** Nearest-rank figures of values (as the summary's), and the largest. */
+function spread(values: Array<number | null | undefined>): Pick<ServerRow, 'n' | 'p50' | 'p90' | 'p99' | 'max'> {
+  const v = Float64Array.from(values.filter((x): x is number => x !== null && x !== undefined && Number.isFinite(x))).sort();
+  if (v.length === 0) return { n: 0, p50: null, p90: null, p99: null, max: null };
+  return { n: v.length, p50: round3(rank(v, 50)), p90: round3(rank(v, 90)), p99: round3(rank(v, 99)), max: round3(v[v.length - 1]) };
+}
+
+/**
+ * Every server figure of the run, one row each: per response on the client's clock (and the
+ * server's own where it sent them), each session's stream window, the behaviours, the arrivals,
+ * the server's /metrics. Rows with no value are left out.
+ */
+export function serverTable(summary: SummaryLike, responses: ResponseRecord[], rows: SessionRow[], sm: ServerMetricsView | null): ServerRow[] {
+  const out: ServerRow[] = [];
+  const add = (group: ServerRow['group'], figure: string, unit: string, origin: string, values: Array<number | null | undefined>) => {
+    const s = spread(values);
+    if (s.n > 0) out.push({ group, figure, unit, origin, ...s });
+  };
+  const o = summary.measurement_origin ?? {};
+  const byServer = (x: string) => x === 'server response_request_metrics';
+  add('responses', 'TTFT', 'ms', 'client: response.created received to the first text or transcript delta', responses.map(clientTtft));
+  add('responses', 'TTFT', 'ms', "server: its own response_request_metrics", responses.filter((r) => byServer(r.ttft_origin)).map((r) => r.ttft_ms));
+  add('responses', 'TTFP', 'ms', 'client: response.created received to the first audio delta', responses.map(clientTtfp));
+  add('responses', 'TTFP', 'ms', "server: its own response_request_metrics", responses.filter((r) => byServer(r.ttfp_origin)).map((r) => r.ttfp_ms));
+  add('responses', 'RTF', 'ratio', 'client: response.created received to the last audio delta, over the audio duration', responses.map((r) => r.rtf));
+  add('responses', 'TPOT', 'ms', 'client: elapsed over the server-sent token counts', responses.filter((r) => r.tpot_origin !== 'server stage 0 vllm_tpot_ms').map((r) => r.tpot_ms));
+  add('responses', 'TPOT', 'ms', "server: stage 0's vllm_tpot_ms", responses.filter((r) => r.tpot_origin === 'server stage 0 vllm_tpot_ms').map((r) => r.tpot_ms));
+  add('responses', 'longest output gap per response', 'ms', 'client: longest wait between two audio deltas of one response', responses.map((r) => r.max_output_gap_ms));
+  const complete = rows.filter((r) => r.completed);
+  add('streams', 'stream TTFP per session', 'ms', 'client: input start (send of packet 0) to the first audio received', complete.map((r) => r.stream_ttfp_ms));
+  add('streams', 'stream RTF per session', 'ratio', 'client: input start to the last audio over all emitted audio; includes the concurrent input', complete.map((r) => r.stream_rtf));
+  add('streams', 'longest output gap per session', 'ms', o.output_gap_max_ms ?? 'client: longest wait between two audio deltas', complete.map((r) => r.output_gap_max_ms));
+  add('streams', 'playback underruns per session', 'count', o.playback_underruns ?? 'client: simulated player, 80 ms prebuffer, running dry', complete.filter((r) => r.playback_underruns !== null).map((r) => r.playback_underruns));
+  const b = summary.behaviour;
+  if (b) {
+    const lat = (name: string, l: { count: number; p50: number | null; p90: number | null; p99: number | null; max: number | null }, origin: string) => {
+      if (l.count > 0) out.push({ group: 'behaviour', figure: name, n: l.count, p50: l.p50, p90: l.p90, p99: l.p99, max: l.max, unit: 'ms', origin });
+    };
+    const bo = (b as { measurement_origin?: Record<string, string> }).measurement_origin ?? {};
+    lat('response latency', b.response_latency_ms, bo.response_latency_ms ?? 'client');
+    lat('stop latency', b.stop_latency_ms, bo.stop_latency_ms ?? 'client');
+    lat('cancel latency', b.cancel_latency_ms, bo.cancel_latency_ms ?? 'client');
+    for (const [name, r] of [['pause takeover rate', b.pause_takeover_rate], ['backchannel yield rate', b.backchannel_yield_rate]] as const) {
+      if (r.count > 0) out.push({ group: 'behaviour', figure: name, n: r.count, p50: r.rate, p90: null, p99: null, max: null, unit: `fraction${r.ci95 ? ` (95% ${r.ci95[0]}–${r.ci95[1]})` : ''}`, origin: bo[name.replace(/ /g, '_')] ?? 'client' });
+    }
+  }
+  const a = (summary as { arrivals?: RunSummary['arrivals'] }).arrivals;
+  if (a) {
+    const bp = a.blocking_probability;
+    out.push({ group: 'arrivals', figure: 'blocking probability', n: a.arrived - a.client_skipped, p50: bp.rate, p90: null, p99: null, max: null, unit: `fraction${bp.ci95 ? ` (95% ${bp.ci95[0]}–${bp.ci95[1]})` : ''}`, origin: a.measurement_origin.blocking_probability ?? 'blocked / (arrived - client_skipped)' });
+    for (const [name, l] of [['connect', a.connect_ms], ['handshake', a.handshake_ms]] as const) {
+      if (l.count > 0) out.push({ group: 'arrivals', figure: `${name} latency`, n: l.count, p50: l.p50, p90: l.p90, p99: l.p99, max: l.max, unit: 'ms', origin: a.measurement_origin[`${name}_ms`] ?? 'client: from the intended start' });
+    }
+  }
+  for (const f of sm?.figures ?? []) if (f.count > 0) out.push({ group: "server's /metrics", figure: f.name, n: f.count, p50: f.p50, p90: f.p90, p99: f.p99, max: null, unit: f.unit, origin: f.origin });
+  return out;
 }
 
 /** The summary's server figures, and server_metrics.jsonl's intervals moved onto the report's axis. */

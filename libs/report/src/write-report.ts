@@ -12,6 +12,8 @@ export interface ReportOptions {
   mock_stats?: string;
   /** Time bin of the pacing chart, seconds. */
   bin_s?: number;
+  /** The SLO the server verdict checks (default: the sweep's). */
+  slo?: string;
 }
 
 /** Writes the report of the run, recording, merged run, sweep or http run in `dir` and returns its path. */
@@ -20,6 +22,6 @@ export async function writeReport(dir: string, options: ReportOptions = {}): Pro
   // A sweep directory gets the capacity page, an http run its requests page; any other run its run page.
   const sweep = await loadSweepReport(dir);
   const http = sweep ? null : await loadHttpReport(dir);
-  await writeFile(path, sweep ? renderSweepHtml(sweep) : http ? renderHttpHtml(http) : renderReportHtml(await loadReport(dir, { mock_stats: options.mock_stats, bin_s: options.bin_s })));
+  await writeFile(path, sweep ? renderSweepHtml(sweep) : http ? renderHttpHtml(http) : renderReportHtml(await loadReport(dir, { mock_stats: options.mock_stats, bin_s: options.bin_s, slo: options.slo })));
   return path;
 }
