@@ -296,6 +296,38 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     }
   });
 
+  it('a real sweep: the knee a labelled band, the deciding term in the banner, every tested count linked to its run page, which opens', async () => {
+    const capped = await startMockServer({ port: 0, profile: 'nemotron', model: { ttfp_ms: 100, rtf: 0.5 }, capacity_sessions: 6 });
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'report-real-sweep-'));
+      const { code } = await probe(['sweep', '--url', capped.url, '--sessions', '2:16', '--runs', '1', '--duration', '2', '--resolution', '2', '--output', dir, '--report']);
+      expect(code).toBe(0);
+      const page = await open(join(dir, 'report.html'), async (p) => ({
+        links: await p.$$eval('#sessions a.run-link', (list) => list.map((a) => (a as unknown as { href: string }).href)),
+        tested: await p.$$eval('#sessions tbody tr td:first-child', (list) => list.map((td) => Number(td.textContent))),
+        badCells: await p.$$eval('#sessions td.cell-bad', (list) => list.length),
+        deciding: await p.textContent('#deciding'),
+      }));
+      expect(page.errors).toEqual([]);
+      const sweep = JSON.parse(await readFile(join(dir, 'sweep.json'), 'utf8')) as { points: unknown[]; capacity: { range: [number, number] } };
+      const f = page.found as NonNullable<typeof page.found>;
+      expect(f.links).toHaveLength(sweep.points.length);
+      expect([...f.tested].sort((a, b) => a - b)).toEqual(sweep.points.map((_, i) => i + 1));
+      expect(f.badCells).toBeGreaterThan(0);
+      expect(f.deciding).toMatch(new RegExp(`^decided by: .+ at ${sweep.capacity.range[1]} sessions$`));
+      // Each link opens its run's own page, drawn, with no error.
+      for (const href of f.links) {
+        const run = await open(href.replace(/^file:\/\//, ''));
+        expect(run.errors).toEqual([]);
+        expect(run.verdict).toMatch(/^Client pacing: /);
+        expect(run.canvases.filter((n) => n === 0)).toEqual([]);
+      }
+      process.stderr.write(`real sweep report screenshot: ${page.shot}\n`);
+    } finally {
+      await capped.close();
+    }
+  });
+
   it('a sweep directory: its capacity first, one chart per SLO term with the capacity marked, one row per count', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'report-sweep-'));
     const run = (qualified: boolean, underruns: number, ttfp: number) => ({
@@ -325,7 +357,7 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     expect(code).toBe(0);
     const page = await open(join(dir, 'report.html'));
     expect(page.errors).toEqual([]);
-    expect(page.verdict).toBe('capacity: 16 sessions (server: passes at 16, fails at 32)');
+    expect(page.verdict).toBe('capacity: 16 sessions (server: passes at 16, fails at 32)decided by: playback underruns = 0 (900 / 850) at 32 sessions');
     expect(page.canvases).toHaveLength(2);
     expect(page.canvases.filter((drawn) => drawn === 0)).toEqual([]);
     expect(page.rows).toBe(3);
@@ -364,14 +396,14 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     }));
     process.stderr.write(`arrival sweep report screenshot: ${page.shot}\n`);
     expect(page.errors).toEqual([]);
-    expect(page.verdict).toBe('capacity: 15/s, 7.5 Erlangs offered (server: passes at 15/s, fails at 18/s)');
+    expect(page.verdict).toBe('capacity: 15/s, 7.5 Erlangs offered (server: passes at 15/s, fails at 18/s)decided by: blocking probability ≤ 0.01 (0.0134) at 18/s');
     expect(page.found?.headings).toEqual([
       'Blocking probability against the offered Erlangs (pooled over runs; the bound dashed)',
-      'incomplete=0: the figure against the offered Erlangs (median over runs; the bound dashed)',
-      'ttfp_p99_ms<=1000: the figure against the offered Erlangs (median over runs; the bound dashed)',
+      'incomplete sessions = 0: the figure against the offered Erlangs (median over runs; the bound dashed)',
+      'TTFP p99 ≤ 1000 ms: the figure against the offered Erlangs (median over runs; the bound dashed)',
     ]);
-    expect(page.found?.head.slice(0, 4)).toEqual(['rate', 'offered Erlangs', 'blocking (95% interval)', 'verdict']);
-    expect(page.found?.first.slice(0, 4)).toEqual(['15/s', '7.5', '0.0033 (0.0006..0.0183)', 'pass']);
+    expect(page.found?.head).toEqual(['tested', 'rate', 'offered Erlangs', 'blocking (95% interval)', 'verdict', 'qualified runs', 'incomplete sessions = 0', 'TTFP p99 ≤ 1000 ms', 'run pages']);
+    expect(page.found?.first.slice(0, 8)).toEqual(['2', '15/s', '7.5', '0.0033 (0.0006..0.0183)', 'pass', '1 of 1', '✓ 0', '✓ 64']);
     expect(page.canvases).toHaveLength(3);
     expect(page.canvases.filter((n) => n === 0)).toEqual([]);
     expect(page.rows).toBe(4);
@@ -404,7 +436,7 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     expect(page.errors).toEqual([]);
     // underruns=0, then the four behaviour figures (response latency with its bound): five charts, each drawn.
     expect(page.found).toEqual([
-      'underruns=0: the figure against the session count (median over runs; the bound dashed)',
+      'playback underruns = 0: the figure against the session count (median over runs; the bound dashed)',
       'Behaviour: response_latency_p95_ms against the session count (ms, median over runs; the bound dashed)',
       'Behaviour: stop_latency_p95_ms against the session count (ms, median over runs)',
       'Behaviour: pause_takeover_rate against the session count (fraction, median over runs)',

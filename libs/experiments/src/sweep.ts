@@ -85,6 +85,8 @@ export interface SweepFile {
     offered_erlangs?: number | null;
   };
   interrupted: boolean;
+  /** Bisection stopped when the last pass and the first fail were this close (sessions, or sessions/s). */
+  resolution?: number;
   measurement_origin: Record<string, string>;
 }
 
@@ -188,6 +190,7 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
     points: kept,
     capacity: { sessions: null, range: [null, null], limited_by: null, note: '' },
     interrupted: false,
+    resolution: plan.resolution,
     measurement_origin: {
       verdict: settings.arrivals
         ? `pass: every run was pacing-qualified, skipped no arrival, its blocking probability (blocked / arrivals, pooled over the runs, after --warmup-s when given) was at most ${settings.arrivals.max_blocking}, and it met every SLO term; fail: every run qualified, and the blocking or a term failed; client-limited: a run was not pacing-qualified or skipped arrivals (--max-in-flight), so it measured the client, not the server`
@@ -218,7 +221,9 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
       const layout = p > 1 ? ['--processes', String(p)] : [];
       // An arrival run: one process, its own seed per run, so repeated runs draw different schedules.
       const load_args = arrival ? ['--arrival-rate', String(load), '--seed', String(arrival.seed + r - 1)] : ['--concurrency', String(per), ...layout];
-      const args = ['--url', settings.url, '--protocol', settings.protocol, ...load_args, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...extra];
+      // Each run writes its own page, which the sweep's page links from its count.
+      const report = extra.includes('--report') ? [] : ['--report'];
+      const args = ['--url', settings.url, '--protocol', settings.protocol, ...load_args, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...report, ...extra];
       const { code, error } = await runNodeScript(plan.script, ['run', ...args], running);
       const summary = await readFile(runFile(dir, 'summary'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
       const a = arrival ? runArrivals(summary) : undefined;

@@ -101,7 +101,7 @@
     const series = [{ label: opts.xLabel }];
     const columns = [opts.x];
     const axes = [
-      { label: opts.xLabel, stroke: '#333', values: opts.xLog ? undefined : ticks },
+      { label: opts.xLabel, stroke: '#333', values: opts.xLog ? undefined : ticks, incrs: opts.xIncrs },
       { label: opts.yLabel, stroke: '#333', size: 64, values: opts.yLog ? undefined : ticks, incrs: opts.yIncrs },
     ];
     const scales = { x: opts.xLog ? { time: false, distr: 3 } : { time: false, range: opts.xRange } };
@@ -135,7 +135,10 @@
     const target = el('div');
     wrap.appendChild(target);
     const hooks = { setCursor: [show] };
-    if (opts.rules && opts.rules.length) hooks.draw = [drawRules(opts.rules)];
+    hooks.draw = [];
+    if (opts.bands && opts.bands.length) hooks.draw.push(drawBands(opts.bands));
+    if (opts.rules && opts.rules.length) hooks.draw.push(drawRules(opts.rules));
+    if (opts.hrules && opts.hrules.length) hooks.draw.push(drawHRules(opts.hrules));
     const u = new uPlot(
       {
         width: width(),
@@ -163,6 +166,7 @@
       ctx.save();
       ctx.font = 11 * pr + 'px system-ui, sans-serif';
       ctx.textBaseline = 'top';
+      ctx.textAlign = 'left';
       rules.forEach(function (r, i) {
         const x = u.valToPos(r.x, 'x', true);
         if (!(x >= u.bbox.left && x <= u.bbox.left + u.bbox.width)) return;
@@ -180,6 +184,56 @@
         // Labels alternate rows so two close rules do not write over each other.
         const y = u.bbox.top + 2 * pr + (i % 2) * 13 * pr;
         ctx.fillText(text, Math.min(x + 3 * pr, u.bbox.left + u.bbox.width - w - 2 * pr), y);
+      });
+      ctx.restore();
+    };
+  }
+
+  /** Horizontal dashed rules at y values (a bound), each labelled at the right: a rule, never a data point. */
+  function drawHRules(rules) {
+    return function (u) {
+      const ctx = u.ctx;
+      const pr = window.devicePixelRatio || 1;
+      ctx.save();
+      ctx.font = 11 * pr + 'px system-ui, sans-serif';
+      ctx.textBaseline = 'bottom';
+      ctx.textAlign = 'right';
+      rules.forEach(function (r) {
+        const y = u.valToPos(r.y, r.scale || 'y', true);
+        if (!(y >= u.bbox.top - 1 && y <= u.bbox.top + u.bbox.height + 1)) return;
+        ctx.strokeStyle = r.color || '#d62728';
+        ctx.setLineDash([6 * pr, 4 * pr]);
+        ctx.lineWidth = 1.5 * pr;
+        ctx.beginPath();
+        ctx.moveTo(u.bbox.left, y);
+        ctx.lineTo(u.bbox.left + u.bbox.width, y);
+        ctx.stroke();
+        ctx.setLineDash([]);
+        ctx.fillStyle = r.color || '#d62728';
+        ctx.fillText(r.label, u.bbox.left + u.bbox.width - 4 * pr, y - 2 * pr);
+      });
+      ctx.restore();
+    };
+  }
+
+  /** Shaded x ranges (a knee between the last pass and the first fail), each labelled inside at the top. */
+  function drawBands(bands) {
+    return function (u) {
+      const ctx = u.ctx;
+      const pr = window.devicePixelRatio || 1;
+      ctx.save();
+      ctx.font = 11 * pr + 'px system-ui, sans-serif';
+      ctx.textBaseline = 'top';
+      ctx.textAlign = 'left';
+      bands.forEach(function (b) {
+        const x0 = u.valToPos(b.from, 'x', true);
+        const x1 = u.valToPos(b.to, 'x', true);
+        ctx.fillStyle = b.color || 'rgba(255, 165, 0, 0.18)';
+        ctx.fillRect(Math.min(x0, x1), u.bbox.top, Math.max(2 * pr, Math.abs(x1 - x0)), u.bbox.height);
+        ctx.fillStyle = '#7a4a00';
+        (b.lines || [b.label]).forEach(function (line, i) {
+          ctx.fillText(line, Math.min(x0, x1) + 4 * pr, u.bbox.top + 4 * pr + i * 13 * pr);
+        });
       });
       ctx.restore();
     };

@@ -57,6 +57,12 @@ table.server td.origin { color: #666; font-size: 11.5px; max-width: 420px; }
 .key-value { font-variant-numeric: tabular-nums; color: #000; font-weight: 600; }
 .key-at { color: #666; font-variant-numeric: tabular-nums; }
 .caption { font-size: 12px; color: #333; margin: 6px 0 0; }
+td.cell-ok { color: #1a6e1a; }
+td.cell-bad { color: #b00000; background: #fdecea; font-weight: 600; }
+td.verdict-cell.pass { color: #1a6e1a; font-weight: 600; }
+td.verdict-cell.fail { color: #b00000; font-weight: 600; }
+td.verdict-cell.client-limited, td.verdict-cell.failed-to-run { color: #555; font-weight: 600; }
+a.run-link { margin-right: 6px; }
 .verdict { padding: 10px 14px; border-radius: 6px; font-weight: 600; margin: 8px 0; }
 .verdict.ok { background: #e6f4ea; border: 1px solid #2ca02c; }
 .verdict.bad { background: #fdecea; border: 1px solid #d62728; }
