@@ -278,18 +278,43 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     expect(await readFile(join(rec, 'report.html'), 'utf8')).toContain('duplex-bench recording');
   });
 
-  it('http --report: the verdict, the percentile table, and TTFT, E2E and send lag of every request drawn', async () => {
+  it('http --report: one row per figure without a warm-up, with the peers\' names; TTFT and E2E in panels of their own, ITL and TPOT, requests and tokens per second offered against achieved', async () => {
     const stub = await startHttpStub({ kind: 'variable-response', first_chunk_ms: 50, inter_token_ms: 5, output_len_mean: 10 });
     try {
       const dir = await mkdtemp(join(tmpdir(), 'report-http-'));
-      const { code } = await probe(['http', '--url', stub.url, '--rate', '40', '--requests', '60', '--output', dir, '--quiet', '--report', '--allow-unqualified']);
+      const { code } = await probe(['http', '--url', stub.url, '--rate', '40', '--requests', '60', '--output', dir, '--quiet', '--report', '--allow-unqualified', '--goodput', 'ttft:300']);
       expect(code).toBe(0);
-      const page = await open(join(dir, 'report.html'));
+      const page = await open(join(dir, 'report.html'), async (p) => ({
+        rows: await p.$$eval('#latency tbody tr', (list) => list.map((tr) => Array.from(tr.children).map((c) => (c as unknown as { textContent: string }).textContent))),
+        headings: await p.$$eval('#charts h2', (list) => list.map((h) => h.textContent ?? '')),
+        synced: await p.evaluate(() => (globalThis as unknown as { uPlot: { sync(key: string): { plots: unknown[] } } }).uPlot.sync('time').plots.length),
+        goodput: await p.textContent('#goodput'),
+      }));
       expect(page.errors).toEqual([]);
-      expect(page.canvases).toHaveLength(2);
       expect(page.canvases.filter((drawn) => drawn === 0)).toEqual([]);
       expect(page.verdict).toMatch(/QUALIFIED/);
-      expect(await readFile(join(dir, 'report.html'), 'utf8')).toContain('<td>TTFT</td><td>steady</td><td>60</td>');
+      const f = page.found as NonNullable<typeof page.found>;
+      // No warm-up: one row per figure, never a steady row beside a raw one that repeats it.
+      const names = f.rows.map((r) => r[0]);
+      expect(new Set(names).size).toBe(names.length);
+      expect(f.rows.every((r) => r[1] === 'every request')).toBe(true);
+      expect(f.rows.find((r) => r[0] === 'TTFT')?.slice(2, 3)).toEqual(['60']);
+      expect(f.rows.find((r) => r[0] === 'TPOT (per request)')?.[10]).toMatch(/aiperf inter_token_latency/);
+      expect(f.headings).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^Requests per second over the run: offered/),
+          expect.stringMatching(/^Output per second over the run/),
+          'TTFT of each request, ms',
+          'E2E of each request, ms',
+          'TPOT of each request, ms',
+          'TTFT, cumulative (ms)',
+          'E2E, cumulative (ms)',
+          expect.stringMatching(/^ITL \(between output chunks\), cumulative/),
+        ]),
+      );
+      // The per-second, per-request and send-lag charts share one cursor.
+      expect(f.synced).toBeGreaterThanOrEqual(6);
+      expect(f.goodput).toMatch(/^Goodput \(ttft:300 ms, vLLM's rule\): \d+ of 60 completed requests good/);
       process.stderr.write(`http report screenshot: ${page.shot}\n`);
     } finally {
       await stub.close();

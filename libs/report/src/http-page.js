@@ -1,48 +1,102 @@
-/* The http page's own script: TTFT and E2E of every request against its intended start, and the
- * client's send lag against the same axis with its bound. Runs in the browser; no network. */
-/* global uPlot, document, window */
+/* The http page's own script: requests and tokens per second over the run, offered against
+ * achieved; TTFT, E2E and TPOT of each request against its intended start, each in its own panel;
+ * the distributions of TTFT, E2E, TPOT and ITL (per chunk); the client's send lag with its bound.
+ * Every time chart on one cursor. Runs in the browser; no network. Needs charts.js (window.DB). */
+/* global DB, document, window */
 (function () {
   'use strict';
   const data = JSON.parse(document.getElementById('report-data').textContent);
+  const s = data.summary;
   const r = data.requests;
-  const width = Math.min(1100, document.body.clientWidth - 40);
-  const dots = function (color) {
-    return { stroke: color, paths: function () { return null; }, points: { show: true, size: 4, stroke: color, fill: color } };
-  };
-  function chart(title, origin, opts, columns) {
-    const box = document.createElement('section');
-    box.innerHTML = '<h2></h2><p class="origin"></p>';
-    box.querySelector('h2').textContent = title;
-    box.querySelector('p').textContent = origin;
+  const el = DB.el;
+  const T = 's since the first intended start';
+  const origin = s.measurement_origin;
+
+  function section(title, note) {
+    const box = el('section');
+    box.appendChild(el('h2', '', title));
+    if (note) box.appendChild(el('p', 'origin', note));
     document.getElementById('charts').appendChild(box);
-    const el = document.createElement('div');
-    box.appendChild(el);
-    if (columns[0].length === 0) {
-      el.className = 'empty';
-      el.textContent = 'no request recorded';
-      return;
-    }
-    new uPlot(Object.assign({ width: width, height: 280, scales: { x: { time: false } } }, opts), columns, el);
+    return box;
   }
-  chart(
-    'TTFT and E2E of each request, ms, against its intended start (s)',
-    data.summary.measurement_origin.e2e || '',
-    {
-      axes: [{ label: 'intended start, s since the first', stroke: '#333' }, { label: 'ms', stroke: '#333', size: 60 }],
-      series: [{ label: 'intended start' }, Object.assign({ label: 'TTFT' }, dots('#1f77b4')), Object.assign({ label: 'E2E' }, dots('#ff7f0e'))],
-    },
-    [r.intended_s, r.ttft_ms, r.e2e_ms],
-  );
-  const bound = data.summary.client.max_send_lag_ms;
-  chart(
-    "The client's send lag of each request, ms (actual start − intended start); over the dashed bound the run is unqualified",
-    data.summary.measurement_origin.send_lag_ms || '',
-    {
-      axes: [{ label: 'intended start, s since the first', stroke: '#333' }, { label: 'ms', stroke: '#333', size: 60 }],
-      series: [{ label: 'intended start' }, Object.assign({ label: 'send lag' }, dots('#2ca02c')), { label: 'bound', stroke: '#d62728', dash: [6, 4], width: 1.5, points: { show: false } }],
-    },
-    [r.intended_s, r.send_lag_ms, r.intended_s.map(function () { return bound; })],
-  );
+  const say = function (box, text) {
+    box.appendChild(el('p', 'empty', text));
+  };
+
+  // Throughput over time: what the schedule offered against what the server finished.
+  const tl = s.timeline;
+  let box = section('Requests per second over the run: offered (intended starts) against completed and failed', origin.timeline || '');
+  if (!tl || tl.offered.length === 0) say(box, 'no per-second counts in this summary');
+  else {
+    const x = tl.offered.map(function (_, i) { return i + 0.5; });
+    DB.plot(box, {
+      x: x,
+      xLabel: T,
+      yLabel: 'requests/s',
+      sync: true,
+      series: [
+        { label: 'offered', values: tl.offered, color: '#7f7f7f', dash: [6, 4] },
+        { label: 'completed', values: tl.completed, color: '#2ca02c', width: 2 },
+      ].concat(DB.allZero(tl.failed) ? [] : [{ label: 'failed', values: tl.failed, color: '#d62728' }]),
+    });
+    if (DB.allZero(tl.failed)) say(box, 'no request failed');
+    box = section('Output per second over the run', 'output chunks by their arrival (what vLLM counts as tokens per second); output tokens of each request counted in the second it ended');
+    DB.plot(box, {
+      x: x,
+      xLabel: T,
+      yLabel: 'per second',
+      sync: true,
+      series: [
+        { label: 'output chunks/s', values: tl.output_chunks, color: '#1f77b4' },
+        { label: 'output tokens/s (at each request end)', values: tl.output_tokens, color: '#ff7f0e' },
+      ],
+    });
+  }
+
+  /** One figure of each request against its intended start, in a panel of its own. */
+  function perRequest(title, note, values, color) {
+    const b = section(title, note);
+    const have = values.some(function (v) { return v !== null; });
+    if (!have) return say(b, 'no request recorded this figure');
+    DB.plot(b, { x: r.intended_s, xLabel: T, yLabel: 'ms', sync: true, height: 220, series: [{ label: title.split(',')[0], values: values, points: true, size: 4, color: color }] });
+  }
+  perRequest('TTFT of each request, ms', origin.ttft || '', r.ttft_ms, '#1f77b4');
+  perRequest('E2E of each request, ms', origin.e2e || '', r.e2e_ms, '#ff7f0e');
+  perRequest('TPOT of each request, ms', origin.tpot || '', r.tpot_ms, '#9467bd');
+
+  // The distributions, each on its own axis.
+  const dist = function (title, note, values, unit) {
+    const b = section(title, note);
+    const v = values.filter(function (x) { return x !== null; });
+    if (v.length === 0) return say(b, 'no values');
+    DB.cdf(b, { values: v, unit: unit });
+  };
+  dist('TTFT, cumulative (ms)', 'every completed request', r.ttft_ms, 'ms');
+  dist('E2E, cumulative (ms)', 'every completed request', r.e2e_ms, 'ms');
+  dist('TPOT, cumulative (ms per token)', 'every completed request of two or more tokens', r.tpot_ms, 'ms');
+  box = section('ITL (between output chunks), cumulative (ms)', origin.itl || '');
+  if (data.itl_cdf.length === 0) say(box, 'no request had two output chunks');
+  else {
+    const l = s.latency_ms.itl.raw;
+    box.appendChild(el('p', 'caption', 'n ' + l.count + ' chunk gaps, p50 ' + l.p50 + ' ms, p99 ' + l.p99 + ' ms, max ' + l.max + ' ms (HDR histogram, 3 significant digits)'));
+    DB.plot(box, {
+      x: data.itl_cdf.map(function (c) { return c[0]; }),
+      xLabel: 'ms',
+      yLabel: 'fraction ≤',
+      height: 200,
+      yRange: function () { return [0, 1.02]; },
+      series: [{ label: 'fraction of chunk gaps at or below', values: data.itl_cdf.map(function (c) { return c[1]; }), step: true }],
+      rules: [
+        { x: l.p50, label: 'p50 ' + l.p50, color: '#2ca02c' },
+        { x: l.p99, label: 'p99 ' + l.p99, color: '#d62728' },
+      ],
+    });
+  }
+
+  const bound = s.client.max_send_lag_ms;
+  box = section("The client's send lag of each request, ms (undici's start − the time the client let it go); over the dashed bound the run is unqualified", origin.send_lag_ms || '');
+  if (r.intended_s.length === 0) say(box, 'no request recorded');
+  else DB.plot(box, { x: r.intended_s, xLabel: T, yLabel: 'ms', sync: true, height: 220, series: [{ label: 'send lag', values: r.send_lag_ms, points: true, size: 4, color: '#2ca02c' }], hrules: [{ y: bound, label: 'bound ' + bound + ' ms' }], yRange: function (u, min, max) { return [0, Math.max(max, bound) * 1.1]; } });
   window.reportReadyMs = window.performance.now();
   window.reportReady = true;
 })();

@@ -1,31 +1,59 @@
-import { readFile } from 'node:fs/promises';
-import type { HttpSummary, RequestRecord } from '@duplex-bench/http-load';
+import { createReadStream } from 'node:fs';
+import { access, readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { goodputText, type HttpSummary, type LatencyMs, type RawSteady, type RequestRecord } from '@duplex-bench/http-load';
+import { decodeHistogram } from '@duplex-bench/metrics';
 import { escapeHtml, page } from './report-html';
 import { runFile } from '@duplex-bench/results';
 
-/** An http run's page data: the summary, and per request its times from the run's first intended start. */
+/** An http run's page data: the summary, per request its times from the run's first intended start, and the ITL distribution. */
 export interface HttpReportData {
   kind: 'http';
   title: string;
   summary: HttpSummary;
-  /** Columns, one entry per request (null where it never got that far): intended start s, TTFT ms, E2E ms, send lag ms. */
-  requests: { intended_s: number[]; ttft_ms: Array<number | null>; e2e_ms: Array<number | null>; send_lag_ms: Array<number | null>; failed: boolean[] };
+  /**
+   * Columns, one entry per request (null where it never got that far): intended start s; TTFT,
+   * E2E and TPOT ms from the time the client let it go (as the summary's); send lag ms.
+   */
+  requests: { intended_s: number[]; ttft_ms: Array<number | null>; e2e_ms: Array<number | null>; tpot_ms: Array<number | null>; send_lag_ms: Array<number | null>; failed: boolean[] };
+  /** ITL (one value per output chunk) as [ms, fraction at or below], from the run's HDR histogram. */
+  itl_cdf: Array<[number, number]>;
 }
 
 const round = (v: number, per = 1000) => Math.round(v * per) / per;
+
+/** An HDR histogram's CDF at up to `points` ranks, denser in the tail: [ms, fraction at or below]. */
+export function histogramCdf(encoded: string | undefined, points = 400): Array<[number, number]> {
+  if (!encoded) return [];
+  const h = decodeHistogram(encoded);
+  if (h.totalCount === 0) return [];
+  const out: Array<[number, number]> = [];
+  for (let k = 0; k < points; k++) {
+    // Fractions 0 … 1 - 1e-4, closer together towards the tail.
+    const f = 1 - Math.pow(10, -4 * (k / (points - 1)));
+    out.push([round(h.getValueAtPercentile(Math.max(0.0001, f * 100)) / 1000), round(f, 1e6)]);
+  }
+  out.push([round(h.maxValue / 1000), 1]);
+  return out;
+}
 
 /** The http run in `dir` (summary.json of kind http, requests.jsonl when there), or null when it is not one. */
 export async function loadHttpReport(dir: string): Promise<HttpReportData | null> {
   const summary = await readFile(runFile(dir, 'summary'), 'utf8').then((t) => JSON.parse(t) as HttpSummary, () => null);
   if (!summary || summary.kind !== 'http') return null;
-  const text = await readFile(runFile(dir, 'requests'), 'utf8').catch(() => '');
-  const records = text
-    .split('\n')
-    .filter((l) => l.length > 0)
-    .map((l) => JSON.parse(l) as RequestRecord)
-    .sort((a, b) => a.intended_s - b.intended_s);
+  const records: RequestRecord[] = [];
+  // Line by line: a run of hours has millions of requests. Without requests.jsonl (a launched run
+  // keeps them per process) the page draws the summary alone.
+  const path = runFile(dir, 'requests');
+  const have = await access(path).then(
+    () => true,
+    () => false,
+  );
+  if (have) for await (const line of createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })) if (line.length > 0) records.push(JSON.parse(line) as RequestRecord);
+  records.sort((a, b) => a.intended_s - b.intended_s);
   const origin = records[0]?.intended_s ?? 0;
-  const ms = (r: RequestRecord, to: number | null) => (to === null || r.error !== null ? null : round((to - r.intended_s) * 1000));
+  const from = (r: RequestRecord) => r.dispatched_s ?? r.intended_s;
+  const ms = (r: RequestRecord, to: number | null) => (to === null || r.error !== null ? null : round((to - from(r)) * 1000));
   return {
     kind: 'http',
     title: `duplex-bench http: ${dir}`,
@@ -34,18 +62,49 @@ export async function loadHttpReport(dir: string): Promise<HttpReportData | null
       intended_s: records.map((r) => round(r.intended_s - origin, 1e4)),
       ttft_ms: records.map((r) => ms(r, r.first_token_s)),
       e2e_ms: records.map((r) => ms(r, r.end_s)),
-      send_lag_ms: records.map((r) => (r.started_s === null ? null : round(Math.max(0, (r.started_s - r.intended_s) * 1000)))),
+      tpot_ms: records.map((r) => (r.error === null && r.first_token_s !== null && r.last_token_s !== null && r.tokens >= 2 ? round(((r.last_token_s - r.first_token_s) * 1000) / (r.tokens - 1)) : null)),
+      send_lag_ms: records.map((r) => (r.started_s === null ? null : round(Math.max(0, (r.started_s - from(r)) * 1000)))),
       failed: records.map((r) => r.error !== null),
     },
+    itl_cdf: histogramCdf(summary.histograms.itl_raw),
   };
 }
 
 const f = (v: number | null) => (v === null ? '-' : String(v));
 
-/** The page: the verdict first, then the percentile table, TTFT and E2E per request, the client's send lag. */
+/** Each figure, our name, unit, and the same figure's name in vLLM, aiperf and guidellm (- where they have none). */
+const FIGURE_ROWS: Array<{ key: keyof HttpSummary['latency_ms'] | 'output_tokens_per_s_per_user'; name: string; unit: string; peers: string }> = [
+  { key: 'ttft', name: 'TTFT', unit: 'ms', peers: 'vLLM ttft · aiperf time_to_first_token · guidellm time_to_first_token_ms' },
+  { key: 'ttst', name: 'TTST', unit: 'ms', peers: 'aiperf time_to_second_token' },
+  { key: 'itl', name: 'ITL (per chunk)', unit: 'ms', peers: 'vLLM itl · (aiperf inter_chunk_latency is its mean per request)' },
+  { key: 'tpot', name: 'TPOT (per request)', unit: 'ms', peers: 'vLLM tpot · aiperf inter_token_latency · guidellm inter_token_latency_ms' },
+  { key: 'time_per_output_token', name: 'TPOT with TTFT', unit: 'ms', peers: 'guidellm time_per_output_token_ms' },
+  { key: 'output_tokens_per_s_per_user', name: 'output tokens/s per user', unit: 'tokens/s', peers: 'aiperf output_token_throughput_per_user' },
+  { key: 'e2e', name: 'E2E', unit: 'ms', peers: 'vLLM e2el (to its last chunk) · aiperf request_latency · guidellm request_latency (s)' },
+  { key: 'first_byte', name: 'first byte', unit: 'ms', peers: '-' },
+  { key: 'client_queue', name: 'client queue', unit: 'ms', peers: 'vLLM client_queue_time' },
+  { key: 'e2e_including_queue', name: 'E2E with the client queue', unit: 'ms', peers: 'vLLM e2el_including_client_queue' },
+];
+
+function figureRows(s: HttpSummary): string {
+  const warm = s.warmup_s > 0;
+  const row = (name: string, which: string, l: LatencyMs, unit: string, peers: string) =>
+    `<tr><td>${escapeHtml(name)}</td><td>${which}</td><td class="num">${l.count}</td><td class="num">${f(l.p50)}</td><td class="num">${f(l.p90)}</td><td class="num">${f(l.p95)}</td><td class="num">${f(l.p99)}</td><td class="num">${f(l.p99_9)}</td><td class="num">${f(l.max)}</td><td>${escapeHtml(unit)}</td><td class="origin">${escapeHtml(peers)}</td></tr>`;
+  return FIGURE_ROWS.flatMap((r) => {
+    const v: RawSteady | undefined = r.key === 'output_tokens_per_s_per_user' ? s.output_tokens_per_s_per_user : s.latency_ms[r.key];
+    if (!v || v.raw.count === 0) return [];
+    // Without a warm-up every request is steady: one row, not the same one twice.
+    return warm ? [row(r.name, 'steady', v.steady, r.unit, r.peers), row(r.name, 'every request', v.raw, r.unit, r.peers)] : [row(r.name, 'every request', v.raw, r.unit, r.peers)];
+  }).join('\n');
+}
+
+/** The page: the verdict first, the figure table with each peer's name, then the charts. */
 export function renderHttpHtml(data: HttpReportData): string {
   const s = data.summary;
-  const load = s.load.mode === 'open' ? `open loop, ${s.load.rate_rps} requests/s (${s.load.arrivals})` : `closed loop, ${s.load.concurrency} in flight`;
+  const load =
+    s.load.mode === 'open'
+      ? `open loop, ${s.load.rate_rps} requests/s (${s.load.arrivals})${s.load.max_concurrency ? `, at most ${s.load.max_concurrency} in flight (the rest wait in the client's queue)` : ''}`
+      : `closed loop, ${s.load.concurrency} in flight`;
   const ended = s as { verdict?: string; failed_reason?: string };
   const failed = ended.verdict === 'failed';
   const verdict = failed
@@ -55,23 +114,20 @@ export function renderHttpHtml(data: HttpReportData): string {
       : s.qualified
         ? `QUALIFIED: every request left within ${s.client.max_send_lag_ms} ms of its intended time`
         : `UNQUALIFIED: ${s.unqualified_reason ?? ''}`;
-  const rows = (['ttft', 'itl', 'tpot', 'e2e', 'first_byte'] as const)
-    .flatMap((k) =>
-      (['steady', 'raw'] as const).map((w) => {
-        const l = s.latency_ms[k][w];
-        return `<tr><td>${k.toUpperCase()}</td><td>${w}</td><td>${l.count}</td><td>${f(l.p50)}</td><td>${f(l.p90)}</td><td>${f(l.p95)}</td><td>${f(l.p99)}</td><td>${f(l.p99_9)}</td><td>${f(l.max)}</td></tr>`;
-      }),
-    )
-    .join('\n');
   const errors = Object.entries(s.requests.errors).map(([k, v]) => `${escapeHtml(k)} ${v}`).join(', ');
+  const g = s.goodput;
+  const goodput = g
+    ? `<p class="meta" id="goodput">Goodput (<code>${escapeHtml(goodputText(g.bounds))}</code> ms, vLLM's rule): ${g.good} of ${s.requests.completed} completed requests good (${g.share === null ? '-' : (g.share * 100).toFixed(1)}%), ${f(g.request_goodput)} requests/s.</p>`
+    : '';
+  const tokens = s.tokens.origin === 'usage' ? "the server's usage" : s.tokens.origin === 'tokenizer' ? `counted by ${escapeHtml(s.tokens.tokenizer ?? '--tokenizer')}` : s.tokens.origin === 'chunks' ? 'counted chunks (no usage, no --tokenizer)' : escapeHtml(s.tokens.origin);
+  const from = s.load.max_concurrency ? "the end of each request's wait in the client's queue" : "each request's intended start";
   const body = `<div class="verdict ${s.qualified && !s.interrupted && !failed ? 'ok' : 'bad'}" id="verdict">${escapeHtml(verdict)}</div>
 <p class="meta">${escapeHtml(load)}, ${escapeHtml(s.load.endpoint)}${s.load.stream ? ', streamed' : ''}, max_tokens ${s.load.max_tokens}; ${escapeHtml(s.load.prompts)}.
-${s.requests.sent} requests sent, ${s.requests.completed} completed, ${s.requests.failed} failed${errors ? ` (${errors})` : ''}; ${f(s.requests_per_s)} requests/s and ${f(s.output_tokens_per_s)} output tokens/s over ${s.window_s} s.
+${s.requests.sent} requests sent, ${s.requests.completed} completed, ${s.requests.failed} failed${errors ? ` (${errors})` : ''}; ${f(s.requests_per_s)} requests/s and ${f(s.output_tokens_per_s)} output tokens/s over ${s.window_s} s; output tokens from ${tokens}.
 Client: ${s.client.cpu_cores.total} cores (user ${s.client.cpu_cores.user}, system ${s.client.cpu_cores.system}), loop lag max ${f(s.client.event_loop_lag_ms.max)} ms, peak RSS ${s.client.peak_rss_mib} MiB.</p>
-<h2>Server latency, ms, from each request's intended start</h2>
-<p class="origin">${escapeHtml(s.measurement_origin.ttft ?? '')}; steady: ${escapeHtml(s.measurement_origin.steady ?? '')}</p>
-<table id="latency"><thead><tr><th>figure</th><th>requests</th><th>count</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th></tr></thead><tbody>
-${rows}
+${goodput}<h2>Server figures, from ${from}${s.warmup_s > 0 ? `; steady: ${escapeHtml(s.measurement_origin.steady ?? '')}` : ' (no warm-up: every request is steady)'}</h2>
+<table id="latency" class="server"><thead><tr><th>figure</th><th>requests</th><th>count</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>unit</th><th>the same figure in vLLM, aiperf, guidellm</th></tr></thead><tbody>
+${figureRows(s)}
 </tbody></table>
 <div id="charts"></div>`;
   return page(data.title, body, data, 'http-page.js');
