@@ -119,6 +119,10 @@ class OneRequest implements Dispatcher.DispatchHandler {
   /** `--tokenizer`: the output so far, to count when the server sends no usage. */
   private text = '';
   finished = false;
+  /** Handed to the pool (past any --max-concurrency wait). */
+  dispatched = false;
+  /** The request body, until it goes. */
+  payload: string | null = null;
 
   constructor(
     readonly record: RequestRecord,
@@ -330,7 +334,6 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
   const queue: OneRequest[] = [];
   let queueHead = 0;
   let dispatched = 0;
-  const dispatchedOnes = new WeakSet<OneRequest>();
   let stopped = false;
   let scheduledAll = false;
   let settle: () => void = () => undefined;
@@ -354,7 +357,7 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
     tokenizer: o.tokenizer,
     ended: (request) => {
       inFlight.delete(request);
-      if (dispatchedOnes.has(request)) {
+      if (request.dispatched) {
         dispatched--;
         dispatchNext();
       }
@@ -368,14 +371,14 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
 
   o.onLive?.({ tally, latency: state.histograms.raw, late_sends: () => state.late_sends, in_flight: () => dispatched, loopLag: loop.histogram });
 
-  const bodies = new WeakMap<OneRequest, string>();
   /** Hands a request to the pool at `at_s` (its intended time, or when a place came free): from here its server latencies run. */
   function dispatch(request: OneRequest, at_s: number): void {
     dispatched++;
-    dispatchedOnes.add(request);
+    request.dispatched = true;
     request.record.dispatched_s = at_s;
-    pool.dispatch({ origin: base.origin, path, method: 'POST', headers, body: bodies.get(request) as string }, request);
-    bodies.delete(request);
+    const text = request.payload as string;
+    request.payload = null;
+    pool.dispatch({ origin: base.origin, path, method: 'POST', headers, body: text }, request);
   }
 
   /** A place came free: the longest-waiting request still waiting goes. */
@@ -398,7 +401,7 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
     per_second.add('offered', intended_s);
     const request = new OneRequest(record, state, intended_s >= steady_from_s, o.request_timeout_ms);
     inFlight.add(request);
-    bodies.set(request, body(prompt.text));
+    request.payload = body(prompt.text);
     if (dispatched < cap) dispatch(request, intended_s);
     else queue.push(request);
   }

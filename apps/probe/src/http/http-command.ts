@@ -65,7 +65,7 @@ export function renderHttpSummary(s: HttpSummary, output: string, v: RunVerdict,
       ? `goodput (${goodputText(s.goodput.bounds)} ms): ${s.goodput.good} of ${s.requests.completed} completed requests good (${s.goodput.share === null ? '-' : (s.goodput.share * 100).toFixed(1)}%), ${s.goodput.request_goodput ?? '-'} requests/s`
       : '',
     s.warmup_s > 0 ? `  raw TTFT p99 ${ms(s.latency_ms.ttft.raw.p99)}, E2E p99 ${ms(s.latency_ms.e2e.raw.p99)} (every request)` : '',
-    `client send lag (actual - intended start): p50 ${ms(c.send_lag_ms.p50)} ms  p99 ${ms(c.send_lag_ms.p99)} ms  max ${ms(c.send_lag_ms.max)} ms; over ${c.max_send_lag_ms} ms: ${c.late_sends}`,
+    `client send lag (undici start - the time the client let it go): p50 ${ms(c.send_lag_ms.p50)} ms  p99 ${ms(c.send_lag_ms.p99)} ms  max ${ms(c.send_lag_ms.max)} ms; over ${c.max_send_lag_ms} ms: ${c.late_sends}`,
     `client: loop lag max ${c.event_loop_lag_ms.max ?? '-'} ms; CPU ${c.cpu_cores.total.toFixed(2)} cores (user ${c.cpu_cores.user.toFixed(2)}, system ${c.cpu_cores.system.toFixed(2)})${c.cpu_us_per_request ? `, ${c.cpu_us_per_request.toFixed(1)} µs per request` : ''}; peak RSS ${c.peak_rss_mib} MiB${rssGrowthText(c.rss)}; ${c.sse_events} SSE events`,
     ...(s.server_metrics ? renderServerMetrics(s.server_metrics) : []),
     `written to ${output}`,
