@@ -176,7 +176,7 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
       );
       const hovered = await p.$$eval('#client-charts .uplot[data-time="true"]', (list) => list.map((u) => u.parentElement?.parentElement?.querySelector('.key-value')?.textContent ?? ''));
       const order = await p.$$eval('#sessions tbody tr', (rows) => rows.map((r) => (r.children[0] as unknown as { textContent: string }).textContent));
-      return { verdict: await box('#verdict'), server: await box('#server-verdict'), table: await box('#server-table'), ttfp, legends, uplotLegends, timeCharts, synced, cursors, hovered, order, text: await p.textContent('#server-verdict') };
+      return { verdict: await box('#verdict'), server: await box('#server-verdict'), table: await box('#server-table'), ttfp, legends, uplotLegends, timeCharts, synced, cursors, hovered, order, text: await p.textContent('#server-verdict'), command: await p.textContent('#command') };
     });
     expect(page.errors).toEqual([]);
     expect(page.canvases.length).toBeGreaterThanOrEqual(8);
@@ -188,6 +188,8 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     for (const b of [f.verdict, f.server, f.table]) expect(b.bottom).toBeLessThanOrEqual(900);
     expect(f.verdict.top).toBe(f.server.top);
     expect(f.text).toMatch(/^Server: PASS/);
+    // The command as typed, --report included, to paste back.
+    expect(f.command).toBe(`duplex-bench run --url ${mock.url} --concurrency 6 --duration 2 --output ${dir} --quiet --report`);
     expect(f.text).toMatch(/ttfp_p99_ms<=1000: [\d.]+/);
     const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as { duplex: { ttfp_ms: { p50: number; p99: number } } };
     expect(f.ttfp?.slice(2, 6)).toEqual(['6', String(summary.duplex.ttfp_ms.p50), expect.any(String), String(summary.duplex.ttfp_ms.p99)]);

@@ -9,6 +9,8 @@ export interface RunIo {
   /** Leaves at once on a second interrupt. */
   exitNow(code: number): void;
   argv: string[];
+  /** The arguments as the user typed them, when `argv` was trimmed for the command (`--report` taken off): what run.json records. */
+  typed?: string[];
   /** With `--json`: takes the command's final summary, written as one JSON line on stdout. */
   emit?(summary: unknown): void;
 }

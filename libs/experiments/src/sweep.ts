@@ -100,6 +100,11 @@ export interface SweepPlan {
   output: string;
   /** The duplex-bench executable each run starts as a fresh process. */
   script: string;
+  /**
+   * After each run, before the next: its own page (`report`), written by the caller. A failure is
+   * said and never changes the point's verdict; it runs between runs, so it never loads one.
+   */
+  afterRun?(dir: string): Promise<unknown>;
 }
 
 /** Blocked over arrivals, pooled over the runs of a point (their steady figures when they have them). */
@@ -221,11 +226,11 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
       const layout = p > 1 ? ['--processes', String(p)] : [];
       // An arrival run: one process, its own seed per run, so repeated runs draw different schedules.
       const load_args = arrival ? ['--arrival-rate', String(load), '--seed', String(arrival.seed + r - 1)] : ['--concurrency', String(per), ...layout];
-      // Each run writes its own page, which the sweep's page links from its count.
-      const report = extra.includes('--report') ? [] : ['--report'];
-      const args = ['--url', settings.url, '--protocol', settings.protocol, ...load_args, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...report, ...extra];
+      const args = ['--url', settings.url, '--protocol', settings.protocol, ...load_args, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...extra];
       const { code, error } = await runNodeScript(plan.script, ['run', ...args], running);
       const summary = await readFile(runFile(dir, 'summary'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
+      // The run's own page, which the sweep's page links from its count (a run that wrote no summary has none).
+      if (summary && plan.afterRun && !extra.includes('--report')) await plan.afterRun(dir).catch((err: Error) => io.stderr.write(`warning: sweep: no page for ${dir}: ${err.message}\n`));
       const a = arrival ? runArrivals(summary) : undefined;
       runs.push({ dir, processes: p, sessions_run: arrival ? (summary?.arrivals?.started ?? 0) : per * p, code, ...(error ? { error } : {}), qualified: summary?.qualified === true, slo: summary ? checkSlo(terms, summary) : [], ...(a ? { arrivals: a } : {}) });
     }

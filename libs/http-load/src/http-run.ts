@@ -78,11 +78,13 @@ export interface HttpRunResult {
 
 class InterruptedError extends Error {}
 class TimeoutError extends Error {}
+class QueueTimeoutError extends Error {}
 
 /** Error class of a failure undici reports. */
 function classify(err: Error): RequestErrorClass {
   if (err instanceof InterruptedError) return 'interrupted';
   if (err instanceof TimeoutError) return 'timeout';
+  if (err instanceof QueueTimeoutError) return 'queue_timeout';
   const code = (err as { code?: string }).code ?? '';
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'EAI_AGAIN') return 'connect_failed';
@@ -124,14 +126,29 @@ class OneRequest implements Dispatcher.DispatchHandler {
   /** The request body, until it goes. */
   payload: string | null = null;
 
+  /**
+   * The bound runs from the intended start. With --max-concurrency a request waiting for a place is
+   * bounded the same way (`queue_timeout`: the server never saw it), and once it goes it has the
+   * whole bound again from its send, so the server is never charged for the client's queue.
+   */
   constructor(
     readonly record: RequestRecord,
     private readonly run: RunState,
     private readonly steady: boolean,
-    timeout_ms: number,
+    private readonly timeout_ms: number,
   ) {
     const left_ms = Math.max(0, timeout_ms - (run.timers.now_s() - record.intended_s) * 1000);
-    this.cancelTimeout = run.timers.arm(left_ms, () => this.abort(new TimeoutError(`no end within ${timeout_ms} ms of its intended start`)));
+    this.cancelTimeout = run.timers.arm(left_ms, () =>
+      this.abort(this.dispatched ? new TimeoutError(`no end within ${timeout_ms} ms of its intended start`) : new QueueTimeoutError(`still in the client's queue ${timeout_ms} ms after its intended start: never sent`)),
+    );
+  }
+
+  /** Let go from the client's queue at `at_s`, after its intended start: its bound starts again there. */
+  sentLate(at_s: number): void {
+    if (at_s <= this.record.intended_s) return;
+    this.cancelTimeout();
+    const left_ms = Math.max(0, this.timeout_ms - (this.run.timers.now_s() - at_s) * 1000);
+    this.cancelTimeout = this.run.timers.arm(left_ms, () => this.abort(new TimeoutError(`no end within ${this.timeout_ms} ms of its send (after the client's queue)`)));
   }
 
   abort(reason: Error): void {
@@ -254,6 +271,7 @@ class OneRequest implements Dispatcher.DispatchHandler {
   private finish(error: RequestErrorClass | null, message?: string): void {
     if (this.finished) return;
     this.finished = true;
+    this.payload = null;
     this.cancelTimeout();
     const r = this.record;
     if (error) {
@@ -376,14 +394,15 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
     dispatched++;
     request.dispatched = true;
     request.record.dispatched_s = at_s;
+    request.sentLate(at_s);
     const text = request.payload as string;
     request.payload = null;
     pool.dispatch({ origin: base.origin, path, method: 'POST', headers, body: text }, request);
   }
 
-  /** A place came free: the longest-waiting request still waiting goes. */
+  /** A place came free: the longest-waiting request still waiting goes (none once the run is stopped). */
   function dispatchNext(): void {
-    while (dispatched < cap && queueHead < queue.length) {
+    while (!stopped && dispatched < cap && queueHead < queue.length) {
       const next = queue[queueHead++];
       if (queueHead > 1024 && queueHead * 2 > queue.length) {
         queue.splice(0, queueHead);

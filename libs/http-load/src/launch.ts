@@ -74,7 +74,8 @@ export async function launchHttpProcesses(o: HttpLaunchOptions, interrupts: (sto
     // The key goes through the environment, never a command line.
     env: o.api_key ? { OPENAI_API_KEY: o.api_key } : undefined,
     start_timeout_ms: o.start_timeout_s * 1000,
-    run_timeout_ms: (longest_s + o.request_timeout_s + 60 + (o.metrics_port === undefined ? 0 : (o.metrics_linger_s ?? 0))) * 1000,
+    // With --max-concurrency a request may wait its bound in the client's queue and then have it again once sent.
+    run_timeout_ms: (longest_s + o.request_timeout_s * (o.max_concurrency === undefined ? 1 : 2) + 60 + (o.metrics_port === undefined ? 0 : (o.metrics_linger_s ?? 0))) * 1000,
     onStderr: o.onStderr,
   });
   interrupts(() => launcher.interrupt());

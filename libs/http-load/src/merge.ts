@@ -1,10 +1,12 @@
-import { decodeHistogram, encodeHistogram, mergeHistograms, type CpuFigures } from '@duplex-bench/metrics';
+import { createUsHistogram, decodeHistogram, encodeHistogram, mergeHistograms, type CpuFigures } from '@duplex-bench/metrics';
 import { FIGURES, goodputFigures, LATENCIES, latencyMs, RATES, withAliases, type HttpSummary, type LatencyName, type PerSecondSeries, type RateName, type RawSteady } from './http-summary';
 
 /** Per-second series of processes on one gate, added second by second. */
-function sumSeries(parts: PerSecondSeries[]): PerSecondSeries {
+function sumSeries(parts: Array<PerSecondSeries | undefined>): PerSecondSeries {
   const out: PerSecondSeries = { bin_s: 1, offered: [], completed: [], failed: [], output_chunks: [], output_tokens: [] };
+  // A summary written before the per-second counts existed adds none.
   for (const p of parts) {
+    if (!p) continue;
     for (const key of ['offered', 'completed', 'failed', 'output_chunks', 'output_tokens'] as const) {
       p[key].forEach((v, i) => (out[key][i] = (out[key][i] ?? 0) + v));
     }
@@ -30,13 +32,15 @@ function sumCounts<K extends string>(parts: Array<Partial<Record<K, number>>>): 
 export function mergeHttpSummaries(parts: HttpSummary[]): HttpSummary & { processes: number; cpu_cores_per_process: CpuFigures[] } {
   if (parts.length === 0) throw new RangeError('nothing to merge');
   const keys = [...FIGURES.flatMap((n) => [`${n}_raw`, `${n}_steady`]), 'send_lag'];
-  const merged = Object.fromEntries(keys.map((key) => [key, mergeHistograms(parts.map((p) => decodeHistogram(p.histograms[key])))]));
+  // A summary written before a figure existed has no histogram of it: it adds nothing.
+  const merged = Object.fromEntries(keys.map((key) => [key, mergeHistograms(parts.map((p) => (p.histograms[key] ? decodeHistogram(p.histograms[key]) : createUsHistogram())))]));
   const latency = {} as Record<LatencyName, RawSteady>;
   for (const name of LATENCIES) latency[name] = { raw: latencyMs(merged[`${name}_raw`]), steady: latencyMs(merged[`${name}_steady`]) };
   const rates = {} as Record<RateName, RawSteady>;
   for (const name of RATES) rates[name] = { raw: latencyMs(merged[`${name}_raw`]), steady: latencyMs(merged[`${name}_steady`]) };
-  const byOrigin: HttpSummary['tokens']['by_origin'] = sumCounts(parts.map((p) => p.tokens.by_origin));
-  const goodParts = parts.map((p) => p.goodput).filter((g) => g !== undefined);
+  const byOrigin: HttpSummary['tokens']['by_origin'] = sumCounts(parts.map((p) => p.tokens.by_origin ?? {}));
+  // Goodput pools only when every process counted it: a share over all completed requests needs every part's good ones.
+  const goodParts = parts.every((p) => p.goodput !== undefined) ? parts.map((p) => p.goodput as NonNullable<HttpSummary['goodput']>) : [];
   const sendLag = merged.send_lag;
   const window_s = Math.max(...parts.map((p) => p.window_s));
   const steadyWindow = window_s - parts[0].warmup_s;
@@ -53,9 +57,10 @@ export function mergeHttpSummaries(parts: HttpSummary[]): HttpSummary & { proces
   const unqualified = parts.map((p, i) => (p.unqualified_reason ? `process ${i}: ${p.unqualified_reason}` : null)).filter((r): r is string => r !== null);
   const withPrompt = parts.filter((p) => p.tokens.prompt_mean !== null);
   const load = { ...parts[0].load };
-  if (load.mode === 'open') load.rate_rps = r3(parts.reduce((a, p) => a + (p.load.rate_rps ?? 0), 0));
-  if (load.max_concurrency !== undefined) load.max_concurrency = parts.reduce((a, p) => a + (p.load.max_concurrency ?? 0), 0);
-  else load.concurrency = parts.reduce((a, p) => a + (p.load.concurrency ?? 0), 0);
+  if (load.mode === 'open') {
+    load.rate_rps = r3(parts.reduce((a, p) => a + (p.load.rate_rps ?? 0), 0));
+    if (load.max_concurrency !== undefined) load.max_concurrency = parts.reduce((a, p) => a + (p.load.max_concurrency ?? 0), 0);
+  } else load.concurrency = parts.reduce((a, p) => a + (p.load.concurrency ?? 0), 0);
   const maxOf = (f: (p: HttpSummary) => number | null) => parts.reduce<number | null>((m, p) => (f(p) === null ? m : Math.max(m ?? 0, f(p) as number)), null);
   return {
     kind: 'http',

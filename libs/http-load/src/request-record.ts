@@ -3,6 +3,7 @@ export type RequestErrorClass =
   | 'connect_failed' // no connection to the server
   | 'http_status' // a status other than 200 (the status says which)
   | 'timeout' // no end within --request-timeout-s
+  | 'queue_timeout' // --max-concurrency: still in the client's queue at --request-timeout-s; the server never saw it
   | 'stream_error' // an error event in the stream, or a payload that is not JSON
   | 'truncated' // the stream ended without [DONE] (streamed) or without a parseable body
   | 'reset' // the connection broke mid-response

@@ -18,7 +18,13 @@ export async function loadTokenizer(path: string): Promise<TokenCounter> {
   }
   const configPath = join(dirname(path), 'tokenizer_config.json');
   const config = await access(configPath).then(
-    async () => JSON.parse(await readFile(configPath, 'utf8')) as object,
+    async () => {
+      try {
+        return JSON.parse(await readFile(configPath, 'utf8')) as object;
+      } catch (err) {
+        throw new Error(`${configPath}: ${(err as Error).message}`);
+      }
+    },
     () => ({}),
   );
   const { Tokenizer } = await import('@huggingface/tokenizers');

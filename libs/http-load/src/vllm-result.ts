@@ -85,7 +85,8 @@ export async function vllmResult(o: VllmResultOptions): Promise<Record<string, u
   for (const path of o.request_files) {
     await forEachRecord(path, (r) => {
       const sent = r.dispatched_s;
-      const queue = sent === null ? 0 : Math.max(0, sent - r.intended_s);
+      // One never sent waited in the client queue until it ended (queue_timeout, or an interrupt).
+      const queue = sent === null ? (r.end_s === null ? 0 : Math.max(0, r.end_s - r.intended_s)) : Math.max(0, sent - r.intended_s);
       const ok = r.error === null && r.end_s !== null && r.first_token_s !== null && r.last_token_s !== null && sent !== null;
       if (!ok) {
         rows.push({ index: r.index, latency: 0, queue });

@@ -11,6 +11,7 @@
   const el = DB.el;
   const T = 's since the first intended start';
   const origin = s.measurement_origin;
+  const sampled = data.drawn && data.drawn.every > 1 ? ' (every ' + data.drawn.every + 'th of ' + data.drawn.of + ' requests drawn; the table holds all)' : '';
 
   function section(title, note) {
     const box = el('section');
@@ -55,7 +56,7 @@
 
   /** One figure of each request against its intended start, in a panel of its own. */
   function perRequest(title, note, values, color) {
-    const b = section(title, note);
+    const b = section(title + sampled, note);
     const have = values.some(function (v) { return v !== null; });
     if (!have) return say(b, 'no request recorded this figure');
     DB.plot(b, { x: r.intended_s, xLabel: T, yLabel: 'ms', sync: true, height: 220, series: [{ label: title.split(',')[0], values: values, points: true, size: 4, color: color }] });
@@ -66,7 +67,7 @@
 
   // The distributions, each on its own axis.
   const dist = function (title, note, values, unit) {
-    const b = section(title, note);
+    const b = section(title, note + sampled);
     const v = values.filter(function (x) { return x !== null; });
     if (v.length === 0) return say(b, 'no values');
     DB.cdf(b, { values: v, unit: unit });

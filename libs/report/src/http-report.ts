@@ -16,11 +16,16 @@ export interface HttpReportData {
    * E2E and TPOT ms from the time the client let it go (as the summary's); send lag ms.
    */
   requests: { intended_s: number[]; ttft_ms: Array<number | null>; e2e_ms: Array<number | null>; tpot_ms: Array<number | null>; send_lag_ms: Array<number | null>; failed: boolean[] };
+  /** The requests drawn: every `every`-th of `of` in start order (all of them up to MAX_DRAWN). */
+  drawn: { requests: number; of: number; every: number };
   /** ITL (one value per output chunk) as [ms, fraction at or below], from the run's HDR histogram. */
   itl_cdf: Array<[number, number]>;
 }
 
 const round = (v: number, per = 1000) => Math.round(v * per) / per;
+
+/** The most requests the page draws one by one. */
+export const MAX_DRAWN = 20_000;
 
 /** An HDR histogram's CDF at up to `points` ranks, denser in the tail: [ms, fraction at or below]. */
 export function histogramCdf(encoded: string | undefined, points = 400): Array<[number, number]> {
@@ -41,31 +46,44 @@ export function histogramCdf(encoded: string | undefined, points = 400): Array<[
 export async function loadHttpReport(dir: string): Promise<HttpReportData | null> {
   const summary = await readFile(runFile(dir, 'summary'), 'utf8').then((t) => JSON.parse(t) as HttpSummary, () => null);
   if (!summary || summary.kind !== 'http') return null;
-  const records: RequestRecord[] = [];
-  // Line by line: a run of hours has millions of requests. Without requests.jsonl (a launched run
-  // keeps them per process) the page draws the summary alone.
+  // Line by line, each request kept as its six figures only (a run of hours has millions). Without
+  // requests.jsonl (a launched run keeps them per process) the page draws the summary alone.
+  type Row = [intended_s: number, ttft: number | null, e2e: number | null, tpot: number | null, lag: number | null, failed: boolean];
+  const rows: Row[] = [];
   const path = runFile(dir, 'requests');
   const have = await access(path).then(
     () => true,
     () => false,
   );
-  if (have) for await (const line of createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })) if (line.length > 0) records.push(JSON.parse(line) as RequestRecord);
-  records.sort((a, b) => a.intended_s - b.intended_s);
-  const origin = records[0]?.intended_s ?? 0;
-  const from = (r: RequestRecord) => r.dispatched_s ?? r.intended_s;
-  const ms = (r: RequestRecord, to: number | null) => (to === null || r.error !== null ? null : round((to - from(r)) * 1000));
+  if (have) {
+    for await (const line of createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })) {
+      if (line.length === 0) continue;
+      const r = JSON.parse(line) as RequestRecord;
+      const from = r.dispatched_s ?? r.intended_s;
+      const ms = (to: number | null) => (to === null || r.error !== null ? null : round((to - from) * 1000));
+      const tpot = r.error === null && r.first_token_s !== null && r.last_token_s !== null && r.tokens >= 2 ? round(((r.last_token_s - r.first_token_s) * 1000) / (r.tokens - 1)) : null;
+      rows.push([r.intended_s, ms(r.first_token_s), ms(r.end_s), tpot, r.started_s === null ? null : round(Math.max(0, (r.started_s - from) * 1000)), r.error !== null]);
+    }
+  }
+  rows.sort((a, b) => a[0] - b[0]);
+  const origin = rows[0]?.[0] ?? 0;
+  // The page draws at most MAX_DRAWN requests, every k-th in start order: its size stays bounded; the table's percentiles are every request's.
+  const stride = Math.max(1, Math.ceil(rows.length / MAX_DRAWN));
+  const total = rows.length;
+  if (stride > 1) rows.splice(0, rows.length, ...rows.filter((_, i) => i % stride === 0));
   return {
     kind: 'http',
     title: `duplex-bench http: ${dir}`,
     summary,
     requests: {
-      intended_s: records.map((r) => round(r.intended_s - origin, 1e4)),
-      ttft_ms: records.map((r) => ms(r, r.first_token_s)),
-      e2e_ms: records.map((r) => ms(r, r.end_s)),
-      tpot_ms: records.map((r) => (r.error === null && r.first_token_s !== null && r.last_token_s !== null && r.tokens >= 2 ? round(((r.last_token_s - r.first_token_s) * 1000) / (r.tokens - 1)) : null)),
-      send_lag_ms: records.map((r) => (r.started_s === null ? null : round(Math.max(0, (r.started_s - from(r)) * 1000)))),
-      failed: records.map((r) => r.error !== null),
+      intended_s: rows.map((r) => round(r[0] - origin, 1e4)),
+      ttft_ms: rows.map((r) => r[1]),
+      e2e_ms: rows.map((r) => r[2]),
+      tpot_ms: rows.map((r) => r[3]),
+      send_lag_ms: rows.map((r) => r[4]),
+      failed: rows.map((r) => r[5]),
     },
+    drawn: { requests: rows.length, of: total, every: stride },
     itl_cdf: histogramCdf(summary.histograms.itl_raw),
   };
 }

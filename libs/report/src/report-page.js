@@ -218,14 +218,17 @@
   });
   table.querySelector('thead').appendChild(head);
   const body = table.querySelector('tbody');
-  const big = function (v) { return v === null || v === undefined ? -Infinity : v; };
-  /** Worst first: incomplete, then late packets, underruns, the longest gap, stream TTFP, first TTFT. */
+  const none = function (v) { return v === null || v === undefined; };
+  /** Worst first: incomplete, then late packets, underruns, the longest gap, stream TTFP, first TTFT; a missing figure after any value. */
   const worst = function (a, b) {
     if (a.completed !== b.completed) return a.completed ? 1 : -1;
     const keys = ['late', 'playback_underruns', 'output_gap_max_ms', 'stream_ttfp_ms', 'first_ttft_ms'];
     for (let i = 0; i < keys.length; i++) {
-      const d = big(b[keys[i]]) - big(a[keys[i]]);
-      if (d !== 0) return d;
+      const x = a[keys[i]];
+      const y = b[keys[i]];
+      if (none(x) && none(y)) continue;
+      if (none(x) || none(y)) return none(x) ? 1 : -1;
+      if (x !== y) return y - x;
     }
     return 0;
   };

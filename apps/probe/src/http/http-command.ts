@@ -240,7 +240,7 @@ async function runOne(f: HttpFlags, model: string, api_key: string | undefined, 
       (err: Error) => err,
     );
     const run = {
-      command: ['duplex-bench', 'http', ...redactArgv(io.argv)],
+      command: ['duplex-bench', 'http', ...redactArgv(io.typed ?? io.argv)],
       url: f.url,
       model,
       load: summary.load,
@@ -304,7 +304,7 @@ async function launchHttp(f: HttpFlags, model: string, api_key: string | undefin
   summary.interrupted ||= (signals as Interrupts | null)?.interrupted ?? false;
   const v = verdictOf({ ...summary, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors, failure: died.length > 0 ? died.join('; ') : null });
   const written = withVerdict(summary, v);
-  const run = { command: ['duplex-bench', 'http', ...redactArgv(io.argv)], url: f.url, model, processes: f.processes, gate_s: result.gate_s, host: await describeHost(), project: await projectRevision(process.cwd()), children: result.children };
+  const run = { command: ['duplex-bench', 'http', ...redactArgv(io.typed ?? io.argv)], url: f.url, model, processes: f.processes, gate_s: result.gate_s, host: await describeHost(), project: await projectRevision(process.cwd()), children: result.children };
   await writeFile(runFile(f.output, 'summary'), JSON.stringify(written, null, 1));
   await writeFile(runFile(f.output, 'run'), JSON.stringify(run, null, 1));
   const files = result.children.map((c) => runFile(join(f.output, `p${c.index}`), 'requests'));

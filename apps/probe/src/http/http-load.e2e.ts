@@ -97,6 +97,21 @@ describe('runHttpLoad against the stubs', () => {
     expect(summary.timeline.output_chunks.reduce((a, b) => a + b, 0)).toBe(30);
   });
 
+  it('--max-concurrency: a request still in the client queue at its bound ends as queue_timeout, never sent; one sent has the whole bound again from its send', async () => {
+    // Each answer takes about 300 ms; one place; a 450 ms bound. Request 0 goes at once and ends
+    // at 300 ms; request 1 goes then (300 ms late) and, with the bound again from its send, ends
+    // at 600 ms; requests 2 and 3 are still queued at 470 and 480 ms: queue_timeout, never sent.
+    stub = await startHttpStub({ kind: 'variable-response', output_len_mean: 3, output_len_spread: 0, first_chunk_ms: 300, first_chunk_spread: 0, inter_token_ms: 1 });
+    const { summary, records } = await runCollecting(options(stub.url, { requests: 4, request_timeout_ms: 450, load: { mode: 'open', rate_rps: 100, arrivals: 'constant', max_concurrency: 1 } }));
+    expect(records.map((r) => r.error)).toEqual([null, null, 'queue_timeout', 'queue_timeout']);
+    expect(records.slice(2).every((r) => r.dispatched_s === null && r.started_s === null)).toBe(true);
+    expect(summary.requests.errors).toEqual({ queue_timeout: 2 });
+    // TTFT of request 1 runs from its send, not its intended start: the server's 300 ms, not the queue's.
+    expect(summary.latency_ms.ttft.raw.max as number).toBeLessThan(400);
+    expect(summary.latency_ms.client_queue.raw.max as number).toBeGreaterThan(250);
+    expect(stub.stats().requests).toBe(2);
+  });
+
   it('closed loop: never more requests in flight than the concurrency', async () => {
     stub = await startHttpStub({ kind: 'variable-response', output_len_mean: 5, output_len_spread: 0, first_chunk_ms: 20, inter_token_ms: 2 });
     const { summary } = await runCollecting(options(stub.url, { load: { mode: 'closed', concurrency: 3 }, requests: 12 }));

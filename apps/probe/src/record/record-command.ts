@@ -89,7 +89,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   // Each invocation into this directory is kept in run.json, oldest first; the rest describes the latest.
   const earlierRun = await readFile(runFile(opts.output, 'run'), 'utf8').then((t) => JSON.parse(t) as { invocations?: Invocation[] }, () => null);
   const invocation: Invocation = {
-    command: ['duplex-bench', 'record', ...redactArgv(io.argv)],
+    command: ['duplex-bench', 'record', ...redactArgv(io.typed ?? io.argv)],
     started_epoch_ms: Date.now(),
     ended_epoch_ms: null,
     interrupted: null,
@@ -99,7 +99,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
   };
   const runJson = {
     invocations: [...(earlierRun?.invocations ?? []), invocation],
-    command: ['duplex-bench', 'record', ...redactArgv(io.argv)],
+    command: ['duplex-bench', 'record', ...redactArgv(io.typed ?? io.argv)],
     dialect: dialectRecord(opts),
     server_grant: grants.record,
     packet_ms: opts.packet_ms,

@@ -12,7 +12,7 @@ export function withReport(command: CliCommand): CliCommand {
     run: async (argv, io) => {
       const f = parseFlags(argv, flags) as { report: boolean; output?: unknown };
       const drop = (a: string[]) => a.filter((x) => x !== '--report');
-      const code = await command.run(drop(argv), { ...io, argv: drop(io.argv) });
+      const code = await command.run(drop(argv), { ...io, argv: drop(io.argv), typed: io.typed ?? io.argv });
       if (!f.report || code === EXIT.usage || typeof f.output !== 'string') return code;
       try {
         // The report's code loads only when a report is asked for.

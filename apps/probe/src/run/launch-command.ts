@@ -90,7 +90,7 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
   }
   if (died.length > 0) summary.qualified = false;
   const runJson = {
-    command: ['duplex-bench', 'run', ...redactArgv(io.argv)],
+    command: ['duplex-bench', 'run', ...redactArgv(io.typed ?? io.argv)],
     protocol: opts.protocol,
     layout: {
       processes: opts.processes,

@@ -85,7 +85,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     ...telemetry?.hooks(),
   });
   const runJson = {
-    command: ['duplex-bench', 'run', ...redactArgv(io.argv)],
+    command: ['duplex-bench', 'run', ...redactArgv(io.typed ?? io.argv)],
     protocol: opts.protocol,
     dialect: dialectRecord(opts),
     server_grant: grants.record,

@@ -82,7 +82,9 @@ export async function sweepCommand(argv: string[], io: RunIo): Promise<number> {
   };
   // A tenth of MIN, kept to 0.01 sessions/s: the doubling's first step is then bisected about three times.
   const resolution = arrival ? (f['rate-resolution'] ?? Math.max(0.01, Math.round(min * 10) / 100)) : f.resolution;
-  const file = await runSweep({ settings, terms, min, max, resolution, output: f.output, script: DUPLEX_BENCH_MODULE }, experimentIo(io));
+  // Each run's own page, linked from the sweep's; the report's code loads once, here.
+  const afterRun = async (dir: string) => (await import('@duplex-bench/report')).writeReport(dir);
+  const file = await runSweep({ settings, terms, min, max, resolution, output: f.output, script: DUPLEX_BENCH_MODULE, afterRun }, experimentIo(io));
   const c = file.capacity;
   io.stdout.write(
     `${renderTable(file, terms)}\n` +
