@@ -158,15 +158,23 @@
     return u;
   }
 
-  /** Vertical dashed rules at x values, each labelled at the top. */
-  function drawRules(rules) {
+  /** A draw hook on the plot's canvas, its text set up once: `draw(u, ctx, pr)` between save and restore. */
+  function overlay(baseline, align, draw) {
     return function (u) {
       const ctx = u.ctx;
       const pr = window.devicePixelRatio || 1;
       ctx.save();
       ctx.font = 11 * pr + 'px system-ui, sans-serif';
-      ctx.textBaseline = 'top';
-      ctx.textAlign = 'left';
+      ctx.textBaseline = baseline;
+      ctx.textAlign = align;
+      draw(u, ctx, pr);
+      ctx.restore();
+    };
+  }
+
+  /** Vertical dashed rules at x values, each labelled at the top. */
+  function drawRules(rules) {
+    return overlay('top', 'left', function (u, ctx, pr) {
       rules.forEach(function (r, i) {
         const x = u.valToPos(r.x, 'x', true);
         if (!(x >= u.bbox.left && x <= u.bbox.left + u.bbox.width)) return;
@@ -185,19 +193,12 @@
         const y = u.bbox.top + 2 * pr + (i % 2) * 13 * pr;
         ctx.fillText(text, Math.min(x + 3 * pr, u.bbox.left + u.bbox.width - w - 2 * pr), y);
       });
-      ctx.restore();
-    };
+    });
   }
 
   /** Horizontal dashed rules at y values (a bound), each labelled at the right: a rule, never a data point. */
   function drawHRules(rules) {
-    return function (u) {
-      const ctx = u.ctx;
-      const pr = window.devicePixelRatio || 1;
-      ctx.save();
-      ctx.font = 11 * pr + 'px system-ui, sans-serif';
-      ctx.textBaseline = 'bottom';
-      ctx.textAlign = 'right';
+    return overlay('bottom', 'right', function (u, ctx, pr) {
       rules.forEach(function (r) {
         const y = u.valToPos(r.y, r.scale || 'y', true);
         if (!(y >= u.bbox.top - 1 && y <= u.bbox.top + u.bbox.height + 1)) return;
@@ -212,19 +213,12 @@
         ctx.fillStyle = r.color || '#d62728';
         ctx.fillText(r.label, u.bbox.left + u.bbox.width - 4 * pr, y - 2 * pr);
       });
-      ctx.restore();
-    };
+    });
   }
 
   /** Shaded x ranges (a knee between the last pass and the first fail), each labelled inside at the top. */
   function drawBands(bands) {
-    return function (u) {
-      const ctx = u.ctx;
-      const pr = window.devicePixelRatio || 1;
-      ctx.save();
-      ctx.font = 11 * pr + 'px system-ui, sans-serif';
-      ctx.textBaseline = 'top';
-      ctx.textAlign = 'left';
+    return overlay('top', 'left', function (u, ctx, pr) {
       bands.forEach(function (b) {
         const x0 = u.valToPos(b.from, 'x', true);
         const x1 = u.valToPos(b.to, 'x', true);
@@ -235,8 +229,7 @@
           ctx.fillText(line, Math.min(x0, x1) + 4 * pr, u.bbox.top + 4 * pr + i * 13 * pr);
         });
       });
-      ctx.restore();
-    };
+    });
   }
 
   /** Nearest-rank percentile of sorted values (the summary's rule). */
