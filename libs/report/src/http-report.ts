@@ -1,7 +1,5 @@
-import { createReadStream } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
-import { goodputText, type HttpSummary, type LatencyMs, type RawSteady, type RequestRecord } from '@duplex-bench/http-load';
+import { forEachRecord, goodputText, type HttpSummary, type LatencyMs, type RawSteady, type RequestRecord } from '@duplex-bench/http-load';
 import { decodeHistogram } from '@duplex-bench/metrics';
 import { escapeHtml, page } from './report-html';
 import { runFile } from '@duplex-bench/results';
@@ -56,14 +54,12 @@ export async function loadHttpReport(dir: string): Promise<HttpReportData | null
     () => false,
   );
   if (have) {
-    for await (const line of createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })) {
-      if (line.length === 0) continue;
-      const r = JSON.parse(line) as RequestRecord;
+    await forEachRecord(path, (r: RequestRecord) => {
       const from = r.dispatched_s ?? r.intended_s;
       const ms = (to: number | null) => (to === null || r.error !== null ? null : round((to - from) * 1000));
       const tpot = r.error === null && r.first_token_s !== null && r.last_token_s !== null && r.tokens >= 2 ? round(((r.last_token_s - r.first_token_s) * 1000) / (r.tokens - 1)) : null;
       rows.push([r.intended_s, ms(r.first_token_s), ms(r.end_s), tpot, r.started_s === null ? null : round(Math.max(0, (r.started_s - from) * 1000)), r.error !== null]);
-    }
+    });
   }
   rows.sort((a, b) => a[0] - b[0]);
   const origin = rows[0]?.[0] ?? 0;
