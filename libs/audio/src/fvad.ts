@@ -114,6 +114,8 @@ async function instantiate(): Promise<Fvad> {
 export class FvadDetector {
   private handle: number;
   private readonly frame_ptr: number;
+  /** The frame's place in the wasm memory. */
+  private view: Int16Array;
 
   private constructor(
     private readonly fvad: Fvad,
@@ -122,6 +124,7 @@ export class FvadDetector {
     this.handle = fvad.fvad_new();
     this.frame_ptr = fvad.malloc(frame_samples * 2);
     if (this.handle === 0 || this.frame_ptr === 0) throw new VoiceActivityError('libfvad could not allocate a detector');
+    this.view = new Int16Array(fvad.memory.buffer, this.frame_ptr, frame_samples);
   }
 
   /** A detector at `sample_rate` (8, 16, 32 or 48 kHz) and `mode` (0-3), for frames of `frame_samples`. */
@@ -137,8 +140,9 @@ export class FvadDetector {
 
   /** Whether `frame` (frame_samples of PCM16) is speech. */
   isSpeech(frame: Int16Array): boolean {
-    // A view made per frame: the memory's buffer is replaced when it grows.
-    new Int16Array(this.fvad.memory.buffer, this.frame_ptr, this.frame_samples).set(frame);
+    // The memory's buffer is replaced when it grows, and the view with it.
+    if (this.view.buffer !== this.fvad.memory.buffer) this.view = new Int16Array(this.fvad.memory.buffer, this.frame_ptr, this.frame_samples);
+    this.view.set(frame);
     const r = this.fvad.fvad_process(this.handle, this.frame_ptr, this.frame_samples);
     if (r < 0) throw new VoiceActivityError(`libfvad refuses a frame of ${this.frame_samples} samples`, { frame_samples: this.frame_samples });
     return r === 1;

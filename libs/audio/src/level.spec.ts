@@ -50,4 +50,26 @@ describe('base64Dbfs', () => {
     const short = pcm.subarray(pcm.length / 2, pcm.length / 2 + 200);
     expect(base64Dbfs(Buffer.from(short.toString('base64'), 'latin1'))).toBeCloseTo(pcm16Dbfs(short), 6);
   });
+
+  it('reads the samples of its four windows exactly as decoding them would, padding included', () => {
+    // The reference: each window's base64 decoded by Buffer, every whole sample squared.
+    const reference = (b64: Buffer): number => {
+      let sum = 0;
+      let count = 0;
+      for (let w = 0; w < 4; w++) {
+        const start = Math.floor(((b64.length - 176) * w) / 3 / 8) * 8;
+        const pcm = Buffer.from(b64.toString('latin1', start, start + 176), 'base64');
+        for (let i = 0; i + 1 < pcm.length; i += 2) sum += pcm.readInt16LE(i) ** 2;
+        count += pcm.length >> 1;
+      }
+      return 10 * Math.log10(sum / count / 32768 ** 2);
+    };
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 256;
+    // Lengths of every remainder mod 3 and 6: no padding, '=', '==', and windows ending in it.
+    for (let bytes = 3000; bytes < 3012; bytes++) {
+      const b64 = Buffer.from(Buffer.from(Array.from({ length: bytes }, next)).toString('base64'), 'latin1');
+      expect(base64Dbfs(b64)).toBeCloseTo(reference(b64), 9);
+    }
+  });
 });

@@ -19,15 +19,31 @@ export interface ResampleQuality {
 export const FILE_QUALITY: ResampleQuality = { zero_crossings: 32, rolloff: 0.9, kaiser_beta: 8.6 };
 
 /**
- * For the voice activity detector, which runs at 8 kHz and keeps only 0-4 kHz: 3 zero crossings,
- * a tenth of the taps of FILE_QUALITY. A 10 kHz tone taken from 22,050 to 8,000 Hz stays 75 dB
- * down (resample.spec.ts); with 8 zero crossings and the VAD at 16 kHz the VAD cost 3,089 µs per
- * second of 22,050 Hz audio, with these 971 (tools/bench/vad.ts, docs/performance.md).
+ * For the voice activity detector, which runs at 8 kHz and keeps only 0-4 kHz: 2 zero crossings,
+ * 14 taps from 22,050 Hz. Tones at 6 and 10 kHz taken from 22,050 to 8,000 Hz stay 34 and 62 dB
+ * down (resample.spec.ts). Against 3 zero crossings (20 taps) the VAD finds the same spans of the
+ * committed speech at 16 to 48 kHz (within 9 ms of their bounds) and calls the same tones and
+ * noise speech or not; its thread took 0.65× the CPU in a 512-session conversation run
+ * (docs/performance.md, "Conversations: what the VAD costs").
  */
-export const VAD_QUALITY: ResampleQuality = { zero_crossings: 3, rolloff: 0.9, kaiser_beta: 6 };
+export const VAD_QUALITY: ResampleQuality = { zero_crossings: 2, rolloff: 0.9, kaiser_beta: 5 };
 
 /** A phase table is kept when the ratio has at most this many phases (22,050 → 24,000 has 480). */
 const MAX_TABLE_PHASES = 4096;
+
+/**
+ * Phase tables by ratio and quality, shared by every Resampler of the same conversion: a run's
+ * hundreds of sessions at one rate read one table, not one each. Few conversions occur in a
+ * process; past MAX_SHARED_TABLES a converter keeps a table of its own.
+ */
+const SHARED_TABLES = new Map<string, { table: Float64Array; ready: Uint8Array }>();
+const MAX_SHARED_TABLES = 32;
+
+function shareTable(key: string, size: number, phases: number): { table: Float64Array; ready: Uint8Array } {
+  const made = { table: new Float64Array(size), ready: new Uint8Array(phases) };
+  if (SHARED_TABLES.size < MAX_SHARED_TABLES) SHARED_TABLES.set(key, made);
+  return made;
+}
 
 function gcd(a: number, b: number): number {
   while (b !== 0) [a, b] = [b, a % b];
@@ -46,6 +62,28 @@ function besselI0(x: number): number {
   return sum;
 }
 
+/**
+ * Σ h[first + k] × taps[off + k] for k < n, in four running sums: one sum waits on each add before the
+ * next, four let the adds overlap (2.1 against 3.2 ns a tap here, tools/bench/vad.ts).
+ */
+function dot(h: Float32Array, first: number, taps: Float64Array, off: number, n: number): number {
+  let a0 = 0;
+  let a1 = 0;
+  let a2 = 0;
+  let a3 = 0;
+  let k = 0;
+  for (; k + 3 < n; k += 4) {
+    const j = first + k;
+    const t = off + k;
+    a0 += h[j] * taps[t];
+    a1 += h[j + 1] * taps[t + 1];
+    a2 += h[j + 2] * taps[t + 2];
+    a3 += h[j + 3] * taps[t + 3];
+  }
+  for (; k < n; k++) a0 += h[first + k] * taps[off + k];
+  return a0 + a1 + (a2 + a3);
+}
+
 /** Converts a stream of samples (floats, any scale) from one rate to another. */
 export class Resampler {
   private readonly up: number;
@@ -55,7 +93,12 @@ export class Resampler {
   /** Taps each side of the centre: inputs i0 - (reach - 1) … i0 + reach weigh in output n. */
   private readonly reach: number;
   private readonly beta: number;
-  private readonly table: Array<Float64Array | undefined>;
+  /** Taps per output: 2 × reach. */
+  private readonly n_taps: number;
+  /** Every phase's taps, phase p at p × n_taps, filled as phases are first met; one phase's when there are too many. */
+  private readonly table: Float64Array;
+  /** Which phases of `table` are filled (empty when it holds one phase). */
+  private readonly ready: Uint8Array;
   private history = new Float32Array(0);
   /** Absolute index of history[0] in the input. */
   private base = 0;
@@ -77,7 +120,12 @@ export class Resampler {
     this.half_width = quality.zero_crossings / this.cutoff;
     this.reach = Math.ceil(this.half_width);
     this.beta = quality.kaiser_beta;
-    this.table = new Array<Float64Array | undefined>(this.up <= MAX_TABLE_PHASES ? this.up : 0);
+    this.n_taps = 2 * this.reach;
+    const phases = this.up <= MAX_TABLE_PHASES ? this.up : 0;
+    const key = `${this.up}/${this.down}/${quality.zero_crossings}/${quality.rolloff}/${quality.kaiser_beta}`;
+    const shared = phases > 0 ? (SHARED_TABLES.get(key) ?? shareTable(key, phases * this.n_taps, phases)) : undefined;
+    this.table = shared?.table ?? new Float64Array(this.n_taps);
+    this.ready = shared?.ready ?? new Uint8Array(0);
   }
 
   /** Output samples for `from_count` input samples, as the whole conversion gives them. */
@@ -116,47 +164,61 @@ export class Resampler {
     }
     const out = new Float32Array(Math.max(0, last - this.produced));
     const h = this.history;
+    const n_taps = this.n_taps;
+    const table = this.table;
+    const ready = this.ready;
+    const cached = ready.length > 0;
+    // Output n reads from input floor(n × down / up) at phase (n × down) mod up; both step by a fixed
+    // amount per output, so neither is divided out again.
+    const pos = this.produced * this.down;
+    let i0 = Math.floor(pos / this.up);
+    let phase = pos - i0 * this.up;
+    const step_i = Math.floor(this.down / this.up);
+    const step_phase = this.down - step_i * this.up;
     for (let o = 0; o < out.length; o++) {
-      const pos = (this.produced + o) * this.down;
-      const i0 = Math.floor(pos / this.up);
-      const taps = this.coefficients(pos - i0 * this.up);
+      const off = cached ? phase * n_taps : 0;
+      if (!cached || ready[phase] === 0) this.fill(phase, off);
       const first = i0 - (this.reach - 1) - this.base;
-      let acc = 0;
-      if (first >= 0 && first + taps.length <= h.length) {
-        for (let k = 0; k < taps.length; k++) acc += h[first + k] * taps[k];
+      if (first >= 0 && first + n_taps <= h.length) {
+        out[o] = dot(h, first, table, off, n_taps);
       } else {
         // Near the start and past the end of the input, missing samples are zeros.
-        for (let k = 0; k < taps.length; k++) {
+        let acc = 0;
+        for (let k = 0; k < n_taps; k++) {
           const j = first + k;
-          if (j >= 0 && j < h.length) acc += h[j] * taps[k];
+          if (j >= 0 && j < h.length) acc += h[j] * table[off + k];
         }
+        out[o] = acc;
       }
-      out[o] = acc;
+      i0 += step_i;
+      phase += step_phase;
+      if (phase >= this.up) {
+        phase -= this.up;
+        i0 += 1;
+      }
     }
     this.produced += out.length;
     return out;
   }
 
-  /** The 2 × reach taps for inputs i0 - (reach - 1) … i0 + reach at `phase` / up past i0, summing to 1. */
-  private coefficients(phase: number): Float64Array {
-    const cached = this.table[phase];
-    if (cached) return cached;
+  /** Writes at `off` the 2 × reach taps for inputs i0 - (reach - 1) … i0 + reach at `phase` / up past i0, summing to 1. */
+  private fill(phase: number, off: number): void {
     const frac = phase / this.up;
-    const taps = new Float64Array(2 * this.reach);
+    const taps = this.table;
     let sum = 0;
-    for (let k = 0; k < taps.length; k++) {
+    for (let k = 0; k < this.n_taps; k++) {
       const x = k - (this.reach - 1) - frac;
       const t = x / this.half_width;
+      taps[off + k] = 0;
       if (Math.abs(t) >= 1) continue;
       const u = this.cutoff * x;
       const sinc = u === 0 ? 1 : Math.sin(Math.PI * u) / (Math.PI * u);
-      taps[k] = sinc * (besselI0(this.beta * Math.sqrt(1 - t * t)) / besselI0(this.beta));
-      sum += taps[k];
+      taps[off + k] = sinc * (besselI0(this.beta * Math.sqrt(1 - t * t)) / besselI0(this.beta));
+      sum += taps[off + k];
     }
     // Unit gain at DC for every phase: no ripple at the output rate from one phase to the next.
-    for (let k = 0; k < taps.length; k++) taps[k] /= sum;
-    if (this.table.length > 0) this.table[phase] = taps;
-    return taps;
+    for (let k = 0; k < this.n_taps; k++) taps[off + k] /= sum;
+    if (this.ready.length > 0) this.ready[phase] = 1;
   }
 }
 

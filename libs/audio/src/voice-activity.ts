@@ -141,7 +141,10 @@ export class SpeechDetector {
   }
 
   private takeFloats(samples: Float32Array): void {
-    for (let i = 0; i < samples.length; i++) this.take(Math.max(-32768, Math.min(32767, Math.round(samples[i] * 32768))));
+    for (let i = 0; i < samples.length; i++) {
+      const v = Math.round(samples[i] * 32768);
+      this.take(v > 32767 ? 32767 : v < -32768 ? -32768 : v);
+    }
   }
 
   private take(sample: number): void {

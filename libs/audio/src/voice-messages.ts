@@ -4,7 +4,7 @@ import type { VoiceActivitySettings } from './voice-activity';
 export type ToVoiceWorker =
   | {
       kind: 'chunks';
-      /** Every chunk's base64 text bytes, back to back; transferred, not copied. */
+      /** Every chunk's base64 text bytes, back to back from its start (the buffer may run past the last: `lengths` tell); transferred, not copied. */
       bytes: ArrayBuffer;
       /** Per chunk: its session, receipt time, rate and length in base64 bytes. */
       sessions: string[];

@@ -8,6 +8,8 @@ import type { FromVoiceWorker, ToVoiceWorker, VoiceWorkerOptions } from './voice
 const FLUSH_MS = 50;
 /** Or until this many bytes wait. */
 const FLUSH_BYTES = 1 << 20;
+/** A batch's first buffer; a full one is replaced by one twice as large, and the next batch starts at the size the last one reached. */
+const BATCH_START_BYTES = 1 << 16;
 /** A thread that does not say it is ready, or does not answer a session's end, within this fails, ms. */
 const ANSWER_MS = 30_000;
 
@@ -26,8 +28,10 @@ export interface VoiceSession {
  */
 export class VoiceThread {
   private readonly worker: Worker;
-  private chunks: Buffer[] = [];
+  /** The batch's base64 bytes, back to back: a buffer of its own, handed over (transferred) whole. */
+  private batch: Buffer = Buffer.allocUnsafeSlow(BATCH_START_BYTES);
   private bytes = 0;
+  private lengths: number[] = [];
   private sessions: string[] = [];
   private received: number[] = [];
   private rates: number[] = [];
@@ -83,8 +87,14 @@ export class VoiceThread {
 
   private add(session: string, received_s: number, pcm: Uint8Array, sample_rate: number): void {
     if (pcm.length === 0) return;
-    this.chunks.push(Buffer.from(pcm));
+    if (this.bytes + pcm.length > this.batch.length) {
+      const larger = Buffer.allocUnsafeSlow(Math.max(2 * this.batch.length, this.bytes + pcm.length));
+      this.batch.copy(larger, 0, 0, this.bytes);
+      this.batch = larger;
+    }
+    this.batch.set(pcm, this.bytes);
     this.bytes += pcm.length;
+    this.lengths.push(pcm.length);
     this.sessions.push(session);
     this.received.push(received_s);
     this.rates.push(sample_rate);
@@ -95,21 +105,21 @@ export class VoiceThread {
   private flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.chunks.length === 0) return;
-    const all = Buffer.concat(this.chunks, this.bytes);
-    // A pooled Buffer shares its ArrayBuffer: send a copy that owns its memory, transferred.
-    const bytes = all.byteOffset === 0 && all.byteLength === all.buffer.byteLength ? (all.buffer as ArrayBuffer) : new Uint8Array(all).buffer;
+    if (this.bytes === 0) return;
+    // allocUnsafeSlow: the batch owns its ArrayBuffer (no pool), so it can be transferred as it is.
+    const bytes = this.batch.buffer as ArrayBuffer;
     const message: ToVoiceWorker = {
       kind: 'chunks',
       bytes,
       sessions: this.sessions,
       received_s: Float64Array.from(this.received),
       rates: Int32Array.from(this.rates),
-      lengths: Int32Array.from(this.chunks, (c) => c.length),
+      lengths: Int32Array.from(this.lengths),
     };
     this.worker.postMessage(message, [bytes, message.received_s.buffer as ArrayBuffer, message.rates.buffer as ArrayBuffer, message.lengths.buffer as ArrayBuffer]);
-    this.chunks = [];
+    this.batch = Buffer.allocUnsafeSlow(this.batch.length);
     this.bytes = 0;
+    this.lengths = [];
     this.sessions = [];
     this.received = [];
     this.rates = [];

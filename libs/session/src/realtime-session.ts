@@ -257,8 +257,8 @@ export class RealtimeSession {
 
   /**
    * Connects and completes the handshake. Frames are traced from the first one. A full server's
-   * refusal (HTTP 503, `resource_exhausted`) is an admission record and another attempt after a
-   * backoff, up to the policy's retries; then the session fails as `admission_refused`.
+   * refusal (HTTP 503, `resource_exhausted`) is an admission record, each one, and another attempt
+   * after a backoff, up to the policy's retries; then the session fails as `admission_refused`.
    */
   async open(): Promise<void> {
     const policy = this.ctx.admission ?? NATIVE_ADMISSION;
@@ -270,11 +270,11 @@ export class RealtimeSession {
         const refusal = admissionRefusal(err);
         if (!refusal) throw err;
         this.admission_refusals = attempt;
+        this.sink.admission(attempt, refusal, this.ctx.clock.now_s());
         const said = refusal.http_status ? `HTTP ${refusal.http_status}` : `${refusal.code}`;
         if (attempt > policy.retries) {
           throw new TransportError('admission_refused', `server refused the session with ${said} ${attempt} times`, { url: this.ctx.url, session_id: this.id, attempts: attempt, status: refusal.http_status, server_code: refusal.code });
         }
-        this.sink.admission(attempt, refusal, this.ctx.clock.now_s());
         this.forgetAttempt();
         await new Promise<void>((resolve) => this.conn.timers.arm(admissionBackoffMs(policy, attempt), resolve));
         this.flow = createSessionFlow(this.ctx.dialect, this.id);

@@ -6,7 +6,7 @@ import { tap, type MonoTypeOperatorFunction } from 'rxjs';
  * state, tools/bench/perf-record.sh), so each stage is a named function in its own file instead.
  */
 export function runStages<T>(stages: Array<(value: T) => void>): MonoTypeOperatorFunction<T> {
-  const [a, b, c, d] = stages;
+  const [a, b, c, d, e] = stages;
   if (stages.length === 4) {
     return tap((v) => {
       a(v);
@@ -15,7 +15,17 @@ export function runStages<T>(stages: Array<(value: T) => void>): MonoTypeOperato
       d(v);
     });
   }
+  if (stages.length === 5) {
+    // A conversation's: the four and hearing the model.
+    return tap((v) => {
+      a(v);
+      b(v);
+      c(v);
+      d(v);
+      e(v);
+    });
+  }
   return tap((v) => {
-    for (const stage of stages) stage(v);
+    for (let i = 0; i < stages.length; i++) stages[i](v);
   });
 }

@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunIo } from '@duplex-bench/cli';
 import { startMockServer } from '@duplex-bench/mock-servers';
-import { readSessionRows, type RunSummary } from '@duplex-bench/results';
+import { readSessionRows, sessionFile, SESSIONS_DIR, type RunSummary } from '@duplex-bench/results';
 import { runCommand } from './run-command';
 import { parseRunOptions } from './run-options';
 import { probe } from './run-harness.spec-helpers';
@@ -44,6 +44,11 @@ describe('run --arrival-rate', () => {
       expect({ refused: admissions.refused, accepted: admissions.accepted }).toEqual({ refused: a.blocked, accepted: a.started });
       expect(a.started + a.blocked).toBe(a.arrived);
       expect(admissions.log.filter((e) => e.outcome === 'refused').every((e) => e.held >= 8)).toBe(true);
+      // Each blocked session's trace holds its refusal as an admission record, the HTTP 503 it got.
+      const traces = await Promise.all((await readdir(join(dir, SESSIONS_DIR))).map((id) => readFile(sessionFile(dir, id, 'trace'), 'utf8').catch(() => '')));
+      const refusals = traces.flatMap((t) => t.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { direction: string; event: { http_status?: number; attempt?: number } })).filter((l) => l.direction === 'admission');
+      expect(refusals).toHaveLength(a.blocked);
+      expect(refusals.every((l) => l.event.http_status === 503 && l.event.attempt === 1)).toBe(true);
       expect(a.completed).toBe(a.started);
       // Latencies from the intended start, and the active sessions over time, never above the slots.
       expect(a.connect_ms.count).toBe(a.started);
