@@ -110,6 +110,15 @@ interface OpenSession {
 }
 
 /**
+ * The writer thread's young generation, MiB. Left to V8, its semi-spaces doubled step by step to
+ * 16 MiB while its live heap stayed at 4-18 MiB: 12 → 42 MiB of heap over the first three minutes
+ * of a churn run (20 arrivals/s), the steps of that run's RSS. At 4 MiB its heap stays at
+ * 12-15 MiB (docs/performance.md, "Long runs in flat memory"); the batches' bytes are transferred
+ * ArrayBuffers, outside this limit.
+ */
+const WRITER_LIMITS = { maxYoungGenerationSizeMb: 4 };
+
+/**
  * One per process: a worker thread does every write, in batches. The event loop only formats
  * lines (a splice of the frame string) and posts them, each session at most every 0.5 s, with
  * session ends gathered 50 ms into one batch.
@@ -148,7 +157,7 @@ export class TraceWriter extends EventEmitter {
       nice: options.nice ?? 10,
     };
     const file = options.worker_file ?? join(__dirname, `writer-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
-    this.worker = startWorker(file, workerData);
+    this.worker = startWorker(file, workerData, WRITER_LIMITS);
     this.ready = new Promise((resolve, reject) => {
       const cancel = timers.arm(options.start_timeout_ms ?? 15_000, () => reject(this.fault('did not start in time')));
       this.worker.once('message', () => {
