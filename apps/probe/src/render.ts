@@ -109,7 +109,7 @@ export function renderArrivals(a: ArrivalsSummary): string[] {
   const p = (b: ArrivalsSummary['blocking_probability']) => `${b.rate === null ? '-' : b.rate.toFixed(4)}${b.ci95 ? ` [${b.ci95[0].toFixed(4)}-${b.ci95[1].toFixed(4)}]` : ''} (n ${b.count})`;
   const lat = (name: string, l: ArrivalsSummary['connect_ms']) => `${name} p50 ${ms(l.p50)} p99 ${ms(l.p99)} max ${ms(l.max)}`;
   const lines = [
-    `arrivals (${a.process} ${a.rate_per_s}/s for ${a.run_for_s} s, sessions ${a.session_duration} s, ${a.offered_erlangs} Erlangs offered): ${a.arrived} arrived, ${a.started} started, ${a.completed} completed, ${a.blocked} blocked, ${a.client_skipped} client_skipped, ${a.failed_to_open} failed to open; peak in flight ${a.peak_in_flight}`,
+    `arrivals (${a.process} ${a.rate_per_s}/s for ${a.run_for_s} s, sessions ${a.session_duration}${/^(fixed|exp|lognormal):/.test(a.session_duration) ? ' s' : ''}, ${a.offered_erlangs} Erlangs offered): ${a.arrived} arrived, ${a.started} started, ${a.completed} completed, ${a.blocked} blocked, ${a.client_skipped} client_skipped, ${a.failed_to_open} failed to open; peak in flight ${a.peak_in_flight}`,
     `  blocking probability ${p(a.blocking_probability)}${a.steady ? `; after ${a.steady.from_s} s warm-up ${p(a.steady.blocking_probability)}` : ''} (95% Wilson intervals)`,
     `  from the intended start (client): ${lat('connect', a.connect_ms)}; ${lat('handshake', a.handshake_ms)}; client start lag p99 ${ms(a.start_lag_ms.p99)} max ${ms(a.start_lag_ms.max)}`,
   ];

@@ -120,6 +120,50 @@ describe('probe record against the model mock', () => {
   });
 });
 
+describe('probe record --arrival-rate', () => {
+  it('records the samples as they arrive against a server with 2 slots: blocked ones stay incomplete, agree with the mock, and are recorded next time', async () => {
+    const mock = await startMockServer({ port: 0, max_sessions: 2, ...TURNS, model: { ttfp_ms: 100, rtf: 0.5, turn_every_s: 1 } });
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'record-arrivals-'));
+      // 24 samples of 1-1.6 s arriving 5 a second, constant: about 7 Erlangs offered to 2 slots.
+      const flags = ['--url', mock.url, '--output', dir, '--arrival-rate', '5', '--arrivals', 'constant', '--per-subset', '3', '--min-input-s', '1', '--max-input-s', '1.6', '--trace', 'off', '--postprocess', 'off', '--allow-unqualified'];
+      expect(await recordCommand(parseRecordOptions(flags), io())).toBe(0);
+      const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+      const a = summary.arrivals;
+      // One arrival per sample, none skipped; every arrival started or was blocked, as the mock decided.
+      expect(a).toMatchObject({ process: 'constant', rate_per_s: 5, arrived: 24, client_skipped: 0, failed_to_open: 0 });
+      expect(a.blocked).toBeGreaterThan(0);
+      expect(a.started + a.blocked).toBe(24);
+      const admissions = mock.stats().admissions;
+      expect({ refused: admissions.refused, accepted: admissions.accepted }).toEqual({ refused: a.blocked, accepted: a.started });
+      // Every blocked sample is stored incomplete as refused, every started one complete.
+      const stored = await results(dir);
+      expect(stored.size).toBe(24);
+      const refused = [...stored.values()].filter((r) => !r.completed);
+      expect(refused).toHaveLength(a.blocked);
+      expect(refused.every((r) => r.reason === 'admission_refused')).toBe(true);
+      expect(a.completed).toBe(a.started);
+      // Recording again takes only what is left: the blocked samples arrive again.
+      const before = mock.stats().admissions.refused + mock.stats().admissions.accepted;
+      expect(await recordCommand(parseRecordOptions(flags), io())).toBe(0);
+      const again = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')).arrivals;
+      expect(again.arrived).toBe(a.blocked);
+      expect(mock.stats().admissions.refused + mock.stats().admissions.accepted - before).toBe(a.blocked);
+      expect([...(await results(dir)).values()].filter((r) => r.completed)).toHaveLength(a.started + again.started);
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it('refuses --arrival-rate with --concurrency, and --run-for without it', () => {
+    const base = ['--url', 'ws://127.0.0.1:1/v1/realtime', '--output', 'out/x'];
+    expect(() => parseRecordOptions([...base, '--arrival-rate', '2', '--concurrency', '4'])).toThrow('--arrival-rate and --concurrency are two loads: give one');
+    expect(() => parseRecordOptions([...base, '--concurrency', '4', '--run-for', '10'])).toThrow('--run-for is for --arrival-rate');
+    expect(() => parseRecordOptions(base)).toThrow('--concurrency is required (or --arrival-rate)');
+    expect(() => parseRecordOptions([...base, '--arrival-rate', '2', '--session-duration', 'exp:2'])).toThrow(/session-duration/);
+  });
+});
+
 describe('probe record interrupted, then run again', () => {
   let mock: MockServer;
   beforeAll(async () => {

@@ -9,11 +9,12 @@ import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import { TraceWriter } from '@duplex-bench/tracer';
 import { behaviourFigures, Checkpoint, ConversationInput, connectionSettings, dialectRecord, GrantLog, keepEarlierAttempt, mergeResult, POSTPROCESS_WORKER, postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets, type Invocation, packetSizeOr, ProcessMeasures, ProcessTelemetry, readResults, redactArgv, sampleResult, hearConversationOr, writeAttemptPacing, writeResult } from '@duplex-bench/run';
 import { exitOf } from '../exit-status';
-import { duplexMetrics, vllmOmniFigures, runFile, TRACE_LAYOUT, type RunSummary } from '@duplex-bench/results';
+import { duplexMetrics, vllmOmniFigures, runFile, TRACE_LAYOUT, type ArrivalsSummary, type RunSummary } from '@duplex-bench/results';
 import { RealtimeSession, reasonOf, type SessionResult } from '@duplex-bench/session';
-import { renderBehaviour, renderDuplex } from '../render';
+import { renderArrivals, renderBehaviour, renderDuplex } from '../render';
 import { verdictLine, verdictOf, withVerdict } from '@duplex-bench/run';
 import type { RecordOptions } from './record-options';
+import { recordArrivals } from './record-arrivals';
 
 /** Seam for tests: CPU burnt by each post-processing task. */
 export interface RecordHooks {
@@ -139,7 +140,29 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     }
     if (telemetry && opts.otlp) await telemetry.pushTo(opts.otlp.endpoint, opts.otlp.interval_s, labels, say);
     await writer.started();
-    io.stderr.write(`recording ${todo.length} of ${dataset.length} samples (${skipped} already done), ${opts.concurrency} at a time\n`);
+    const load = opts.arrivals ? `arriving at ${opts.arrivals.rate_per_s}/s (${opts.arrivals.process})` : `${opts.concurrency} at a time`;
+    io.stderr.write(`recording ${todo.length} of ${dataset.length} samples (${skipped} already done), ${load}\n`);
+    // What each ended session leaves: its result stored (merged with earlier attempts), its pacing, its post-processing.
+    const finish = async (sample: Sample, result: SessionResult): Promise<void> => {
+      results.push(result);
+      const pacing_file = await writeAttemptPacing(opts.output, sample.id, samples, opts.packet_ms);
+      const merged = mergeResult(stored.get(sample.id), { ...sampleResult(sample, result), ...(pacing_file ? { pacing_file } : {}) });
+      stored.set(sample.id, merged);
+      await writeResult(opts.output, merged);
+      if (opts.postprocess !== 'off' && result.packets_sent > 0) {
+        const task = postprocessTask(opts.output, sample.id, result.output_sample_rate ?? opts.output_sample_rate, opts.protocol, hooks.postprocess_burn_ms);
+        const done = postprocessRecorded(opts.output, merged, task, pool);
+        if (pool) postprocessing.push(done);
+        else await done;
+      }
+      runJson.samples.recorded++;
+      invocation.recorded++;
+      if (result.completed) {
+        runJson.samples.completed++;
+        invocation.completed++;
+      }
+      checkpoint.ask();
+    };
     let next = 0;
     // A server no session could reach before any opened ends the recording in one line, as run does.
     let openedAny = false;
@@ -162,27 +185,16 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
           result = await session.abandon(err);
         }
         first = false;
-        results.push(result);
-        const pacing_file = await writeAttemptPacing(opts.output, sample.id, samples, opts.packet_ms);
-        const merged = mergeResult(stored.get(sample.id), { ...sampleResult(sample, result), ...(pacing_file ? { pacing_file } : {}) });
-        stored.set(sample.id, merged);
-        await writeResult(opts.output, merged);
-        if (opts.postprocess !== 'off' && result.packets_sent > 0) {
-          const task = postprocessTask(opts.output, sample.id, result.output_sample_rate ?? opts.output_sample_rate, opts.protocol, hooks.postprocess_burn_ms);
-          const done = postprocessRecorded(opts.output, merged, task, pool);
-          if (pool) postprocessing.push(done);
-          else await done;
-        }
-        runJson.samples.recorded++;
-        invocation.recorded++;
-        if (result.completed) {
-          runJson.samples.completed++;
-          invocation.completed++;
-        }
-        checkpoint.ask();
+        await finish(sample, result);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(opts.concurrency, todo.length) }, (_, i) => lane(i)));
+    let arrivals: ArrivalsSummary | undefined;
+    if (opts.arrivals) {
+      const ran = await recordArrivals({ arrivals: opts.arrivals, todo, origin_s: clock.now_s() + 0.1, measures, ctx, writer, clock, stop$, packetsOf: input, finish });
+      arrivals = ran.summary;
+    } else {
+      await Promise.all(Array.from({ length: Math.min(opts.concurrency, todo.length) }, (_, i) => lane(i)));
+    }
     if (unreachable !== null) {
       // The samples tried are stored incomplete and are recorded again next time.
       await checkpoint.final();
@@ -195,6 +207,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
 
     const recorded = await recordingSummary(opts.output, [...stored.values()], measures, { packet_ms: opts.packet_ms, interrupted: signals.interrupted, trace: writer.stats() });
     const { summary, sessions: all } = recorded;
+    if (arrivals) summary.arrivals = arrivals;
     const duplex = duplexMetrics(all);
     if (duplex) summary.duplex = duplex.aggregate;
     if (opts.protocol === 'vllm-omni') {
@@ -229,6 +242,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
         `samples: ${dataset.length} in the dataset, ${skipped} already done, ${results.length} recorded now, ${results.filter((r) => r.completed).length} completed; ${summary.sessions.completed} of ${dataset.length} stored complete`,
         `packets of the stored samples: ${summary.packets.sent} sent, ${summary.packets.late} late; |deviation| p99 ${d.p99 ?? '-'} ms, max ${d.max ?? '-'} ms; sessions with a violation ${summary.sessions.with_violation}`,
         `client loop lag max ${summary.event_loop_lag_ms.max ?? '-'} ms (over 80 ms: ${summary.event_loop_lag_ms.over_80ms}); recorder CPU ${summary.cpu_cores.total} cores${summary.cpu_us_per_packet ? ` (${summary.cpu_us_per_packet.toFixed(1)} µs per packet cycle)` : ''}`,
+        ...(summary.arrivals ? renderArrivals(summary.arrivals) : []),
         ...(summary.duplex ? renderDuplex(summary.duplex) : ['responses: none']),
         ...(summary.behaviour ? renderBehaviour(summary.behaviour) : []),
         verdictLine(v, {

@@ -2,6 +2,7 @@
 import { TELEMETRY_FLAGS } from '@duplex-bench/cli';
 import { CONVERSATION_FLAGS } from '../run/conversation-flags';
 import { DIALECT_FLAGS } from '../run/dialect-flags';
+import { ARRIVAL_FLAGS } from '../run/arrival-flags';
 
 /** With --conversation: each sample's length when --duration is not given, seconds. */
 export const RECORD_CONVERSATION_DURATION_S = 60;
@@ -9,7 +10,14 @@ export const RECORD_CONVERSATION_DURATION_S = 60;
 export const RECORD_FLAGS = {
   url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
   ...DIALECT_FLAGS,
-  concurrency: { kind: 'int', min: 1, required: true, group: 'load', help: 'sessions at a time', value: 'N' },
+  concurrency: { kind: 'int', min: 1, group: 'load', help: 'sessions at a time (required unless --arrival-rate)', value: 'N' },
+  // The arrival flags of run, less --session-duration: a recorded session lasts its sample.
+  arrivals: ARRIVAL_FLAGS.arrivals,
+  'max-in-flight': ARRIVAL_FLAGS['max-in-flight'],
+  seed: ARRIVAL_FLAGS.seed,
+  'arrival-rate': { ...ARRIVAL_FLAGS['arrival-rate'], help: 'samples arriving per second on one open-loop schedule fixed up front, instead of --concurrency: each is a session that connects at its intended start and streams its sample; blocked and skipped samples stay to record next time; the summary gains an arrivals block' },
+  'run-for': { ...ARRIVAL_FLAGS['run-for'], help: 'with --arrival-rate: arrivals are scheduled for this long, at most one per sample left to record, seconds (default: until every sample has arrived)' },
+  'warmup-s': { kind: 'number', min: 0, default: 0, group: 'load', help: 'with --arrival-rate: arrivals intended this long after the start are also counted apart (steady blocking), seconds', value: 'S' },
   'per-subset': { kind: 'int', min: 1, default: 8, group: 'input', help: 'synthetic dataset: samples per subset (4 subsets, 2 variants each); with --conversation: conversations, one session each', value: 'N' },
   output: { kind: 'string', required: true, group: 'output', help: 'recording directory; recording into it again resumes', value: 'DIR' },
   dataset: { kind: 'string', group: 'input', help: 'a directory of WAV files (subdirectories become subsets) instead of the synthetic dataset; any PCM or float WAV, mixed to mono and resampled to --sample-rate on load', value: 'DIR' },

@@ -1,14 +1,28 @@
 import { parseFlags, telemetryOptions, UsageError, type TelemetryOptions } from '@duplex-bench/cli';
-import type { DialectOptions } from '@duplex-bench/run';
+import { MAX_ARRIVALS, type ArrivalProcess, type DialectOptions } from '@duplex-bench/run';
 import { conversationOptions, type ConversationOptions } from '../run/conversation-options';
 import { parseDialectOptions } from '../run/dialect-options';
 import { defaultOutputRate } from '../run/run-options';
 import { RECORD_CONVERSATION_DURATION_S, RECORD_FLAGS } from './record-flags';
 
 
+/** `record --arrival-rate`: samples arrive on an open-loop schedule, each a session as long as its sample. */
+export interface RecordArrivals {
+  rate_per_s: number;
+  process: ArrivalProcess;
+  /** Arrivals are scheduled for this long at most (and one per sample left); undefined: until every sample arrived. */
+  run_for_s?: number;
+  max_in_flight: number;
+  seed: number;
+  /** Arrivals intended this long after the origin are also counted apart (steady). */
+  warmup_s: number;
+}
+
 export interface RecordOptions extends DialectOptions, ConversationOptions, TelemetryOptions {
   url: string;
+  /** Sessions at a time; 0 with arrivals. */
   concurrency: number;
+  arrivals: RecordArrivals | null;
   per_subset: number;
   output: string;
   dataset?: string;
@@ -38,10 +52,21 @@ export function parseRecordOptions(argv: string[]): RecordOptions {
   if (f.conversation !== undefined && f.dataset !== undefined) throw new UsageError('--conversation and --dataset are two inputs: give one');
   if (f.duration !== undefined && f.conversation === undefined) throw new UsageError("--duration is a conversation's length: it goes with --conversation (a dataset's samples have their own)");
   if (f['min-input-s'] > f['max-input-s']) throw new UsageError(`--min-input-s ${f['min-input-s']} is above --max-input-s ${f['max-input-s']}`);
+  const rate = f['arrival-rate'];
+  if (rate === undefined && f.concurrency === undefined) throw new UsageError('--concurrency is required (or --arrival-rate)');
+  if (rate !== undefined && f.concurrency !== undefined) throw new UsageError('--arrival-rate and --concurrency are two loads: give one');
+  if (rate === undefined && f['run-for'] !== undefined) throw new UsageError('--run-for is for --arrival-rate');
+  if (rate !== undefined && f['run-for'] !== undefined && rate * f['run-for'] > MAX_ARRIVALS) throw new UsageError(`--arrival-rate ${rate} for ${f['run-for']} s is more than ${MAX_ARRIVALS} arrivals`);
+  // An arriving session a full server refuses is blocked, not retried, unless retries are asked for.
+  if (rate !== undefined && f['admission-retries'] === undefined) dialect.admission = { ...dialect.admission, retries: 0 };
   return {
     url: f.url,
     ...dialect,
-    concurrency: f.concurrency,
+    concurrency: f.concurrency ?? 0,
+    arrivals:
+      rate === undefined
+        ? null
+        : { rate_per_s: rate, process: f.arrivals as ArrivalProcess, ...(f['run-for'] !== undefined ? { run_for_s: f['run-for'] } : {}), max_in_flight: f['max-in-flight'], seed: f.seed, warmup_s: f['warmup-s'] },
     per_subset: f['per-subset'],
     output: f.output,
     dataset: f.dataset,
