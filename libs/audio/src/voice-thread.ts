@@ -8,7 +8,7 @@ import type { FromVoiceWorker, ToVoiceWorker, VoiceWorkerOptions } from './voice
 const FLUSH_MS = 50;
 /** Or until this many bytes wait. */
 const FLUSH_BYTES = 1 << 20;
-/** A batch's first buffer; a full one is replaced by one twice as large, and the next batch starts at the size the last one reached. */
+/** A batch's first buffer; a full one is replaced by one twice as large, and the next batch starts at the size the last one used. */
 const BATCH_START_BYTES = 1 << 16;
 /** A thread that does not say it is ready, or does not answer a session's end, within this fails, ms. */
 const ANSWER_MS = 30_000;
@@ -117,7 +117,8 @@ export class VoiceThread {
       lengths: Int32Array.from(this.lengths),
     };
     this.worker.postMessage(message, [bytes, message.received_s.buffer as ArrayBuffer, message.rates.buffer as ArrayBuffer, message.lengths.buffer as ArrayBuffer]);
-    this.batch = Buffer.allocUnsafeSlow(this.batch.length);
+    // The next batch's buffer holds what this one did: a burst that grew it is not allocated every 50 ms after.
+    this.batch = Buffer.allocUnsafeSlow(Math.max(BATCH_START_BYTES, this.bytes));
     this.bytes = 0;
     this.lengths = [];
     this.sessions = [];

@@ -44,7 +44,12 @@ export async function recordArrivals(i: RecordArrivalsInput): Promise<{ summary:
   for (let k = 0; k < PREFETCH; k++) load(k);
   await Promise.all(loading.values());
   const ready = new Map<number, PacketSource>();
-  const keep = (k: number) => void loading.get(k)?.then((p) => ready.set(k, p), () => undefined);
+  // Kept once made, unless its arrival came first and took the promise (then it is not kept twice).
+  const keep = (k: number) =>
+    void loading.get(k)?.then(
+      (p) => loading.has(k) && ready.set(k, p),
+      () => undefined,
+    );
   for (const k of loading.keys()) keep(k);
 
   const results: SessionResult[] = [];
@@ -65,6 +70,7 @@ export async function recordArrivals(i: RecordArrivalsInput): Promise<{ summary:
       keep(k + PREFETCH);
       const made = (packets: PacketSource) => new RealtimeSession(sample.id, i.ctx, i.writer.openSession(sample.id), packets);
       const packets = ready.get(k);
+      const pending = loading.get(k);
       ready.delete(k);
       loading.delete(k);
       const session = packets ? made(packets) : null;
@@ -77,7 +83,7 @@ export async function recordArrivals(i: RecordArrivalsInput): Promise<{ summary:
       if (session) return { opening: session.opening, open: () => session.open(), stream: (s) => result(session.stream(s)), abandon: (err) => result(session.abandon(err)) };
       // Arrivals outran the prefetch: the sample's packets are still being made, so this connect is late by that time (start_lag does not show it).
       let late: RealtimeSession | null = null;
-      const waiting = i.packetsOf(sample).then((p) => (late = made(p)));
+      const waiting = (pending ?? i.packetsOf(sample)).then((p) => (late = made(p)));
       return {
         get opening() {
           return late?.opening ?? { connected_s: null, handshake_s: null };
