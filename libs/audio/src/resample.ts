@@ -64,7 +64,8 @@ function besselI0(x: number): number {
 
 /**
  * Σ h[first + k] × taps[off + k] for k < n, in four running sums: one sum waits on each add before the
- * next, four let the adds overlap (2.1 against 3.2 ns a tap here, tools/bench/vad.ts).
+ * next, four let the adds overlap (about a third less time a tap in a throwaway loop here; the
+ * detector's whole cost is tools/bench/vad.ts's).
  */
 function dot(h: Float32Array, first: number, taps: Float64Array, off: number, n: number): number {
   let a0 = 0;
