@@ -190,8 +190,7 @@ export async function recordCommand(given: RecordOptions, io: RunIo, clock: Cloc
     };
     let arrivals: ArrivalsSummary | undefined;
     if (opts.arrivals) {
-      const ran = await recordArrivals({ arrivals: opts.arrivals, todo, origin_s: clock.now_s() + 0.1, measures, ctx, writer, clock, stop$, packetsOf: input, finish });
-      arrivals = ran.summary;
+      arrivals = await recordArrivals({ arrivals: opts.arrivals, todo, origin_s: clock.now_s() + 0.1, measures, ctx, writer, clock, stop$, packetsOf: input, finish });
     } else {
       await Promise.all(Array.from({ length: Math.min(opts.concurrency, todo.length) }, (_, i) => lane(i)));
     }
