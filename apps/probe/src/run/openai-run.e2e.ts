@@ -60,8 +60,10 @@ describe('probe run --protocol openai', () => {
       expect(lines.at(-1)?.event.type).toBe('response.done');
     }
     // 1.6 s of input owes 1.6 s of output; TTFP is the mock's 100 ms, from response.created as received.
+    // Its lower bound allows 10 ms for a created frame read late on a busy host (a clean-clone CI run
+    // measured 98.9 ms); a TTFP taken from the wrong event would be 0 or the whole turn.
     expect(summary.duplex?.responses).toBe(6);
-    expect(summary.duplex?.ttfp_ms.p50).toBeGreaterThanOrEqual(99);
+    expect(summary.duplex?.ttfp_ms.p50).toBeGreaterThanOrEqual(90);
     expect(summary.duplex?.ttfp_ms.p50).toBeLessThan(200);
     const duplex = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
     for (const s of duplex.duplex_session_metrics) expect(s.stream_audio_duration_ms).toBeCloseTo(1600, 3);
