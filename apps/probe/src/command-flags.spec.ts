@@ -30,7 +30,8 @@ describe('what the flag tables state of the libs', () => {
   it('gives run the arrival flags, and names in its help exactly the duration forms the lib reads', () => {
     for (const name of Object.keys(ARRIVAL_FLAGS) as Array<keyof typeof ARRIVAL_FLAGS>) expect([name, RUN_FLAGS[name]]).toEqual([name, ARRIVAL_FLAGS[name]]);
     expect(ARRIVAL_FLAGS['session-duration'].help).toContain('fixed:S, exp:MEAN or lognormal:MEAN,COV');
-    for (const form of ['fixed:2', 'exp:2', 'lognormal:2,0.5']) expect(() => parseSessionDuration(form)).not.toThrow();
+    expect(ARRIVAL_FLAGS['session-duration'].help).toContain('or conversation, one pass');
+    for (const form of ['fixed:2', 'exp:2', 'lognormal:2,0.5', 'conversation']) expect(() => parseSessionDuration(form)).not.toThrow();
     expect(ARRIVAL_FLAGS.arrivals.default).toBe('poisson');
   });
 });

@@ -103,6 +103,45 @@ describe('ConversationPlayer', () => {
     expect(player.responseEnds).toEqual([{ t_s: 14 * 0.08, status: 'completed' }]);
     expect(player.responseStarts).toEqual([{ t_s: 9 * 0.08 }]);
   });
+
+  it('played once, ends the input at the packet boundary where its last step ends, and never starts a second pass', () => {
+    let now = 0;
+    const playout = new ModelPlayout();
+    // A bound of 30 s; the model speaks from 1.2 s to 3.0 s, as in the first case.
+    const player = new ConversationPlayer(script, utterances, PACKET_MS, RATE, 30, playout, () => now, { once: true });
+    let sent = 0;
+    for (let seq = 0; seq < player.packet_count; seq++) {
+      now = seq * 0.08;
+      playout.add(now, voiced(80).length, RATE, now >= 1.2 - 1e-9 && now < 3.0 - 1e-9);
+      if (player.inputOverAt(seq)) break;
+      player.packetBase64(seq);
+      sent++;
+    }
+    // The pause after the model's answer (3.6 s) is 400 ms: the input is over at 4.0 s, packet 50.
+    expect(sent).toBe(50);
+    expect(player.inputOverAt(50)).toBe(true);
+    expect(player.inputOverAt(51)).toBe(true);
+    expect(player.steps.map((s) => s.pass)).toEqual([0, 0, 0, 0, 0]);
+    const pause = player.steps[4];
+    expect(pause.end_s).toBeCloseTo(4.0, 9);
+    expect(pause.cut).toBeUndefined();
+    // The end of the session after it leaves the steps as they ended.
+    player.endSession(4.0);
+    expect(player.steps.every((s) => s.end_s !== null && s.cut === undefined && s.ended_by !== 'session_end')).toBe(true);
+  });
+
+  it('played again and again unless told once: inputOverAt is never true', () => {
+    let now = 0;
+    const playout = new ModelPlayout();
+    const player = new ConversationPlayer(script, utterances, PACKET_MS, RATE, 12, playout, () => now);
+    for (let seq = 0; seq < player.packet_count; seq++) {
+      now = seq * 0.08;
+      playout.add(now, voiced(80).length, RATE, now >= 1.2 - 1e-9 && now < 3.0 - 1e-9);
+      expect(player.inputOverAt(seq)).toBe(false);
+      player.packetBase64(seq);
+    }
+    expect(player.steps.some((s) => s.pass === 1)).toBe(true);
+  });
 });
 
 describe('ModelPlayout', () => {

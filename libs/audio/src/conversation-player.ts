@@ -71,12 +71,22 @@ export interface ResponseStart {
   t_s: number;
 }
 
+/** How a session plays its script. */
+export interface PlayerOptions {
+  /**
+   * Play the script once: the input ends at the packet boundary where its last step ends
+   * (`inputOverAt`), and `duration_s` is only a bound (`ConversationInput.passBoundS`).
+   */
+  once?: boolean;
+}
+
 /**
  * A conversation as a session's input: each packet, when its tick fires, is the next slice of an
  * utterance, or silence; steps switch at packet boundaries, so the cadence never changes. A
  * `listen` ends at the first packet boundary where its trigger holds on what the user has heard so
  * far (the playout of the model's audio) or its bound passed. The script starts again when it ends
- * before `duration_s`. Each session has its own player: it keeps the session's state.
+ * before `duration_s`, unless it plays `once`. Each session has its own player: it keeps the
+ * session's state.
  */
 export class ConversationPlayer implements PacketSource {
   readonly packet_count: number;
@@ -94,6 +104,11 @@ export class ConversationPlayer implements PacketSource {
   /** Packets of the current step sent so far. */
   private sent = 0;
   private lastResponseEnd_s = -Infinity;
+  private readonly once: boolean;
+  /** Played once, its last step is over: the input ended before packet `over_at`. */
+  private over_at: number | null = null;
+  /** The packet whose send start `inputOverAt` read, and that time: packetBase64 decides on the same. */
+  private asked: { seq: number; t_s: number } | null = null;
 
   constructor(
     private readonly script: ConversationScript,
@@ -103,7 +118,9 @@ export class ConversationPlayer implements PacketSource {
     duration_s: number,
     readonly playout: ModelPlayout,
     private readonly now_s: () => number,
+    options: PlayerOptions = {},
   ) {
+    this.once = options.once === true;
     this.full_bytes = pcm16BytesPerMs(sample_rate) * packet_ms;
     this.total_bytes = Math.round((duration_s * 1000 * pcm16BytesPerMs(sample_rate)) / 2) * 2;
     const whole = Math.floor(this.total_bytes / this.full_bytes);
@@ -129,10 +146,27 @@ export class ConversationPlayer implements PacketSource {
     this.lastResponseEnd_s = t_s;
   }
 
+  /**
+   * Whether the input ends before packet `seq`, asked at its send start (before packetBase64): only
+   * a script played once ends before packet_count, where its last step is over.
+   */
+  inputOverAt(seq: number): boolean {
+    if (!this.once) return false;
+    if (this.over_at === null) {
+      const t_s = this.now_s();
+      this.asked = { seq, t_s };
+      this.advance(t_s);
+      if (this.over_at === null && this.index >= this.script.steps.length) this.over_at = seq;
+    }
+    return this.over_at !== null && seq >= this.over_at;
+  }
+
   /** Packet `seq`, decided now: called once per packet, in order, at its send start. */
   packetBase64(seq: number): Buffer {
-    const t_s = this.now_s();
-    while (!this.current || this.stepOver(t_s)) this.nextStep(t_s);
+    const t_s = this.asked?.seq === seq ? this.asked.t_s : this.now_s();
+    this.advance(t_s);
+    // Played once and over (a caller that did not ask inputOverAt): silence to the end.
+    if (this.index >= this.script.steps.length) return seq === this.packet_count - 1 && this.tail_bytes > 0 ? this.tailSilence : this.silence;
     // A last packet shorter than the others is silence: the step it falls in is cut.
     const out = seq === this.packet_count - 1 && this.tail_bytes > 0 ? this.tailSilence : this.play(t_s);
     if (seq === this.packet_count - 1) this.endSession(t_s + this.packetBytes(seq) / pcm16BytesPerMs(this.sample_rate) / 1000);
@@ -180,10 +214,16 @@ export class ConversationPlayer implements PacketSource {
     return end_s !== null && t_s - end_s >= MODEL_DONE_SILENCE_MS / 1000 && this.playout.playedUntil_s >= end_s + MODEL_DONE_SILENCE_MS / 1000;
   }
 
+  /** The steps that are over at `t_s` end, and the next one starts (none after the last, played once). */
+  private advance(t_s: number): void {
+    while (this.index < this.script.steps.length && (!this.current || this.stepOver(t_s))) this.nextStep(t_s);
+  }
+
   private nextStep(t_s: number): void {
     if (this.current) this.current.end_s = t_s;
     this.index++;
     if (this.index >= this.script.steps.length) {
+      if (this.once) return;
       this.index = 0;
       this.pass++;
     }

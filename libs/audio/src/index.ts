@@ -11,7 +11,7 @@ export type { PacketSource } from './packets';
 export { readConversation, parseConversation, speechDir, BUILT_IN_CONVERSATIONS, DEFAULT_LISTEN_MAX_S } from './conversation-script';
 export type { ConversationScript, ConversationStep, StepExpect } from './conversation-script';
 export { ConversationPlayer, utteranceOf, UTTERANCE_SAMPLE_THRESHOLD, MODEL_DONE_SILENCE_MS } from './conversation-player';
-export type { Utterance, StepRecord, ResponseEnd, ResponseStart } from './conversation-player';
+export type { Utterance, StepRecord, ResponseEnd, ResponseStart, PlayerOptions } from './conversation-player';
 export { ModelPlayout } from './playout';
 export type { PlayedSpan } from './playout';
 export { VoiceThread } from './voice-thread';

@@ -13,6 +13,11 @@ export interface PacketSource {
   packetBytes(seq: number): number;
   /** Packet `seq` as base64 text in ASCII bytes, shared: the caller copies it, never changes it. */
   packetBase64(seq: number): Buffer;
+  /**
+   * Whether the input ends before packet `seq`, asked at its send start: a source whose length is
+   * decided as it plays (a conversation played once) ends there, and packet_count is its bound.
+   */
+  inputOverAt?(seq: number): boolean;
 }
 
 /** `pcm` as base64 text, in bytes. */

@@ -20,7 +20,7 @@ export interface ArrivalsSummary extends ArrivalCountFigures {
   run_for_s: number;
   seed: number;
   session_duration: string;
-  /** The duration distribution's stated mean, seconds (not the sample mean). */
+  /** The duration distribution's stated mean, seconds (not the sample mean); measured where none is stated (measurement_origin says). */
   mean_session_s: number;
   /** Offered load: rate_per_s × mean_session_s. */
   offered_erlangs: number;
@@ -45,6 +45,8 @@ export interface ArrivalsInput {
   seed: number;
   session_duration: string;
   mean_session_s: number;
+  /** Where mean_session_s comes from when it is not the stated mean of --session-duration (a measured mean). */
+  mean_session_origin?: string;
   max_in_flight: number;
   peak_in_flight: number;
   completed: number;
@@ -90,6 +92,6 @@ export function arrivalsSummary(i: ArrivalsInput): ArrivalsSummary {
     connect_ms: percentilesMs(i.connect),
     handshake_ms: percentilesMs(i.handshake),
     start_lag_ms: percentilesMs(i.start_lag),
-    measurement_origin: ARRIVALS_ORIGIN,
+    measurement_origin: i.mean_session_origin ? { ...ARRIVALS_ORIGIN, offered_erlangs: `rate_per_s x mean_session_s, ${i.mean_session_origin}` } : ARRIVALS_ORIGIN,
   };
 }

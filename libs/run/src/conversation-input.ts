@@ -1,4 +1,4 @@
-import { ConversationPlayer, VOICED_DBFS, VOICE_ACTIVITY_DEFAULTS, type VoiceActivitySettings, MODEL_DONE_SILENCE_MS, ModelPlayout, readConversation, readWavAs, UTTERANCE_SAMPLE_THRESHOLD, utteranceOf, type ConversationScript, type Utterance, type WavConversion } from '@duplex-bench/audio';
+import { ConversationPlayer, type PlayerOptions, VOICED_DBFS, VOICE_ACTIVITY_DEFAULTS, type VoiceActivitySettings, MODEL_DONE_SILENCE_MS, ModelPlayout, readConversation, readWavAs, UTTERANCE_SAMPLE_THRESHOLD, utteranceOf, type ConversationScript, type Utterance, type WavConversion } from '@duplex-bench/audio';
 import type { BehaviourOptions } from '@duplex-bench/metrics';
 
 export interface ConversationSettings {
@@ -74,10 +74,29 @@ export class ConversationInput {
     return new ConversationInput(script, utterances, record, s);
   }
 
-  /** A new session's input: the script from its first step, on the session's clock, for `duration_s` (default: the run's). */
-  player(now_s: () => number, duration_s = this.settings.duration_s): ConversationPlayer {
+  /**
+   * A new session's input: the script from its first step, on the session's clock, for `duration_s`
+   * (default: the run's); `once`, one pass through it, at most `duration_s`.
+   */
+  player(now_s: () => number, duration_s = this.settings.duration_s, options: PlayerOptions = {}): ConversationPlayer {
     const s = this.settings;
-    return new ConversationPlayer(this.script, this.utterances, s.packet_ms, s.sample_rate, duration_s, new ModelPlayout(), now_s);
+    return new ConversationPlayer(this.script, this.utterances, s.packet_ms, s.sample_rate, duration_s, new ModelPlayout(), now_s, options);
+  }
+
+  /**
+   * The longest one pass through the script can take, s: each utterance's packets, each silence,
+   * each listen to its max_s, and a packet more per listen and at the end (a listen timed from a
+   * late tick can take one packet more). A session played `once` is given this as its length.
+   */
+  passBoundS(): number {
+    const { packet_ms } = this.settings;
+    let packets = 1;
+    for (const step of this.script.steps) {
+      if (step.kind === 'say') packets += (this.utterances.get(step.file) as Utterance).packets.length;
+      else if (step.kind === 'silence') packets += Math.ceil(step.ms / packet_ms);
+      else packets += Math.ceil((step.max_s * 1000) / packet_ms) + 1;
+    }
+    return (packets * packet_ms) / 1000;
   }
 
   /** The bounds each session reads its behaviour with. */

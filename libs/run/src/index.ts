@@ -21,7 +21,7 @@ export type { RunVerdict, Verdict, VerdictInput } from './verdict';
 /* Sessions that arrive and leave: the schedule fixed up front, and the open-loop run of it */
 export { arrivalSchedule, MAX_ARRIVALS } from './arrivals/arrival-schedule';
 export type { ArrivalPlan, ArrivalProcess, PlannedArrival } from './arrivals/arrival-schedule';
-export { describeDuration, drawDurationS, meanDurationS, MIN_SESSION_S, parseSessionDuration } from './arrivals/session-duration';
+export { CONVERSATION_LENGTH, describeDuration, drawDurationS, meanDurationS, MIN_SESSION_S, parseSessionDuration } from './arrivals/session-duration';
 export type { SessionDuration } from './arrivals/session-duration';
 export { ArrivalRun } from './arrivals/arrival-run';
 export type { ArrivalCounts, ArrivalRunOptions, ArrivingSession } from './arrivals/arrival-run';

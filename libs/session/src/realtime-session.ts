@@ -1,4 +1,4 @@
-import { BehaviorSubject, merge, Subject, Subscription, type Observable } from 'rxjs';
+import { BehaviorSubject, merge, Subject, Subscription, takeWhile, type Observable } from 'rxjs';
 import { ConversationPlayer, pcm16BytesPerMs, type PacketSource, type VoiceSession } from '@duplex-bench/audio';
 import { ticks, timersOn, type Clock, type DeadlineScheduler, type TimerHost } from '@duplex-bench/pacer';
 import { ProtocolError, VLLM_CAPACITY_CODE, type ResponseEvent } from '@duplex-bench/protocol';
@@ -214,6 +214,8 @@ export class RealtimeSession {
   private native_unit_ms: number | undefined;
   /** Send start of packet 0 and the input sent since, for the end of input. */
   private origin_s: number | null = null;
+  /** The packet source said its input ended before packet_count (`inputOverAt`): the stream is complete. */
+  private inputOver = false;
   /** The input sent since packet 0. */
   private readonly input: InputSent = { bytes: 0 };
   private readonly responsesStarted = (): boolean => this.responses !== null;
@@ -461,7 +463,7 @@ export class RealtimeSession {
       const report = await this.flow.end(this.conn, this.flowOptions());
       if (report.drain) result.drain = report.drain;
       // A stream cut short (SIGINT) ends its session cleanly but is not a complete measurement.
-      if (result.packets_sent < this.packets.packet_count) {
+      if (result.packets_sent < this.packets.packet_count && !this.inputOver) {
         Object.assign(result, { reason: 'interrupted', message: `stopped after ${result.packets_sent} of ${this.packets.packet_count} packets` });
       } else result.completed = true;
     } catch (err) {
@@ -585,7 +587,10 @@ export class RealtimeSession {
       };
       return lockstepAppends(this.conn, flow, packets, prefix, clock, timersOn(clock), this.unitsDone$, plan).pipe(traceReceipts(this.sink));
     }
-    return ticks(scheduler, { start_s, period_ms: packets.packet_ms, count: packets.packet_count }).pipe(
+    const due = ticks(scheduler, { start_s, period_ms: packets.packet_ms, count: packets.packet_count });
+    // A source that ends as it plays (a conversation played once) ends the ticks where it says.
+    const inputOverAt = packets.inputOverAt?.bind(packets);
+    return (inputOverAt ? due.pipe(takeWhile((tick) => !(this.inputOver = inputOverAt(tick.seq)))) : due).pipe(
       sendAppends(this.conn, flow, packets, prefix, clock),
       traceReceipts(this.sink),
       recordPacing(pacing, this.ctx.samples.open(this.id)),

@@ -107,6 +107,7 @@ export async function recordArrivals(i: RecordArrivalsInput): Promise<ArrivalsSu
     seed: a.seed,
     session_duration: `as long as each sample (mean ${mean_s.toFixed(1)} s)`,
     mean_session_s: mean_s,
+    mean_session_origin: `the mean length of the ${taken.length} samples that arrived`,
     max_in_flight: a.max_in_flight,
     peak_in_flight: run.peak_in_flight,
     completed,

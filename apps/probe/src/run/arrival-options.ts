@@ -1,5 +1,5 @@
 import { UsageError } from '@duplex-bench/cli';
-import { MAX_ARRIVALS, parseSessionDuration, RunInputError, type ArrivalProcess, type SessionDuration } from '@duplex-bench/run';
+import { CONVERSATION_LENGTH, MAX_ARRIVALS, parseSessionDuration, RunInputError, type ArrivalProcess, type SessionDuration } from '@duplex-bench/run';
 
 /** `--arrival-rate` and its companions, validated. */
 export interface ArrivalOptions {
@@ -19,6 +19,7 @@ interface ArrivalFlagValues {
   'max-in-flight': number;
   seed: number;
   duration?: number;
+  conversation?: string;
 }
 
 /** The arrival flags as parsed, into options; null without `--arrival-rate`. Throws UsageError. */
@@ -30,11 +31,14 @@ export function arrivalOptions(f: ArrivalFlagValues): ArrivalOptions | null {
   }
   let duration: SessionDuration;
   try {
-    duration = f['session-duration'] !== undefined ? parseSessionDuration(f['session-duration']) : { kind: 'fixed', s: f.duration ?? NaN };
+    // With a conversation and no duration asked, each session plays the script once: its own length.
+    const spec = f['session-duration'] ?? (f.conversation !== undefined ? CONVERSATION_LENGTH : undefined);
+    duration = spec !== undefined ? parseSessionDuration(spec) : { kind: 'fixed', s: f.duration ?? NaN };
   } catch (err) {
     throw err instanceof RunInputError ? new UsageError(err.message, { cause: err }) : err;
   }
   if (duration.kind === 'fixed' && Number.isNaN(duration.s)) throw new UsageError('--arrival-rate needs --session-duration or --duration');
+  if (duration.kind === 'conversation' && f.conversation === undefined) throw new UsageError(`--session-duration ${CONVERSATION_LENGTH} is the length of a --conversation: give one`);
   const run_for_s = f['run-for'] ?? f.duration;
   if (run_for_s === undefined) throw new UsageError('--arrival-rate needs --run-for or --duration');
   if (rate * run_for_s > MAX_ARRIVALS) throw new UsageError(`--arrival-rate ${rate} for ${run_for_s} s is more than ${MAX_ARRIVALS} arrivals`);

@@ -18,6 +18,7 @@ export interface ArrivalSessionsInput {
   stop$: Observable<void>;
   packetsFor(duration_s: number): PacketSource;
   conversation: ConversationInput | null;
+  packet_ms: number;
 }
 
 /**
@@ -42,8 +43,8 @@ export async function runArrivals(i: ArrivalSessionsInput): Promise<{ results: S
     stop$: i.stop$,
     make: (arrival) => {
       const id = `a${String(arrival.index).padStart(width, '0')}`;
-      // With a conversation, the script from its first step for this session's duration (again from the start if it ends sooner).
-      const packets = i.conversation ? i.conversation.player(() => i.clock.now_s(), arrival.duration_s) : i.packetsFor(arrival.duration_s);
+      // With a conversation, the script from its first step: once, to its own end, or for this session's duration (again from the start if it ends sooner).
+      const packets = i.conversation ? i.conversation.player(() => i.clock.now_s(), arrival.duration_s, { once: a.duration.kind === 'conversation' }) : i.packetsFor(arrival.duration_s);
       return new RealtimeSession(id, i.ctx, i.writer.openSession(id), packets);
     },
     onInFlight: (t_s, n) => timeline.activeSessions(t_s, n),
@@ -52,13 +53,18 @@ export async function runArrivals(i: ArrivalSessionsInput): Promise<{ results: S
   timeline.watchActive(() => run.inFlight);
   await run.run();
   const results = ended.results();
+  const stated_s = meanDurationS(a.duration);
+  // A conversation's own length is known once its sessions ran: the mean input of those that streamed it to the end.
+  const whole = stated_s === null ? results.filter((r) => r.completed) : [];
+  const measured_s = whole.length > 0 ? (whole.reduce((sum, r) => sum + r.packets_sent, 0) * i.packet_ms) / 1000 / whole.length : 0;
   const summary = arrivalsSummary({
     process: a.process,
     rate_per_s: a.rate_per_s,
     run_for_s: a.run_for_s,
     seed: a.seed,
     session_duration: describeDuration(a.duration),
-    mean_session_s: meanDurationS(a.duration),
+    mean_session_s: stated_s ?? Math.round(measured_s * 1000) / 1000,
+    ...(stated_s === null ? { mean_session_origin: `the mean input streamed by the ${whole.length} sessions that played the script to its end (packets sent x packet_ms)` } : {}),
     max_in_flight: a.max_in_flight,
     peak_in_flight: run.peak_in_flight,
     completed: results.filter((r) => r.completed).length,

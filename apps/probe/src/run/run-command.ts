@@ -50,6 +50,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
     ({ packets, audio } = await runPackets(opts));
     if (opts.arrivals) ({ packetsFor, audio } = await arrivalPackets(opts));
     if (opts.conversation !== undefined) conversation = await ConversationInput.read({ ...opts, conversation: opts.conversation, packet_ms: opts.packet_ms });
+    // A session as long as its conversation is given the longest one pass can take, and ends where its script does.
+    if (conversation && opts.arrivals?.duration.kind === 'conversation') opts.arrivals = { ...opts.arrivals, duration: { kind: 'conversation', bound_s: conversation.passBoundS() } };
   } catch (err) {
     if (err instanceof AudioFormatError || err instanceof ConversationError) throw new UsageError(err.message);
     throw new UsageError(`--audio: ${(err as Error).message}`);
@@ -184,10 +186,12 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       // Sessions come and go for as long as the run lasts: each one's packets go to samples.msgpack as it ends.
       samples.spillTo((bytes) => writer.append(RUN_FILES.samples, bytes));
       await writeFile(runFile(opts.output, 'sessions'), '');
-      io.stderr.write(`arriving: ${a.process} at ${a.rate_per_s}/s for ${a.run_for_s} s, sessions ${describeDuration(a.duration)} s: ${(a.rate_per_s * meanDurationS(a.duration)).toFixed(2)} Erlangs offered\n`);
+      const mean_s = meanDurationS(a.duration);
+      const offered = mean_s === null ? `one pass of the script each (at most ${a.duration.kind === 'conversation' ? a.duration.bound_s : '-'} s): Erlangs offered from their measured mean at the end` : `${describeDuration(a.duration)} s: ${(a.rate_per_s * mean_s).toFixed(2)} Erlangs offered`;
+      io.stderr.write(`arriving: ${a.process} at ${a.rate_per_s}/s for ${a.run_for_s} s, sessions ${offered}\n`);
       hooks.onStreaming?.(writer);
       progress.start(() => ({ active: overlap.active, sent: pacing.sent, late: pacing.late, loop_max_ms: loop.figures().max, rss: measures.rss.figures() }));
-      const ran = await runArrivals({ arrivals: a, origin_s, warmup_s: opts.warmup_s, measures, ctx, writer, clock, stop$, packetsFor, conversation });
+      const ran = await runArrivals({ arrivals: a, origin_s, warmup_s: opts.warmup_s, measures, ctx, writer, clock, stop$, packetsFor, conversation, packet_ms: opts.packet_ms });
       results = ran.results;
       ended = ran.ended;
       arrivals = ran.summary;

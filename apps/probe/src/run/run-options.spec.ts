@@ -81,6 +81,14 @@ describe('parseRunOptions', () => {
       expect(parseRunOptions(BASE).arrivals).toBeNull();
     });
 
+    it("makes each session as long as its conversation with --conversation, unless a duration is asked", () => {
+      // The bound is filled in once the script is read (run-command): NaN until then.
+      expect(parseRunOptions([...ARRIVE, '--run-for', '60', '--conversation', 'default']).arrivals?.duration).toEqual({ kind: 'conversation', bound_s: NaN });
+      expect(parseRunOptions([...ARRIVE, '--run-for', '60', '--session-duration', 'conversation', '--conversation', 'default']).arrivals?.duration.kind).toBe('conversation');
+      expect(parseRunOptions([...ARRIVE, '--run-for', '60', '--session-duration', 'exp:20', '--conversation', 'default']).arrivals?.duration).toEqual({ kind: 'exp', mean_s: 20 });
+      expect(usageError([...ARRIVE, '--run-for', '60', '--session-duration', 'conversation'])).toBe('--session-duration conversation is the length of a --conversation: give one');
+    });
+
     it('retries a blocked arrival only when --admission-retries is given', () => {
       expect(parseRunOptions([...ARRIVE, '--duration', '5']).admission.retries).toBe(0);
       expect(parseRunOptions([...ARRIVE, '--duration', '5', '--admission-retries', '2']).admission.retries).toBe(2);

@@ -70,7 +70,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
   // A refused arrival is blocked, which is what an arrival run measures: retried only when asked.
   if (arrivals && f['admission-retries'] === undefined) dialect.admission = { ...dialect.admission, retries: 0 };
   const concurrency = f.concurrency ?? 0;
-  const duration_s = f.duration ?? (arrivals ? meanDurationS(arrivals.duration) : 0);
+  const duration_s = f.duration ?? (arrivals ? (meanDurationS(arrivals.duration) ?? 0) : 0);
   const shard = f.shard === undefined ? undefined : parseShard(f.shard);
   if (shard === null) throw new UsageError(`--shard must be I/N with 0 <= I < N, got "${f.shard}"`);
   if (shard && shard.count > concurrency) throw new UsageError(`--concurrency ${concurrency} cannot be split over ${shard.count} shards`);
