@@ -121,10 +121,11 @@ export function mibPerMin(growth: number): string {
   return `${growth >= 0 ? '+' : ''}${growth.toFixed(2)} MiB/min`;
 }
 
-/** ", RSS +0.12 MiB/min from 60 s over 540 s": the client's own memory growth, when the run was long enough to fit one. */
+/** ", RSS +0.12 MiB/min from 60 s over 540 s; +0.02 MiB/min from 330 s": the client's own memory growth, and its second half's, when the run was long enough to fit one. */
 export function rssGrowthText(rss: RssFigures | undefined): string {
   if (!rss || rss.growth_mib_per_min === null) return '';
-  return `, RSS ${mibPerMin(rss.growth_mib_per_min)} from ${rss.from_s} s over ${rss.span_s} s (client, least-squares slope)`;
+  const late = rss.late_growth_mib_per_min === null || rss.late_growth_mib_per_min === undefined ? '' : `; ${mibPerMin(rss.late_growth_mib_per_min)} from ${rss.late_from_s} s`;
+  return `, RSS ${mibPerMin(rss.growth_mib_per_min)} from ${rss.from_s} s over ${rss.span_s} s${late} (client, least-squares slope)`;
 }
 
 /** The server's own histograms over the run, each beside the client's figure of its kind. */

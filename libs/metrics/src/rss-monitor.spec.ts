@@ -21,6 +21,29 @@ describe('RssMonitor', () => {
     expect(f.peak_mib).toBeCloseTo(159, 0);
   });
 
+  it('tells a rise that levels off from growth that goes on: the slope of the second half', () => {
+    const run = (rise: (s: number) => number) => {
+      const timers = new ManualTimers();
+      let rss = 100 * MIB;
+      const monitor = new RssMonitor(60, 1000, timers, () => rss).start();
+      for (let s = 1; s <= 660; s++) {
+        rss = (100 + rise(s) + (s % 20 < 10 ? 3 : -3)) * MIB;
+        timers.fire();
+      }
+      return monitor.figures();
+    };
+    // 40 MiB more over minutes 1-3, then flat: the whole window's slope sees it, the second half does not.
+    const settles = run((s) => (s <= 60 ? 0 : Math.min(40, ((s - 60) * 40) / 120)));
+    expect(settles.growth_mib_per_min).toBeGreaterThan(1.5);
+    expect(Math.abs(settles.late_growth_mib_per_min as number)).toBeLessThan(0.25);
+    // The second half is the bins from the one at the midpoint (300 s after the first sample at 60 s).
+    expect(settles.late_from_s).toBe(360);
+    // 2 MiB per minute all along: both slopes say so.
+    const leaks = run((s) => (2 * s) / 60);
+    // (the ±3 MiB sawtooth moves a 5-minute slope by about 0.1)
+    for (const g of [leaks.growth_mib_per_min, leaks.late_growth_mib_per_min]) expect(Math.abs((g as number) - 2)).toBeLessThan(0.25);
+  });
+
   it('leaves out the samples taken before the steady start it is told of later (countFrom)', () => {
     const timers = new ManualTimers();
     let rss = 20 * MIB;
@@ -56,6 +79,7 @@ describe('RssMonitor', () => {
       timers.fire();
     }
     expect(monitor.figures().growth_mib_per_min).toBeNull();
+    expect(monitor.figures().late_growth_mib_per_min).toBeNull();
     expect(monitor.figures().now_mib).toBe(150);
     monitor.stop();
     expect(timers.pending).toHaveLength(0);

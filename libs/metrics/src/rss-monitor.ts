@@ -7,6 +7,14 @@ export interface RssFigures {
   peak_mib: number | null;
   /** Least-squares slope of RSS over time from `from_s` on, MiB per minute; null before two samples 10 s apart. */
   growth_mib_per_min: number | null;
+  /**
+   * The same slope over the second half of those samples (from the 10 s bin at their midpoint on),
+   * MiB per minute: growth that goes on shows in both figures; a rise that levels off (the
+   * allocator and the heap settling) only in growth_mib_per_min. Null over less than 10 s.
+   */
+  late_growth_mib_per_min: number | null;
+  /** Seconds after the monitor's start from which the late slope counts. */
+  late_from_s: number | null;
   /** Samples the slope was fitted to, and the seconds they span. */
   samples: number;
   span_s: number;
@@ -19,19 +27,51 @@ export interface RssFigures {
 const MIB = 2 ** 20;
 /** A slope over less than this is noise from one garbage collection, not growth. */
 const MIN_SPAN_S = 10;
+/** The late slope's samples are kept as sums per bin of this many seconds (an hour: 360 bins). */
+const BIN_S = 10;
+
+/** Running sums of a least-squares fit of RSS (MiB) against time (minutes from the first sample). */
+class Fit {
+  n = 0;
+  st = 0;
+  sr = 0;
+  stt = 0;
+  str = 0;
+
+  add(x: number, mib: number): void {
+    this.n++;
+    this.st += x;
+    this.sr += mib;
+    this.stt += x * x;
+    this.str += x * mib;
+  }
+
+  join(f: Fit): void {
+    this.n += f.n;
+    this.st += f.st;
+    this.sr += f.sr;
+    this.stt += f.stt;
+    this.str += f.str;
+  }
+
+  /** MiB per minute; null with fewer than two samples. */
+  slope(): number | null {
+    const d = this.n * this.stt - this.st * this.st;
+    return this.n >= 2 && d > 0 ? (this.n * this.str - this.st * this.sr) / d : null;
+  }
+}
 
 /**
  * This process's resident set size, sampled every `interval_ms` (one read of its own stat, no
  * allocation), and its growth: the least-squares slope of the samples after `from_s`, kept as five
- * running sums, so a run of hours holds no more than a minute's.
+ * running sums (and the same five per 10 s bin, for the slope of the second half), so a run of
+ * hours holds a few kilobytes.
  */
 export class RssMonitor {
   private cancel: (() => void) | null = null;
-  private n = 0;
-  private st = 0;
-  private sr = 0;
-  private stt = 0;
-  private str = 0;
+  private all = new Fit();
+  /** The same sums per BIN_S of samples, from the first: the late slope joins those from the midpoint on. */
+  private bins: Fit[] = [];
   private first_s = NaN;
   private last_s = NaN;
   private now = NaN;
@@ -59,7 +99,8 @@ export class RssMonitor {
   countFrom(t_s: number): void {
     this.from_s = Math.max(0, t_s - this.origin_s);
     // Samples already taken before that instant are the start-up's, not the run's.
-    this.n = this.st = this.sr = this.stt = this.str = 0;
+    this.all = new Fit();
+    this.bins = [];
   }
 
   /** Samples after clock second `t_s` do not count in the growth (the load ends there; the drain that follows frees memory). */
@@ -91,27 +132,34 @@ export class RssMonitor {
     if (!(mib <= this.peak)) this.peak = mib;
     const t = this.timers.now_s() - this.origin_s;
     if (t < this.from_s || t > this.until_s) return;
-    if (this.n === 0) this.first_s = t;
+    if (this.all.n === 0) this.first_s = t;
     this.last_s = t;
     // Centred on the first sample so the sums stay small over hours.
     const x = (t - this.first_s) / 60;
-    this.n++;
-    this.st += x;
-    this.sr += mib;
-    this.stt += x * x;
-    this.str += x * mib;
+    this.all.add(x, mib);
+    const bin = Math.floor((t - this.first_s) / BIN_S);
+    while (this.bins.length <= bin) this.bins.push(new Fit());
+    this.bins[bin].add(x, mib);
   }
 
   figures(): RssFigures {
-    const span_s = this.n > 0 ? this.last_s - this.first_s : 0;
-    const d = this.n * this.stt - this.st * this.st;
-    const slope = this.n >= 2 && span_s >= MIN_SPAN_S && d > 0 ? (this.n * this.str - this.st * this.sr) / d : null;
+    const span_s = this.all.n > 0 ? this.last_s - this.first_s : 0;
+    const slope = span_s >= MIN_SPAN_S ? this.all.slope() : null;
+    // The second half: the bins from the one holding the midpoint on.
+    const from_bin = Math.floor(span_s / 2 / BIN_S);
+    const late = new Fit();
+    for (let b = from_bin; b < this.bins.length; b++) late.join(this.bins[b]);
+    const late_span_s = span_s - from_bin * BIN_S;
+    const late_slope = late_span_s >= MIN_SPAN_S ? late.slope() : null;
     const r2 = (v: number) => Math.round(v * 100) / 100;
+    const r3 = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
     return {
       now_mib: Number.isNaN(this.now) ? null : r2(this.now),
       peak_mib: Number.isNaN(this.peak) ? null : r2(this.peak),
-      growth_mib_per_min: slope === null ? null : Math.round(slope * 1000) / 1000,
-      samples: this.n,
+      growth_mib_per_min: r3(slope),
+      late_growth_mib_per_min: r3(late_slope),
+      late_from_s: late_slope === null ? null : Math.round((this.first_s + from_bin * BIN_S) * 10) / 10,
+      samples: this.all.n,
       span_s: Math.round(span_s * 10) / 10,
       from_s: Math.round(this.from_s * 10) / 10,
       until_s: Number.isFinite(this.until_s) ? Math.round(this.until_s * 10) / 10 : null,

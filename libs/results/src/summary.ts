@@ -346,7 +346,7 @@ export const MEASUREMENT_ORIGIN: Record<string, string> = {
   cpu_cores: 'client process: CPU seconds per wall second over the run',
   cpu_us_per_packet: 'client process: CPU seconds (user + system) over the run divided by packets sent, in µs: one packet cycle is one append sent and what the server sent back for it',
   peak_rss_bytes: 'client process: kernel maxrss',
-  rss: 'client process: resident set size (process.memoryUsage.rss) sampled each second; growth_mib_per_min is the least-squares slope of the samples from warmup_s after the start gate to the end of the load (the last arrival, or the last packet due), the drain after it left out',
+  rss: 'client process: resident set size (process.memoryUsage.rss) sampled each second; growth_mib_per_min is the least-squares slope of the samples from warmup_s after the start gate to the end of the load (the last arrival, or the last packet due), the drain after it left out; late_growth_mib_per_min is the same slope over the second half of those samples (from late_from_s), which a rise that levels off leaves flat',
   peak_overlapping_streams: 'client: most sessions between their first and last append at one instant',
   scheduler: 'client: shared deadline timer; max_lateness_ms is timer fire minus deadline',
   trace_backlog_peak_bytes: 'client: largest amount of trace and receipt data handed to the writer thread and not yet written',
