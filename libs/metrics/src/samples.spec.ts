@@ -1,5 +1,5 @@
 import { pack } from 'msgpackr';
-import { decodeSamples, encodeSamples, SampleStore, samplesFileOf, type SessionSampleColumns } from './samples';
+import { decodeSamples, encodeSamples, SAMPLES_PART_PACKETS, SampleStore, samplesFileOf, type SessionSampleColumns } from './samples';
 import { mergeSamples } from './merge';
 import { PacingRecorder, type PacketTimes } from './pacing-recorder';
 
@@ -84,6 +84,55 @@ describe('SampleStore', () => {
     for (const s of back.sessions) expect(s).toEqual(whole.sessions.find((w) => w.id === s.id));
     // Without spillTo an end keeps the columns.
     expect(whole.sessions).toHaveLength(3);
+  });
+
+  it('with spillTo, lets a long session go a part at a time, never holds more than a part of it, and reads back whole', () => {
+    const kept = new SampleStore(80);
+    const spilling = new SampleStore(80);
+    const chunks: Uint8Array[] = [];
+    spilling.spillTo((bytes) => chunks.push(bytes));
+    const long = [kept.open('long'), spilling.open('long')];
+    const short = [kept.open('short'), spilling.open('short')];
+    // 2.6 parts' worth of one session (its first part is half a part: it was opened first), a short one between.
+    const n = Math.floor(2.6 * SAMPLES_PART_PACKETS);
+    for (let seq = 0; seq < n; seq++) {
+      for (const col of long) col.push(packet(seq, 10, seq % 9));
+      if (seq === SAMPLES_PART_PACKETS + 5) {
+        for (const col of short) {
+          col.push(packet(0, 11, 0));
+          col.end();
+        }
+      }
+      // In memory, at most one part of the long session at any time.
+      expect((spilling.sessionColumns('long') as SessionSampleColumns).seq.length).toBeLessThan(SAMPLES_PART_PACKETS);
+    }
+    // The long one's parts at 512, 1,536 and 2,560 packets; the short one's between.
+    expect(chunks).toHaveLength(4);
+    long.forEach((col) => col.end());
+    expect(chunks).toHaveLength(5);
+    expect(spilling.spilled).toBe(5);
+    expect(spilling.toFile(new PacingRecorder(80)).sessions).toEqual([]);
+    const back = decodeSamples(Buffer.concat([...chunks, encodeSamples(spilling.toFile(new PacingRecorder(80)))]));
+    expect(back.sessions.map((s) => [s.id, s.seq.length])).toEqual([
+      ['long', n],
+      ['short', 1],
+    ]);
+    // Every part's deviations are from the session's packet 0, as if it had never been cut.
+    const whole = kept.toFile(new PacingRecorder(80));
+    for (const s of back.sessions) expect(s).toEqual(whole.sessions.find((w) => w.id === s.id));
+    expect(back.sessions[0].deviation_ms[2 * SAMPLES_PART_PACKETS + 1]).toBeCloseTo((2 * SAMPLES_PART_PACKETS + 1) % 9, 6);
+  });
+
+  it('cuts the first parts of sessions opened together at different lengths, so their encodings fall on different ticks', () => {
+    const store = new SampleStore(80);
+    const at: number[] = [];
+    store.spillTo(() => at.push(seq));
+    let seq = 0;
+    const columns = Array.from({ length: 64 }, (_, i) => store.open(`s${i}`));
+    for (; seq < SAMPLES_PART_PACKETS; seq++) for (const c of columns) c.push(packet(seq, 0, 0));
+    expect(at).toHaveLength(64);
+    expect(new Set(at).size).toBe(64);
+    expect(Math.min(...at)).toBeGreaterThanOrEqual(SAMPLES_PART_PACKETS / 2 - 1);
   });
 
   it('refuses bytes that are not a samples file', () => {

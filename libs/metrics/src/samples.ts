@@ -28,13 +28,29 @@ export interface SamplesFile {
   behaviour?: BehaviourParts;
 }
 
+/**
+ * A session's packets kept before they go to the spill as one part (`spillTo`): 1,024 packets, 82 s
+ * at 80 ms, 36 KiB (a session's first part is shorter: `SampleStore.open`). A session that streams
+ * for an hour holds at most this many, and its arrays are reused for the next part, never grown past it.
+ */
+export const SAMPLES_PART_PACKETS = 1024;
+
 class Column {
   size = 0;
   seq = new Int32Array(64);
   f = new Float64Array(64 * 4);
+  /** Send start of the session's packet 0 (every part's deviations are from it); NaN before it. */
+  origin_s = NaN;
 
-  /** `end` hands the column to its store (which spills it or keeps it). */
-  constructor(private readonly ended: (column: Column) => void) {}
+  /**
+   * `end` hands the column to its store (which spills it or keeps it); `full`, when `first_part`
+   * packets wait, then every SAMPLES_PART_PACKETS (the store may spill them).
+   */
+  constructor(
+    private readonly ended: (column: Column) => void,
+    private readonly full: (column: Column) => void,
+    private part = SAMPLES_PART_PACKETS,
+  ) {}
 
   end(): void {
     this.ended(this);
@@ -49,12 +65,17 @@ class Column {
       this.seq = seq;
       this.f = f;
     }
+    if (Number.isNaN(this.origin_s)) this.origin_s = p.start_s;
     const i = this.size++;
     this.seq[i] = p.seq;
     this.f[4 * i] = p.scheduled_s;
     this.f[4 * i + 1] = p.start_s;
     this.f[4 * i + 2] = p.completed_s;
     this.f[4 * i + 3] = p.send_ms;
+    if (this.size === this.part) {
+      this.part = SAMPLES_PART_PACKETS;
+      this.full(this);
+    }
   }
 }
 
@@ -66,35 +87,60 @@ export interface SampleColumn {
 
 /**
  * Every packet of every session of one process, kept in typed arrays (no object per packet). With
- * `spillTo`, a session's columns leave memory when it ends: they are encoded then (one msgpack
- * value, `{session}`) and handed to the spill, which appends them to samples.msgpack; the file's
- * last value (`toFile`) holds the histograms. A run of hours keeps only its sessions in flight.
+ * `spillTo`, a session's columns leave memory as it goes: every SAMPLES_PART_PACKETS packets and
+ * when it ends they are encoded (one msgpack value, `{session}`, a part of the session) and handed
+ * to the spill, which appends them to samples.msgpack; the file's last value (`toFile`) holds the
+ * histograms. A run of hours keeps only its sessions in flight, and of each at most one part.
  */
 export class SampleStore {
   private readonly sessions = new Map<string, Column>();
   private spill: ((bytes: Uint8Array) => void) | null = null;
-  /** Sessions whose columns went to the spill. */
+  /** Values (session parts) that went to the spill. */
   spilled = 0;
 
   constructor(readonly packet_ms: number) {}
 
-  /** From now on, each session's columns are encoded and handed to `spill` when it ends. */
+  /** From now on, each session's columns are encoded and handed to `spill` a part at a time and when it ends. */
   spillTo(spill: (bytes: Uint8Array) => void): void {
     this.spill = spill;
   }
 
   open(session_id: string): SampleColumn {
-    const column = new Column((ended) => {
-      if (!this.spill || this.sessions.get(session_id) !== ended) return;
-      this.spill(encodeSessionColumns(this.sessionColumns(session_id) as SessionSampleColumns));
-      this.sessions.delete(session_id);
-      this.spilled++;
-    });
+    // Sessions that start together would fill their parts at the same tick; their first parts
+    // differ in length (half a part to a whole), so their encodings fall on different ticks.
+    const first_part = SAMPLES_PART_PACKETS / 2 + ((this.opened++ * 97) % (SAMPLES_PART_PACKETS / 2));
+    const column = new Column(
+      (ended) => {
+        if (!this.spill || this.sessions.get(session_id) !== ended) return;
+        if (ended.size > 0 || this.spilledOf.get(session_id) !== true) this.spillPart(session_id, ended);
+        this.sessions.delete(session_id);
+        this.spilledOf.delete(session_id);
+      },
+      (full) => {
+        if (!this.spill || this.sessions.get(session_id) !== full) return;
+        this.spillPart(session_id, full);
+        this.spilledOf.set(session_id, true);
+      },
+      first_part,
+    );
     this.sessions.set(session_id, column);
     return column;
   }
 
-  /** One session's packets in columns, with each packet's deviation from the session's packet 0; null for a session never opened. */
+  /** Sessions that spilled a part and are still open. */
+  private readonly spilledOf = new Map<string, boolean>();
+  private opened = 0;
+
+  private spillPart(id: string, c: Column): void {
+    (this.spill as (bytes: Uint8Array) => void)(encodeSessionColumns(this.sessionColumns(id) as SessionSampleColumns));
+    c.size = 0;
+    this.spilled++;
+  }
+
+  /**
+   * One session's packets in columns (with `spillTo`: those since its last part), with each
+   * packet's deviation from the session's packet 0; null for a session never opened.
+   */
   sessionColumns(id: string): SessionSampleColumns | null {
     const c = this.sessions.get(id);
     if (!c) return null;
@@ -102,7 +148,7 @@ export class SampleStore {
     const pick = (k: number) => Float64Array.from({ length: n }, (_, i) => c.f[4 * i + k]);
     const start_s = pick(1);
     const seq = c.seq.slice(0, n);
-    const origin_s = n > 0 ? start_s[0] : 0;
+    const origin_s = Number.isNaN(c.origin_s) ? 0 : c.origin_s;
     return {
       id,
       seq,
@@ -187,18 +233,54 @@ export function encodeSamples(file: SamplesFile): Buffer {
   return packr.pack({ ...file, sessions: file.sessions.map(rawColumns) });
 }
 
+/** One session's parts, in order, as one session's columns. */
+function joinParts(parts: SessionSampleColumns[]): SessionSampleColumns {
+  if (parts.length === 1) return parts[0];
+  const n = parts.reduce((sum, p) => sum + p.seq.length, 0);
+  const join = <T extends Int32Array | Float64Array>(make: new (n: number) => T, pick: (p: SessionSampleColumns) => T): T => {
+    const out = new make(n);
+    let at = 0;
+    for (const p of parts) {
+      out.set(pick(p), at);
+      at += p.seq.length;
+    }
+    return out;
+  };
+  return {
+    id: parts[0].id,
+    seq: join(Int32Array, (p) => p.seq),
+    scheduled_s: join(Float64Array, (p) => p.scheduled_s),
+    start_s: join(Float64Array, (p) => p.start_s),
+    completed_s: join(Float64Array, (p) => p.completed_s),
+    send_ms: join(Float64Array, (p) => p.send_ms),
+    deviation_ms: join(Float64Array, (p) => p.deviation_ms),
+  };
+}
+
 /**
  * A samples file: one value (version 1, and a run that did not spill), or the sessions spilled as
- * they ended, one value each, followed by the value with the histograms and any sessions left.
+ * they went, one value per part (a session's parts in order, between other sessions' parts),
+ * followed by the value with the histograms and any sessions left. Each session comes back whole,
+ * in the order of its first part.
  */
 export function decodeSamples(bytes: Buffer): SamplesFile {
   const values = packr.unpackMultiple(bytes) as Array<{ session?: RawColumns } & Partial<Omit<SamplesFile, 'sessions'> & { sessions: RawColumns[] }>>;
   const raw = values[values.length - 1];
   if (raw?.format !== 'duplex-bench.samples') throw new Error('not a duplex-bench samples file');
-  const spilled = values.slice(0, -1).map((v) => {
+  const parts = new Map<string, SessionSampleColumns[]>();
+  for (const v of values.slice(0, -1)) {
     if (!v.session) throw new Error('not a duplex-bench samples file: a value before the last is not a session');
-    return typedColumns(v.session);
-  });
+    const columns = typedColumns(v.session);
+    const of = parts.get(columns.id);
+    if (of) of.push(columns);
+    else parts.set(columns.id, [columns]);
+  }
   const { sessions, ...rest } = raw as Omit<SamplesFile, 'sessions'> & { sessions: RawColumns[] };
-  return { ...rest, sessions: [...spilled, ...sessions.map(typedColumns)] };
+  for (const s of sessions) {
+    const columns = typedColumns(s);
+    const of = parts.get(columns.id);
+    if (of) of.push(columns);
+    else parts.set(columns.id, [columns]);
+  }
+  return { ...rest, sessions: [...parts.values()].map(joinParts) };
 }

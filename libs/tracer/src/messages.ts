@@ -31,7 +31,8 @@ export interface RecordChunks {
 }
 
 export type ToWorker =
-  | { kind: 'batch'; batch: number; lines: SessionLines[]; ends: SessionEnd[]; records: RecordChunks[] }
+  /** `parts`: receipts of sessions still streaming, to go to their files before their ends. */
+  | { kind: 'batch'; batch: number; lines: SessionLines[]; parts: SessionEnd[]; ends: SessionEnd[]; records: RecordChunks[] }
   | { kind: 'stop' };
 
 export interface WriteFailure {

@@ -1,7 +1,7 @@
 import type { ReceiptBlock } from './messages';
 
-/** `{"appends":[…]}` as compact JSON, the input-send-receipts.json format. */
-export function receiptsJson(block: ReceiptBlock): string {
+/** The receipts of `block` as the comma-separated entries of the `appends` array. */
+export function receiptEntries(block: ReceiptBlock): string {
   const parts: string[] = new Array(block.size);
   const t = block.times;
   for (let i = 0; i < block.size; i++) {
@@ -9,13 +9,30 @@ export function receiptsJson(block: ReceiptBlock): string {
       `{"event_id":${JSON.stringify(block.event_ids[i])},"seq":${block.seq[i]},"scheduled_s":${t[3 * i]},` +
       `"start_s":${t[3 * i + 1]},"completed_s":${t[3 * i + 2]}}`;
   }
-  return `{"appends":[${parts.join(',')}]}`;
+  return parts.join(',');
+}
+
+/** `{"appends":[…]}` as compact JSON, the input-send-receipts.json format. */
+export function receiptsJson(block: ReceiptBlock): string {
+  return `{"appends":[${receiptEntries(block)}]}`;
+}
+
+/**
+ * A session's receipts kept before they go to the writer thread as a part: 1,024 (82 s at 80 ms).
+ * The thread writes the file's head and the parts as they come, and its tail at the session's end,
+ * so a session of hours holds at most a part. A session's first part is shorter (`firstPart`).
+ */
+export const RECEIPTS_PART = 1024;
+
+/** The first part's length for the `n`th session opened: half a part to a whole, so sessions opened together hand theirs over on different ticks. */
+export function firstPart(n: number): number {
+  return RECEIPTS_PART / 2 + ((n * 97) % (RECEIPTS_PART / 2));
 }
 
 /** Receipts of one session in columns, grown by doubling: no object per packet is kept. */
 export class ReceiptColumns {
-  private size = 0;
-  private readonly ids: string[] = [];
+  size = 0;
+  private ids: string[] = [];
   private seq = new Int32Array(128);
   private times = new Float64Array(128 * 3);
 
@@ -36,8 +53,11 @@ export class ReceiptColumns {
     this.times[3 * i + 2] = completed_s;
   }
 
-  /** The columns, trimmed; ready to be transferred to the worker. */
+  /** The columns, trimmed; ready to be transferred to the worker. The columns start again, empty (their arrays kept). */
   take(): ReceiptBlock {
-    return { size: this.size, event_ids: this.ids, seq: this.seq.slice(0, this.size), times: this.times.slice(0, 3 * this.size) };
+    const block = { size: this.size, event_ids: this.ids, seq: this.seq.slice(0, this.size), times: this.times.slice(0, 3 * this.size) };
+    this.size = 0;
+    this.ids = [];
+    return block;
   }
 }

@@ -54,6 +54,32 @@ describe('TraceWriter, receipts only (--trace off)', () => {
     await expect(readFile(join(root, 'sessions', 's1', 'trace.jsonl'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it("hands a long session's receipts over a part at a time as it streams, and its file reads whole at its end", async () => {
+    const timers = new ManualTimers();
+    const w = new TraceWriter({ layout: LAYOUT, root, mode: 'off', start_timeout_ms: BOUND_MS, flush_interval_ms: 500, timers });
+    writer = w;
+    await w.started();
+    const sink = w.openSession('s1');
+    const receipts = Array.from({ length: 3000 }, (_, seq) => receipt(seq));
+    const file = join(root, 'sessions', 's1', 'input-send-receipts.json');
+    // The first session's first part is 512 receipts: none goes over before them.
+    receipts.slice(0, 511).forEach((r) => sink.receipt(r));
+    expect(timers.pending).toEqual([]);
+    sink.receipt(receipts[511]);
+    expect(timers.pending.map((t) => t.delay_ms)).toEqual([500]);
+    timers.fire();
+    // The next parts are 1,024 each; the file so far is the head and the parts' entries, not closed.
+    receipts.slice(512).forEach((r) => sink.receipt(r));
+    timers.fire();
+    const closed = sink.close();
+    timers.fire();
+    await closed;
+    expect(w.stats().batches).toBe(3);
+    const text = await readFile(file, 'utf8');
+    expect(text).not.toMatch(/\s/);
+    expect((JSON.parse(text) as { appends: ReceiptTimes[] }).appends).toEqual(receipts);
+  });
+
   it('gathers session ends within end_gather_ms into one batch, timed by its injected timers', async () => {
     const timers = new ManualTimers();
     const w = new TraceWriter({ layout: LAYOUT, root, mode: 'off', start_timeout_ms: BOUND_MS, end_gather_ms: 50, timers });

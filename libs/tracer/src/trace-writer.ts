@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import type { FromWorker, RecordChunks, SessionEnd, SessionLines, ToWorker, TraceLayout, TraceMode, WorkerOptions } from './messages';
-import { ReceiptColumns } from './receipts-json';
+import { firstPart, RECEIPTS_PART, ReceiptColumns } from './receipts-json';
 import { startWorker } from './start-worker';
 import { LineChunks } from './line-chunks';
 import { nodeTimerHost, type TimerHost } from '@duplex-bench/pacer';
@@ -104,6 +104,8 @@ interface OpenSession {
   slot: number;
   lines: LineChunks;
   receipts: ReceiptColumns;
+  /** Receipts that go to the thread as the next part (`RECEIPTS_PART` after the first). */
+  part: number;
   closing: boolean;
   resolve?: () => void;
   reject?: (err: Error) => void;
@@ -127,6 +129,9 @@ export class TraceWriter extends EventEmitter {
   private readonly worker: Worker;
   private readonly sessions = new Map<string, OpenSession>();
   private readonly ends: SessionEnd[] = [];
+  /** Receipts of sessions still streaming, a part each, not yet handed over. */
+  private readonly parts: SessionEnd[] = [];
+  private opened = 0;
   /** Records appended to run files and not yet handed over, by file, in order. */
   private readonly records = new Map<string, { chunks: Array<string | Uint8Array>; bytes: number }>();
   private recordTimer: (() => void) | null = null;
@@ -218,7 +223,7 @@ export class TraceWriter extends EventEmitter {
   }
 
   openSession(id: string): SessionTraceSink {
-    const s: OpenSession = { id, slot: this.nextSlot++ % FLUSH_SLOTS, lines: new LineChunks(), receipts: new ReceiptColumns(), closing: false };
+    const s: OpenSession = { id, slot: this.nextSlot++ % FLUSH_SLOTS, lines: new LineChunks(), receipts: new ReceiptColumns(), part: firstPart(this.opened++), closing: false };
     this.sessions.set(id, s);
     const tracing = this.options.mode !== 'off';
     return {
@@ -229,7 +234,10 @@ export class TraceWriter extends EventEmitter {
       received: (frame, time_s) => {
         if (tracing) s.lines.append('receive', time_s, frame);
       },
-      receipt: (r) => s.receipts.push(r.event_id, r.seq, r.scheduled_s, r.start_s, r.completed_s),
+      receipt: (r) => {
+        s.receipts.push(r.event_id, r.seq, r.scheduled_s, r.start_s, r.completed_s);
+        if (s.receipts.size >= s.part) this.handPart(s);
+      },
       error: (message, time_s) => s.lines.append('error', time_s, JSON.stringify({ message })),
       admission: (attempt, refusal, time_s) =>
         s.lines.append(
@@ -339,6 +347,17 @@ export class TraceWriter extends EventEmitter {
     });
   }
 
+  /** A part of a streaming session's receipts goes with the next hand-over, at most flush_interval_ms later. */
+  private handPart(s: OpenSession): void {
+    s.part = RECEIPTS_PART;
+    if (this.dead) return;
+    this.parts.push({ session: s.id, receipts: s.receipts.take() });
+    this.recordTimer ??= this.timers.arm(this.options.flush_interval_ms ?? 500, () => {
+      this.recordTimer = null;
+      this.sendBatch([], []);
+    });
+  }
+
   private takeLines(s: OpenSession): SessionLines | null {
     const bytes = s.lines.bytes;
     if (bytes === 0) return null;
@@ -377,16 +396,18 @@ export class TraceWriter extends EventEmitter {
       if (l) lines.push(l);
     }
     const ends = this.ends.splice(0);
-    if (lines.length > 0 || ends.length > 0 || this.records.size > 0) this.sendBatch(lines, ends);
+    if (lines.length > 0 || ends.length > 0 || this.records.size > 0 || this.parts.length > 0) this.sendBatch(lines, ends);
   }
 
   private sendBatch(lines: SessionLines[], ends: SessionEnd[]): void {
     if (this.dead) return;
     const batch = ++this.batch;
     const { records, bytes: recordBytes } = this.takeRecords();
+    // Every part taken so far goes before any end: a session's parts reach its file before its tail.
+    const parts = this.parts.splice(0);
     let bytes = recordBytes;
     for (const l of lines) bytes += l.bytes;
-    for (const e of ends) bytes += e.receipts.size * 120;
+    for (const e of [...parts, ...ends]) bytes += e.receipts.size * 120;
     this.inFlight.set(batch, bytes);
     this.backlog += bytes;
     if (this.backlog > this.counters.backlog_peak_bytes) this.counters.backlog_peak_bytes = this.backlog;
@@ -396,10 +417,10 @@ export class TraceWriter extends EventEmitter {
     }
     const transfer = [
       ...lines.flatMap((l) => l.chunks.map((c) => c.buffer)),
-      ...ends.flatMap((e) => [e.receipts.seq.buffer, e.receipts.times.buffer]),
+      ...[...parts, ...ends].flatMap((e) => [e.receipts.seq.buffer, e.receipts.times.buffer]),
     ] as ArrayBuffer[];
     // Record chunks are copied, not transferred: a caller's buffer may be a view of a larger one.
-    this.post({ kind: 'batch', batch, lines, ends, records }, transfer);
+    this.post({ kind: 'batch', batch, lines, parts, ends, records }, transfer);
   }
 
   private post(message: ToWorker, transfer: ArrayBuffer[] = []): void {

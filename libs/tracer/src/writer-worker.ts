@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThreadPriority } from '@duplex-bench/pacer';
 import type { FromWorker, ToWorker, WorkerOptions, WriteFailure } from './messages';
-import { receiptsJson } from './receipts-json';
+import { receiptEntries, receiptsJson } from './receipts-json';
 import { withoutAudio } from './without-audio';
 
 const options = workerData as WorkerOptions;
@@ -16,6 +16,8 @@ if (!port) throw new Error('writer-worker must run as a worker thread');
 const failures = new Map<string, WriteFailure>();
 /** Open trace files, by session; closed when the session ends. */
 const traceFds = new Map<string, number>();
+/** Receipts files begun (a part of the session's receipts written), by session; the tail goes at its end. */
+const receiptFds = new Map<string, number>();
 /** Open run files that records are appended to (`sessions.jsonl`, …), by path; open until the thread stops. */
 const recordFds = new Map<string, number>();
 const madeDirs = new Set<string>();
@@ -106,6 +108,24 @@ function onBatch(message: Extract<ToWorker, { kind: 'batch' }>): void {
       record_failure ??= { path: e.path ?? path, errno: e.code, message: e.message };
     }
   }
+  // A session's receipts file, a part at a time: its head and first entries, then "," and the next.
+  for (const { session, receipts } of message.parts) {
+    if (receipts.size === 0) continue;
+    const entries = receiptEntries(receipts);
+    guarded(
+      session,
+      () => join(sessionDir(session), options.layout.receipts),
+      (path) => {
+        let fd = receiptFds.get(session);
+        if (fd === undefined) {
+          fd = openSync(path, 'w');
+          receiptFds.set(session, fd);
+          writeAll(fd, Buffer.from(`{"appends":[${entries}`, 'latin1'));
+        } else writeAll(fd, Buffer.from(`,${entries}`, 'latin1'));
+      },
+    );
+    bytes += entries.length + 1;
+  }
   const closed: Array<{ session: string; failure?: WriteFailure }> = [];
   for (const { session, receipts } of message.ends) {
     const fd = traceFds.get(session);
@@ -113,9 +133,23 @@ function onBatch(message: Extract<ToWorker, { kind: 'batch' }>): void {
       traceFds.delete(session);
       guarded(session, () => join(options.root, options.layout.sessions_dir, session, options.layout.trace), () => closeSync(fd));
     }
-    const json = receiptsJson(receipts);
-    guarded(session, () => join(sessionDir(session), options.layout.receipts), (p) => writeFileSync(p, json));
-    bytes += json.length;
+    const begun = receiptFds.get(session);
+    if (begun !== undefined) {
+      // Its parts are in the file: the last entries and the tail close it.
+      receiptFds.delete(session);
+      const tail = `${receipts.size > 0 ? `,${receiptEntries(receipts)}` : ''}]}`;
+      guarded(
+        session,
+        () => join(sessionDir(session), options.layout.receipts),
+        () => writeAll(begun, Buffer.from(tail, 'latin1')),
+      );
+      guarded(session, () => join(sessionDir(session), options.layout.receipts), () => closeSync(begun));
+      bytes += tail.length;
+    } else {
+      const json = receiptsJson(receipts);
+      guarded(session, () => join(sessionDir(session), options.layout.receipts), (p) => writeFileSync(p, json));
+      bytes += json.length;
+    }
     closed.push({ session, failure: failures.get(session) });
     failures.delete(session);
     madeDirs.delete(join(options.root, options.layout.sessions_dir, session));

@@ -183,7 +183,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       measures.loadUntil(origin_s + opts.arrivals.run_for_s);
       if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, origin_s, opts.arrivals.run_for_s / 2, opts.packet_ms, opts.inject_stall_ms, hold);
       const a = opts.arrivals;
-      // Sessions come and go for as long as the run lasts: each one's packets go to samples.msgpack as it ends.
+      // Sessions come and go for as long as the run lasts: each one's packets go to samples.msgpack a part at a time and as it ends.
       samples.spillTo((bytes) => writer.append(RUN_FILES.samples, bytes));
       await writeFile(runFile(opts.output, 'sessions'), '');
       const mean_s = meanDurationS(a.duration);
@@ -205,6 +205,8 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       }
 
       ctx.allSent?.expect(opened.length);
+      // A session's packets go to samples.msgpack a part at a time as it streams (a run of hours holds one part of each).
+      samples.spillTo((bytes) => writer.append(RUN_FILES.samples, bytes));
       // A launched child takes the launcher's start time, unless it is interrupted while waiting for it.
       // This host's wall clock (a test may set it off), and its offset to the reference when there is one.
       const wall = () => performance.timeOrigin + performance.now() + opts.clock_offset_ms;
@@ -290,7 +292,7 @@ export async function runCommand(given: RunOptions, io: RunIo, clock: Clock = mo
       ...(behaviour ? [writeFile(runFile(opts.output, 'turns'), behaviour.turns_jsonl), writeFile(runFile(opts.output, 'speech'), behaviour.speech_jsonl)] : []),
       writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1)),
       writeFile(runFile(opts.output, 'run'), JSON.stringify(runJson, null, 1)),
-      // After the sessions spilled as they ended (the writer is closed: they are on disk), the value with the histograms.
+      // After the sessions' parts spilled as they went (the writer is closed: they are on disk), the value with the histograms.
       (samples.spilled > 0 ? appendFile : writeFile)(runFile(opts.output, 'samples'), encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined, behaviour?.parts))),
       writeFile(runFile(opts.output, 'timeline'), JSON.stringify({ ...measures.timeline.toFile(), ...(stallMarks ? { stalls: stallMarks } : {}) })),
       ...(ended ? [] : [writeFile(runFile(opts.output, 'sessions'), sessionLines(results))]),
