@@ -108,7 +108,8 @@ export class ConversationPlayer implements PacketSource {
   /** Played once, its last step is over: the input ended before packet `over_at`. */
   private over_at: number | null = null;
   /** The packet whose send start `inputOverAt` read, and that time: packetBase64 decides on the same. */
-  private asked: { seq: number; t_s: number } | null = null;
+  private asked_seq = -1;
+  private asked_t_s = 0;
 
   constructor(
     private readonly script: ConversationScript,
@@ -154,7 +155,8 @@ export class ConversationPlayer implements PacketSource {
     if (!this.once) return false;
     if (this.over_at === null) {
       const t_s = this.now_s();
-      this.asked = { seq, t_s };
+      this.asked_seq = seq;
+      this.asked_t_s = t_s;
       this.advance(t_s);
       if (this.over_at === null && this.index >= this.script.steps.length) this.over_at = seq;
     }
@@ -163,7 +165,7 @@ export class ConversationPlayer implements PacketSource {
 
   /** Packet `seq`, decided now: called once per packet, in order, at its send start. */
   packetBase64(seq: number): Buffer {
-    const t_s = this.asked?.seq === seq ? this.asked.t_s : this.now_s();
+    const t_s = this.asked_seq === seq ? this.asked_t_s : this.now_s();
     this.advance(t_s);
     // Played once and over (a caller that did not ask inputOverAt): silence to the end.
     if (this.index >= this.script.steps.length) return seq === this.packet_count - 1 && this.tail_bytes > 0 ? this.tailSilence : this.silence;

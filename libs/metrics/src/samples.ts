@@ -1,6 +1,6 @@
 import type { BehaviourParts } from './behaviour';
 import { Packr } from 'msgpackr';
-import { deviationMs } from '@duplex-bench/pacer';
+import { deviationMs, staggeredFirst } from '@duplex-bench/pacer';
 import { createUsHistogram, encodeHistogram, recordMs, type Histogram } from './histogram';
 import type { PacketTimes, PacingRecorder } from './pacing-recorder';
 
@@ -30,7 +30,7 @@ export interface SamplesFile {
 
 /**
  * A session's packets kept before they go to the spill as one part (`spillTo`): 1,024 packets, 82 s
- * at 80 ms, 36 KiB (a session's first part is shorter: `SampleStore.open`). A session that streams
+ * at 80 ms, 36 KiB (a session's first part is shorter: `staggeredFirst`). A session that streams
  * for an hour holds at most this many, and its arrays are reused for the next part, never grown past it.
  */
 export const SAMPLES_PART_PACKETS = 1024;
@@ -41,6 +41,8 @@ class Column {
   f = new Float64Array(64 * 4);
   /** Send start of the session's packet 0 (every part's deviations are from it); NaN before it. */
   origin_s = NaN;
+  /** Parts of it that went to the spill. */
+  parts = 0;
 
   /**
    * `end` hands the column to its store (which spills it or keeps it); `full`, when `first_part`
@@ -106,34 +108,29 @@ export class SampleStore {
   }
 
   open(session_id: string): SampleColumn {
-    // Sessions that start together would fill their parts at the same tick; their first parts
-    // differ in length (half a part to a whole), so their encodings fall on different ticks.
-    const first_part = SAMPLES_PART_PACKETS / 2 + ((this.opened++ * 97) % (SAMPLES_PART_PACKETS / 2));
+    // Sessions that start together would fill their parts at the same tick: their first parts differ in length.
     const column = new Column(
       (ended) => {
         if (!this.spill || this.sessions.get(session_id) !== ended) return;
-        if (ended.size > 0 || this.spilledOf.get(session_id) !== true) this.spillPart(session_id, ended);
+        // Its last part; a session that sent nothing is one empty value, as before parts.
+        if (ended.size > 0 || ended.parts === 0) this.spillPart(session_id, ended);
         this.sessions.delete(session_id);
-        this.spilledOf.delete(session_id);
       },
       (full) => {
-        if (!this.spill || this.sessions.get(session_id) !== full) return;
-        this.spillPart(session_id, full);
-        this.spilledOf.set(session_id, true);
+        if (this.spill && this.sessions.get(session_id) === full) this.spillPart(session_id, full);
       },
-      first_part,
+      staggeredFirst(this.opened++, SAMPLES_PART_PACKETS),
     );
     this.sessions.set(session_id, column);
     return column;
   }
 
-  /** Sessions that spilled a part and are still open. */
-  private readonly spilledOf = new Map<string, boolean>();
   private opened = 0;
 
   private spillPart(id: string, c: Column): void {
     (this.spill as (bytes: Uint8Array) => void)(encodeSessionColumns(this.sessionColumns(id) as SessionSampleColumns));
     c.size = 0;
+    c.parts++;
     this.spilled++;
   }
 

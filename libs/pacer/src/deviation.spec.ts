@@ -1,4 +1,4 @@
-import { deviationMs, isLate, spreadStarts } from './deviation';
+import { deviationMs, isLate, spreadStarts, staggeredFirst } from './deviation';
 
 describe('deviation', () => {
   it('measures from the send start of packet 0', () => {
@@ -13,5 +13,14 @@ describe('deviation', () => {
   it('spreads starts evenly over the spread window', () => {
     expect(spreadStarts(1, 4, 80)).toEqual([1, 1.02, 1.04, 1.06]);
     expect(spreadStarts(1, 2, 0)).toEqual([1, 1]);
+  });
+});
+
+describe('staggeredFirst', () => {
+  it('gives jobs started together first lengths from half to whole, a different one for each of as many as half the length', () => {
+    const firsts = Array.from({ length: 512 }, (_, n) => staggeredFirst(n, 1024));
+    expect(new Set(firsts).size).toBe(512);
+    expect(Math.min(...firsts)).toBe(512);
+    expect(Math.max(...firsts)).toBeLessThan(1024);
   });
 });

@@ -4,7 +4,7 @@ export { DeadlineScheduler } from './deadline-scheduler';
 export type { DeadlineCallback, DeadlineSchedulerOptions, DeadlineSchedulerStats } from './deadline-scheduler';
 export { ticks } from './ticks';
 export type { Tick, TicksOptions } from './ticks';
-export { deviationMs, isLate, spreadStarts } from './deviation';
+export { deviationMs, isLate, spreadStarts, staggeredFirst } from './deviation';
 export { scheduleStall } from './stall';
 export { after, every } from './waits';
 export { exponential, lognormal, seeded } from './random';

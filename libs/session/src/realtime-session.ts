@@ -590,7 +590,15 @@ export class RealtimeSession {
     const due = ticks(scheduler, { start_s, period_ms: packets.packet_ms, count: packets.packet_count });
     // A source that ends as it plays (a conversation played once) ends the ticks where it says.
     const inputOverAt = packets.inputOverAt?.bind(packets);
-    return (inputOverAt ? due.pipe(takeWhile((tick) => !(this.inputOver = inputOverAt(tick.seq)))) : due).pipe(
+    const input = inputOverAt
+      ? due.pipe(
+          takeWhile((tick) => {
+            this.inputOver = inputOverAt(tick.seq);
+            return !this.inputOver;
+          }),
+        )
+      : due;
+    return input.pipe(
       sendAppends(this.conn, flow, packets, prefix, clock),
       traceReceipts(this.sink),
       recordPacing(pacing, this.ctx.samples.open(this.id)),

@@ -20,14 +20,9 @@ export function receiptsJson(block: ReceiptBlock): string {
 /**
  * A session's receipts kept before they go to the writer thread as a part: 1,024 (82 s at 80 ms).
  * The thread writes the file's head and the parts as they come, and its tail at the session's end,
- * so a session of hours holds at most a part. A session's first part is shorter (`firstPart`).
+ * so a session of hours holds at most a part. A session's first part is shorter (pacer's `staggeredFirst`).
  */
 export const RECEIPTS_PART = 1024;
-
-/** The first part's length for the `n`th session opened: half a part to a whole, so sessions opened together hand theirs over on different ticks. */
-export function firstPart(n: number): number {
-  return RECEIPTS_PART / 2 + ((n * 97) % (RECEIPTS_PART / 2));
-}
 
 /** Receipts of one session in columns, grown by doubling: no object per packet is kept. */
 export class ReceiptColumns {

@@ -2,10 +2,10 @@ import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import type { FromWorker, RecordChunks, SessionEnd, SessionLines, ToWorker, TraceLayout, TraceMode, WorkerOptions } from './messages';
-import { firstPart, RECEIPTS_PART, ReceiptColumns } from './receipts-json';
+import { RECEIPTS_PART, ReceiptColumns } from './receipts-json';
 import { startWorker } from './start-worker';
 import { LineChunks } from './line-chunks';
-import { nodeTimerHost, type TimerHost } from '@duplex-bench/pacer';
+import { nodeTimerHost, staggeredFirst, type TimerHost } from '@duplex-bench/pacer';
 
 /** What the receipts file keeps of one append. */
 export interface ReceiptTimes {
@@ -223,7 +223,7 @@ export class TraceWriter extends EventEmitter {
   }
 
   openSession(id: string): SessionTraceSink {
-    const s: OpenSession = { id, slot: this.nextSlot++ % FLUSH_SLOTS, lines: new LineChunks(), receipts: new ReceiptColumns(), part: firstPart(this.opened++), closing: false };
+    const s: OpenSession = { id, slot: this.nextSlot++ % FLUSH_SLOTS, lines: new LineChunks(), receipts: new ReceiptColumns(), part: staggeredFirst(this.opened++, RECEIPTS_PART), closing: false };
     this.sessions.set(id, s);
     const tracing = this.options.mode !== 'off';
     return {
