@@ -204,7 +204,7 @@ export function report(options: Options, results: RunResult[]): string {
     parts.push(
       [
         'Both run against `serve --profile nemotron --conversation default --respond-after-ms 400 --stop-after-ms 200`;',
-        'probe-talk streams silence (the mock never answers), probe-conversation follows `--conversation default` (it decodes every',
+        'probe-talk streams silence (the mock hears no turn, so it never answers, but it streams its output units, silent, all the same: as many audio deltas as the conversation receives), probe-conversation follows `--conversation default` (it decodes every',
         "received audio delta for the playout's live estimate and hands it to the voice activity thread). A ratio above 1× is what the conversation costs.",
       ].join(' '),
     );
