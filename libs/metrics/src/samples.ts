@@ -265,19 +265,17 @@ export function decodeSamples(bytes: Buffer): SamplesFile {
   const raw = values[values.length - 1];
   if (raw?.format !== 'duplex-bench.samples') throw new Error('not a duplex-bench samples file');
   const parts = new Map<string, SessionSampleColumns[]>();
+  const add = (raw_columns: RawColumns) => {
+    const columns = typedColumns(raw_columns);
+    const of = parts.get(columns.id);
+    if (of) of.push(columns);
+    else parts.set(columns.id, [columns]);
+  };
   for (const v of values.slice(0, -1)) {
     if (!v.session) throw new Error('not a duplex-bench samples file: a value before the last is not a session');
-    const columns = typedColumns(v.session);
-    const of = parts.get(columns.id);
-    if (of) of.push(columns);
-    else parts.set(columns.id, [columns]);
+    add(v.session);
   }
   const { sessions, ...rest } = raw as Omit<SamplesFile, 'sessions'> & { sessions: RawColumns[] };
-  for (const s of sessions) {
-    const columns = typedColumns(s);
-    const of = parts.get(columns.id);
-    if (of) of.push(columns);
-    else parts.set(columns.id, [columns]);
-  }
+  sessions.forEach(add);
   return { ...rest, sessions: [...parts.values()].map(joinParts) };
 }

@@ -62,6 +62,26 @@ function writeChunk(fd: number, chunk: Uint8Array): number {
   return slim.length;
 }
 
+/** The open file of `key` in `fds`, opened (with `flags`) the first time. */
+function openOnce(fds: Map<string, number>, key: string, path: string, flags: 'a' | 'w'): number {
+  let fd = fds.get(key);
+  if (fd === undefined) {
+    fd = openSync(path, flags);
+    fds.set(key, fd);
+  }
+  return fd;
+}
+
+/** Closes a session's file, whatever failed before it (no descriptor is left open); a failure to close is its first only if it had none. */
+function closeFile(session: string, fd: number, path: string): void {
+  try {
+    closeSync(fd);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (!failures.has(session)) failures.set(session, { path: e.path ?? path, errno: e.code, message: e.message });
+  }
+}
+
 function writeAll(fd: number, bytes: Uint8Array): void {
   let off = 0;
   while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
@@ -81,11 +101,7 @@ function onBatch(message: Extract<ToWorker, { kind: 'batch' }>): void {
       session,
       () => join(sessionDir(session), options.layout.trace),
       (path) => {
-        let fd = traceFds.get(session);
-        if (fd === undefined) {
-          fd = openSync(path, 'a');
-          traceFds.set(session, fd);
-        }
+        const fd = openOnce(traceFds, session, path, 'a');
         for (const chunk of chunks) bytes += writeChunk(fd, chunk);
       },
     );
@@ -94,11 +110,7 @@ function onBatch(message: Extract<ToWorker, { kind: 'batch' }>): void {
   for (const { file, chunks } of message.records) {
     const path = join(options.root, file);
     try {
-      let fd = recordFds.get(path);
-      if (fd === undefined) {
-        fd = openSync(path, 'a');
-        recordFds.set(path, fd);
-      }
+      const fd = openOnce(recordFds, path, path, 'a');
       for (const chunk of chunks) {
         writeAll(fd, chunk);
         bytes += chunk.length;
@@ -116,22 +128,19 @@ function onBatch(message: Extract<ToWorker, { kind: 'batch' }>): void {
       session,
       () => join(sessionDir(session), options.layout.receipts),
       (path) => {
-        let fd = receiptFds.get(session);
-        if (fd === undefined) {
-          fd = openSync(path, 'w');
-          receiptFds.set(session, fd);
-          writeAll(fd, Buffer.from(`{"appends":[${entries}`, 'latin1'));
-        } else writeAll(fd, Buffer.from(`,${entries}`, 'latin1'));
+        const first = !receiptFds.has(session);
+        writeAll(openOnce(receiptFds, session, path, 'w'), Buffer.from(first ? `{"appends":[${entries}` : `,${entries}`, 'latin1'));
       },
     );
     bytes += entries.length + 1;
   }
   const closed: Array<{ session: string; failure?: WriteFailure }> = [];
   for (const { session, receipts } of message.ends) {
+    const dir = join(options.root, options.layout.sessions_dir, session);
     const fd = traceFds.get(session);
     if (fd !== undefined) {
       traceFds.delete(session);
-      guarded(session, () => join(options.root, options.layout.sessions_dir, session, options.layout.trace), () => closeSync(fd));
+      closeFile(session, fd, join(dir, options.layout.trace));
     }
     const begun = receiptFds.get(session);
     if (begun !== undefined) {
@@ -140,10 +149,10 @@ function onBatch(message: Extract<ToWorker, { kind: 'batch' }>): void {
       const tail = `${receipts.size > 0 ? `,${receiptEntries(receipts)}` : ''}]}`;
       guarded(
         session,
-        () => join(sessionDir(session), options.layout.receipts),
+        () => join(dir, options.layout.receipts),
         () => writeAll(begun, Buffer.from(tail, 'latin1')),
       );
-      guarded(session, () => join(sessionDir(session), options.layout.receipts), () => closeSync(begun));
+      closeFile(session, begun, join(dir, options.layout.receipts));
       bytes += tail.length;
     } else {
       const json = receiptsJson(receipts);
@@ -152,7 +161,7 @@ function onBatch(message: Extract<ToWorker, { kind: 'batch' }>): void {
     }
     closed.push({ session, failure: failures.get(session) });
     failures.delete(session);
-    madeDirs.delete(join(options.root, options.layout.sessions_dir, session));
+    madeDirs.delete(dir);
   }
   post({ kind: 'batch_done', batch: message.batch, bytes, write_ms: performance.now() - started, closed, ...(record_failure ? { record_failure } : {}) });
 }
