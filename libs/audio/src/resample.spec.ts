@@ -1,4 +1,4 @@
-import { FILE_QUALITY, Resampler, VAD_QUALITY, resampleAll } from './resample';
+import { FILE_QUALITY, LinearResampler, Resampler, VAD_QUALITY, linearKeepsVadBand, resampleAll } from './resample';
 
 function sine(freq_hz: number, rate: number, n: number): Float32Array {
   return Float32Array.from({ length: n }, (_, i) => 0.5 * Math.sin((2 * Math.PI * freq_hz * i) / rate));
@@ -46,5 +46,34 @@ describe('Resampler', () => {
   it('refuses rates that are not positive whole numbers', () => {
     expect(() => new Resampler(22050.5, 16000)).toThrow(RangeError);
     expect(() => new Resampler(16000, 0)).toThrow('cannot resample 16000 Hz to 0 Hz');
+  });
+});
+
+describe('LinearResampler', () => {
+  const ramp = Int16Array.from({ length: 2205 }, (_, i) => ((i * 37) % 4001) - 2000);
+
+  it('gives output n at input time n × from / to, between its two neighbours', () => {
+    const out = new LinearResampler(24000, 16000).push(Int16Array.from([0, 300, 600, 900, 1200, -600, 0]));
+    // Outputs at inputs 0, 1.5, 3 and 4.5; the next, at 6, needs input 7: 4 outputs of 7 inputs.
+    expect(Array.from(out)).toEqual([0, 450, 900, 300]);
+    // Upsampling: 8,000 to 16,000 puts a sample halfway between each pair.
+    expect(Array.from(new LinearResampler(8000, 16000).push(Int16Array.from([0, 100, -100])))).toEqual([0, 50, 100, 0]);
+  });
+
+  it('gives the same samples fed in chunks of any size as in one piece, at 22,050 and 24,000 Hz', () => {
+    for (const rate of [22050, 24000]) {
+      const whole = Array.from(new LinearResampler(rate, 16000).push(ramp));
+      const r = new LinearResampler(rate, 16000);
+      const chunked: number[] = [];
+      for (let at = 0, size = 1; at < ramp.length; at += size, size = (size * 7) % 331 || 1) chunked.push(...r.push(ramp.subarray(at, at + size)));
+      expect(chunked).toEqual(whole);
+      // Every output but the last, which would need input past the end.
+      expect(whole.length).toBe(Math.ceil(((ramp.length - 1) * 16000) / rate));
+    }
+  });
+
+  it('is used for the VAD only where its aliases land above the 4 kHz libfvad reads', () => {
+    expect([16000, 22050, 24000, 32000, 44100].map((rate) => linearKeepsVadBand(rate, 16000))).toEqual([true, true, true, false, false]);
+    expect(linearKeepsVadBand(16000, 8000)).toBe(false);
   });
 });

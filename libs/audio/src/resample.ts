@@ -19,9 +19,10 @@ export interface ResampleQuality {
 export const FILE_QUALITY: ResampleQuality = { zero_crossings: 32, rolloff: 0.9, kaiser_beta: 8.6 };
 
 /**
- * For the voice activity detector, which runs at 8 kHz and keeps only 0-4 kHz: 2 zero crossings,
- * 14 taps from 22,050 Hz. Tones at 6 and 10 kHz taken from 22,050 to 8,000 Hz stay 34 and 62 dB
- * down (resample.spec.ts). Against 3 zero crossings (20 taps) the VAD finds the same spans of the
+ * For the voice activity detector where linear interpolation would fold into the 0-4 kHz it reads
+ * (inputs above 24 kHz), or where its settings ask for `resampler: 'sinc'`: 2 zero crossings, 14
+ * taps from 22,050 to 8,000 Hz (its default before the linear front end). Tones at 6 and 10 kHz
+ * taken from 22,050 to 8,000 Hz stay 34 and 62 dB down (resample.spec.ts). Against 3 zero crossings (20 taps) the VAD finds the same spans of the
  * committed speech at 16 to 48 kHz (within 9 ms of their bounds) and calls the same tones and
  * noise speech or not; its thread took 0.65× the CPU in a 512-session conversation run
  * (docs/performance.md, "Conversations: what the VAD costs").
@@ -254,4 +255,94 @@ export function resampleAll(samples: Float32Array, from_rate: number, to_rate: n
 export function resamplePcm16(pcm16: Buffer, from_rate: number, to_rate: number, quality: ResampleQuality = FILE_QUALITY): Buffer {
   if (from_rate === to_rate) return Buffer.from(pcm16.subarray(0, pcm16.length - (pcm16.length % 2)));
   return floatToPcm16(resampleAll(pcm16ToFloat(pcm16), from_rate, to_rate, quality));
+}
+
+/**
+ * Outputs k0 … count - 1 of a linear interpolation: output k reads input first + floor((phase + k ×
+ * down) / up) and the one after. The numerator is a whole number, so its quotient by up is floored
+ * exactly once half is added (truncation floors: it is positive); each output's fraction is the
+ * same float however the input was cut.
+ */
+function interpolate(input: Int16Array, first: number, phase: number, up: number, down: number, out: Int16Array, k0: number, count: number): void {
+  const inv_up = 1 / up;
+  for (let k = k0; k < count; k++) {
+    const num = phase + k * down;
+    const q = ((num + 0.5) * inv_up) | 0;
+    const a = input[first + q];
+    // Rounded half up, as Math.round rounds, by truncating a positive number: Math.round made this
+    // loop 2.6x as slow (15.5 against 6.0 ns an output at 22,050 Hz, interleaved, a throwaway loop).
+    out[k] = ((a + (input[first + q + 1] - a) * (num - q * up) * inv_up + 32768.5) | 0) - 32768;
+  }
+}
+
+/**
+ * Linear interpolation of PCM16 at the exact rational ratio of two rates, streaming, for the voice
+ * activity detector only: two multiply-adds an output and no filter. It does not band-limit. From
+ * 22,050 or 24,000 Hz to 16 kHz, input above 8 kHz folds to 16,000 - f (4-8 kHz), above the 0-4 kHz
+ * that libfvad reads (its own half-band split takes 16 kHz to 8); the interpolation's images of
+ * 2-10 kHz input fold into 0-4 kHz, 5 to 20 dB down (the triangle's sinc² response). Speech has
+ * little there: the VAD finds the same spans of the committed speech as through the windowed sinc
+ * (voice-activity.spec.ts), at 0.52-0.55x of its CPU (docs/performance.md). Output n sits at input
+ * time n × from / to and needs the input after it, so a stream's last output is not given.
+ */
+export class LinearResampler {
+  private readonly up: number;
+  private readonly step_i: number;
+  private readonly step_phase: number;
+  /** Input index (absolute) of the next output's left neighbour, and its distance past it in 1/up. */
+  private i0 = 0;
+  private phase = 0;
+  private received = 0;
+  /** The input sample at received - 1. */
+  private last = 0;
+  private out = new Int16Array(0);
+
+  constructor(
+    readonly from_rate: number,
+    readonly to_rate: number,
+  ) {
+    if (!(Number.isInteger(from_rate) && from_rate > 0 && Number.isInteger(to_rate) && to_rate > 0)) {
+      throw new RangeError(`cannot resample ${from_rate} Hz to ${to_rate} Hz: rates are positive whole numbers`);
+    }
+    const g = gcd(from_rate, to_rate);
+    this.up = to_rate / g;
+    const down = from_rate / g;
+    this.step_i = Math.floor(down / this.up);
+    this.step_phase = down - this.step_i * this.up;
+  }
+
+  /** Takes the next input samples; returns the outputs they complete, in a view that the next push overwrites. */
+  push(input: Int16Array): Int16Array {
+    const base = this.received;
+    this.received += input.length;
+    const up = this.up;
+    const down = this.step_i * up + this.step_phase;
+    // Output k from now reads inputs i0 + floor((phase + k × down) / up) and the one after; it is
+    // complete while that one has come: k < ((end - 1 - i0) × up - phase) / down.
+    const count = Math.max(0, Math.ceil(((this.received - 1 - this.i0) * up - this.phase) / down));
+    if (this.out.length < count) this.out = new Int16Array(count * 2);
+    const out = this.out;
+    const inv_up = 1 / up;
+    let k = 0;
+    // Only an output whose left neighbour came in the push before (i0 = base - 1) reads `last`.
+    for (; k < count && this.i0 + Math.floor((this.phase + k * down) * inv_up + 0.5 * inv_up) < base; k++) {
+      const phase = (this.phase + k * down) % up;
+      out[k] = ((this.last + (input[0] - this.last) * phase * inv_up + 32768.5) | 0) - 32768;
+    }
+    interpolate(input, this.i0 - base, this.phase, up, down, out, k, count);
+    const total = this.phase + count * down;
+    this.i0 += Math.floor(total / up);
+    this.phase = total % up;
+    if (input.length > 0) this.last = input[input.length - 1];
+    return out.subarray(0, count);
+  }
+}
+
+/**
+ * Whether the VAD takes `from_rate` to `to_rate` by linear interpolation: where what folds straight
+ * down (input above to_rate / 2) lands above the 4 kHz libfvad reads, so at to_rate - from_rate / 2
+ * or higher. To 16 kHz, inputs up to 24,000 Hz; 44,100 or 48,000 Hz would fold at full strength.
+ */
+export function linearKeepsVadBand(from_rate: number, to_rate: number): boolean {
+  return from_rate <= to_rate || to_rate - from_rate / 2 >= 4000;
 }

@@ -35,6 +35,15 @@ describe('speech spans on received audio', () => {
     for (const seed of [1, 2, 3]) expect(await speechSpans(whiteNoise(-60, rate, 5, seed * 7919), rate)).toEqual([]);
   });
 
+  it.each([22050, 24000])('finds the same spans through linear interpolation to 16 kHz as through the windowed sinc to 8 kHz, at %d Hz', async (rate) => {
+    const { pcm, bounds } = await conversation(rate, [1000, 'q1', 1200, 'stop', 400, 'mhm', 1000, 'q2', 700, 'answer', 500]);
+    const linear = await speechSpans(pcm, rate);
+    const sinc = await speechSpans(pcm, rate, voiceActivitySettings({ sample_rate: 8000, resampler: 'sinc' }));
+    // Measured: the same frames at 22,050 Hz; at 24,000 Hz one span ends a frame (10 ms) later.
+    expect(worstError(linear, sinc)).toBeLessThanOrEqual(10);
+    expect(worstError(linear, bounds)).toBeLessThanOrEqual(25);
+  });
+
   it('gives the same spans fed chunk by chunk, in chunks of any size (odd bytes too), as in one piece', async () => {
     const rate = 24000;
     const { pcm } = await conversation(rate, [300, 'stop', 400, 'mhm', 500]);
@@ -58,7 +67,8 @@ describe('voice activity settings', () => {
       engine_version: installed.version,
       mode: 3,
       frame_ms: 10,
-      sample_rate: 8000,
+      sample_rate: 16000,
+      resampler: 'linear',
       hangover_ms: 90,
       merge_ms: 500,
       min_span_ms: 50,
@@ -73,7 +83,7 @@ describe('voice activity settings', () => {
   });
 
   it('refuses settings libfvad does not take, with a coded error', async () => {
-    const bad = [{ mode: 4 }, { frame_ms: 15 }, { sample_rate: 22050 }, { merge_ms: -1 }] as Array<Partial<typeof VOICE_ACTIVITY_DEFAULTS>>;
+    const bad = [{ mode: 4 }, { frame_ms: 15 }, { sample_rate: 22050 }, { resampler: 'cubic' }, { merge_ms: -1 }] as Array<Partial<typeof VOICE_ACTIVITY_DEFAULTS>>;
     for (const changes of bad) {
       const err = await SpeechDetector.open(16000, voiceActivitySettings(changes)).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(VoiceActivityError);

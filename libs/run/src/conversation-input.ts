@@ -31,7 +31,7 @@ export interface ConversationRecord {
 
 /** The model speech spans the behaviour figures read, as every figure states its origin. */
 export function modelSpeechOrigin(v: VoiceActivitySettings): string {
-  return `client playout clock: each received audio chunk plays from its receipt, after the one before (a gap is silence); speech by ${v.engine} mode ${v.mode}, ${v.frame_ms} ms frames at ${v.sample_rate} Hz, in the voice activity thread; spans closer than ${v.merge_ms} ms merged (a session whose VAD failed falls back to chunks above ${VOICED_DBFS} dBFS, said in sessions.jsonl)`;
+  return `client playout clock: each received audio chunk plays from its receipt, after the one before (a gap is silence); speech by ${v.engine} mode ${v.mode}, ${v.frame_ms} ms frames at ${v.sample_rate} Hz (other rates taken there by ${v.resampler === 'linear' ? 'linear interpolation up to 24 kHz, a windowed sinc above' : 'a windowed sinc'}), in the voice activity thread; spans closer than ${v.merge_ms} ms merged (a session whose VAD failed falls back to chunks above ${VOICED_DBFS} dBFS, said in sessions.jsonl)`;
 }
 
 /**
