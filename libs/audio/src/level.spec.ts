@@ -1,4 +1,4 @@
-import { base64Dbfs, VOICED_DBFS, pcm16Dbfs, pcm16Rms } from './level';
+import { base64Dbfs, isZeroBase64, VOICED_DBFS, pcm16Dbfs, pcm16Rms } from './level';
 import { speech, whiteNoise } from './signals.spec-helpers';
 
 function pcmOf(samples: number[]): Buffer {
@@ -71,5 +71,24 @@ describe('base64Dbfs', () => {
       const b64 = Buffer.from(Buffer.from(Array.from({ length: bytes }, next)).toString('base64'), 'latin1');
       expect(base64Dbfs(b64)).toBeCloseTo(reference(b64), 9);
     }
+  });
+});
+
+describe('isZeroBase64', () => {
+  const b64 = (bytes: Buffer) => Buffer.from(bytes.toString('base64'), 'latin1');
+
+  it('tells digital silence from any chunk with one byte that is not zero, for every padding', () => {
+    for (const n of [0, 1, 2, 3, 4, 5, 3528, 3529, 3530, 9000]) {
+      expect(isZeroBase64(b64(Buffer.alloc(n)))).toBe(true);
+      for (const at of n > 0 ? [0, Math.floor(n / 2), n - 1] : []) {
+        const pcm = Buffer.alloc(n);
+        pcm[at] = 1;
+        expect(isZeroBase64(b64(pcm))).toBe(false);
+      }
+    }
+    // A view into a larger message, as the loop hands it over.
+    const message = Buffer.from(`{"delta":"${Buffer.alloc(12).toString('base64')}","x":"AAAB"}`, 'latin1');
+    expect(isZeroBase64(message.subarray(10, 26))).toBe(true);
+    expect(isZeroBase64(message.subarray(10, 40))).toBe(false);
   });
 });

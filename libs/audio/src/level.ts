@@ -107,3 +107,17 @@ export function base64Dbfs(b64: Uint8Array): number {
   if (sum === 0) return -Infinity;
   return 10 * Math.log10(sum / count / (32768 * 32768));
 }
+
+/** 'A' repeated: the base64 of zero bytes, grown as longer chunks come. */
+let zeroBase64 = Buffer.alloc(0);
+
+/**
+ * Whether base64 text decodes to zero bytes only (digital silence, what a native full-duplex model
+ * sends between answers): every character 'A' but the '=' padding. A compare of the text, with no decoding.
+ */
+export function isZeroBase64(b64: Uint8Array): boolean {
+  let n = b64.length;
+  while (n > 0 && b64[n - 1] === 0x3d) n--;
+  if (zeroBase64.length < n) zeroBase64 = Buffer.alloc(Math.max(n, 2 * zeroBase64.length), 'A');
+  return Buffer.compare(b64.subarray(0, n), zeroBase64.subarray(0, n)) === 0;
+}

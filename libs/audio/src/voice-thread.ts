@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
+import { isZeroBase64 } from './level';
 import type { PlayedSpan } from './playout';
 import { VOICE_ACTIVITY_DEFAULTS, type VoiceActivitySettings } from './voice-activity';
 import type { FromVoiceWorker, ToVoiceWorker, VoiceWorkerOptions } from './voice-messages';
@@ -15,8 +16,12 @@ const ANSWER_MS = 30_000;
 
 /** One session's model audio, sent to the voice activity thread; its speech spans when it ends. */
 export interface VoiceSession {
-  /** A received chunk, PCM16 LE mono at `sample_rate` as base64 text bytes (decoded in the thread), received at `received_s`. */
-  add(received_s: number, base64: Uint8Array, sample_rate: number): void;
+  /**
+   * A received chunk, PCM16 LE mono at `sample_rate` as base64 text bytes (decoded in the thread),
+   * received at `received_s`; `silent` when the caller found it digital silence (isZeroBase64), else
+   * it is looked at here.
+   */
+  add(received_s: number, base64: Uint8Array, sample_rate: number, silent?: boolean): void;
   /** The session's model speech spans on the playout clock, seconds; rejects when the VAD could not run. */
   end(): Promise<PlayedSpan[]>;
 }
@@ -32,6 +37,7 @@ export class VoiceThread {
   private batch: Buffer = Buffer.allocUnsafeSlow(BATCH_START_BYTES);
   private bytes = 0;
   private lengths: number[] = [];
+  private silent: number[] = [];
   private sessions: string[] = [];
   private received: number[] = [];
   private rates: number[] = [];
@@ -74,7 +80,7 @@ export class VoiceThread {
 
   session(id: string): VoiceSession {
     return {
-      add: (received_s, pcm, sample_rate) => this.add(id, received_s, pcm, sample_rate),
+      add: (received_s, pcm, sample_rate, silent) => this.add(id, received_s, pcm, sample_rate, silent ?? isZeroBase64(pcm)),
       end: () => this.end(id),
     };
   }
@@ -85,8 +91,10 @@ export class VoiceThread {
     await this.worker.terminate();
   }
 
-  private add(session: string, received_s: number, pcm: Uint8Array, sample_rate: number): void {
+  private add(session: string, received_s: number, pcm: Uint8Array, sample_rate: number, silent: boolean): void {
     if (pcm.length === 0) return;
+    // Digital silence goes as its length: half a native model's chunks, not copied, moved or decoded.
+    if (silent) return this.queue(session, received_s, sample_rate, 0, base64Bytes(pcm));
     if (this.bytes + pcm.length > this.batch.length) {
       const larger = Buffer.allocUnsafeSlow(Math.max(2 * this.batch.length, this.bytes + pcm.length));
       this.batch.copy(larger, 0, 0, this.bytes);
@@ -94,7 +102,12 @@ export class VoiceThread {
     }
     this.batch.set(pcm, this.bytes);
     this.bytes += pcm.length;
-    this.lengths.push(pcm.length);
+    this.queue(session, received_s, sample_rate, pcm.length, 0);
+  }
+
+  private queue(session: string, received_s: number, sample_rate: number, length: number, silent_bytes: number): void {
+    this.lengths.push(length);
+    this.silent.push(silent_bytes);
     this.sessions.push(session);
     this.received.push(received_s);
     this.rates.push(sample_rate);
@@ -105,7 +118,7 @@ export class VoiceThread {
   private flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.bytes === 0) return;
+    if (this.sessions.length === 0) return;
     // allocUnsafeSlow: the batch owns its ArrayBuffer (no pool), so it can be transferred as it is.
     const bytes = this.batch.buffer as ArrayBuffer;
     const message: ToVoiceWorker = {
@@ -115,12 +128,15 @@ export class VoiceThread {
       received_s: Float64Array.from(this.received),
       rates: Int32Array.from(this.rates),
       lengths: Int32Array.from(this.lengths),
+      silent_bytes: Int32Array.from(this.silent),
     };
-    this.worker.postMessage(message, [bytes, message.received_s.buffer as ArrayBuffer, message.rates.buffer as ArrayBuffer, message.lengths.buffer as ArrayBuffer]);
+    const moved = [message.received_s, message.rates, message.lengths, message.silent_bytes].map((a) => a.buffer as ArrayBuffer);
+    this.worker.postMessage(message, [bytes, ...moved]);
     // The next batch's buffer holds what this one did: a burst that grew it is not allocated every 50 ms after.
     this.batch = Buffer.allocUnsafeSlow(Math.max(BATCH_START_BYTES, this.bytes));
     this.bytes = 0;
     this.lengths = [];
+    this.silent = [];
     this.sessions = [];
     this.received = [];
     this.rates = [];
@@ -159,4 +175,11 @@ export class VoiceThread {
     for (const w of this.waiting.values()) w.reject(err);
     this.waiting.clear();
   }
+}
+
+/** The bytes that base64 text decodes to. */
+function base64Bytes(b64: Uint8Array): number {
+  const n = b64.length;
+  const padding = n > 0 && b64[n - 1] === 0x3d ? (n > 1 && b64[n - 2] === 0x3d ? 2 : 1) : 0;
+  return Math.floor((n * 3) / 4) - padding;
 }

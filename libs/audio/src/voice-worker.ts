@@ -46,9 +46,14 @@ function post(message: FromVoiceWorker): void {
   port?.postMessage(message);
 }
 
+/** `bytes` of digital silence: a view of one buffer of zeros, which nothing writes to. */
+function silence(bytes: number): Buffer {
+  if (zeros.length < bytes) zeros = Buffer.alloc(bytes * 2);
+  return zeros.subarray(0, bytes);
+}
+
 function isSilent(pcm: Buffer): boolean {
-  if (zeros.length < pcm.length) zeros = Buffer.alloc(pcm.length * 2);
-  return pcm.equals(zeros.subarray(0, pcm.length));
+  return pcm.equals(silence(pcm.length));
 }
 
 function then(p: Playout, step: () => void | Promise<void>): void {
@@ -63,7 +68,7 @@ function pushSilence(p: Playout, segment: Segment, seconds: number): void {
   segment.silent_s += seconds;
   then(p, async () => {
     const d = await segment.detector;
-    for (let left = bytes; left > 0; left -= p.rate * 2) d.push(Buffer.alloc(Math.min(left, p.rate * 2)));
+    for (let left = bytes; left > 0; left -= p.rate * 2) d.push(silence(Math.min(left, p.rate * 2)));
   });
 }
 
@@ -77,7 +82,8 @@ function closeSegment(p: Playout): void {
   });
 }
 
-function add(session: string, received_s: number, rate: number, pcm: Buffer): void {
+/** A received chunk; `silent` when it is known to be digital silence. */
+function add(session: string, received_s: number, rate: number, pcm: Buffer, silent = isSilent(pcm)): void {
   let p = sessions.get(session);
   if (!p) {
     p = { rate, played_until_s: received_s, segment: null, spans: [], queue: Promise.resolve() };
@@ -87,7 +93,6 @@ function add(session: string, received_s: number, rate: number, pcm: Buffer): vo
   const gap_s = start_s - p.played_until_s;
   // A chunk at another rate than the session's first is timed by its own rate and taken as is.
   p.played_until_s = start_s + pcm.length / 2 / rate;
-  const silent = isSilent(pcm);
   const segment = p.segment;
   if (segment && gap_s > 0) {
     const room = Math.max(0, CLOSE_AFTER_SILENCE_S - segment.silent_s);
@@ -118,6 +123,10 @@ port.on('message', (m: ToVoiceWorker) => {
     case 'chunks': {
       let at = 0;
       for (let i = 0; i < m.sessions.length; i++) {
+        if (m.silent_bytes[i] > 0) {
+          add(m.sessions[i], m.received_s[i], m.rates[i], silence(m.silent_bytes[i]), true);
+          continue;
+        }
         add(m.sessions[i], m.received_s[i], m.rates[i], Buffer.from(Buffer.from(m.bytes, at, m.lengths[i]).toString('latin1'), 'base64'));
         at += m.lengths[i];
       }
