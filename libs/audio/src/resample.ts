@@ -264,8 +264,9 @@ export function resamplePcm16(pcm16: Buffer, from_rate: number, to_rate: number,
  * that libfvad reads (its own half-band split takes 16 kHz to 8); the interpolation's images of
  * 2-10 kHz input fold into 0-4 kHz, 5 to 20 dB down (the triangle's sinc² response). Speech has
  * little there: the VAD finds the same spans of the committed speech as through the windowed sinc
- * (voice-activity.spec.ts), at 0.36-0.47x of its CPU (docs/performance.md). Output n sits at input
- * time n × from / to and needs the input after it, so a stream's last output is not given.
+ * (voice-activity.spec.ts), at 0.42-0.47x of its CPU at 22.05-24 kHz (tools/bench/vad.ts). Output
+ * n sits at input time n × from / to and needs the input after it, so a stream's last output is
+ * not given.
  *
  * The outputs repeat their pattern every `up` outputs (`down` inputs): one table gives each output
  * of a period its left neighbour and its weight in 1/32,768 (a weight within 1/65,536 of exact, so an

@@ -51,8 +51,9 @@ export function fvadHangoverMs(mode: 0 | 1 | 2 | 3, frame_ms: 10 | 20 | 30): num
  * the least noise speech (none in -60 dBFS white noise, where modes 0-2 call a frame). 16 kHz is
  * libfvad's common rate (it works at 8 kHz inside, after a half-band split of its own that is
  * cheaper than ours); 22.05 and 24 kHz reach it by linear interpolation, which finds the same spans
- * as the windowed sinc at 0.52-0.55x of the CPU (LinearResampler). min_span_ms 50: at the onset of noise at -50
- * to -30 dBFS libfvad calls its first frames speech while its noise model settles, which leaves
+ * as the windowed sinc to 8 kHz at 0.42-0.47x of the CPU (LinearResampler, tools/bench/vad.ts).
+ * min_span_ms 50: at the onset of noise at -50 to -30 dBFS libfvad calls its first frames speech
+ * while its noise model settles, which leaves
  * 10 ms spans once the hangover is off (15 of 15 runs at -50 dBFS); spoken words last far longer.
  */
 export function voiceActivitySettings(changes: Partial<VoiceActivitySettings> = {}): VoiceActivitySettings {

@@ -1,3 +1,4 @@
+import { isZeroBase64 } from './level';
 import { conversation } from './signals.spec-helpers';
 import { VoiceThread } from './voice-thread';
 
@@ -40,13 +41,24 @@ describe('VoiceThread', () => {
     try {
       const chunk = Math.round(rate * 0.08) * 2;
       const s = thread.session('s');
+      // The same audio, its chunks of digital silence sent as their length only, as the loop sends them.
+      const z = thread.session('z');
       let late = 0;
+      let silent = 0;
       for (let i = 0; i * chunk < pcm.length; i++) {
         // A 300 ms underrun just after stop.wav ends: mhm.wav plays 300 ms later than it would.
         if (i * chunk >= (bounds[1].end_ms / 1000 + 0.1) * rate * 2 && late === 0) late = 0.3;
-        s.add(20 + i * 0.08 + late, Buffer.from(pcm.subarray(i * chunk, Math.min(pcm.length, (i + 1) * chunk)).toString('base64'), 'latin1'), rate);
+        const part = pcm.subarray(i * chunk, Math.min(pcm.length, (i + 1) * chunk));
+        const b64 = Buffer.from(part.toString('base64'), 'latin1');
+        s.add(20 + i * 0.08 + late, b64, rate);
+        if (isZeroBase64(b64)) {
+          z.silence(20 + i * 0.08 + late, part.length, rate);
+          silent++;
+        } else z.add(20 + i * 0.08 + late, b64, rate);
       }
       const spans = await s.end();
+      expect(silent).toBeGreaterThan(30);
+      expect(await z.end()).toEqual(spans);
       // Each utterance its own span (the gaps between them pass 500 ms); mhm.wav 300 ms later for the underrun.
       const heard = [bounds[0], bounds[1], { start_ms: bounds[2].start_ms + 300, end_ms: bounds[2].end_ms + 300 }];
       expect(spans).toHaveLength(3);

@@ -1,6 +1,5 @@
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
-import { isZeroBase64 } from './level';
 import type { PlayedSpan } from './playout';
 import { VOICE_ACTIVITY_DEFAULTS, type VoiceActivitySettings } from './voice-activity';
 import type { FromVoiceWorker, ToVoiceWorker, VoiceWorkerOptions } from './voice-messages';
@@ -16,12 +15,10 @@ const ANSWER_MS = 30_000;
 
 /** One session's model audio, sent to the voice activity thread; its speech spans when it ends. */
 export interface VoiceSession {
-  /**
-   * A received chunk, PCM16 LE mono at `sample_rate` as base64 text bytes (decoded in the thread),
-   * received at `received_s`; `silent` when the caller found it digital silence (isZeroBase64), else
-   * it is looked at here.
-   */
-  add(received_s: number, base64: Uint8Array, sample_rate: number, silent?: boolean): void;
+  /** A received chunk, PCM16 LE mono at `sample_rate` as base64 text bytes (decoded in the thread), received at `received_s`. */
+  add(received_s: number, base64: Uint8Array, sample_rate: number): void;
+  /** A received chunk of digital silence (isZeroBase64), `bytes` of PCM16 LE: sent as its length only, not copied or decoded. */
+  silence(received_s: number, bytes: number, sample_rate: number): void;
   /** The session's model speech spans on the playout clock, seconds; rejects when the VAD could not run. */
   end(): Promise<PlayedSpan[]>;
 }
@@ -80,7 +77,10 @@ export class VoiceThread {
 
   session(id: string): VoiceSession {
     return {
-      add: (received_s, pcm, sample_rate, silent) => this.add(id, received_s, pcm, sample_rate, silent ?? isZeroBase64(pcm)),
+      add: (received_s, pcm, sample_rate) => this.add(id, received_s, pcm, sample_rate),
+      silence: (received_s, bytes, sample_rate) => {
+        if (bytes > 0) this.queue(id, received_s, sample_rate, 0, bytes);
+      },
       end: () => this.end(id),
     };
   }
@@ -91,10 +91,8 @@ export class VoiceThread {
     await this.worker.terminate();
   }
 
-  private add(session: string, received_s: number, pcm: Uint8Array, sample_rate: number, silent: boolean): void {
+  private add(session: string, received_s: number, pcm: Uint8Array, sample_rate: number): void {
     if (pcm.length === 0) return;
-    // Digital silence goes as its length: half a native model's chunks, not copied, moved or decoded.
-    if (silent) return this.queue(session, received_s, sample_rate, 0, base64Bytes(pcm));
     if (this.bytes + pcm.length > this.batch.length) {
       const larger = Buffer.allocUnsafeSlow(Math.max(2 * this.batch.length, this.bytes + pcm.length));
       this.batch.copy(larger, 0, 0, this.bytes);
@@ -175,11 +173,4 @@ export class VoiceThread {
     for (const w of this.waiting.values()) w.reject(err);
     this.waiting.clear();
   }
-}
-
-/** The bytes that base64 text decodes to. */
-function base64Bytes(b64: Uint8Array): number {
-  const n = b64.length;
-  const padding = n > 0 && b64[n - 1] === 0x3d ? (n > 1 && b64[n - 2] === 0x3d ? 2 : 1) : 0;
-  return Math.floor((n * 3) / 4) - padding;
 }

@@ -13,9 +13,14 @@ export function hearModel(playout: ModelPlayout, voice: VoiceSession | null, out
     const audio = modelAudioOf(e.frame);
     if (!audio) return;
     const rate = audio.sample_rate_hz ?? output_rate();
-    // Digital silence (a native model's between answers) is told by a compare of the text: not read for a level, nor sent.
-    const silent = isZeroBase64(audio.base64);
-    playout.add(e.received_s, base64ByteLength(audio.base64), rate, !silent && base64Dbfs(audio.base64) >= VOICED_DBFS);
-    voice?.add(e.received_s, audio.base64, rate, silent);
+    const bytes = base64ByteLength(audio.base64);
+    // Digital silence (a native model's between answers) is told by a compare of the text: not read for a level, and sent as its length.
+    if (isZeroBase64(audio.base64)) {
+      playout.add(e.received_s, bytes, rate, false);
+      voice?.silence(e.received_s, bytes, rate);
+      return;
+    }
+    playout.add(e.received_s, bytes, rate, base64Dbfs(audio.base64) >= VOICED_DBFS);
+    voice?.add(e.received_s, audio.base64, rate);
   };
 }
