@@ -22,10 +22,10 @@ export const FILE_QUALITY: ResampleQuality = { zero_crossings: 32, rolloff: 0.9,
  * For the voice activity detector where linear interpolation would fold into the 0-4 kHz it reads
  * (inputs above 24 kHz), or where its settings ask for `resampler: 'sinc'`: 2 zero crossings, 14
  * taps from 22,050 to 8,000 Hz (its default before the linear front end). Tones at 6 and 10 kHz
- * taken from 22,050 to 8,000 Hz stay 34 and 62 dB down (resample.spec.ts). Against 3 zero crossings (20 taps) the VAD finds the same spans of the
- * committed speech at 16 to 48 kHz (within 9 ms of their bounds) and calls the same tones and
- * noise speech or not; its thread took 0.65× the CPU in a 512-session conversation run
- * (docs/performance.md, "Conversations: what the VAD costs").
+ * taken from 22,050 to 8,000 Hz stay 34 and 62 dB down (resample.spec.ts). Against 3 zero
+ * crossings (20 taps) the VAD finds the same spans of the committed speech at 16 to 48 kHz (within
+ * 9 ms of their bounds) and calls the same tones and noise speech or not; its thread took 0.65× the
+ * CPU in a 512-session conversation run (docs/performance.md, "Conversations: what the VAD costs").
  */
 export const VAD_QUALITY: ResampleQuality = { zero_crossings: 2, rolloff: 0.9, kaiser_beta: 5 };
 
