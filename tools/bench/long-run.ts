@@ -2,7 +2,9 @@
  * Long runs in flat memory (issue: traffic like production). Two loads, each against a mock in its
  * own process started here, the compiled kit (`npm run build` first):
  *
- * - churn: `run --arrival-rate R --session-duration exp:MEAN` (R × MEAN Erlangs, 300 by default)
+ * - churn: `run --arrival-rate R --session-duration exp:MEAN` (R × MEAN Erlangs, 300 by default;
+ *   `--arrivals constant --durations fixed` holds exactly R × MEAN in flight, so the high-water mark
+ *   of sessions in flight, which RSS follows, cannot wander up)
  *   against the native nemotron mock for `--run-for` s: is it pacing-qualified, how much does the
  *   client's RSS grow per minute after the first minute (the summary's `rss`, least squares over
  *   1 s samples), and is the p99 pacing deviation of the last minute within 1.5× of the second's
@@ -11,6 +13,7 @@
  *   whether requests.jsonl holds every request sent.
  *
  *   node --import tsx tools/bench/long-run.ts [--load churn|http|both] [--rate 20] [--mean-s 15] [--run-for 600]
+ *                                             [--arrivals poisson|constant] [--durations exp|fixed]
  *                                             [--http-rate 2000] [--http-s 300] [--warmup-s 60] [--out DIR]
  *
  * Every process is bounded in time and stopped by its PID; traffic stays on 127.0.0.1.
@@ -29,6 +32,8 @@ const { values } = parseArgs({
     load: { type: 'string', default: 'both' },
     rate: { type: 'string', default: '20' },
     'mean-s': { type: 'string', default: '15' },
+    arrivals: { type: 'string', default: 'poisson' },
+    durations: { type: 'string', default: 'exp' },
     'run-for': { type: 'string', default: '600' },
     'http-rate': { type: 'string', default: '2000' },
     'http-s': { type: 'string', default: '300' },
@@ -60,6 +65,10 @@ interface Rss {
   late_from_s?: number | null;
   span_s: number;
   from_s: number;
+  in_flight_peak_at_from?: number | null;
+  in_flight_peak?: number | null;
+  held_from_s?: number | null;
+  held_growth_mib_per_min?: number | null;
 }
 
 /** "+1.23 MiB/min over 540 s (from 330 s: +0.12)": the whole window's slope, then its second half's. */
@@ -67,6 +76,13 @@ function growth(r: Rss): string {
   const g = r.growth_mib_per_min;
   const late = r.late_growth_mib_per_min;
   return `${g === null ? '-' : g.toFixed(2)} MiB/min over ${r.span_s} s${late === null || late === undefined ? '' : ` (from ${r.late_from_s} s: ${late.toFixed(2)})`}`;
+}
+
+/** "309 → 342; from 150 s: +0.05": the most in flight by the warm-up's end and by the load's end, and the slope while that high-water mark held. */
+function highWater(r: Rss): string {
+  if (r.in_flight_peak === undefined || r.in_flight_peak === null) return '-';
+  const held = r.held_growth_mib_per_min;
+  return `${r.in_flight_peak_at_from ?? '-'} → ${r.in_flight_peak}${held === null || held === undefined ? '' : `; from ${r.held_from_s} s: ${held.toFixed(2)} MiB/min`}`;
 }
 
 /** p99 of |deviation| over the packets whose send start falls in [from_s, to_s) after the first packet. */
@@ -90,12 +106,15 @@ async function churn(out: string): Promise<string> {
   const rate = Number(values.rate);
   const mean_s = Number(values['mean-s']);
   const run_for = Number(values['run-for']);
+  const process_ = values.arrivals;
+  const duration = `${values.durations}:${mean_s}`;
+  if (!['poisson', 'constant'].includes(process_) || !['exp', 'fixed'].includes(values.durations)) throw new Error('long-run.ts: --arrivals poisson|constant, --durations exp|fixed');
   const dir = join(out, 'churn');
   await mkdir(dir, { recursive: true });
   const mock = await startMock(dir, ['--profile', 'nemotron'], ROOT);
   const code = await kit(
     dir,
-    ['run', '--url', mock.url, '--arrival-rate', String(rate), '--session-duration', `exp:${mean_s}`, '--run-for', String(run_for), '--warmup-s', String(warmup_s), '--seed', '1', '--trace', 'off', '--output', join(dir, 'run'), '--quiet', '--allow-unqualified'],
+    ['run', '--url', mock.url, '--arrival-rate', String(rate), '--arrivals', process_, '--session-duration', duration, '--run-for', String(run_for), '--warmup-s', String(warmup_s), '--seed', '1', '--trace', 'off', '--output', join(dir, 'run'), '--quiet', '--allow-unqualified'],
     run_for + 20 * mean_s + 120,
   );
   const note = await stopMock(mock);
@@ -106,10 +125,10 @@ async function churn(out: string): Promise<string> {
     [run_for - 60, run_for],
   ]);
   return [
-    `churn: ${rate}/s × exp:${mean_s} s = ${rate * mean_s} Erlangs for ${run_for} s (exit ${code}${note ? `; ${note}` : ''})`,
-    `| qualified | late packets | sessions | peak in flight | client CPU | RSS growth after ${warmup_s} s (second half) | peak RSS | p99 |dev| min 2 | p99 |dev| last min | ratio |`,
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    `| ${s.qualified ? 'yes' : 'no'} | ${s.packets.late} of ${s.packets.sent} | ${s.arrivals.started} | ${s.arrivals.peak_in_flight} | ${s.cpu_cores.total} cores, ${s.cpu_us_per_packet} µs/packet | ${growth(s.rss)} | ${s.rss.peak_mib?.toFixed(0)} MiB | ${second.toFixed(2)} ms | ${last.toFixed(2)} ms | ${(last / second).toFixed(2)} |`,
+    `churn: ${rate}/s ${process_} × ${duration} s = ${rate * mean_s} Erlangs for ${run_for} s (exit ${code}${note ? `; ${note}` : ''})`,
+    `| qualified | late packets | sessions | peak in flight | client CPU | RSS growth after ${warmup_s} s (second half) | in flight at most, by ${warmup_s} s → by the end; slope while that held | peak RSS | p99 |dev| min 2 | p99 |dev| last min | ratio |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| ${s.qualified ? 'yes' : 'no'} | ${s.packets.late} of ${s.packets.sent} | ${s.arrivals.started} | ${s.arrivals.peak_in_flight} | ${s.cpu_cores.total} cores, ${s.cpu_us_per_packet} µs/packet | ${growth(s.rss)} | ${highWater(s.rss)} | ${s.rss.peak_mib?.toFixed(0)} MiB | ${second.toFixed(2)} ms | ${last.toFixed(2)} ms | ${(last / second).toFixed(2)} |`,
   ].join('\n');
 }
 

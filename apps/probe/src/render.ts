@@ -121,11 +121,16 @@ export function mibPerMin(growth: number): string {
   return `${growth >= 0 ? '+' : ''}${growth.toFixed(2)} MiB/min`;
 }
 
-/** ", RSS +0.12 MiB/min from 60 s over 540 s; +0.02 MiB/min from 330 s": the client's own memory growth, and its second half's, when the run was long enough to fit one. */
+/**
+ * ", RSS +0.12 MiB/min from 60 s over 540 s; +0.02 MiB/min from 330 s; in flight at most 309 by 60 s, 342 by the end, +0.01 MiB/min from 120 s while that held": the
+ * client's own memory growth, its second half's, and (arrival and HTTP runs) the high-water mark of the load it follows, when the run was long enough to fit one.
+ */
 export function rssGrowthText(rss: RssFigures | undefined): string {
   if (!rss || rss.growth_mib_per_min === null) return '';
   const late = rss.late_growth_mib_per_min === null || rss.late_growth_mib_per_min === undefined ? '' : `; ${mibPerMin(rss.late_growth_mib_per_min)} from ${rss.late_from_s} s`;
-  return `, RSS ${mibPerMin(rss.growth_mib_per_min)} from ${rss.from_s} s over ${rss.span_s} s${late} (client, least-squares slope)`;
+  const peak = rss.in_flight_peak === null || rss.in_flight_peak === undefined ? '' : `; in flight at most ${rss.in_flight_peak_at_from ?? '-'} by ${rss.from_s} s, ${rss.in_flight_peak} by the end`;
+  const held = rss.held_growth_mib_per_min === null || rss.held_growth_mib_per_min === undefined ? '' : `, ${mibPerMin(rss.held_growth_mib_per_min)} from ${rss.held_from_s} s while that held`;
+  return `, RSS ${mibPerMin(rss.growth_mib_per_min)} from ${rss.from_s} s over ${rss.span_s} s${late}${peak}${held} (client, least-squares slope)`;
 }
 
 /** The server's own histograms over the run, each beside the client's figure of its kind. */

@@ -348,6 +348,7 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
   // Every request made and not yet ended (queued or sent); with --max-concurrency, the ones sent are
   // counted apart and the rest wait in order.
   const inFlight = new Set<OneRequest>();
+  rss.watchLoad(() => inFlight.size);
   const cap = o.load.mode === 'open' ? (o.load.max_concurrency ?? Infinity) : Infinity;
   const queue: OneRequest[] = [];
   let queueHead = 0;

@@ -391,7 +391,7 @@ export function httpSummary(i: SummaryInputs): HttpSummary {
       requests_per_s: 'completed requests over the window from the first intended start to the last end',
       cpu_cores: 'client process CPU seconds (user, system) per wall second of the run',
       cpu_us_per_request: 'client process CPU seconds over requests sent, µs',
-      rss: 'client process: resident set size (process.memoryUsage.rss) sampled each second; growth_mib_per_min is the least-squares slope of the samples from warmup_s after the first intended start to the last (--duration), the drain after it left out; late_growth_mib_per_min is the same slope over the second half of those samples (from late_from_s), which a rise that levels off leaves flat',
+      rss: 'client process: resident set size (process.memoryUsage.rss) sampled each second; growth_mib_per_min is the least-squares slope of the samples from warmup_s after the first intended start to the last (--duration), the drain after it left out; late_growth_mib_per_min is the same slope over the second half of those samples (from late_from_s), which a rise that levels off leaves flat; in_flight_peak_at_from and in_flight_peak are the most requests in flight in a once-a-second sample up to from_s and up to the end (memory kept for the most in flight at once is reused, not given back, so RSS follows that high-water mark up: growth the traffic made, not a leak); held_growth_mib_per_min is the slope from held_from_s, the 10 s bin after the peak last rose, while it held',
     },
     histograms: { ...i.histograms.encoded(), send_lag: encodeHistogram(i.send_lag) },
   };

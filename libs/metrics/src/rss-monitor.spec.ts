@@ -44,6 +44,37 @@ describe('RssMonitor', () => {
     for (const g of [leaks.growth_mib_per_min, leaks.late_growth_mib_per_min]) expect(Math.abs((g as number) - 2)).toBeLessThan(0.25);
   });
 
+  it('tells memory that follows the most in flight from memory that grows while that high-water mark holds', () => {
+    const run = (leak_mib_per_min: number) => {
+      const timers = new ManualTimers();
+      let rss = 100 * MIB;
+      let load = 0;
+      const monitor = new RssMonitor(60, 1000, timers, () => rss).start();
+      monitor.watchLoad(() => load);
+      let peak = 0;
+      for (let s = 1; s <= 660; s++) {
+        // 300 in flight, a wander to 330 at 150 s and back: 0.25 MiB kept per session of the high-water mark.
+        load = s < 60 ? 5 * s : s >= 140 && s < 160 ? 330 : 300;
+        peak = Math.max(peak, load);
+        rss = (100 + 0.25 * peak + (leak_mib_per_min * s) / 60 + (s % 20 < 10 ? 2 : -2)) * MIB;
+        timers.fire();
+      }
+      return monitor.figures();
+    };
+    const follows = run(0);
+    expect(follows.in_flight_peak_at_from).toBe(300);
+    expect(follows.in_flight_peak).toBe(330);
+    // The peak last rose at 140 s, 80 s after the first counted sample: the held slope counts from the next 10 s bin.
+    expect(follows.held_from_s).toBe(150);
+    // The 7.5 MiB step shows in the whole slope (about 0.4 MiB/min), not in the held one.
+    expect(follows.growth_mib_per_min).toBeGreaterThan(0.3);
+    expect(Math.abs(follows.held_growth_mib_per_min as number)).toBeLessThan(0.1);
+    const leaks = run(1);
+    expect(Math.abs((leaks.held_growth_mib_per_min as number) - 1)).toBeLessThan(0.1);
+    // No load watched: no such figures.
+    expect(new RssMonitor(0, 1000, new ManualTimers(), () => MIB).figures()).not.toHaveProperty('in_flight_peak');
+  });
+
   it('leaves out the samples taken before the steady start it is told of later (countFrom)', () => {
     const timers = new ManualTimers();
     let rss = 20 * MIB;

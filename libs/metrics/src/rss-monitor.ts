@@ -22,6 +22,18 @@ export interface RssFigures {
   from_s: number;
   /** Seconds after the monitor's start after which samples no longer count (the load's end: a run's drain frees memory), when set. */
   until_s: number | null;
+  /**
+   * With a load watched (`watchLoad`: sessions or requests in flight, read at each sample): its
+   * most so far at the first counted sample and at the last. Memory kept for the most in flight at
+   * once is reused, not given back, so RSS follows this high-water mark up; a rise of it after
+   * `from_s` is growth that the offered traffic made, not a leak.
+   */
+  in_flight_peak_at_from?: number | null;
+  in_flight_peak?: number | null;
+  /** Seconds after the monitor's start from which the held slope counts: the 10 s bin after the last sample that raised the peak (`from_s` if none did). */
+  held_from_s?: number | null;
+  /** The same slope over the samples from `held_from_s` on, while the load's high-water mark held: memory that grows there grows with time, not with load. Null over less than 10 s. */
+  held_growth_mib_per_min?: number | null;
 }
 
 const MIB = 2 ** 20;
@@ -77,6 +89,11 @@ export class RssMonitor {
   private now = NaN;
   private peak = NaN;
   private until_s = Infinity;
+  private load: (() => number) | null = null;
+  private loadPeak = -Infinity;
+  private loadPeakAtFrom = NaN;
+  /** Seconds after the first counted sample of the last counted sample that raised the load's peak; −1: none did. */
+  private raised_s = -1;
   readonly origin_s: number;
 
   constructor(
@@ -101,6 +118,12 @@ export class RssMonitor {
     // Samples already taken before that instant are the start-up's, not the run's.
     this.all = new Fit();
     this.bins = [];
+    this.raised_s = -1;
+  }
+
+  /** Where the load in flight (sessions, requests) is read at each sample, for the peak figures. */
+  watchLoad(read: () => number): void {
+    this.load = read;
   }
 
   /** Samples after clock second `t_s` do not count in the growth (the load ends there; the drain that follows frees memory). */
@@ -131,8 +154,15 @@ export class RssMonitor {
     this.now = mib;
     if (!(mib <= this.peak)) this.peak = mib;
     const t = this.timers.now_s() - this.origin_s;
-    if (t < this.from_s || t > this.until_s) return;
-    if (this.all.n === 0) this.first_s = t;
+    if (t > this.until_s) return;
+    const load = this.load?.() ?? -Infinity;
+    const raised = load > this.loadPeak;
+    if (raised) this.loadPeak = load;
+    if (t < this.from_s) return;
+    if (this.all.n === 0) {
+      this.first_s = t;
+      this.loadPeakAtFrom = this.loadPeak;
+    } else if (raised) this.raised_s = t - this.first_s;
     this.last_s = t;
     // Centred on the first sample so the sums stay small over hours.
     const x = (t - this.first_s) / 60;
@@ -151,6 +181,12 @@ export class RssMonitor {
     for (let b = from_bin; b < this.bins.length; b++) late.join(this.bins[b]);
     const late_span_s = span_s - from_bin * BIN_S;
     const late_slope = late_span_s >= MIN_SPAN_S ? late.slope() : null;
+    // While the high-water mark held: the bins after the one holding the last sample that raised it.
+    const held_bin = this.raised_s < 0 ? 0 : Math.floor(this.raised_s / BIN_S) + 1;
+    const held = new Fit();
+    for (let b = held_bin; b < this.bins.length; b++) held.join(this.bins[b]);
+    const held_span_s = span_s - held_bin * BIN_S;
+    const held_slope = held_span_s >= MIN_SPAN_S ? held.slope() : null;
     const r2 = (v: number) => Math.round(v * 100) / 100;
     const r3 = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
     return {
@@ -163,6 +199,14 @@ export class RssMonitor {
       span_s: Math.round(span_s * 10) / 10,
       from_s: Math.round(this.from_s * 10) / 10,
       until_s: Number.isFinite(this.until_s) ? Math.round(this.until_s * 10) / 10 : null,
+      ...(this.load
+        ? {
+            in_flight_peak_at_from: Number.isFinite(this.loadPeakAtFrom) ? this.loadPeakAtFrom : null,
+            in_flight_peak: Number.isFinite(this.loadPeak) && this.all.n > 0 ? this.loadPeak : null,
+            held_from_s: held_slope === null ? null : Math.round((this.first_s + held_bin * BIN_S) * 10) / 10,
+            held_growth_mib_per_min: r3(held_slope),
+          }
+        : {}),
     };
   }
 }

@@ -51,6 +51,7 @@ export async function runArrivals(i: ArrivalSessionsInput): Promise<{ results: S
     onEnded: (r) => ended.add(r),
   });
   timeline.watchActive(() => run.inFlight);
+  i.measures.rss.watchLoad(() => run.inFlight);
   await run.run();
   const results = ended.results();
   const stated_s = meanDurationS(a.duration);

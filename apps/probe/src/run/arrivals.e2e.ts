@@ -29,7 +29,7 @@ describe('run --arrival-rate', () => {
       // around 0.24. That tells 8 Erlangs from 7 (B = 0.17) or 9 (B = 0.30), one Erlang off, and a
       // client that retried or delayed a refused arrival would block far less. The tolerance is the
       // interval the probe itself reports, not a guess. Seed 3 fixes the schedule and the durations.
-      const { code, summary, stderr, dir } = await probe(mock.url, ['--arrival-rate', '4', '--session-duration', 'exp:2', '--run-for', '40', '--warmup-s', '4', '--seed', '3', '--allow-unqualified']);
+      const { code, summary, stdout, stderr, dir } = await probe(mock.url, ['--arrival-rate', '4', '--session-duration', 'exp:2', '--run-for', '40', '--warmup-s', '4', '--seed', '3', '--allow-unqualified']);
       const a = summary.arrivals;
       if (!a?.steady) throw new Error(`no arrivals block: ${stderr}`);
       expect(code).toBe(0);
@@ -56,6 +56,12 @@ describe('run --arrival-rate', () => {
       const timeline = JSON.parse(await readFile(join(dir, 'timeline.json'), 'utf8')) as { active_sessions?: number[] };
       expect(Math.max(...(timeline.active_sessions ?? [0]))).toBeGreaterThanOrEqual(8);
       expect(stderr).toContain('8.00 Erlangs offered');
+      // The memory figures name the high-water mark of sessions in flight that RSS follows: sampled once a second, never above the exact peak.
+      const rss = summary.rss;
+      expect(rss?.in_flight_peak).toBeGreaterThanOrEqual(1);
+      expect(rss?.in_flight_peak).toBeLessThanOrEqual(a.peak_in_flight);
+      expect(rss?.in_flight_peak_at_from).toBeLessThanOrEqual(rss?.in_flight_peak as number);
+      expect(stdout).toMatch(new RegExp(`in flight at most ${rss?.in_flight_peak_at_from} by [0-9.]+ s, ${rss?.in_flight_peak} by the end`));
     } finally {
       await mock.close();
     }
