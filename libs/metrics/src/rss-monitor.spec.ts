@@ -53,7 +53,7 @@ describe('RssMonitor', () => {
       monitor.watchLoad(() => load);
       let peak = 0;
       for (let s = 1; s <= 660; s++) {
-        // 300 in flight, a wander to 330 at 150 s and back: 0.25 MiB kept per session of the high-water mark.
+        // 300 in flight, a wander to 330 over 140-160 s and back: 0.25 MiB kept per session of the high-water mark.
         load = s < 60 ? 5 * s : s >= 140 && s < 160 ? 330 : 300;
         peak = Math.max(peak, load);
         rss = (100 + 0.25 * peak + (leak_mib_per_min * s) / 60 + (s % 20 < 10 ? 2 : -2)) * MIB;
