@@ -15,6 +15,7 @@
  *   node --import tsx tools/bench/long-run.ts [--load churn|http|both] [--rate 20] [--mean-s 15] [--run-for 600]
  *                                             [--arrivals poisson|constant] [--durations exp|fixed]
  *                                             [--http-rate 2000] [--http-s 300] [--warmup-s 60] [--out DIR]
+ *                                             [--bin dist/duplex-bench.js]
  *
  * Every process is bounded in time and stopped by its PID; traffic stays on 127.0.0.1.
  */
@@ -39,9 +40,11 @@ const { values } = parseArgs({
     'http-s': { type: 'string', default: '300' },
     'warmup-s': { type: 'string', default: '60' },
     out: { type: 'string', default: join('out', 'long-run') },
+    bin: { type: 'string', default: join(ROOT, 'dist', 'duplex-bench.js') },
   },
 });
-const BIN = join(ROOT, 'dist', 'duplex-bench.js');
+/** The kit's bundle under test: a copy of an older build's `dist/` compares two commits on one mock build. */
+const BIN = values.bin;
 const warmup_s = Number(values['warmup-s']);
 const interrupted = { now: false, stop: (): void => undefined };
 installInterrupts(() => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ProtocolError } from './errors';
-import { audioDeltaInfo, base64ByteLength, decodeFrame as decodeText, decodeFrameBytes, mentions, textDeltaInfo, type DecodedFrame } from './frame';
+import { audioDeltaInfo, base64ByteLength, decodeFrame as decodeText, decodeFrameBytes, frameSent, mentions, spliceFrame, textDeltaInfo, type DecodedFrame } from './frame';
 
 /** Every decoding test runs twice: on the frame's text, and on its bytes as they came off the socket. */
 const DECODERS: [string, (text: string) => DecodedFrame][] = [
@@ -279,5 +279,44 @@ describe('frames read from their bytes', () => {
       expect(textDeltaInfo(decodeFrameBytes(Buffer.from(text)))).toEqual(expected);
       expect(textDeltaInfo(decodeText(text))).toEqual(expected);
     });
+  });
+});
+
+describe('spliceFrame and frameSent', () => {
+  const payload = (c: string) => Buffer.from(c.repeat(40));
+
+  it('splices head, payload and tail into bytes of exactly their length', () => {
+    const frame = spliceFrame('{"a":"', payload('Q'), '"}');
+    expect(frame.toString('latin1')).toBe(`{"a":"${'Q'.repeat(40)}"}`);
+    expect(frame.length).toBe(48);
+    frameSent(frame);
+  });
+
+  it('writes the next frame over one handed back, and never over one kept', () => {
+    const kept = spliceFrame('{"k":"', payload('K'), '"}');
+    const next = spliceFrame('{"n":"', payload('N'), '"}');
+    expect(next.buffer).not.toBe(kept.buffer);
+    expect(kept.toString('latin1')).toBe(`{"k":"${'K'.repeat(40)}"}`);
+
+    frameSent(next);
+    const reused = spliceFrame('{"r":"', payload('R'), '"}');
+    expect(reused.buffer).toBe(next.buffer);
+    expect(reused.toString('latin1')).toBe(`{"r":"${'R'.repeat(40)}"}`);
+    expect(kept.toString('latin1')).toBe(`{"k":"${'K'.repeat(40)}"}`);
+  });
+
+  it('ignores a frame handed back after a later splice, and one too short for the next frame', () => {
+    const older = spliceFrame('{"o":"', payload('O'), '"}');
+    const newer = spliceFrame('{"w":"', payload('W'), '"}');
+    frameSent(older);
+    const after = spliceFrame('{"x":"', payload('X'), '"}');
+    expect(after.buffer).not.toBe(older.buffer);
+    expect(after.buffer).not.toBe(newer.buffer);
+    expect(older.toString('latin1')).toBe(`{"o":"${'O'.repeat(40)}"}`);
+
+    frameSent(after);
+    const longer = spliceFrame('{"l":"', Buffer.from('L'.repeat(40 + 200)), '"}');
+    expect(longer.buffer).not.toBe(after.buffer);
+    expect(longer.toString('latin1')).toBe(`{"l":"${'L'.repeat(240)}"}`);
   });
 });

@@ -148,17 +148,43 @@ export function decodeFrameBytes(bytes: Buffer): DecodedFrame {
 }
 
 /**
+ * The buffer the next append is spliced into: the last frame's, once its sender said the socket
+ * holds none of it (`frameSent`). Each thread has its own (module state), and one send finishes
+ * before the next frame is built, so a paced run that the kernel keeps up with splices every
+ * append of every session into one buffer and leaves no ArrayBuffer per packet for the collector.
+ */
+let spare: Buffer | null = null;
+/** The buffer of the frame spliced last: only it can be handed back. */
+let last: Buffer | null = null;
+/** Room for the ids and counters of the frames that follow to grow, without a new buffer each time one does. */
+const SLACK = 64;
+
+/**
  * An append as the bytes that go to the socket: an ASCII head, the packet's base64 payload (bytes
  * shared by every session sending that packet) copied in once, and an ASCII tail. No string of the
  * frame is ever built, so nothing flattens, measures or re-encodes kilobytes of base64 per send.
- * Head and tail must be ASCII (ids pass `assertSafeId`).
+ * Head and tail must be ASCII (ids pass `assertSafeId`). The frame is written over by a later
+ * splice only if it is handed back with `frameSent`; a frame never handed back is the caller's.
  */
 export function spliceFrame(head: string, payload: Uint8Array, tail: string): Buffer {
-  const out = Buffer.allocUnsafe(head.length + payload.length + tail.length);
-  out.write(head, 0, 'latin1');
-  out.set(payload, head.length);
-  out.write(tail, head.length + payload.length, 'latin1');
-  return out;
+  const n = head.length + payload.length + tail.length;
+  const buf = spare !== null && spare.length >= n ? spare : Buffer.allocUnsafeSlow(n + SLACK);
+  spare = null;
+  last = buf;
+  buf.write(head, 0, 'latin1');
+  buf.set(payload, head.length);
+  buf.write(tail, head.length + payload.length, 'latin1');
+  return buf.subarray(0, n);
+}
+
+/**
+ * Hands back a frame of `spliceFrame` whose bytes nothing needs once the caller is done with it
+ * this turn: the socket passed them all to the kernel (`bufferedAmount` 0 after the send). The
+ * next splice writes over it. Any other frame (an older one, or one the socket still queues) is
+ * left alone.
+ */
+export function frameSent(frame: Uint8Array): void {
+  if (last !== null && frame.buffer === last.buffer) spare = last;
 }
 
 /** Bytes carried by base64 text (a string, or its ASCII bytes), without decoding it. */

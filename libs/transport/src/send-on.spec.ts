@@ -1,7 +1,8 @@
-import { firstValueFrom, from, lastValueFrom, map, take, toArray } from 'rxjs';
+import { firstValueFrom, from, lastValueFrom, map, take, tap, toArray } from 'rxjs';
+import { nativeAppend } from '@duplex-bench/protocol';
 import type { Clock, Tick } from '@duplex-bench/pacer';
 import { WsConnection } from './connection';
-import { sendAppends, sendOn, type OutgoingFrame } from './send-on';
+import { sendAppends, sendOn, sendWithReceipt, type OutgoingFrame } from './send-on';
 import { startWsTestServer, within, type TestServer } from './test-servers.spec-helpers';
 
 const BOUND_MS = 3000;
@@ -109,5 +110,63 @@ describe('sendOn', () => {
     // A text frame: the server's ws hands it over as text, not binary.
     expect(received).toEqual(['{"event_id":"s7_a0","t":0,"audio":"AAAA","seq":0}', '{"event_id":"s7_a1","t":80,"audio":"BBBB","seq":1}', '{"event_id":"s7_a2","t":160,"audio":"CCCC","seq":2}']);
     expect(binary).toEqual([false, false, false]);
+  });
+
+  it('splices each append into the buffer of the one before once the kernel took it, and every frame arrives whole', async () => {
+    const count = 120;
+    const audio = { packet_ms: 80, packetBase64: (seq: number) => Buffer.from(String.fromCharCode(65 + (seq % 26)).repeat(3412)) };
+    const flow = { append: (event_id: string, seq: number, t_start_ms: number, b64: Uint8Array) => nativeAppend(event_id, seq, t_start_ms, b64) };
+    const expected = Array.from({ length: count }, (_, seq) => nativeAppend(`s9_a${seq}`, seq, seq * 80, audio.packetBase64(seq)).toString());
+    const ticks: Tick[] = expected.map((_, seq) => ({ seq, due_s: seq * 0.08, fired_s: seq * 0.08, origin_s: 0 }));
+    const allReceived = new Promise<void>((resolve) => {
+      onReceived = () => received.length === count && resolve();
+    });
+    // What a subscriber of the receipt reads as it passes, as the tracer does.
+    const seen: string[] = [];
+    const receipts = await within(
+      lastValueFrom(
+        from(ticks).pipe(
+          sendAppends(conn as WsConnection, flow, audio, 's9_a'),
+          tap((r) => seen.push(r.frame.toString())),
+          toArray(),
+        ),
+      ),
+      BOUND_MS,
+      'receipts',
+    );
+
+    expect(seen).toEqual(expected);
+    await within(allReceived, BOUND_MS, 'server received every frame');
+    expect(received).toEqual(expected);
+    // The buffer is the one before exactly when the socket held nothing of that one after its send.
+    const frames = receipts.map((r) => r.frame as Buffer);
+    for (let i = 1; i < count; i++) expect([i, frames[i].buffer === frames[i - 1].buffer]).toEqual([i, receipts[i - 1].buffered_bytes === 0]);
+    expect(receipts.filter((r) => r.buffered_bytes === 0).length).toBeGreaterThan(count / 2);
+  });
+});
+
+describe('sendWithReceipt', () => {
+  const clock = { now_s: () => 1 };
+  const append = (seq: number) => nativeAppend(`s3_a${seq}`, seq, seq * 80, Buffer.from('QUJD'.repeat(800)));
+
+  it('leaves a frame the socket still buffers untouched by the appends after it', () => {
+    const sent: (string | Buffer)[] = [];
+    const held = { send: (f: string | Buffer) => sent.push(f), bufferedAmount: 4096 };
+    const texts = [0, 1, 2].map((seq) => append(seq).toString());
+    const receipts = [0, 1, 2].map((seq) => sendWithReceipt(held, clock, seq, `s3_a${seq}`, append(seq), 0, 0));
+    expect(sent.map((f) => f.toString())).toEqual(texts);
+    expect(receipts.map((r) => r.buffered_bytes)).toEqual([4096, 4096, 4096]);
+    expect(new Set(sent.map((f) => (f as Buffer).buffer)).size).toBe(3);
+  });
+
+  it('hands back a frame the socket passed on whole, and the next append is built in it', () => {
+    const sent: (string | Buffer)[] = [];
+    const free = { send: (f: string | Buffer) => sent.push(f.toString()), bufferedAmount: 0 };
+    const first = append(0);
+    sendWithReceipt(free, clock, 0, 's3_a0', first, 0, 0);
+    const second = append(1);
+    expect(second.buffer).toBe(first.buffer);
+    sendWithReceipt(free, clock, 1, 's3_a1', second, 0, 0);
+    expect(sent).toEqual([append(0).toString(), append(1).toString()]);
   });
 });

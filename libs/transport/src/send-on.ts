@@ -1,5 +1,6 @@
 import { map, type OperatorFunction } from 'rxjs';
 import { monotonicClock, type Clock, type Tick } from '@duplex-bench/pacer';
+import { frameSent } from '@duplex-bench/protocol';
 import type { WsConnection } from './connection';
 import type { SessionFlow } from './flow';
 
@@ -26,6 +27,7 @@ export interface SendReceipt {
   send_ms: number;
   /** Socket `bufferedAmount` right after the send, in bytes. */
   buffered_bytes: number;
+  /** The frame sent; an append's bytes are written over by the next append once the kernel took them. */
   frame: string | Buffer;
 }
 
@@ -60,10 +62,17 @@ export function sendAppends(
   });
 }
 
-/** Sends one frame and returns its receipt; the paced and the lockstep sends share it. */
+/**
+ * Sends one frame and returns its receipt; the paced and the lockstep sends share it. A frame the
+ * socket passed whole to the kernel (nothing buffered after the send) goes back to `spliceFrame`
+ * for the next append, so the receipt's `frame` holds its bytes until the next append is built:
+ * the receipt's subscribers, which run before that, may read it (the tracer copies it).
+ */
 export function sendWithReceipt(conn: Pick<WsConnection, 'send' | 'bufferedAmount'>, clock: Clock, seq: number, event_id: string, frame: string | Buffer, scheduled_s: number, start_s: number): SendReceipt {
   const before_s = clock.now_s();
   conn.send(frame);
   const completed_s = clock.now_s();
-  return { seq, event_id, scheduled_s, start_s, completed_s, send_ms: (completed_s - before_s) * 1000, buffered_bytes: conn.bufferedAmount, frame };
+  const buffered_bytes = conn.bufferedAmount;
+  if (buffered_bytes === 0 && typeof frame !== 'string') frameSent(frame);
+  return { seq, event_id, scheduled_s, start_s, completed_s, send_ms: (completed_s - before_s) * 1000, buffered_bytes, frame };
 }
