@@ -15,7 +15,7 @@
  *   node --import tsx tools/bench/long-run.ts [--load churn|http|both] [--rate 20] [--mean-s 15] [--run-for 600]
  *                                             [--arrivals poisson|constant] [--durations exp|fixed]
  *                                             [--http-rate 2000] [--http-s 300] [--warmup-s 60] [--out DIR]
- *                                             [--bin dist/duplex-bench.js]
+ *                                             [--bin dist/duplex-bench.js] [--node-flags=--min-semi-space-size=16]
  *
  * Every process is bounded in time and stopped by its PID; traffic stays on 127.0.0.1.
  */
@@ -41,10 +41,15 @@ const { values } = parseArgs({
     'warmup-s': { type: 'string', default: '60' },
     out: { type: 'string', default: join('out', 'long-run') },
     bin: { type: 'string', default: join(ROOT, 'dist', 'duplex-bench.js') },
+    'node-flags': { type: 'string', default: '' },
   },
 });
 /** The kit's bundle under test: a copy of an older build's `dist/` compares two commits on one mock build. */
 const BIN = values.bin;
+/** Node's own flags for the kit's process (`--node-flags=--min-semi-space-size=16`): V8 reads its heap's sizes only at start. */
+const NODE_FLAGS = values['node-flags'].split(' ').filter((f) => f !== '');
+/** What ran, for the first line of each load's table: the bundle when it is not this checkout's, and Node's flags. */
+const UNDER_TEST = [BIN === join(ROOT, 'dist', 'duplex-bench.js') ? '' : `; ${BIN}`, NODE_FLAGS.length > 0 ? `; node ${NODE_FLAGS.join(' ')}` : ''].join('');
 const warmup_s = Number(values['warmup-s']);
 const interrupted = { now: false, stop: (): void => undefined };
 installInterrupts(() => {
@@ -56,7 +61,7 @@ installInterrupts(() => {
 async function kit(dir: string, args: string[], bound_s: number): Promise<number | null> {
   const out = openLog(join(dir, 'probe.stdout.log'));
   const err = openLog(join(dir, 'probe.stderr.log'));
-  const child = spawnTracked('client', process.execPath, [BIN, ...args], out, err);
+  const child = spawnTracked('client', process.execPath, [...NODE_FLAGS, BIN, ...args], out, err);
   interrupted.stop = () => signalChild(child, 'SIGINT');
   return exited(child, bound_s * 1000);
 }
@@ -128,7 +133,7 @@ async function churn(out: string): Promise<string> {
     [run_for - 60, run_for],
   ]);
   return [
-    `churn: ${rate}/s ${process_} × ${duration} s = ${rate * mean_s} Erlangs for ${run_for} s (exit ${code}${note ? `; ${note}` : ''})`,
+    `churn: ${rate}/s ${process_} × ${duration} s = ${rate * mean_s} Erlangs for ${run_for} s (exit ${code}${note ? `; ${note}` : ''}${UNDER_TEST})`,
     `| qualified | late packets | sessions | peak in flight | client CPU | RSS growth after ${warmup_s} s (second half) | in flight at most, by ${warmup_s} s → by the end; slope while that held | peak RSS | p99 |dev| min 2 | p99 |dev| last min | ratio |`,
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     `| ${s.qualified ? 'yes' : 'no'} | ${s.packets.late} of ${s.packets.sent} | ${s.arrivals.started} | ${s.arrivals.peak_in_flight} | ${s.cpu_cores.total} cores, ${s.cpu_us_per_packet} µs/packet | ${growth(s.rss)} | ${highWater(s.rss)} | ${s.rss.peak_mib?.toFixed(0)} MiB | ${second.toFixed(2)} ms | ${last.toFixed(2)} ms | ${(last / second).toFixed(2)} |`,
@@ -152,7 +157,7 @@ async function http(out: string): Promise<string> {
   const s = JSON.parse(await readFile(join(dir, 'run', 'summary.json'), 'utf8')) as { qualified: boolean; requests: { sent: number; completed: number; failed: number }; client: { rss: Rss; late_sends: number; cpu_cores: { total: number }; cpu_us_per_request: number } };
   const recorded = await lines(join(dir, 'run', 'requests.jsonl'));
   return [
-    `http: ${rate} requests/s for ${seconds} s, max-throughput stub, 100 characters in 10-character events (exit ${code}${note ? `; ${note}` : ''})`,
+    `http: ${rate} requests/s for ${seconds} s, max-throughput stub, 100 characters in 10-character events (exit ${code}${note ? `; ${note}` : ''}${UNDER_TEST})`,
     `| qualified | requests sent / completed / failed | lines in requests.jsonl | late sends | client CPU | RSS growth after ${warmup_s} s (second half) | peak RSS |`,
     '| --- | --- | --- | --- | --- | --- | --- |',
     `| ${s.qualified ? 'yes' : 'no'} | ${s.requests.sent} / ${s.requests.completed} / ${s.requests.failed} | ${recorded} | ${s.client.late_sends} | ${s.client.cpu_cores.total} cores, ${s.client.cpu_us_per_request} µs/request | ${growth(s.client.rss)} | ${s.client.rss.peak_mib?.toFixed(0)} MiB |`,
