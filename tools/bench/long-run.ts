@@ -28,6 +28,8 @@ import { decodeSamples } from '@duplex-bench/metrics';
 import { hostInfo, hostLine } from './host';
 import { exited, HTTP_LISTENING, installInterrupts, openLog, ROOT, signalChild, spawnTracked, startMock, stopMock } from './processes';
 
+/** This checkout's compiled kit, the bundle run unless `--bin` names another. */
+const CHECKOUT_BIN = join(ROOT, 'dist', 'duplex-bench.js');
 const { values } = parseArgs({
   options: {
     load: { type: 'string', default: 'both' },
@@ -40,7 +42,7 @@ const { values } = parseArgs({
     'http-s': { type: 'string', default: '300' },
     'warmup-s': { type: 'string', default: '60' },
     out: { type: 'string', default: join('out', 'long-run') },
-    bin: { type: 'string', default: join(ROOT, 'dist', 'duplex-bench.js') },
+    bin: { type: 'string', default: CHECKOUT_BIN },
     'node-flags': { type: 'string', default: '' },
   },
 });
@@ -49,7 +51,7 @@ const BIN = values.bin;
 /** Node's own flags for the kit's process (`--node-flags=--min-semi-space-size=16`): V8 reads its heap's sizes only at start. */
 const NODE_FLAGS = values['node-flags'].split(' ').filter((f) => f !== '');
 /** What ran, for the first line of each load's table: the bundle when it is not this checkout's, and Node's flags. */
-const UNDER_TEST = [BIN === join(ROOT, 'dist', 'duplex-bench.js') ? '' : `; ${BIN}`, NODE_FLAGS.length > 0 ? `; node ${NODE_FLAGS.join(' ')}` : ''].join('');
+const UNDER_TEST = [BIN === CHECKOUT_BIN ? '' : `; ${BIN}`, NODE_FLAGS.length > 0 ? `; node ${NODE_FLAGS.join(' ')}` : ''].join('');
 const warmup_s = Number(values['warmup-s']);
 const interrupted = { now: false, stop: (): void => undefined };
 installInterrupts(() => {
