@@ -57,6 +57,24 @@ describe('EndedSessions', () => {
     expect(kept.results().map((r) => [r.id, r.completed, r.reason, r.packets_sent])).toEqual(full.map((r) => [r.id, r.completed, r.reason, r.packets_sent]));
   });
 
+  it('gives back every kept field of thousands of sessions, across several chunks of its columns, the rare ones only where a session had them', () => {
+    const many: SessionResult[] = Array.from({ length: 2500 }, (_, i) => ({
+      ...session(`b${i}`, i % 7 !== 0, i % 3, 100 + (i % 50)),
+      violation: i % 11 === 0,
+      packets_sent: 180 + i,
+      server_errors: i % 13 === 0 ? 2 : 0,
+      ...(i % 13 === 0 ? { server_error_codes: { overloaded: 2 } } : {}),
+      ...(i % 17 === 0 ? { dialect_events: { resync: i } } : {}),
+      ...(i % 19 === 0 ? { responses: undefined, response_metrics: undefined } : {}),
+    }));
+    const kept = new EndedSessions(() => undefined);
+    for (const r of many) kept.add(r);
+    const fields = ['id', 'completed', 'reason', 'violation', 'packets_sent', 'server_errors', 'server_error_codes', 'dialect_events'] as const;
+    const view = (r: SessionResult): unknown => [Object.fromEntries(fields.filter((f) => r[f] !== undefined).map((f) => [f, r[f]])), r.responses?.length ?? null, r.response_metrics?.stream_ttfp_ms ?? null];
+    expect(kept.results().map(view)).toEqual(many.map(view));
+    expect(vllmOmniFigures(kept.results())).toEqual(vllmOmniFigures(many));
+  });
+
   it('writes no duplex_metrics.json when no session was answered', () => {
     const files = new Map<string, string>();
     const kept = new EndedSessions((file, text) => files.set(file, text));
