@@ -10,9 +10,9 @@ const RESPONSE_ORIGINS = ['ttft_origin', 'ttfp_origin', 'tpot_origin', 'audio_du
 const METRIC_NUMBERS = ['responses_unfinished', 'stream_ttft_ms', 'stream_ttfp_ms', 'stream_rtf', 'output_gap_max_ms', 'drift_max_ms', 'playback_underruns', 'input_end_held_ms'] as const;
 /**
  * What the end of the run reads of a session besides its responses: the summary's counts, the
- * grants, a conversation's behaviour, the trace to remove. Every session has the first five, kept
- * in columns; the rest (a reason, server errors, a conversation's turns) only some sessions have,
- * and only those keep them as an object.
+ * grants, a conversation's behaviour, the trace to remove. Every session has an id, completed,
+ * violation and these counts, kept in columns; the RARE_FIELDS (a reason, server errors, a
+ * conversation's turns) only some sessions have, and only those keep them, as an object.
  */
 const COUNT_FIELDS = ['packets_sent', 'server_errors'] as const;
 const RARE_FIELDS = ['reason', 'server_error_codes', 'server_error', 'dialect_events', 'server_event_seq', 'delta_sample_rates', 'turns', 'overlap_ms', 'speech', 'conversation'] as const;
