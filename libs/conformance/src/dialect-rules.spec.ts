@@ -20,17 +20,22 @@ function goodVllm() {
 
 describe('checkVllmOmniTrace', () => {
   it('passes a session run as their client runs it', () => {
-    expect(checkVllmOmniTrace(goodVllm())).toMatchObject({ status: 'pass', violations: [], metrics: { numbered_events: 2, event_acks: 2, playback_acks: 1 } });
+    expect(checkVllmOmniTrace(goodVllm())).toMatchObject({ status: 'pass', violations: [], metrics: { numbered_events: 2, event_acks: 2, playback_acks: 1, playback_ack_too_late: 0 } });
   });
 
   it('fails an unacknowledged event, a refused playback ack, a missing close and an event after session.closed', () => {
     const unacked = goodVllm().filter((l) => !(l.event.type === 'session.event_ack' && l.event.server_event_seq === 2));
     expect(checkVllmOmniTrace(unacked).violations).toEqual(['1 numbered server event(s) never acknowledged with session.event_ack (first: server_event_seq 2)']);
-    const refused = [...goodVllm().slice(0, 7), receive({ type: 'error', error: { code: 'playback_ack_too_late' }, server_event_seq: 3 }), send({ type: 'session.event_ack', server_event_seq: 3 }), ...goodVllm().slice(7)];
-    expect(checkVllmOmniTrace(refused).violations).toEqual(['the server refused what the client sent: playback_ack_too_late']);
+    const refused = [...goodVllm().slice(0, 7), receive({ type: 'error', error: { code: 'playback_item_mismatch' }, server_event_seq: 3 }), send({ type: 'session.event_ack', server_event_seq: 3 }), ...goodVllm().slice(7)];
+    expect(checkVllmOmniTrace(refused).violations).toEqual(['the server refused what the client sent: playback_item_mismatch']);
     expect(checkVllmOmniTrace(goodVllm().slice(0, 7)).violations).toEqual(["the session never sent session.close (a plain disconnect holds the server's slot for its grace)"]);
     expect(checkVllmOmniTrace([...goodVllm(), receive({ type: 'response.done', response: { id: 'r' } })]).violations).toEqual(['receive response.done after session.closed']);
     expect(checkVllmOmniTrace(goodVllm().slice(1)).status).toBe('fail');
+  });
+
+  it('passes a first playback ack refused as playback_ack_too_late (an ack racing a later commit), and counts it', () => {
+    const raced = [...goodVllm().slice(0, 7), receive({ type: 'error', error: { code: 'playback_ack_too_late' } }), ...goodVllm().slice(7)];
+    expect(checkVllmOmniTrace(raced)).toMatchObject({ status: 'pass', violations: [], metrics: { playback_ack_too_late: 1 } });
   });
 });
 

@@ -70,6 +70,7 @@ export {
   vllmHeartbeat,
   mergeFields,
   wavDataUrl,
+  VLLM_ACK_RACE_CODE,
   VLLM_CLIENT_PROTOCOL_CODES,
   VLLM_CAPACITY_CODE,
 } from './vllm-omni';

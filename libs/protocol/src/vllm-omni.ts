@@ -241,9 +241,9 @@ export function vllmHeartbeat(event_id: string): string {
 /**
  * Error codes with which the server refuses something our client did: the client broke the
  * contract (engine/duplex/events.py, the playback ledger, entrypoints/duplex/serving.py).
+ * `playback_ack_too_late` is not among them: see VLLM_ACK_RACE_CODE.
  */
 export const VLLM_CLIENT_PROTOCOL_CODES: ReadonlySet<string> = new Set([
-  'playback_ack_too_late',
   'playback_item_mismatch',
   'playback_item_not_found',
   'invalid_event_ack',
@@ -251,6 +251,14 @@ export const VLLM_CLIENT_PROTOCOL_CODES: ReadonlySet<string> = new Set([
   'input_audio_buffer_empty',
   'bad_event',
 ]);
+
+/**
+ * The ledger's refusal of a response's first playback ack that a later commit overtook (the
+ * response was created before the commit, its `response.created` arrived after the client sent
+ * it). vLLM-Omni's own runner ignores it: "an ACK racing a later commit is harmless"
+ * (benchmarks/duplex/omni_duplex_eval_runner.py); it is counted, never a session's failure.
+ */
+export const VLLM_ACK_RACE_CODE = 'playback_ack_too_late';
 
 /** The refusal of a full server: `resource_exhausted` (`rate_limit_error`, retryable by their docs). */
 export const VLLM_CAPACITY_CODE = 'resource_exhausted';

@@ -1,5 +1,5 @@
 import { ResponseTracker } from '@duplex-bench/metrics';
-import { duplexMetrics, type DuplexSession } from './summary';
+import { duplexMetrics, vllmOmniFigures, type DuplexSession } from './summary';
 
 const RATE = 24000;
 
@@ -37,5 +37,14 @@ describe('duplexMetrics', () => {
     const d = duplexMetrics([session('a', true, 100), session('b', true, 300, undefined, false)])?.aggregate;
     expect(d).toMatchObject({ sessions: 2, sessions_answered: 2, responses: 1, responses_unfinished: 1 });
     expect(d?.duplex_stream_ttfp_ms.count).toBe(2);
+  });
+});
+
+describe('vllmOmniFigures', () => {
+  it("counts the refused racing acks of every session, an incomplete one's too", () => {
+    const raced = (s: DuplexSession, n: number) => ({ ...s, dialect_events: { playback_ack_too_late: n } });
+    const v = vllmOmniFigures([raced(session('a', true, 100), 2), session('b', true, 120), raced(session('c', false, 900), 1)]);
+    expect(v?.playback_ack_too_late).toBe(3);
+    expect(v?.audio_turn_count).toBe(2);
   });
 });

@@ -242,6 +242,8 @@ export interface VllmOmniFigures {
   duplex_stream_ttft_ms: Stat | null;
   duplex_stream_ttfp_ms: Stat | null;
   duplex_stream_rtf: Stat | null;
+  /** First playback acks the ledger refused because a later commit overtook them, over every session: counted, harmless. */
+  playback_ack_too_late: number;
   measurement_origin: Record<string, string>;
 }
 
@@ -253,7 +255,7 @@ export interface VllmOmniFigures {
  * client's; `tpot_ms` the engine's stage-0 figure, zero or missing ones left out. Null when no
  * session was answered.
  */
-export function vllmOmniFigures(results: DuplexSession[]): VllmOmniFigures | null {
+export function vllmOmniFigures(results: Array<DuplexSession & Pick<SessionResult, 'dialect_events'>>): VllmOmniFigures | null {
   const complete = results.filter((r) => r.completed && r.response_metrics);
   if (complete.length === 0) return null;
   const audio = complete.flatMap((r) => r.responses ?? []).filter((r) => r.ttfp_ms !== null);
@@ -269,6 +271,7 @@ export function vllmOmniFigures(results: DuplexSession[]): VllmOmniFigures | nul
     duplex_stream_ttft_ms: distribution(stream.map((m) => m.stream_ttft_ms), 3),
     duplex_stream_ttfp_ms: distribution(stream.map((m) => m.stream_ttfp_ms), 3),
     duplex_stream_rtf: distribution(stream.map((m) => m.stream_rtf), 6),
+    playback_ack_too_late: results.reduce((n, r) => n + (r.dialect_events?.playback_ack_too_late ?? 0), 0),
     measurement_origin: {
       names: "vLLM-Omni's duplex benchmark's (duplex_metrics.json): distributions {count, mean, p50, p99} by nearest rank over the complete sessions' responses with audio (duplex_stream_*: over sessions)",
       ttft: serverFirst
@@ -280,6 +283,7 @@ export function vllmOmniFigures(results: DuplexSession[]): VllmOmniFigures | nul
       rtf: 'client: response.created received to last audio delta received, divided by the emitted audio duration',
       tpot: 'Stage-0 engine mean time per output token (metadata.vllm_omni.stage_metrics["0"].vllm_tpot_ms)',
       duplex_stream: 'client: input stream start (send of packet 0) to first text / first audio / last audio over all emitted audio; includes concurrent realtime input',
+      playback_ack_too_late: "server error events playback_ack_too_late over every session: a response's first playback.ack refused because a later commit reached the server first; ignored, as vLLM-Omni's own runner ignores them",
     },
   };
 }

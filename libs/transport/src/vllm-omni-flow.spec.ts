@@ -163,11 +163,50 @@ describe('VllmOmniFlow playback acknowledgements', () => {
 
     const failed = new Promise<unknown>((resolve) => conn?.events$.subscribe({ error: resolve }));
     const farewell = new Promise<void>((resolve) => onFrame(() => received.some((e) => e.type === 'session.close') && resolve()));
-    ws.send(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', code: 'playback_ack_too_late', message: 'late' }, server_event_seq: 9 }));
+    ws.send(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', code: 'playback_item_mismatch', message: 'mismatch' }, server_event_seq: 9 }));
     const error = (await within(failed, BOUND_MS, 'the session to fail')) as { reason?: string; info?: { server_code?: string } };
     expect(error.reason).toBe('client_protocol_error');
-    expect(error.info?.server_code).toBe('playback_ack_too_late');
+    expect(error.info?.server_code).toBe('playback_item_mismatch');
     await within(farewell, BOUND_MS, 'session.close before the close frame');
     expect(sent.filter((f) => f.includes('"session.close"'))).toHaveLength(1);
+  });
+
+  it('counts a first ack that raced a later commit (playback_ack_too_late), never acks that response again, and goes on', async () => {
+    const { received, started, timers, flow, c, onFrame } = await ackSession({ turn_detection: 'none', commit_every_packets: 1 });
+    const sent: string[] = [];
+    await within(flow.handshake(c, 16_000, { onSend: (frame) => sent.push(frame) }), BOUND_MS, 'handshake');
+    const ws = await started.socket;
+    let failure: unknown = null;
+    c.events$.subscribe({ error: (e) => (failure = e) });
+    // r1 is created and acked at 0 ms, and the server confirms it: its place is kept.
+    let reserved = new Promise<void>((resolve) => onFrame(resolve));
+    ws.send(JSON.stringify({ type: 'response.created', response: { id: 'r1' } }));
+    await within(reserved, BOUND_MS, 'the 0 ms ack of r1');
+    ws.send(JSON.stringify({ type: 'playback.acknowledged', event: { type: 'playback.acknowledged', item_id: 'item_r1', played_ms: 0 } }));
+    // r2 was created on the server before a commit it had already taken; its 0 ms ack is refused.
+    reserved = new Promise<void>((resolve) => onFrame(resolve));
+    ws.send(JSON.stringify({ type: 'response.created', response: { id: 'r2' } }));
+    await within(reserved, BOUND_MS, 'the 0 ms ack of r2');
+    let deltas = 0;
+    const counted = new Promise<void>((resolve) => {
+      const sub = c.events$.subscribe((e) => {
+        if (e.frame.type === 'response.output_audio.delta' && ++deltas === 2) {
+          sub.unsubscribe();
+          resolve();
+        }
+      });
+    });
+    ws.send(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', code: 'playback_ack_too_late', message: 'playback.ack arrived after a later user input was committed.' } }));
+    for (const id of ['r1', 'r2']) ws.send(JSON.stringify({ type: 'response.output_audio.delta', response_id: id, delta: Buffer.alloc(RATE).toString('base64') }));
+    await within(counted, BOUND_MS, 'the refusal and both deltas read');
+    expect(flow.dialectEvents()).toMatchObject({ playback_ack_too_late: 1 });
+    expect(failure).toBeNull();
+    // The next tick acks r1's played audio and leaves r2 alone.
+    const acked = new Promise<void>((resolve) => onFrame(resolve));
+    timers.fire();
+    await within(acked, BOUND_MS, 'the next ack');
+    const acks = received.filter((e) => e.type === 'playback.ack').map((e) => [e.response_id, e.played_ms]);
+    expect(acks).toEqual([['r1', 0], ['r2', 0], ['r1', 250]]);
+    expect(sent.filter((f) => f.includes('"session.close"'))).toHaveLength(0);
   });
 });

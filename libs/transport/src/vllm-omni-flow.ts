@@ -1,6 +1,6 @@
 import { every, monotonicClock } from '@duplex-bench/pacer';
 import type { Subscription } from 'rxjs';
-import { audioDeltaInfo, base64ByteLength, chunkPeriodMs, gaEventName, isKnownOpenAIType, isKnownVllmType, OpenAIEvent, serverError, ServerEventSeqTracker, serverEventSeq, VLLM_CLIENT_PROTOCOL_CODES, VllmEvent, vllmAppend, vllmCommit, vllmEventAck, vllmHeartbeat, vllmPlaybackAck, vllmSessionClose, vllmSessionRates, vllmSessionUpdate, type DecodedFrame } from '@duplex-bench/protocol';
+import { audioDeltaInfo, base64ByteLength, chunkPeriodMs, gaEventName, isKnownOpenAIType, isKnownVllmType, OpenAIEvent, serverError, ServerEventSeqTracker, serverEventSeq, VLLM_ACK_RACE_CODE, VLLM_CLIENT_PROTOCOL_CODES, VllmEvent, vllmAppend, vllmCommit, vllmEventAck, vllmHeartbeat, vllmPlaybackAck, vllmSessionClose, vllmSessionRates, vllmSessionUpdate, type DecodedFrame } from '@duplex-bench/protocol';
 import type { WsConnection } from './connection';
 import { waitForEvent } from './wait-for';
 import { waitForQuiet } from './wait-quiet';
@@ -17,6 +17,8 @@ interface Playback {
   acked: boolean;
   /** Commits sent before the response was created. */
   commits_before: number;
+  /** The ledger refused its first ack as too late: it has no place, and is never acked again. */
+  refused: boolean;
   done: boolean;
 }
 
@@ -44,10 +46,14 @@ const HEARTBEAT_MS = 30_000;
  * never acked before once a later user input was committed (`playback_ack_too_late`); an ack of
  * 0 ms keeps the response's place. So each response is acked at once when it is created, as
  * their `acknowledge_collected_playback` acks a response with no audio yet, and one that was never
- * acked is not acked after a later commit.
+ * acked is not acked after a later commit. That 0 ms ack can still race a commit the server took
+ * before the response's `response.created` reached us (a first audio slower than the commit
+ * interval): the refusal is counted (`playback_ack_too_late`), the response is not acked again,
+ * and the session goes on, as their runner ignores exactly this error. The server answers acks in
+ * order, so the refused one is the oldest first ack not yet answered by `playback.acknowledged`.
  *
  * Errors carry no fatal flag: one before the session opened ends it; one that refuses what this
- * client sent (`playback_*`, `invalid_event_ack`, `unknown_event`, `input_audio_buffer_empty`)
+ * client sent (`playback_*` but the race above, `invalid_event_ack`, `unknown_event`, `input_audio_buffer_empty`)
  * means the client broke the contract and ends the session as `client_protocol_error`; others are
  * counted (the server closes the socket when an error ends its session). A session that fails
  * with its socket open says `session.close` before the close frame: a plain disconnect holds the
@@ -80,7 +86,9 @@ export class VllmOmniFlow implements SessionFlow {
   /** Output audio deltas by the rate each states (`sample_rate_hz`), for run.json. */
   private readonly deltaRates = new Map<number, number>();
   /** Counted events of vLLM-Omni's own that say something about the session. */
-  private readonly counts = { listen: 0, resync_required: 0, expired: 0, playback_acknowledged: 0 };
+  private readonly counts = { listen: 0, resync_required: 0, expired: 0, playback_acknowledged: 0, playback_ack_too_late: 0 };
+  /** Responses whose first ack went and is not yet answered, oldest first. */
+  private readonly firstAcks: string[] = [];
 
   constructor(
     private readonly session_id: string,
@@ -164,9 +172,15 @@ export class VllmOmniFlow implements SessionFlow {
       case OpenAIEvent.committed:
         this.awaitingCommit = false;
         break;
-      case VllmEvent.playbackAcknowledged:
+      case VllmEvent.playbackAcknowledged: {
         this.counts.playback_acknowledged++;
+        // The ledger's own event, wrapped as `event` (entrypoints/duplex/serving.py) or flat.
+        const e = frame.event();
+        const item = ((e.event ?? e) as { item_id?: unknown }).item_id;
+        const at = typeof item === 'string' ? this.firstAcks.indexOf(item.replace(/^item_/, '')) : -1;
+        if (at >= 0) this.firstAcks.splice(at, 1);
         break;
+      }
       case VllmEvent.resyncRequired:
         this.counts.resync_required++;
         break;
@@ -181,6 +195,7 @@ export class VllmOmniFlow implements SessionFlow {
           this.refused = true;
           conn.fail(error);
         }
+        else if (code === VLLM_ACK_RACE_CODE) this.ackRefused();
         else if (code !== undefined && VLLM_CLIENT_PROTOCOL_CODES.has(code)) {
           conn.fail(new TransportError('client_protocol_error', `server refused what the client sent (${code}): ${error.message}`, { url: conn.url, session_id: this.session_id, server_code: code }));
         }
@@ -201,7 +216,7 @@ export class VllmOmniFlow implements SessionFlow {
   private playbackOf(response_id: string): Playback {
     let p = this.playback.get(response_id);
     if (!p) {
-      p = { received_ms: 0, acked_ms: 0, acked: false, commits_before: this.commits, done: false };
+      p = { received_ms: 0, acked_ms: 0, acked: false, commits_before: this.commits, refused: false, done: false };
       this.playback.set(response_id, p);
     }
     return p;
@@ -213,6 +228,14 @@ export class VllmOmniFlow implements SessionFlow {
     if (p) p.done = true;
   }
 
+  /** A first ack refused as too late: counted, and its response loses its place for good. */
+  private ackRefused(): void {
+    this.counts.playback_ack_too_late++;
+    const id = this.firstAcks.shift();
+    const p = id === undefined ? undefined : this.playback.get(id);
+    if (p) p.refused = true;
+  }
+
   /** Response `id`'s audio played by now on the playout clock, ms (all of it once it has played out). */
   private playedMs(id: string): number {
     const now_s = this.conn?.timers.now_s() ?? (this.options.clock ?? monotonicClock).now_s();
@@ -221,9 +244,10 @@ export class VllmOmniFlow implements SessionFlow {
 
   /** Acks one response's audio played so far (0 ms before any), unless the ledger would refuse it. */
   private ackOne(id: string, p: Playback, played_ms = this.playedMs(id)): void {
-    if (!this.ready || this.closeSent) return;
+    if (!this.ready || this.closeSent || p.refused) return;
     // Never acked, and a commit went since it was created: the ledger would answer playback_ack_too_late.
     if (!p.acked && this.commits > p.commits_before) return;
+    if (!p.acked) this.firstAcks.push(id);
     p.acked = true;
     p.acked_ms = played_ms;
     this.send(vllmPlaybackAck(this.nextId('p'), id, played_ms));
@@ -235,7 +259,7 @@ export class VllmOmniFlow implements SessionFlow {
     for (const [id, p] of this.playback) {
       const played_ms = this.playedMs(id);
       if (!p.acked ? !(p.done && p.received_ms === 0) : Math.floor(played_ms) > Math.floor(p.acked_ms)) this.ackOne(id, p, played_ms);
-      if (p.done && (p.acked ? p.acked_ms >= p.received_ms : p.received_ms === 0 || this.commits > p.commits_before)) {
+      if (p.done && (p.refused || (p.acked ? p.acked_ms >= p.received_ms : p.received_ms === 0 || this.commits > p.commits_before))) {
         this.playback.delete(id);
         this.playout.forget(id);
       }
