@@ -9,6 +9,8 @@ import {
   sendCommits,
   TransportError,
   WsConnection,
+  type Connect,
+  type Connection,
   type DialectConfig,
   type IncompleteReason,
   type NativeDrainReport,
@@ -54,6 +56,8 @@ export interface SessionContext {
   clock: Clock;
   /** The timers of every bound and backoff on the session's connections (default: real ones reading `clock`); tests fire them by hand. */
   timers?: TimerHost;
+  /** Opens each attempt's connection (default: a WebSocket, `WsConnection.open`); specs pass a fake server's. */
+  connect?: Connect;
   scheduler: DeadlineScheduler;
   packets: PacketSource;
   pacing: PacingRecorder;
@@ -197,7 +201,7 @@ export function reasonOf(err: unknown): { reason: IncompleteReason; message: str
  * `start_s` and end the flow (`stream`). Received frames are traced from the first one.
  */
 export class RealtimeSession {
-  private connection: WsConnection | null = null;
+  private connection: Connection | null = null;
   private receiving: Subscription | null = null;
   private watching: Subscription | null = null;
   private flow: SessionFlow;
@@ -252,7 +256,7 @@ export class RealtimeSession {
   }
 
   /** The session's connection; exists once `open()` was called. */
-  get conn(): WsConnection {
+  get conn(): Connection {
     if (!this.connection) throw new Error(`session ${this.id} was never opened`);
     return this.connection;
   }
@@ -296,7 +300,7 @@ export class RealtimeSession {
 
   private async attempt(): Promise<void> {
     const { ctx, sink } = this;
-    const conn = WsConnection.open(ctx.url, {
+    const conn = (ctx.connect ?? WsConnection.open)(ctx.url, {
       clock: ctx.clock,
       ...(ctx.timers ? { timers: ctx.timers } : {}),
       connect_timeout_ms: ctx.connect_timeout_ms,
@@ -585,7 +589,7 @@ export class RealtimeSession {
         unit_ms: this.units.unit_ms,
         unit_timeout_ms: lockstep.unit_timeout_ms,
       };
-      return lockstepAppends(this.conn, flow, packets, prefix, clock, timersOn(clock), this.unitsDone$, plan).pipe(traceReceipts(this.sink));
+      return lockstepAppends(this.conn, flow, packets, prefix, clock, this.ctx.timers ?? timersOn(clock), this.unitsDone$, plan).pipe(traceReceipts(this.sink));
     }
     const due = ticks(scheduler, { start_s, period_ms: packets.packet_ms, count: packets.packet_count });
     // A source that ends as it plays (a conversation played once) ends the ticks where it says.

@@ -33,6 +33,39 @@ export interface ConnectOptions {
   onAdmissionDenied?(attempt: number, http_status: number): void;
   /** Bound on the close handshake when a session ends on a fault; the socket is dropped after it. */
   close_timeout_ms?: number;
+  /** Makes the socket of each attempt (default: a ws WebSocket); the fake server of `./testing` gives its own. */
+  socket?: (url: string, options: SocketOptions) => SocketLike;
+}
+
+/** What the connection asks of the socket it makes. */
+export interface SocketOptions {
+  perMessageDeflate: false;
+  generateMask(mask: Buffer): void;
+  handshakeTimeout: number;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The part of ws's WebSocket the connection uses: its states, sends, closes and events (`open`,
+ * `message` (data, isBinary), `error` (err with ws's messages: "Unexpected server response: 503"),
+ * `close` (code, reason)).
+ */
+export interface SocketLike {
+  readonly readyState: number;
+  readonly bufferedAmount: number;
+  send(data: string | Buffer, cb?: (err?: Error | null) => void): void;
+  send(data: string | Buffer, options: { binary: boolean }, cb?: (err?: Error | null) => void): void;
+  close(code?: number, reason?: string): void;
+  terminate(): void;
+  on(event: 'open', listener: () => void): unknown;
+  on(event: 'message', listener: (data: Buffer, isBinary: boolean) => void): unknown;
+  on(event: 'error', listener: (err: Error & { code?: string }) => void): unknown;
+  on(event: 'close', listener: (code: number, reason: Buffer) => void): unknown;
+  once(event: 'close', listener: () => void): unknown;
+}
+
+function wsSocket(url: string, options: SocketOptions): SocketLike {
+  return new WebSocket(url, options);
 }
 
 const DEFAULTS = { connect_timeout_ms: 10_000, retries_on_503: 3, retry_delay_ms: 250, close_timeout_ms: 2000 };
@@ -52,11 +85,39 @@ const TEXT_FRAME = { binary: false };
 const UNEXPECTED_STATUS = /Unexpected server response: (\d+)/;
 
 /**
- * One WebSocket session to a server. Frames come out of `events$` from the first one (subscribe
- * before awaiting `opened`); the stream errors with a TransportError or ProtocolError when the
- * session breaks, and completes when it closes after `close()` was asked for.
+ * One session's connection to a server, as the session and the dialects' flows use it. Frames
+ * come out of `events$` from the first one (subscribe before awaiting `opened`); the stream errors
+ * with a TransportError or ProtocolError when the session breaks, and completes when it closes
+ * after `close()` was asked for. `WsConnection` is the WebSocket one; a spec drives a session
+ * through the fake one of `@duplex-bench/transport/testing`, its server scripted in virtual time.
  */
-export class WsConnection {
+export interface Connection {
+  readonly url: string;
+  readonly events$: Observable<ReceivedEvent>;
+  /** The session's end alone: errors as events$ does, completes when it does, and carries no frame. */
+  readonly ended$: Observable<never>;
+  /** Resolves when the upgrade succeeded; rejects with a TransportError. */
+  readonly opened: Promise<void>;
+  /** The timers every wait on this connection uses: its own bounds and its flow's. */
+  readonly timers: TimerHost;
+  /** Bytes queued in the socket and not yet handed to the kernel. */
+  readonly bufferedAmount: number;
+  readonly isOpen: boolean;
+  /** Hands a text frame (a string, or its UTF-8 bytes) to the socket; a failure arrives later through events$. */
+  send(frame: string | Buffer): void;
+  /** Sets the frame `fail` sends before its close frame while the socket is open (null: nothing to say). */
+  setFarewell(farewell: () => string | null): void;
+  /** Closes normally; waits at most `timeout_ms`, then drops the socket. events$ completes. */
+  close(timeout_ms?: number): Promise<void>;
+  /** Ends the session with `error` (it arrives through events$) and closes the socket with a close frame. */
+  fail(error: Error): void;
+}
+
+/** Opens a connection: `WsConnection.open`, or a spec's fake. */
+export type Connect = (url: string, options: ConnectOptions) => Connection;
+
+/** One WebSocket session to a server (see `Connection`). */
+export class WsConnection implements Connection {
   readonly events$: Observable<ReceivedEvent>;
   /**
    * The session's end alone: errors as events$ does, completes when it does, and carries no frame.
@@ -72,7 +133,7 @@ export class WsConnection {
   private readonly clock: Clock;
   /** The timers every wait on this connection uses: its own bounds and its flow's. */
   readonly timers: TimerHost;
-  private ws: WebSocket | null = null;
+  private ws: SocketLike | null = null;
   /** The dialect's last frame before a failed session's close frame (vLLM-Omni: `session.close`). */
   private farewell: (() => string | null) | null = null;
   private closing = false;
@@ -214,7 +275,7 @@ export class WsConnection {
   private attempt(): Promise<void> {
     const timeout_ms = this.options.connect_timeout_ms ?? DEFAULTS.connect_timeout_ms;
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(this.url, {
+      const ws = (this.options.socket ?? wsSocket)(this.url, {
         perMessageDeflate: false,
         generateMask: zeroMask,
         handshakeTimeout: timeout_ms,

@@ -1,7 +1,7 @@
 import type { Subscription } from 'rxjs';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
 import type { ProtocolError, TurnDetection } from '@duplex-bench/protocol';
-import type { WsConnection } from './connection';
+import type { Connection } from './connection';
 
 /** What a server states about the session it opened, read by the dialect's flow. */
 export interface SessionGrant {
@@ -48,7 +48,7 @@ export const FLOW_TIMEOUTS = { handshake_timeout_ms: 10_000, drain_timeout_ms: 3
 export const VLLM_TIMEOUTS = { handshake_timeout_ms: 30_000, close_timeout_ms: 20_000 };
 
 /** Stamps, sends and traces one control frame: the one place a flow sends outside the paced appends. */
-export function sendTraced(conn: WsConnection, frame: string, options: FlowOptions): void {
+export function sendTraced(conn: Connection, frame: string, options: FlowOptions): void {
   const sent_s = (options.clock ?? monotonicClock).now_s();
   conn.send(frame);
   options.onSend?.(frame, sent_s);
@@ -107,22 +107,22 @@ export type DialectConfig =
 export interface SessionFlow {
   readonly protocol: DialectConfig['protocol'];
   /** Follows the session's received frames (and ends the session on a fatal server error). */
-  attach(conn: WsConnection): Subscription;
+  attach(conn: Connection): Subscription;
   /** Whether the dialect defines a received type; others are counted, not refused. */
   isKnownType(type: string): boolean;
-  handshake(conn: WsConnection, input_sample_rate: number, options: FlowOptions): Promise<SessionGrant>;
+  handshake(conn: Connection, input_sample_rate: number, options: FlowOptions): Promise<SessionGrant>;
   /** The frame carrying packet `seq`. */
   append(event_id: string, seq: number, t_start_ms: number, audio_b64: Uint8Array): Buffer;
   /** Frames that follow the append of packet `seq` (turn commits), or null. */
   afterAppend(seq: number): string[] | null;
   /** Ends the input, waits (bounded) for the server's last output, and closes the session. */
-  end(conn: WsConnection, options: FlowOptions): Promise<EndReport>;
+  end(conn: Connection, options: FlowOptions): Promise<EndReport>;
   /** Whether this server `error` event ends the session (the client stops streaming and closes). */
   endsOn(error: ProtocolError): boolean;
   /** Whether a session that failed with `error` (its socket still open) is closed through `abort`. */
   closesOnFailure(error: unknown): boolean;
   /** Closes a failed session in the dialect's way (bounded, ending with a close frame). */
-  abort(conn: WsConnection, error: unknown, options: FlowOptions): Promise<void>;
+  abort(conn: Connection, error: unknown, options: FlowOptions): Promise<void>;
   serverEventSeq(): ServerEventSeqFigures | null;
   /** Events of the dialect's own that say something about the session, counted (vllm-omni: listen decisions, resyncs, expiries). */
   dialectEvents(): Record<string, number> | null;

@@ -1,5 +1,5 @@
 export { WsConnection } from './connection';
-export type { ConnectOptions, ReceivedEvent } from './connection';
+export type { Connect, Connection, ConnectOptions, ReceivedEvent } from './connection';
 export { waitForEvent } from './wait-for';
 export { sendAppends, sendOn } from './send-on';
 export { lockstepAppends } from './lockstep-appends';

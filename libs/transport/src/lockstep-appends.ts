@@ -1,6 +1,6 @@
 import { Observable } from 'rxjs';
 import type { Clock, TimerHost } from '@duplex-bench/pacer';
-import type { WsConnection } from './connection';
+import type { Connection } from './connection';
 import { TransportError } from './errors';
 import type { SessionFlow } from './flow';
 import { sendWithReceipt, type AppendAudio, type SendReceipt } from './send-on';
@@ -33,7 +33,7 @@ const BOUNDARY_SLACK_MS = 1e-6;
  * a lockstep packet has no due time.
  */
 export function lockstepAppends(
-  conn: Pick<WsConnection, 'send' | 'bufferedAmount'>,
+  conn: Pick<Connection, 'send' | 'bufferedAmount'>,
   flow: Pick<SessionFlow, 'append'>,
   audio: AppendAudio,
   prefix: string,

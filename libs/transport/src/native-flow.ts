@@ -1,6 +1,6 @@
 import { Subscription } from 'rxjs';
 import { isKnownNativeType, NativeEvent, nativeAppend, nativeInputEnd, nativeSessionClose, nativeSessionUpdate, readNativeGrant, serverError, ProtocolError } from '@duplex-bench/protocol';
-import type { ReceivedEvent, WsConnection } from './connection';
+import type { Connection, ReceivedEvent } from './connection';
 import { TransportError } from './errors';
 import { waitForEvent } from './wait-for';
 import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type NativeDrainReport, type SessionFlow, type SessionGrant } from './flow';
@@ -9,7 +9,7 @@ import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type Nativ
  * The next event of `type`, or the server's `error` event as a ProtocolError: a native client
  * stops waiting on any error (sglang-omni's own client does).
  */
-async function nextOrError(conn: WsConnection, type: string, timeout_ms: number, reason: 'handshake_timeout' | 'drain_timeout'): Promise<ReceivedEvent> {
+async function nextOrError(conn: Connection, type: string, timeout_ms: number, reason: 'handshake_timeout' | 'drain_timeout'): Promise<ReceivedEvent> {
   const e = await waitForEvent(conn, [type, NativeEvent.error], timeout_ms, reason);
   if (e.frame.type === NativeEvent.error) throw serverError(e.frame);
   return e;
@@ -19,7 +19,7 @@ async function nextOrError(conn: WsConnection, type: string, timeout_ms: number,
  * `session.created` → `session.update` (only `output_modalities: ["audio"]`) → `session.updated`;
  * resolves with the `session.updated` event. An error event or a close on the way ends it.
  */
-export async function nativeHandshake(conn: WsConnection, event_id: string, options: FlowOptions = {}): Promise<Record<string, unknown>> {
+export async function nativeHandshake(conn: Connection, event_id: string, options: FlowOptions = {}): Promise<Record<string, unknown>> {
   const timeout_ms = options.handshake_timeout_ms ?? FLOW_TIMEOUTS.handshake_timeout_ms;
   try {
     const created = nextOrError(conn, NativeEvent.sessionCreated, timeout_ms, 'handshake_timeout');
@@ -37,7 +37,7 @@ export async function nativeHandshake(conn: WsConnection, event_id: string, opti
 }
 
 /** Waits (bounded) for `session.closed`, then closes the socket with a close frame (bounded). */
-async function awaitSessionClosed(conn: WsConnection, close_ms: number): Promise<void> {
+async function awaitSessionClosed(conn: Connection, close_ms: number): Promise<void> {
   await waitForEvent(conn, NativeEvent.sessionClosed, close_ms, 'close_timeout');
   await conn.close(close_ms);
 }
@@ -46,7 +46,7 @@ async function awaitSessionClosed(conn: WsConnection, close_ms: number): Promise
  * `sglang.input_audio.end` … `sglang.input_audio.drained`, then `session.close` → `session.closed`,
  * then the socket closes. Every step is bounded; an error event before `drained` ends it.
  */
-export async function nativeEndSession(conn: WsConnection, ids: { end: string; close: string }, options: FlowOptions = {}): Promise<NativeDrainReport> {
+export async function nativeEndSession(conn: Connection, ids: { end: string; close: string }, options: FlowOptions = {}): Promise<NativeDrainReport> {
   const drain_ms = options.drain_timeout_ms ?? FLOW_TIMEOUTS.drain_timeout_ms;
   const close_ms = options.close_timeout_ms ?? FLOW_TIMEOUTS.close_timeout_ms;
   const drained = nextOrError(conn, NativeEvent.drained, drain_ms, 'drain_timeout');
@@ -79,7 +79,7 @@ export class NativeFlow implements SessionFlow {
     return isKnownNativeType(type);
   }
 
-  async handshake(conn: WsConnection, _input_sample_rate: number, options: FlowOptions): Promise<SessionGrant> {
+  async handshake(conn: Connection, _input_sample_rate: number, options: FlowOptions): Promise<SessionGrant> {
     const updated = await nativeHandshake(conn, `${this.session_id}_update`, options);
     return readNativeGrant(updated);
   }
@@ -97,7 +97,7 @@ export class NativeFlow implements SessionFlow {
     return true;
   }
 
-  async end(conn: WsConnection, options: FlowOptions): Promise<EndReport> {
+  async end(conn: Connection, options: FlowOptions): Promise<EndReport> {
     return { drain: await nativeEndSession(conn, { end: `${this.session_id}_end`, close: `${this.session_id}_close` }, options) };
   }
 
@@ -108,7 +108,7 @@ export class NativeFlow implements SessionFlow {
    * may still answer (a closing session can hold the server's only admission slot). Server errors
    * end a session only before `drained`, so `session.close` has not been sent yet.
    */
-  async abort(conn: WsConnection, error: unknown, options: FlowOptions): Promise<void> {
+  async abort(conn: Connection, error: unknown, options: FlowOptions): Promise<void> {
     const close_ms = options.close_timeout_ms ?? FLOW_TIMEOUTS.close_timeout_ms;
     const closed = awaitSessionClosed(conn, close_ms);
     if (!(error instanceof ProtocolError && error.info.fatal)) sendTraced(conn, nativeSessionClose(`${this.session_id}_close`), options);

@@ -21,7 +21,7 @@ import {
   vllmSessionClose,
   type DecodedFrame,
 } from '@duplex-bench/protocol';
-import { WsConnection, type ConnectOptions, type ReceivedEvent } from './connection';
+import { WsConnection, type Connection, type ConnectOptions, type ReceivedEvent } from './connection';
 import { ItemPlayout } from './item-playout';
 import { TransportError } from './errors';
 import { waitForEvent } from './wait-for';
@@ -76,7 +76,7 @@ function speaksSecond(what: string, url: string): TransportError {
  * another dialect's server, and the error says which flag to try. Any other `error` before the
  * greeting ends the connection with that error.
  */
-export async function waitForSessionCreated(conn: WsConnection, timeout_ms: number): Promise<ReceivedEvent> {
+export async function waitForSessionCreated(conn: Connection, timeout_ms: number): Promise<ReceivedEvent> {
   let heard = false;
   const early = conn.events$.subscribe({
     next: (e) => {
@@ -169,7 +169,7 @@ export class OpenAIFlow implements SessionFlow {
     private readonly config: OpenAIFlowConfig,
   ) {}
 
-  attach(conn: WsConnection): Subscription {
+  attach(conn: Connection): Subscription {
     return conn.events$.subscribe({ next: (e) => this.observe(conn, e.frame, e.received_s), error: () => undefined });
   }
 
@@ -177,7 +177,7 @@ export class OpenAIFlow implements SessionFlow {
     return isKnownOpenAIType(type);
   }
 
-  private observe(conn: WsConnection, frame: DecodedFrame, received_s: number): void {
+  private observe(conn: Connection, frame: DecodedFrame, received_s: number): void {
     this.seq.add(serverEventSeq(frame));
     const type = gaEventName(frame.type);
     switch (type) {
@@ -254,7 +254,7 @@ export class OpenAIFlow implements SessionFlow {
    * without model audio since the last one; else the truncate of the item playing, and the cancel
    * of the response in progress when the server does not interrupt it itself.
    */
-  private bargeIn(conn: WsConnection, frame: DecodedFrame, t_s: number): void {
+  private bargeIn(conn: Connection, frame: DecodedFrame, t_s: number): void {
     if (!this.heardSinceBargeIn) return;
     this.heardSinceBargeIn = false;
     const playing = this.playout.playingAt(t_s);
@@ -293,7 +293,7 @@ export class OpenAIFlow implements SessionFlow {
   }
 
   /** The waiting `response.create`, once no response is active (never on a closing session). */
-  private sendQueued(conn: WsConnection): void {
+  private sendQueued(conn: Connection): void {
     if (this.queued === null || this.closing || !this.mayCreate() || !conn.isOpen) return;
     const create = this.queued;
     this.queued = null;
@@ -301,11 +301,11 @@ export class OpenAIFlow implements SessionFlow {
     this.send(conn, openaiResponseCreate(create), this.options);
   }
 
-  private send(conn: WsConnection, frame: string, options: FlowOptions): void {
+  private send(conn: Connection, frame: string, options: FlowOptions): void {
     sendTraced(conn, frame, options);
   }
 
-  async handshake(conn: WsConnection, input_sample_rate: number, options: FlowOptions): Promise<SessionGrant> {
+  async handshake(conn: Connection, input_sample_rate: number, options: FlowOptions): Promise<SessionGrant> {
     this.options = options;
     const timeout_ms = options.handshake_timeout_ms ?? FLOW_TIMEOUTS.handshake_timeout_ms;
     const created = waitForSessionCreated(conn, timeout_ms);
@@ -348,7 +348,7 @@ export class OpenAIFlow implements SessionFlow {
     return [commit, openaiResponseCreate(create)];
   }
 
-  async end(conn: WsConnection, options: FlowOptions): Promise<EndReport> {
+  async end(conn: Connection, options: FlowOptions): Promise<EndReport> {
     const drain_ms = options.drain_timeout_ms ?? FLOW_TIMEOUTS.drain_timeout_ms;
     const close_ms = options.close_timeout_ms ?? FLOW_TIMEOUTS.close_timeout_ms;
     // The last turn's input is committed and answered like the others.
@@ -409,7 +409,7 @@ export class OpenAIFlow implements SessionFlow {
     return false;
   }
 
-  async abort(conn: WsConnection, _error: unknown, options: FlowOptions): Promise<void> {
+  async abort(conn: Connection, _error: unknown, options: FlowOptions): Promise<void> {
     this.closing = true;
     await conn.close(options.close_timeout_ms ?? FLOW_TIMEOUTS.close_timeout_ms);
   }

@@ -1,7 +1,7 @@
 import { map, type OperatorFunction } from 'rxjs';
 import { monotonicClock, type Clock, type Tick } from '@duplex-bench/pacer';
 import { frameSent } from '@duplex-bench/protocol';
-import type { WsConnection } from './connection';
+import type { Connection } from './connection';
 import type { SessionFlow } from './flow';
 
 /** A frame due on the socket, with the times the pacing check needs. */
@@ -32,7 +32,7 @@ export interface SendReceipt {
 }
 
 /** Sends each frame on `conn` as it comes and emits its receipt. */
-export function sendOn(conn: WsConnection, clock: Clock = monotonicClock): OperatorFunction<OutgoingFrame, SendReceipt> {
+export function sendOn(conn: Connection, clock: Clock = monotonicClock): OperatorFunction<OutgoingFrame, SendReceipt> {
   return map((out) => sendWithReceipt(conn, clock, out.seq, out.event_id, out.frame, out.scheduled_s, out.start_s));
 }
 
@@ -48,7 +48,7 @@ export interface AppendAudio {
  * start is the tick's fire time, before the frame is built, as the pacing check measures it.
  */
 export function sendAppends(
-  conn: WsConnection,
+  conn: Connection,
   flow: Pick<SessionFlow, 'append'>,
   audio: AppendAudio,
   prefix: string,
@@ -68,7 +68,7 @@ export function sendAppends(
  * for the next append, so the receipt's `frame` holds its bytes until the next append is built:
  * the receipt's subscribers, which run before that, may read it (the tracer copies it).
  */
-export function sendWithReceipt(conn: Pick<WsConnection, 'send' | 'bufferedAmount'>, clock: Clock, seq: number, event_id: string, frame: string | Buffer, scheduled_s: number, start_s: number): SendReceipt {
+export function sendWithReceipt(conn: Pick<Connection, 'send' | 'bufferedAmount'>, clock: Clock, seq: number, event_id: string, frame: string | Buffer, scheduled_s: number, start_s: number): SendReceipt {
   const before_s = clock.now_s();
   conn.send(frame);
   const completed_s = clock.now_s();

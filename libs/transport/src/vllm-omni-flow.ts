@@ -1,7 +1,7 @@
 import { every, monotonicClock } from '@duplex-bench/pacer';
 import type { Subscription } from 'rxjs';
 import { audioDeltaInfo, base64ByteLength, chunkPeriodMs, gaEventName, isKnownOpenAIType, isKnownVllmType, OpenAIEvent, serverError, ServerEventSeqTracker, serverEventSeq, VLLM_ACK_RACE_CODE, VLLM_CLIENT_PROTOCOL_CODES, VllmEvent, vllmAppend, vllmCommit, vllmEventAck, vllmHeartbeat, vllmPlaybackAck, vllmSessionClose, vllmSessionRates, vllmSessionUpdate, type DecodedFrame } from '@duplex-bench/protocol';
-import type { WsConnection } from './connection';
+import type { Connection } from './connection';
 import { waitForEvent } from './wait-for';
 import { waitForQuiet } from './wait-quiet';
 import { TransportError } from './errors';
@@ -68,7 +68,7 @@ export class VllmOmniFlow implements SessionFlow {
   private readonly playout = new ItemPlayout();
   private readonly open = new Set<string>();
   private options: FlowOptions = {};
-  private conn: WsConnection | null = null;
+  private conn: Connection | null = null;
   private ready = false;
   private closeSent = false;
   /** `session.closed` arrived: the session is over, nothing more is sent. */
@@ -105,7 +105,7 @@ export class VllmOmniFlow implements SessionFlow {
     sendTraced(conn, frame, this.options);
   }
 
-  attach(conn: WsConnection): Subscription {
+  attach(conn: Connection): Subscription {
     this.conn = conn;
     conn.setFarewell(() => this.farewell());
     const sub = conn.events$.subscribe({ next: (e) => this.observe(conn, e.frame, e.received_s), error: () => undefined });
@@ -135,7 +135,7 @@ export class VllmOmniFlow implements SessionFlow {
     return isKnownOpenAIType(type) || isKnownVllmType(type);
   }
 
-  private observe(conn: WsConnection, frame: DecodedFrame, received_s: number): void {
+  private observe(conn: Connection, frame: DecodedFrame, received_s: number): void {
     const n = serverEventSeq(frame);
     this.seq.add(n);
     const type = gaEventName(frame.type);
@@ -266,7 +266,7 @@ export class VllmOmniFlow implements SessionFlow {
     }
   }
 
-  async handshake(conn: WsConnection, input_sample_rate: number, options: FlowOptions): Promise<SessionGrant> {
+  async handshake(conn: Connection, input_sample_rate: number, options: FlowOptions): Promise<SessionGrant> {
     this.options = options;
     this.input_rate = input_sample_rate;
     const timeout_ms = options.handshake_timeout_ms ?? VLLM_TIMEOUTS.handshake_timeout_ms;
@@ -330,7 +330,7 @@ export class VllmOmniFlow implements SessionFlow {
    * an empty commit is refused), wait (bounded) until its answer is done and the server quiet,
    * acknowledge again, then `session.close` → `session.closed` and close the socket.
    */
-  async end(conn: WsConnection, options: FlowOptions): Promise<EndReport> {
+  async end(conn: Connection, options: FlowOptions): Promise<EndReport> {
     const drain_ms = options.drain_timeout_ms ?? FLOW_TIMEOUTS.drain_timeout_ms;
     const close_ms = options.close_timeout_ms ?? VLLM_TIMEOUTS.close_timeout_ms;
     this.ackPlayback();
@@ -348,7 +348,7 @@ export class VllmOmniFlow implements SessionFlow {
   }
 
   /** `session.close`, then (bounded) `session.closed`, then the socket closes with a close frame. */
-  private async close(conn: WsConnection, close_ms: number): Promise<void> {
+  private async close(conn: Connection, close_ms: number): Promise<void> {
     if (this.closeSent) return;
     const closed = waitForEvent(conn, VllmEvent.sessionClosed, close_ms, 'close_timeout');
     this.send(vllmSessionClose(this.nextId('x')));
@@ -362,7 +362,7 @@ export class VllmOmniFlow implements SessionFlow {
     return true;
   }
 
-  async abort(conn: WsConnection, _error: unknown, options: FlowOptions): Promise<void> {
+  async abort(conn: Connection, _error: unknown, options: FlowOptions): Promise<void> {
     await this.close(conn, options.close_timeout_ms ?? VLLM_TIMEOUTS.close_timeout_ms);
   }
 

@@ -1,6 +1,6 @@
 import { after } from '@duplex-bench/pacer';
 import { EmptyError, filter, firstValueFrom, map, race } from 'rxjs';
-import type { ReceivedEvent, WsConnection } from './connection';
+import type { Connection, ReceivedEvent } from './connection';
 import { TransportError, type IncompleteReason } from './errors';
 
 /**
@@ -9,7 +9,7 @@ import { TransportError, type IncompleteReason } from './errors';
  * cleanly rejects as server_closed. The bound runs on the connection's timers.
  */
 export async function waitForEvent(
-  conn: WsConnection,
+  conn: Connection,
   type: string | readonly string[],
   timeout_ms: number,
   reason: IncompleteReason,

@@ -1,6 +1,6 @@
 import { after } from '@duplex-bench/pacer';
 import { EmptyError, firstValueFrom, map, NEVER, race, startWith, switchMap, take } from 'rxjs';
-import type { WsConnection } from './connection';
+import type { Connection } from './connection';
 import { TransportError } from './errors';
 
 /**
@@ -10,7 +10,7 @@ import { TransportError } from './errors';
  * rejects as `server_closed`. Both waits run on the connection's timers. Dialects without an end-of-input receipt end their sessions this way.
  */
 export async function waitForQuiet(
-  conn: WsConnection,
+  conn: Connection,
   o: { idle: () => boolean; busy: () => string; quiet_ms: number; drain_ms: number; session_id: string },
 ): Promise<void> {
   try {
