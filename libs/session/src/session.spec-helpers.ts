@@ -56,7 +56,7 @@ export interface VirtualRun {
   ctx: SessionContext;
   sink: MemorySink;
   session: RealtimeSession;
-  /** Opens the session and streams it from `start_after_ms` after the open; resolves with its result (never rejects). */
+  /** Opens the session and streams it from `start_after_ms` after the open; resolves with its result (never rejects), once the frames in flight have landed. */
   result(start_after_ms?: number): Promise<SessionResult>;
 }
 
@@ -110,7 +110,10 @@ export function virtualSession(o: VirtualOptions): VirtualRun {
       }
       return session.stream(time.now_s() + start_after_ms / 1000);
     })();
-    return time.run(run);
+    const result = await time.run(run);
+    // What the client sent last (a farewell before its close frame) still reaches the server.
+    await time.advance(0);
+    return result;
   };
   return { time, server, ctx, sink, session, result };
 }

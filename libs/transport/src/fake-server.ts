@@ -18,6 +18,8 @@ export interface FakeServerSide {
   onMessage(handler: (event: Record<string, unknown>) => void): void;
   /** Sends a text frame (an object is JSON-encoded) after `delay_ms` on the virtual clock. */
   send(event: Record<string, unknown> | string, delay_ms?: number): void;
+  /** Runs `fn` after `delay_ms` on the virtual clock (a server's own timer). */
+  later(delay_ms: number, fn: () => void): void;
   /** Sends a binary frame. */
   sendBinary(bytes: Buffer): void;
   /** Closes the socket from the server's side with a close frame. */
@@ -174,6 +176,10 @@ class Side implements FakeServerSide {
   send(event: Record<string, unknown> | string, delay_ms = 0): void {
     const text = typeof event === 'string' ? event : JSON.stringify(event);
     this.timers.arm(delay_ms, () => this.socket.receive(Buffer.from(text), false));
+  }
+
+  later(delay_ms: number, fn: () => void): void {
+    this.timers.arm(delay_ms, fn);
   }
 
   sendBinary(bytes: Buffer): void {
