@@ -8,7 +8,9 @@ export interface NativeScript {
   /** Server ms before each `sglang.unit.done` is sent, after its input is complete. */
   unit_lag_ms?: number;
   /** After this many appends: an error event (`fatal` or not), a close of the socket, a binary frame, or a malformed one. */
-  fault?: { after_appends: number; kind: 'error' | 'fatal_error' | 'close' | 'binary' | 'malformed' };
+  fault?: { after_appends: number; kind: 'error' | 'fatal_error' | 'close' | 'drop' | 'binary' | 'malformed' | 'non_finite' };
+  /** Closes the socket when `session.update` arrives, before `session.updated`. */
+  close_in_handshake?: boolean;
   /** Never answers `sglang.input_audio.end` (the drain bound runs out). */
   no_drain?: boolean;
   /** Never answers `session.close` (the close bound runs out). */
@@ -40,6 +42,10 @@ export function nativeServer(side: FakeServerSide, o: NativeScript = {}): void {
     const client_event_id = e.event_id;
     switch (e.type) {
       case 'session.update':
+        if (o.close_in_handshake) {
+          side.close(1000, 'bye');
+          return;
+        }
         side.send({
           type: 'session.updated',
           event_id: id('u'),
@@ -83,6 +89,8 @@ export function nativeServer(side: FakeServerSide, o: NativeScript = {}): void {
 
 function fault(side: FakeServerSide, kind: NonNullable<NativeScript['fault']>['kind'], id: (k: string) => string): void {
   if (kind === 'close') side.close(1011, 'gone');
+  else if (kind === 'drop') side.drop();
+  else if (kind === 'non_finite') side.send('{"type":"sglang.input_audio.accepted","seq":9,"accepted_end_ms":1e999}');
   else if (kind === 'binary') side.sendBinary(Buffer.from([1, 2, 3]));
   else if (kind === 'malformed') side.send('{"type": "response.output_audio.delta", ');
   else side.send({ type: 'error', event_id: id('f'), error: { type: 'server_error', code: 'engine_failed', message: 'boom' }, sglang: { fatal: kind === 'fatal_error' } });

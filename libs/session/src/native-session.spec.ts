@@ -86,11 +86,29 @@ describe('a native session whose server misbehaves', () => {
     expect(result.message).toContain('code 1011');
   });
 
-  it('a binary frame or a malformed one ends the session as malformed_frame', async () => {
-    for (const kind of ['binary', 'malformed'] as const) {
+  it('a dropped connection (no close frame) ends the session as server_closed with code 1006', async () => {
+    const v = native({ fault: { after_appends: 3, kind: 'drop' } }, 0.8);
+    const result = await v.result();
+    expect(result).toMatchObject({ completed: false, reason: 'server_closed', message: expect.stringContaining('code 1006') });
+    expect(v.sink.errors).toEqual([expect.stringMatching(/^server_closed: server closed the session \(code 1006/)]);
+  });
+
+  it('a close before session.updated ends the session as server_closed during the handshake, having sent only session.update', async () => {
+    const v = native({ close_in_handshake: true });
+    const result = await v.result();
+    expect(result).toMatchObject({ completed: false, reason: 'server_closed', message: expect.stringContaining('during the handshake') });
+    expect(v.server.sessions[0].received.map((e) => e.type)).toEqual(['session.update']);
+  });
+
+  it('a binary frame, a malformed one or a number that is not finite ends the session as malformed_frame', async () => {
+    const messages: string[] = [];
+    for (const kind of ['binary', 'malformed', 'non_finite'] as const) {
       const result = await native({ fault: { after_appends: 2, kind } }, 0.8).result();
       expect(result).toMatchObject({ completed: false, reason: 'malformed_frame' });
+      messages.push(result.message ?? '');
     }
+    expect(messages[0]).toMatch(/binary frame of 3 bytes/);
+    expect(messages[2]).toMatch(/not finite/);
   });
 
   it('a server that never drains ends the session as drain_timeout at the drain bound', async () => {

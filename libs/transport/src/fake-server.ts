@@ -24,6 +24,8 @@ export interface FakeServerSide {
   sendBinary(bytes: Buffer): void;
   /** Closes the socket from the server's side with a close frame. */
   close(code?: number, reason?: string): void;
+  /** Drops the connection without a close frame (the client sees code 1006). */
+  drop(): void;
   /** Whether the server answers the client's close frame (default true); false lets the client's close bound run out. */
   answersClose: boolean;
   /** The client's `bufferedAmount` as the spec sets it (a server that stops reading). */
@@ -188,5 +190,9 @@ class Side implements FakeServerSide {
 
   close(code = 1000, reason = ''): void {
     this.timers.arm(0, () => this.socket.closed(code, reason));
+  }
+
+  drop(): void {
+    this.timers.arm(0, () => this.socket.closed(1006, ''));
   }
 }

@@ -36,6 +36,9 @@ const received = (trace: TraceLine[]) => trace.filter((l) => l.direction === 're
 describe('probe run (native) against a server that misbehaves', () => {
   const FLAGS = ['--concurrency', '2', '--duration', '0.8', '--trace', 'full', '--keep-traces', '--drain-timeout-s', '0.5'];
 
+  // Two real-socket smoke cases against the faulty mock; every fault's session behaviour (errors fatal
+  // or not, silence, malformed frames, non-finite numbers, drops, a close in the handshake) is specced
+  // in virtual time in libs/session/src/native-session.spec.ts.
   const cases: Array<{ name: string; fault: MockFault; reason: string; message: RegExp; sends: string[]; receives?: string[] }> = [
     {
       name: 'a fatal error at once',
@@ -45,34 +48,7 @@ describe('probe run (native) against a server that misbehaves', () => {
       sends: ['session.update'],
       receives: ['session.created', 'session.updated', 'error', 'session.closed'],
     },
-    {
-      name: 'a fatal error after some packets',
-      fault: { after_appends: 3, action: 'fatal_error' },
-      reason: 'server_error',
-      message: /injected_fault.*fatal/,
-      // Nothing more after a fatal error: not even session.close.
-      sends: ['session.update', 'input_audio_buffer.append', 'input_audio_buffer.append', 'input_audio_buffer.append'],
-    },
-    {
-      name: 'a non-fatal error on every append',
-      fault: { after_appends: 1, action: 'refuse_appends' },
-      reason: 'server_error',
-      message: /input_rejected.*non-fatal/,
-      // The client stops at the first error and asks to close.
-      sends: ['session.update', 'input_audio_buffer.append', 'session.close'],
-    },
-    { name: 'silence (no answers)', fault: { after_appends: 3, action: 'stop_answering' }, reason: 'drain_timeout', message: /no sglang\.input_audio\.drained within 500 ms/, sends: [] },
     { name: 'malformed JSON', fault: { after_appends: 3, action: 'malformed_frame' }, reason: 'malformed_frame', message: /malformed server frame '\{"type":"sglang\.input_audio\.accepted","seq":'/, sends: [] },
-    { name: 'a number that is not finite', fault: { after_appends: 3, action: 'non_finite' }, reason: 'malformed_frame', message: /accepted_end_ms":1e999.*not finite/, sends: [] },
-    { name: 'a disconnect without a close frame', fault: { after_appends: 3, action: 'drop' }, reason: 'server_closed', message: /server closed the session \(code 1006/, sends: [] },
-    {
-      name: 'a close before session.updated',
-      fault: { after_appends: 0, action: 'close_in_handshake' },
-      reason: 'server_closed',
-      message: /the server closed the session during the handshake/,
-      sends: ['session.update'],
-      receives: ['session.created'],
-    },
   ];
 
   it.each(cases)('ends on $name in bounded time as $reason, with the cause in the trace', async ({ fault, reason, message, sends, receives }) => {
@@ -173,26 +149,6 @@ describe('probe run (native): the server grant decides the output rate', () => {
       expect(run.server_grant).toMatchObject({ output_sample_rate: 24000, output_sample_rate_used: 22050, output_sample_rate_source: '--output-sample-rate' });
       const file = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
       expect(file.duplex_session_metrics[0].responses[0].audio_duration_ms).toBeCloseTo((10 * 3840) / 2 / 22.05, 3);
-    } finally {
-      await server.close();
-    }
-  });
-});
-
-describe('probe run (native): the end of input', () => {
-  it('goes no earlier than the first append\'s send start plus the input duration (sglang-omni\'s client rule)', async () => {
-    const server = await startMockServer({ port: 0 });
-    try {
-      // 1.02 s: 12 whole packets and a 60 ms one; the last packet goes at +960 ms, the end at +1,020 ms or later.
-      const { code, dir } = await probe(server.url, ['--concurrency', '1', '--duration', '1.02', '--trace', 'full', '--keep-traces']);
-      expect(code).toBe(0);
-      const trace = await traceOf(dir, 's0');
-      const appends = trace.filter((l) => l.event.type === 'input_audio_buffer.append');
-      const end = trace.find((l) => l.event.type === 'sglang.input_audio.end') as TraceLine;
-      expect(appends).toHaveLength(13);
-      expect(end.time_s - appends[0].time_s).toBeGreaterThanOrEqual(1.02);
-      const receipts = JSON.parse(await readFile(join(dir, 'sessions', 's0', 'input-send-receipts.json'), 'utf8'));
-      expect(end.time_s - receipts.appends[0].start_s).toBeGreaterThanOrEqual(1.02);
     } finally {
       await server.close();
     }
