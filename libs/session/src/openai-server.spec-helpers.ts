@@ -7,6 +7,8 @@ export interface OpenAIScript {
   answer_ms?: number;
   /** vLLM-Omni: numbered events (`server_event_seq`), `session.close` answered with `session.closed`. */
   vllm?: boolean;
+  /** An openai server that numbers its events (`server_event_seq`), one of vLLM-Omni's extensions. */
+  numbered?: boolean;
   /** vLLM-Omni: the first `refusals` openings are refused as a full server does (`resource_exhausted`), then the socket closes. */
   refuse?: boolean;
   /** vLLM-Omni: errors after the first playback ack of each response with this code. */
@@ -23,7 +25,8 @@ export function openaiServer(side: FakeServerSide, o: OpenAIScript = {}): void {
   let responses = 0;
   const acked = new Set<string>();
   // Numbered as sent, in the order they go out.
-  const send = (e: Record<string, unknown>, delay_ms = 0) => side.later(delay_ms, () => side.send(o.vllm ? { ...e, server_event_seq: ++seq } : e));
+  const numbered = o.vllm === true || o.numbered === true;
+  const send = (e: Record<string, unknown>, delay_ms = 0) => side.later(delay_ms, () => side.send(numbered ? { ...e, server_event_seq: ++seq } : e));
   const session = { id: 'sess_1', audio: { output: { format: { type: 'audio/pcm', rate } } } };
   const respond = () => {
     const id = `resp_${responses++}`;
@@ -32,7 +35,7 @@ export function openaiServer(side: FakeServerSide, o: OpenAIScript = {}): void {
     send({ type: 'response.output_audio.done', response_id: id }, answer_ms * 2);
     send({ type: 'response.done', response: { id, status: 'completed' } }, answer_ms * 2);
   };
-  if (!o.vllm) side.send({ type: 'session.created', session });
+  if (!o.vllm) send({ type: 'session.created', session });
   side.onMessage((e) => {
     switch (e.type) {
       case 'session.update':
