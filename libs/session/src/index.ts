@@ -1,3 +1,9 @@
-/* One session: its pipeline (sends, receive readers, response and turn tracking), its context and its result */
-export { admissionBackoffMs, admissionRefusal, NATIVE_ADMISSION, RealtimeSession, SendBarrier, reasonOf } from './realtime-session';
-export type { AdmissionPolicy, SessionContext, SessionResult } from './realtime-session';
+/* One session: its states, its send and receive paths of named operators, its context and its result */
+export { RealtimeSession } from './realtime-session';
+export { admissionBackoffMs, admissionRefusal, NATIVE_ADMISSION } from './admission';
+export type { AdmissionPolicy } from './admission';
+export type { SessionContext } from './context';
+export { reasonOf } from './outcome';
+export type { SessionResult } from './result';
+export { SendBarrier } from './send-barrier';
+export type { SessionState } from './session-state';

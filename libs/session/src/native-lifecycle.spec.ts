@@ -1,6 +1,6 @@
 import { Subject } from 'rxjs';
 import { TraceWriteError } from '@duplex-bench/tracer';
-import { SendBarrier } from './realtime-session';
+import { SendBarrier } from './send-barrier';
 import { nativeServer } from './native-server.spec-helpers';
 import { virtualSession } from './session.spec-helpers';
 

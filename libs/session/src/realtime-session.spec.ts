@@ -3,7 +3,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { monotonicClock } from '@duplex-bench/pacer';
 import { ManualTimers } from '@duplex-bench/pacer/testing';
 import type { AdmissionRefusal, SessionTraceSink } from '@duplex-bench/tracer';
-import { RealtimeSession, type SessionContext } from './realtime-session';
+import type { SessionContext } from './context';
+import { RealtimeSession } from './realtime-session';
 
 const BOUND_MS = 3000;
 

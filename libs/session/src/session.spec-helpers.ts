@@ -8,7 +8,9 @@ import { VirtualTime } from '@duplex-bench/pacer/testing';
 import { FakeServer, type FakeServerSide, type FakeUpgrade } from '@duplex-bench/transport/testing';
 import type { DialectConfig } from '@duplex-bench/transport';
 import type { AdmissionRefusal, ReceiptTimes, SessionTraceSink } from '@duplex-bench/tracer';
-import { RealtimeSession, type SessionContext, type SessionResult } from './realtime-session';
+import type { SessionContext } from './context';
+import { RealtimeSession } from './realtime-session';
+import type { SessionResult } from './result';
 
 /** What a session wrote to its trace, kept in order. */
 export class MemorySink implements SessionTraceSink {
