@@ -1,7 +1,6 @@
 import { ConversationPlayer, type PacketSource } from '@duplex-bench/audio';
-import { createSessionFlow, type Connection } from '@duplex-bench/transport';
+import { admitted, createSessionFlow, NATIVE_ADMISSION, type Connection } from '@duplex-bench/transport';
 import type { SessionTraceSink } from '@duplex-bench/tracer';
-import { admitted, NATIVE_ADMISSION } from './admission';
 import { closeAfterFault } from './close-after-fault';
 import type { SessionContext } from './context';
 import { foldResult } from './fold-result';
@@ -96,10 +95,12 @@ export class RealtimeSession {
         policy: b.ctx.admission ?? NATIVE_ADMISSION,
         url: b.ctx.url,
         session_id: this.id,
-        sink: b.sink,
-        clock: b.ctx.clock,
         timers: () => this.conn.timers,
-        onRefused: (n) => (b.admission_refusals = n),
+        // Each refusal is an admission record in the trace.
+        onRefused: (n, refusal) => {
+          b.admission_refusals = n;
+          b.sink.admission(n, refusal, b.ctx.clock.now_s());
+        },
         // A refused attempt leaves nothing behind: its connection, its receivers and its counts go.
         reset: () => {
           for (const s of b.reading) s.unsubscribe();

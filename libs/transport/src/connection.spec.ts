@@ -41,39 +41,20 @@ describe('WsConnection', () => {
   });
 
   describe('opening', () => {
-    it('fails as admission_refused after 4 attempts when every upgrade gets HTTP 503 (3 retries by default)', async () => {
+    it('fails its one upgrade refused with HTTP 503 as connect_failed with the status: retrying a full server is admission\'s', async () => {
       server = await startWsTestServer(() => 503);
-      conn = WsConnection.open(server.url, { retry_delay_ms: 5, session_id: 's1' });
+      conn = WsConnection.open(server.url, { session_id: 's1' });
       const ended = streamEnd(conn.events$, BOUND_MS);
       const error = await openError(conn);
-      expect(error.reason).toBe('admission_refused');
-      expect(error.code).toBe('TRANSPORT_ADMISSION_REFUSED');
-      expect(error.info).toMatchObject({ status: 503, attempts: 4, session_id: 's1', url: server.url });
-      expect(conn.attempts).toBe(4);
-      expect(server.upgrades).toBe(4);
+      expect(error.reason).toBe('connect_failed');
+      expect(error.info).toMatchObject({ status: 503, attempts: 1, session_id: 's1', url: server.url });
+      expect(server.upgrades).toBe(1);
       expect((await ended).error).toBe(error);
-    });
-
-    it('retries on 503 as many times as asked', async () => {
-      server = await startWsTestServer(() => 503);
-      conn = WsConnection.open(server.url, { retries_on_503: 1, retry_delay_ms: 5 });
-      expect((await openError(conn)).reason).toBe('admission_refused');
-      expect(conn.attempts).toBe(2);
-      expect(server.upgrades).toBe(2);
-    });
-
-    it('opens on the third attempt when the first two upgrades get HTTP 503', async () => {
-      server = await startWsTestServer((n) => (n <= 2 ? 503 : () => undefined));
-      conn = WsConnection.open(server.url, { retry_delay_ms: 5 });
-      await within(conn.opened, BOUND_MS, 'opened');
-      expect(conn.attempts).toBe(3);
-      expect(conn.isOpen).toBe(true);
-      expect(server.upgrades).toBe(3);
     });
 
     it('does not retry an upgrade refused with another status', async () => {
       server = await startWsTestServer(() => 404);
-      conn = WsConnection.open(server.url, { retry_delay_ms: 5 });
+      conn = WsConnection.open(server.url);
       const error = await openError(conn);
       expect(error.reason).toBe('connect_failed');
       expect(error.info.status).toBe(404);
@@ -81,7 +62,7 @@ describe('WsConnection', () => {
     });
 
     it('fails as connect_failed with errno ECONNREFUSED when nothing listens', async () => {
-      conn = WsConnection.open(await closedPortUrl(), { retry_delay_ms: 5 });
+      conn = WsConnection.open(await closedPortUrl());
       const ended = streamEnd(conn.events$, BOUND_MS);
       const error = await openError(conn);
       expect(error.reason).toBe('connect_failed');
@@ -100,28 +81,6 @@ describe('WsConnection', () => {
       const error = await openError(conn);
       expect(error.reason).toBe('connect_timeout');
       expect(error.message).toMatch(/within 200 ms/);
-    });
-
-    it('waits retry_delay_ms (default 250 ms) between 503 retries, on its injected timers', async () => {
-      server = await startWsTestServer(() => 503);
-      const timers = new ManualTimers();
-      const delays: number[] = [];
-      conn = WsConnection.open(server.url, {
-        timers,
-        // Told of each refusal right before its retry wait is armed: the test ends that wait.
-        onAdmissionDenied: () =>
-          queueMicrotask(() => {
-            const wait = timers.pending.find((t) => t.delay_ms !== 10_000);
-            if (wait) {
-              delays.push(wait.delay_ms);
-              timers.pending = timers.pending.filter((t) => t !== wait);
-              wait.fn();
-            }
-          }),
-      });
-      expect((await openError(conn)).reason).toBe('admission_refused');
-      expect(delays).toEqual([250, 250, 250]);
-      expect(server.upgrades).toBe(4);
     });
   });
 

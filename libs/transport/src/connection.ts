@@ -24,13 +24,8 @@ export interface ConnectOptions {
   timers?: TimerHost;
   /** Bound on one upgrade attempt (TCP connect + HTTP upgrade). */
   connect_timeout_ms?: number;
-  /** Retries after HTTP 503 (the server is full), `retry_delay_ms` apart. */
-  retries_on_503?: number;
-  retry_delay_ms?: number;
   headers?: Record<string, string>;
   session_id?: string;
-  /** Told of each refused upgrade (HTTP 503) that a retry follows: `attempt` counts from 1. */
-  onAdmissionDenied?(attempt: number, http_status: number): void;
   /** Bound on the close handshake when a session ends on a fault; the socket is dropped after it. */
   close_timeout_ms?: number;
   /** Makes the socket of each attempt (default: a ws WebSocket); the fake server of `./testing` gives its own. */
@@ -68,7 +63,7 @@ function wsSocket(url: string, options: SocketOptions): SocketLike {
   return new WebSocket(url, options);
 }
 
-const DEFAULTS = { connect_timeout_ms: 10_000, retries_on_503: 3, retry_delay_ms: 250, close_timeout_ms: 2000 };
+const DEFAULTS = { connect_timeout_ms: 10_000, close_timeout_ms: 2000 };
 
 /**
  * Client frames carry a masking key (RFC 6455 5.3), and every frame here does; the key is zero. A
@@ -126,7 +121,7 @@ export class WsConnection implements Connection {
   readonly ended$: Observable<never>;
   /** Resolves when the upgrade succeeded; rejects with a TransportError. */
   readonly opened: Promise<void>;
-  /** Attempts made to open, including 503 retries. */
+  /** Upgrade attempts made (one: a refused one is retried by admission, on a new connection). */
   attempts = 0;
   private readonly subject = new Subject<ReceivedEvent>();
   private readonly end$ = new Subject<never>();
@@ -150,7 +145,7 @@ export class WsConnection implements Connection {
     this.timers = options.timers ?? timersOn(this.clock);
     this.events$ = this.subject.asObservable();
     this.ended$ = this.end$.asObservable();
-    this.opened = this.openWithRetries();
+    this.opened = this.openOnce();
     // The failure is also delivered through events$; this keeps an unawaited promise from being unhandled.
     this.opened.catch(() => undefined);
   }
@@ -242,33 +237,17 @@ export class WsConnection implements Connection {
     return { url: this.url, session_id: this.options.session_id, attempts: this.attempts };
   }
 
-  private async openWithRetries(): Promise<void> {
-    const retries = this.options.retries_on_503 ?? DEFAULTS.retries_on_503;
-    const delay_ms = this.options.retry_delay_ms ?? DEFAULTS.retry_delay_ms;
-    for (;;) {
-      this.attempts++;
-      try {
-        await this.attempt();
-        return;
-      } catch (err) {
-        const error = err as TransportError;
-        if (error.info?.status === 503 && this.attempts <= retries && !this.ended) {
-          this.options.onAdmissionDenied?.(this.attempts, 503);
-          await new Promise<void>((r) => this.timers.arm(delay_ms, r));
-          continue;
-        }
-        if (error.info?.status === 503) {
-          const refused = new TransportError(
-            'admission_refused',
-            `server refused the session with HTTP 503 ${this.attempts} times`,
-            { ...this.context(), status: 503 },
-          );
-          this.fail(refused);
-          throw refused;
-        }
-        this.fail(error);
-        throw error;
-      }
+  /**
+   * One upgrade: a refusal (HTTP 503 from a full server among them) fails it as `connect_failed`
+   * with the status; retrying a full server is admission's (`admitted`, ./admission.ts).
+   */
+  private async openOnce(): Promise<void> {
+    this.attempts++;
+    try {
+      await this.attempt();
+    } catch (err) {
+      this.fail(err as Error);
+      throw err;
     }
   }
 

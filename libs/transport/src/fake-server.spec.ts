@@ -23,9 +23,9 @@ describe('FakeServer', () => {
   it('refuses with an HTTP status as ws reports it, and a server that never answers runs into the connect bound', async () => {
     const time = new VirtualTime();
     const server = new FakeServer(time, (n) => (n === 0 ? { refuse: 503 } : 'hang'));
-    const refused = server.connect('ws://fake/x', { retries_on_503: 0 });
+    const refused = server.connect('ws://fake/x', {});
     const e1 = (await time.run(refused.opened.catch((e: unknown) => e))) as TransportError;
-    expect(e1).toMatchObject({ reason: 'admission_refused', info: { status: 503 } });
+    expect(e1).toMatchObject({ reason: 'connect_failed', info: { status: 503 } });
     const hung = server.connect('ws://fake/x', { connect_timeout_ms: 2000 });
     const t0 = time.now;
     const e2 = (await time.run(hung.opened.catch((e: unknown) => e))) as TransportError;

@@ -1,6 +1,8 @@
 export { WsConnection } from './connection';
 export type { Connect, Connection, ConnectOptions, ReceivedEvent } from './connection';
 export { waitForEvent } from './wait-for';
+export { admissionBackoffMs, admissionRefusal, admitted, NATIVE_ADMISSION } from './admission';
+export type { Admission, AdmissionPolicy, AdmissionRefusal } from './admission';
 export { sendAppends, sendOn } from './send-on';
 export { lockstepAppends } from './lockstep-appends';
 export type { LockstepPlan } from './lockstep-appends';

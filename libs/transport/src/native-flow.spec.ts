@@ -96,9 +96,9 @@ describe('native session flow', () => {
 
   it('fails the handshake with the open error when the server refuses the session', async () => {
     server = await startWsTestServer(() => 503);
-    conn = WsConnection.open(server.url, { retry_delay_ms: 5 });
+    conn = WsConnection.open(server.url);
     const error = await within(nativeHandshake(conn, 'u').catch((e: unknown) => e), BOUND_MS, 'handshake');
-    expect(error).toMatchObject({ reason: 'admission_refused' });
+    expect(error).toMatchObject({ reason: 'connect_failed', info: { status: 503 } });
   });
 
   it('fails the end of session as drain_timeout when drained never comes', async () => {

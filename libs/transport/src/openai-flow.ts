@@ -21,6 +21,7 @@ import {
   vllmSessionClose,
   type DecodedFrame,
 } from '@duplex-bench/protocol';
+import { admitted, NATIVE_ADMISSION } from './admission';
 import { WsConnection, type Connection, type ConnectOptions, type ReceivedEvent } from './connection';
 import { ItemPlayout } from './item-playout';
 import { TransportError } from './errors';
@@ -439,13 +440,21 @@ export async function readSessionCreated(
   url: string,
   options: { connect_timeout_ms?: number; headers?: Record<string, string>; clock?: FlowOptions['clock']; timers?: ConnectOptions['timers'] } = {},
 ): Promise<Record<string, unknown>> {
-  const conn = WsConnection.open(url, { ...options, session_id: 'greeting' });
   const timeout_ms = options.connect_timeout_ms ?? FLOW_TIMEOUTS.handshake_timeout_ms;
-  try {
-    const created = waitForSessionCreated(conn, timeout_ms);
-    await Promise.all([conn.opened, created]);
-    return (await created).frame.event();
-  } finally {
-    await conn.close(1000);
-  }
+  let conn: Connection | null = null;
+  // A full server is retried as a session's opening is: sglang-omni's client's 3 retries 0.25 s apart.
+  return admitted(
+    async () => {
+      const c = WsConnection.open(url, { ...options, session_id: 'greeting' });
+      conn = c;
+      try {
+        const created = waitForSessionCreated(c, timeout_ms);
+        await Promise.all([c.opened, created]);
+        return (await created).frame.event();
+      } finally {
+        await c.close(1000);
+      }
+    },
+    { policy: NATIVE_ADMISSION, url, session_id: 'greeting', timers: () => (conn as Connection).timers },
+  );
 }
