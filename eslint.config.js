@@ -32,9 +32,10 @@ const BOUNDARIES = {
     { sourceTag: lib('launcher'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics')] },
     { sourceTag: lib('cli'), onlyDependOnLibsWithTags: [] },
     // One session: its pipeline and its result.
-    { sourceTag: lib('session'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics')] },
-    // The run directory's owner: what a run writes, read back and pooled (its sessions' results are typed by session).
-    { sourceTag: lib('results'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('metrics'), lib('tracer'), lib('transport'), lib('session'), lib('telemetry')] },
+    // (results: the record a session fills, SessionResult, is the run directory's.)
+    { sourceTag: lib('session'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics'), lib('results')] },
+    // The run directory's owner: what a run writes, read back and pooled, its sessions' records among them.
+    { sourceTag: lib('results'), onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('metrics'), lib('tracer'), lib('transport'), lib('telemetry')] },
     // The run lifecycle: sessions opened and started, measured, recorded (conformance: the post-processing pool grades each trace, offline).
     {
       sourceTag: lib('run'),

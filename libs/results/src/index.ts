@@ -5,6 +5,7 @@ export { buildSummary, duplexMetrics, LOCKSTEP_ORIGIN, MEASUREMENT_ORIGIN, UNIT_
 export type { DuplexAggregate, DuplexMetricsFile, DuplexSession, DuplexSessionRow, LockstepFigures, PacingMode, ResponseFigures, RunSummary, SummaryInputs, SummaryVerdict, UnitFigures, VllmOmniFigures } from './summary';
 export { buildMergedSummary, mergeChildren, mergeDuplex, pooledDuplexSessions, readRunForMerge, shiftRun, steadyFrom } from './merge-runs';
 export type { MergedSummary, RunForMerge } from './merge-runs';
+export type { SessionResult } from './session-result';
 export { ARRIVALS_ORIGIN, arrivalsSummary, blockingProbability } from './arrivals-summary';
 export type { ArrivalCountFigures, ArrivalRate, ArrivalsInput, ArrivalsSummary } from './arrivals-summary';
 export { runDirsOf, runDirsOfAll } from './run-dirs';

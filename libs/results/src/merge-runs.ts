@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { behaviourSummary, decodeHistogram, decodeSamples, mergeHistograms, mergeSamples, type BehaviourParts, type BehaviourSummary, type MergedPacing, type SamplesFile, type UnitCounts } from '@duplex-bench/metrics';
 import { ResultsInputError } from './input-error';
 import { type DuplexAggregate, duplexMetrics, type DuplexSession, MEASUREMENT_ORIGIN, type RunSummary, UNIT_ORIGIN, unitSummary } from './summary';
-import type { SessionResult } from '@duplex-bench/session';
+import type { SessionResult } from './session-result';
 import { readRunJson, runFile } from './run-files';
 
 export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {

@@ -15,7 +15,7 @@ import {
   type ResponseOrigin, type ResponseRecord, type SessionResponseMetrics, type CpuFigures, type GcFigures, type LoopLagFigures, type PacingFigures, type PercentilesMs, type RssFigures, type Stat } from '@duplex-bench/metrics';
 import type { DeadlineSchedulerStats } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
-import type { SessionResult } from '@duplex-bench/session';
+import type { SessionResult } from './session-result';
 import type { ArrivalsSummary } from './arrivals-summary';
 import type { ServerMetricsSummary, StallsSummary } from '@duplex-bench/telemetry';
 
