@@ -1,9 +1,8 @@
 import type { Observable } from 'rxjs';
 import type { PacketSource, VoiceSession } from '@duplex-bench/audio';
 import type { Clock, DeadlineScheduler, TimerHost } from '@duplex-bench/pacer';
-import type { Connect, DialectConfig, SessionGrant } from '@duplex-bench/transport';
+import type { AdmissionPolicy, Connect, DialectConfig, SessionGrant } from '@duplex-bench/transport';
 import type { BehaviourOptions, PacingRecorder, ResponseRecord, SampleStore, UnitLagRecorder } from '@duplex-bench/metrics';
-import type { AdmissionPolicy } from './admission';
 import type { SessionResult } from './result';
 import type { SendBarrier } from './send-barrier';
 

@@ -1,125 +1,142 @@
-import { ReplaySubject } from 'rxjs';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { monotonicClock } from '@duplex-bench/pacer';
-import { ManualTimers } from '@duplex-bench/pacer/testing';
-import type { AdmissionRefusal, SessionTraceSink } from '@duplex-bench/tracer';
-import type { SessionContext } from './context';
-import { RealtimeSession } from './realtime-session';
+import type { FakeServerSide } from '@duplex-bench/transport/testing';
+import { openaiServer } from './openai-server.spec-helpers';
+import { openai, receivedOf, virtualSession, vllm, OPENAI, VLLM } from './session.spec-helpers';
 
-const BOUND_MS = 3000;
-
-/** A vLLM-Omni-like server whose first `refusals` openings are refused as a full server does. */
-async function fullServer(refusals: number): Promise<{ url: string; openings: () => number; close: () => Promise<void> }> {
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
-  let openings = 0;
-  wss.on('connection', (ws: WebSocket) => {
-    ws.on('message', (data) => {
-      if (JSON.parse(String(data)).type !== 'session.update') return;
-      if (++openings <= refusals) {
-        ws.send(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', code: 'resource_exhausted', message: 'duplex_session_capacity_exhausted: limit=1' } }));
-        ws.close(1000, 'resource_exhausted');
-        return;
-      }
-      ws.send(JSON.stringify({ type: 'session.created', session: { id: 's', audio: { output: { sample_rate_hz: 24000 } } } }));
-    });
+describe('an openai session in virtual time', () => {
+  it('waits for the server to speak first, commits and asks for a response every 5 packets, drains until quiet, and closes', async () => {
+    const v = openai();
+    const result = await v.result();
+    expect(result).toMatchObject({ completed: true, packets_sent: 10, late: 0, output_sample_rate: 24_000, responses: [expect.anything(), expect.anything()] });
+    const side = v.server.sessions[0];
+    const types = side.received.map((e) => e.type);
+    expect(types[0]).toBe('session.update');
+    expect(types.filter((t) => t === 'input_audio_buffer.commit')).toHaveLength(2);
+    expect(types.filter((t) => t === 'response.create')).toHaveLength(2);
+    // OpenAI has no session.close: the socket closes with a close frame once the server is quiet.
+    expect(types).not.toContain('session.close');
+    expect(side.clientClose?.code).toBe(1000);
   });
-  const port = (wss.address() as { port: number }).port;
-  return {
-    url: `ws://127.0.0.1:${port}/v1/realtime?duplex=1&autostart=0`,
-    openings: () => openings,
-    close: () => new Promise<void>((resolve) => {
-      for (const c of wss.clients) c.terminate();
-      wss.close(() => resolve());
-    }),
-  };
-}
 
-/** What a session's open needs of its run: the dialect, the bounds, the admission policy, the timers. */
-function context(url: string, timers: ManualTimers, retries: number): SessionContext {
-  return {
-    url,
-    dialect: { protocol: 'vllm-omni', turn_detection: 'none', commit_every_packets: Infinity },
-    clock: monotonicClock,
-    timers,
-    connect_timeout_ms: BOUND_MS,
-    handshake_timeout_ms: BOUND_MS,
-    drain_timeout_ms: BOUND_MS,
-    // 300 ms, not the playback ack's 250: the test fires the backoff by its delay.
-    admission: { retries, backoff_ms: 300, max_backoff_ms: 5000 },
-    output_sample_rate: 24000,
-    unknownEvents: new Map(),
-    stop$: new ReplaySubject<void>(1),
-    onStreamStart: () => undefined,
-    onStreamEnd: () => undefined,
-    // open() reads the input rate only; the rest of a run's context is for streaming.
-    packets: { sample_rate: 16000 },
-  } as unknown as SessionContext;
-}
+  it('never sends response.create while a response is active: a second one waits for response.done', async () => {
+    // Answers take 600 ms to finish: the commit at packet 10 (400 ms after the first) comes while the first is active.
+    const v = openai({ answer_ms: 300 }, 0.8);
+    await v.result();
+    const side = v.server.sessions[0];
+    const order = side.received.map((e) => e.type).filter((t) => t === 'response.create' || t === 'input_audio_buffer.commit');
+    expect(order).toEqual(['input_audio_buffer.commit', 'response.create', 'input_audio_buffer.commit', 'response.create']);
+    const times = v.sink.sentLines.filter((l) => l.event.type === 'response.create').map((l) => l.time_s);
+    const done = v.sink.receivedLines.find((l) => l.event.type === 'response.done');
+    expect(times[1]).toBeGreaterThanOrEqual(done?.time_s ?? Infinity);
+  });
+});
 
-function sink(admissions: Array<[number, AdmissionRefusal]>): SessionTraceSink {
-  return {
-    tracesFrames: false,
-    sent: () => true,
-    received: () => true,
-    receipt: () => undefined,
-    error: () => undefined,
-    close: async () => undefined,
-    admission: (attempt: number, refusal: AdmissionRefusal) => admissions.push([attempt, refusal]),
-  } as unknown as SessionTraceSink;
-}
+describe('a vllm-omni session in virtual time', () => {
+  it('speaks first, acknowledges every numbered event and playback, commits, and ends with session.close → session.closed', async () => {
+    const v = vllm();
+    const result = await v.result();
+    expect(result).toMatchObject({ completed: true, packets_sent: 10 });
+    const side = v.server.sessions[0];
+    expect(side.received[0].type).toBe('session.update');
+    const acks = receivedOf(side, 'session.event_ack').map((e) => e.server_event_seq as number);
+    const highest = v.sink.receivedLines.filter((l) => l.event.type !== 'session.closed').map((l) => l.event.server_event_seq as number);
+    expect(Math.max(...acks)).toBe(Math.max(...highest));
+    expect(receivedOf(side, 'playback.ack').length).toBeGreaterThan(0);
+    expect(side.received.at(-1)?.type).toBe('session.close');
+    expect(result.server_event_seq).toMatchObject({ gaps: 0, missing_events: 0 });
+  });
 
-/** Waits (bounded, on the real clock) until the session has armed its backoff, then fires that one timer by hand. */
-async function fireBackoff(timers: ManualTimers, delay_ms: number): Promise<void> {
-  const deadline = Date.now() + BOUND_MS;
-  for (;;) {
-    const entry = timers.pending.find((t) => t.delay_ms === delay_ms);
-    if (entry) {
-      timers.pending = timers.pending.filter((t) => t !== entry);
-      entry.fn();
-      return;
-    }
-    if (Date.now() > deadline) throw new Error(`no ${delay_ms} ms backoff armed within ${BOUND_MS} ms`);
-    await new Promise((r) => setImmediate(r));
+  it('a first playback ack refused as playback_ack_too_late is counted, and the session completes', async () => {
+    const result = await vllm({ ack_error: 'playback_ack_too_late' }).result();
+    expect(result).toMatchObject({ completed: true, dialect_events: { playback_ack_too_late: 2 } });
+  });
+
+  it("says session.close to a server that shows vLLM-Omni's extensions (numbered events), and waits for session.closed", async () => {
+    const v = virtualSession({ dialect: OPENAI, accept: (side) => openaiServer(side, { numbered: true }) });
+    const result = await v.result();
+    expect(result).toMatchObject({ completed: true, server_event_seq: { seen: expect.any(Number), gaps: 0 } });
+    expect(v.server.sessions[0].received.map((e) => e.type).slice(-1)).toEqual(['session.close']);
+  });
+
+  it('sends the lease heartbeat every heartbeat period while the session is open', async () => {
+    const v = virtualSession({ dialect: { ...VLLM, heartbeat_every_ms: 300 }, input_s: 1.6, accept: (side) => openaiServer(side, { vllm: true }) });
+    await v.result();
+    const beats = receivedOf(v.server.sessions[0], 'session.heartbeat').length;
+    // 1.6 s of input and the end: a beat every 300 ms.
+    expect(beats).toBeGreaterThanOrEqual(5);
+    expect(beats).toBeLessThanOrEqual(8);
+  });
+
+  it('with server VAD, commits nothing while streaming', async () => {
+    const v = virtualSession({ dialect: { ...VLLM, turn_detection: 'server_vad' }, input_s: 1.6, accept: (side) => openaiServer(side, { vllm: true }) });
+    await v.result();
+    const side = v.server.sessions[0];
+    const lastAppend = side.received.map((e) => e.type).lastIndexOf('input_audio_buffer.append');
+    expect(side.received.slice(0, lastAppend).filter((e) => e.type === 'input_audio_buffer.commit')).toHaveLength(0);
+  });
+});
+
+describe('openai barge-in, as the Agents SDK does it', () => {
+  /** A server with server VAD: one response of 1 s of audio at 100 ms, then the user speaks at 400 ms. */
+  function bargeServer(interrupts: boolean) {
+    return (side: FakeServerSide) => {
+      const session = { audio: { input: { turn_detection: { type: 'server_vad', interrupt_response: interrupts } }, output: { format: { rate: 24_000 } } } };
+      side.send({ type: 'session.created', session });
+      side.onMessage((e) => {
+        if (e.type === 'session.update') {
+          side.send({ type: 'session.updated', session });
+          side.later(100, () => {
+            side.send({ type: 'response.created', response: { id: 'r1' } });
+            side.send({ type: 'response.output_audio.delta', response_id: 'r1', item_id: 'item_1', content_index: 0, delta: Buffer.alloc(48_000).toString('base64') });
+          });
+          side.later(400, () => side.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: 300 }));
+          side.later(500, () => {
+            side.send({ type: 'input_audio_buffer.speech_stopped' });
+            side.send({ type: 'response.done', response: { id: 'r1', status: 'cancelled' } });
+          });
+        }
+      });
+    };
   }
-}
 
-describe('RealtimeSession.open on a full server', () => {
-  it('records each refusal, waits the doubling backoff on its timers, and opens once a slot is free', async () => {
-    const server = await fullServer(2);
-    const timers = new ManualTimers();
-    const admissions: Array<[number, AdmissionRefusal]> = [];
-    const session = new RealtimeSession('s0', context(server.url, timers, 3), sink(admissions));
-    try {
-      const opened = session.open();
-      await fireBackoff(timers, 300);
-      await fireBackoff(timers, 600);
-      await opened;
-      expect(server.openings()).toBe(3);
-      expect(admissions).toEqual([
-        [1, { code: 'resource_exhausted' }],
-        [2, { code: 'resource_exhausted' }],
-      ]);
-    } finally {
-      session.conn.fail(new Error('test over'));
-      await server.close();
-    }
+  it('truncates the playing item at its played position and cancels the response in progress', async () => {
+    const v = virtualSession({ dialect: { protocol: 'openai', turn_detection: 'server_vad', commit_every_packets: 0 }, accept: bargeServer(false) });
+    await v.result();
+    const side = v.server.sessions[0];
+    // Audio arrived at 100 ms; the user spoke at 400 ms: 300 ms of it played.
+    expect(receivedOf(side, 'conversation.item.truncate')).toEqual([expect.objectContaining({ item_id: 'item_1', content_index: 0, audio_end_ms: 300 })]);
+    expect(receivedOf(side, 'response.cancel')).toHaveLength(1);
   });
 
-  it('gives up as admission_refused once its retries are spent, without a further wait', async () => {
-    const server = await fullServer(5);
-    const timers = new ManualTimers();
-    const admissions: Array<[number, AdmissionRefusal]> = [];
-    const session = new RealtimeSession('s0', context(server.url, timers, 1), sink(admissions));
-    try {
-      const opened = session.open();
-      await fireBackoff(timers, 300);
-      await expect(opened).rejects.toMatchObject({ reason: 'admission_refused', message: 'server refused the session with resource_exhausted 2 times' });
-      expect(server.openings()).toBe(2);
-      // Every refusal is recorded, the last one too: a blocked arrival's trace says it was refused.
-      expect(admissions.map(([attempt]) => attempt)).toEqual([1, 2]);
-    } finally {
-      await server.close();
-    }
+  it('sends no response.cancel to a server that interrupts the response itself (interrupt_response: true)', async () => {
+    const v = virtualSession({ dialect: { protocol: 'openai', turn_detection: 'server_vad', commit_every_packets: 0 }, accept: bargeServer(true) });
+    await v.result();
+    const side = v.server.sessions[0];
+    expect(receivedOf(side, 'conversation.item.truncate')).toHaveLength(1);
+    expect(receivedOf(side, 'response.cancel')).toHaveLength(0);
+  });
+});
+
+describe('admission', () => {
+  it('an upgrade refused with HTTP 503 is retried 3 times 250 ms apart, each refusal traced, then admission_refused', async () => {
+    const v = virtualSession({ dialect: { protocol: 'native' }, answer: () => ({ refuse: 503 }) });
+    const t0 = v.time.now;
+    const result = await v.result();
+    expect(result).toMatchObject({ completed: false, reason: 'admission_refused', admission_refusals: 4 });
+    expect(v.server.upgrades).toHaveLength(4);
+    expect(v.sink.admissions.map((a) => a.attempt)).toEqual([1, 2, 3, 4]);
+    expect(v.time.now - t0).toBeCloseTo(750, 0);
+  });
+
+  it('a vLLM-Omni server full at first admits the session on a later attempt, with a doubling backoff', async () => {
+    const v = virtualSession({
+      dialect: { protocol: 'vllm-omni', turn_detection: 'none', commit_every_packets: 5 },
+      answer: (n) => ({ accept: (side) => openaiServer(side, { vllm: true, refuse: n < 2 }) }),
+      ctx: { admission: { retries: 3, backoff_ms: 300, max_backoff_ms: 5000 } },
+    });
+    const result = await v.result();
+    expect(result).toMatchObject({ completed: true, admission_refusals: 2 });
+    expect(v.sink.admissions.map((a) => a.refusal)).toEqual([{ code: 'resource_exhausted' }, { code: 'resource_exhausted' }]);
+    // The two refused attempts' counts are forgotten: the session saw no server error of its own.
+    expect(result.server_errors).toBe(0);
   });
 });

@@ -11,6 +11,8 @@ import type { AdmissionRefusal, ReceiptTimes, SessionTraceSink } from '@duplex-b
 import type { SessionContext } from './context';
 import { RealtimeSession } from './realtime-session';
 import type { SessionResult } from './result';
+import { nativeServer, type NativeScript } from './native-server.spec-helpers';
+import { openaiServer, type OpenAIScript } from './openai-server.spec-helpers';
 
 /** What a session wrote to its trace, kept in order. */
 export class MemorySink implements SessionTraceSink {
@@ -123,4 +125,22 @@ export function virtualSession(o: VirtualOptions): VirtualRun {
 /** The events of `type` a server side received. */
 export function receivedOf(side: FakeServerSide, type: string): Array<Record<string, unknown>> {
   return side.received.filter((e) => e.type === type);
+}
+
+export const OPENAI = { protocol: 'openai', turn_detection: 'none', commit_every_packets: 5 } as const;
+export const VLLM = { protocol: 'vllm-omni', turn_detection: 'none', commit_every_packets: 5, ack_every_ms: 250 } as const;
+
+/** A native session of `input_s` seconds against the scripted native server. */
+export function native(script: NativeScript = {}, input_s = 0.8): VirtualRun {
+  return virtualSession({ dialect: { protocol: 'native' }, input_s, accept: (side) => nativeServer(side, script) });
+}
+
+/** An openai session (a commit and a response every 5 packets) against the scripted openai server. */
+export function openai(script: OpenAIScript = {}, input_s = 0.8): VirtualRun {
+  return virtualSession({ dialect: OPENAI, input_s, accept: (side) => openaiServer(side, script) });
+}
+
+/** A vllm-omni session (a commit every 5 packets, acks every 250 ms) against the scripted vLLM-Omni server. */
+export function vllm(script: OpenAIScript = {}, input_s = 0.8): VirtualRun {
+  return virtualSession({ dialect: VLLM, input_s, accept: (side) => openaiServer(side, { vllm: true, ...script }) });
 }
