@@ -36,6 +36,9 @@ export async function settle(rounds = 3): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
+/** More timers than any spec runs in one wait: past it, something re-arms without time passing. */
+const MAX_FIRES = 200_000;
+
 /**
  * Virtual time for whole sessions: ManualTimers that a spec runs forward. Between two timers,
  * every promise callback queued runs (`settle`), so async code behaves as it would on a loop that
@@ -58,7 +61,8 @@ export class VirtualTime extends ManualTimers {
     watched.catch(() => undefined);
     const end_ms = this.now + limit_ms;
     await settle();
-    while (!done) {
+    for (let fires = 0; !done; fires++) {
+      if (fires >= MAX_FIRES) throw new Error(`${MAX_FIRES} timers fired by ${this.now} ms: something re-arms without time passing`);
       this.pending.sort((a, b) => a.due_ms - b.due_ms);
       const next = this.pending[0];
       if (!next) throw new Error(`nothing left to run at ${this.now} ms, and the awaited work is not done`);
@@ -73,10 +77,11 @@ export class VirtualTime extends ManualTimers {
   async advance(ms: number): Promise<void> {
     const end_ms = this.now + ms;
     await settle();
-    for (;;) {
+    for (let fires = 0; ; fires++) {
       this.pending.sort((a, b) => a.due_ms - b.due_ms);
       const next = this.pending[0];
       if (!next || next.due_ms > end_ms) break;
+      if (fires >= MAX_FIRES) throw new Error(`${MAX_FIRES} timers fired by ${this.now} ms: something re-arms without time passing`);
       this.fire();
       await settle();
     }
