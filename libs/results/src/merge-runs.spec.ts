@@ -1,7 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeSamples, encodeSamples, PacingRecorder, SampleStore } from '@duplex-bench/metrics';
+import { createUsHistogram, decodeSamples, encodeHistogram, encodeSamples, PacingRecorder, SampleStore, unitLagMs, unitMissRate } from '@duplex-bench/metrics';
 import { buildMergedSummary, steadyFrom } from './merge-runs';
 import type { RunSummary } from './summary';
 
@@ -45,6 +45,23 @@ describe('buildMergedSummary', () => {
       server_event_seq: { sessions: 2, gaps: 3, missing_events: 5, not_rising: 1 },
     });
     expect(merged.packets.sent).toBe(15);
+  });
+});
+
+describe('buildMergedSummary: unit lag', () => {
+  it("merges a run with itself to its own figures, a percentile in the max's bucket included", () => {
+    // 26 lags near 202 ms (HDR buckets there are 128 µs wide): p95 and the max share a bucket.
+    const lag = createUsHistogram();
+    for (let i = 0; i < 24; i++) lag.recordValue(150_000 + i * 1000);
+    lag.recordValue(202_400);
+    lag.recordValue(202_413);
+    const counts = { unit_ms: 80, expected: 26, done: 26, missed: 26, done_before_input: 0 };
+    const own = { ...summary({ server_errors: 0, unknown: {} }), units: { ...counts, miss_threshold_ms: 80 }, unit_lag_ms: unitLagMs(lag), unit_miss_rate: unitMissRate(counts) } as RunSummary;
+    const file = samples(5);
+    const run = { samples: { ...file, histograms: { ...file.histograms, unit_lag: encodeHistogram(lag) } }, summary: own };
+    const merged = buildMergedSummary(['p0', 'p1'], [run, run]);
+    expect(own.unit_lag_ms).toMatchObject({ p95: 202.413, max: 202.413 });
+    expect(merged.unit_lag_ms).toMatchObject({ count: 52, p50: own.unit_lag_ms?.p50, p95: own.unit_lag_ms?.p95, p99: own.unit_lag_ms?.p99, max: 202.413 });
   });
 });
 

@@ -189,7 +189,18 @@ function mergedUnits(runs: RunForMerge[]): Pick<MergedSummary, 'unit_lag_ms' | '
     counts.done_before_input += c.done_before_input;
     per_session.push(...(s.lockstep?.units_per_s.per_session ?? []));
   }
-  return unitSummary(withUnits.some((r) => r.summary?.lockstep) ? 'lockstep' : 'realtime', counts, lag, per_session);
+  const merged = unitSummary(withUnits.some((r) => r.summary?.lockstep) ? 'lockstep' : 'realtime', counts, lag, per_session);
+  // A histogram read back from its file knows its max only as the top of the max's bucket; each
+  // run's summary states the exact max. Clamped to the largest of those, a percentile in the max's
+  // bucket reads as the run's own summary read it (one run merged with itself gives its own figures).
+  const exact = withUnits.map((r) => r.summary?.unit_lag_ms?.max);
+  const f = merged.unit_lag_ms;
+  if (f && f.max !== null && exact.every((m): m is number => typeof m === 'number')) {
+    const max = Math.max(...exact);
+    const clamp = (v: number | null) => (v === null ? v : Math.min(v, max));
+    merged.unit_lag_ms = { ...f, p50: clamp(f.p50), p95: clamp(f.p95), p99: clamp(f.p99), max: clamp(f.max) };
+  }
+  return merged;
 }
 
 type DuplexSessions = DuplexSession[];
