@@ -1,7 +1,7 @@
 import type { ArrivalsSummary, DuplexAggregate, RunSummary } from '@duplex-bench/results';
 import type { ServerMetricsSummary, StallsSummary } from '@duplex-bench/telemetry';
 import type { BehaviourSummary, RssFigures } from '@duplex-bench/metrics';
-import { verdictLine, type RunVerdict } from '@duplex-bench/run';
+import { mibPerMin, verdictLine, type RunVerdict } from '@duplex-bench/run';
 
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : `${v.toFixed(2)} ms`);
 
@@ -117,9 +117,6 @@ export function renderArrivals(a: ArrivalsSummary): string[] {
 }
 
 /** "+0.12 MiB/min": a growth, signed. */
-export function mibPerMin(growth: number): string {
-  return `${growth >= 0 ? '+' : ''}${growth.toFixed(2)} MiB/min`;
-}
 
 /**
  * ", RSS +0.12 MiB/min from 60 s over 540 s; +0.02 MiB/min from 330 s; in flight at most 309 by 60 s, 342 by the end, +0.01 MiB/min from 120 s while that held": the

@@ -1,5 +1,3 @@
-import { entryModule } from '@duplex-bench/launcher';
-
 /* The run lifecycle: measures, opening sessions, the start gate, clocks, shards, grants, the verdict */
 export { ProcessMeasures } from './process-measures';
 export { ProcessTelemetry } from './process-telemetry';
@@ -59,8 +57,17 @@ export { postprocessSession } from './recording/postprocess';
 export type { PostprocessSummary, PostprocessTask } from './recording/postprocess';
 export { conversationDataset, postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets } from './recording/recording';
 export type { Invocation } from './recording/recording';
-/** The module a ProcessPool starts to post-process recorded sessions. */
-export const POSTPROCESS_WORKER = entryModule(__dirname, 'recording/postprocess-worker', 'postprocess-worker');
+export { POSTPROCESS_WORKER } from './recording/postprocess-module';
+
+/* The lifecycle of a run and of a recording: inputs, writer, sessions, telemetry, sampler, start gate, summary, files */
+export { runSessions } from './lifecycle/run-sessions';
+export type { RenderRun, RunHooks } from './lifecycle/run-sessions';
+export { recordSessions } from './lifecycle/record-sessions';
+export type { RecordCounts, RecordHooks, RenderRecording } from './lifecycle/record-sessions';
+export type { ArrivalOptions, ConversationOptions, RecordArrivals, RecordOptions, RunOptions } from './lifecycle/run-settings';
+export { exitOf } from './lifecycle/exit-status';
+export { mibPerMin, Progress, rssLive } from './lifecycle/progress';
+export type { ProgressFigures } from './lifecycle/progress';
 
 /* Error types */
 export { RunInputError } from './input-error';

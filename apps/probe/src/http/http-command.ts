@@ -25,7 +25,7 @@ import { createUsHistogram } from '@duplex-bench/metrics';
 import { besideClient, clientFamilies, exposeMetrics, httpFamilies, OtlpPush, ServerMetricsScraper, type ClientFigure, type Family, type MetricsEndpoint, type ServerFigureKind } from '@duplex-bench/telemetry';
 import { nodeTimerHost } from '@duplex-bench/pacer';
 import { redactArgv } from '@duplex-bench/run';
-import { exitOf } from '../exit-status';
+import { exitOf } from '@duplex-bench/run';
 import { verdictLine, verdictOf, withVerdict, type RunVerdict } from '@duplex-bench/run';
 import { RUN_FILES, runFile, TRACE_LAYOUT } from '@duplex-bench/results';
 import { TraceWriter } from '@duplex-bench/tracer';

@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { parseFlags, UsageError } from '@duplex-bench/cli';
 import { buildMergedSummary, mergeDuplex, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, shiftRun, vllmOmniFigures, type MergedSummary, runFile } from '@duplex-bench/results';
 import { lineUpClocks, readRunClocks, type ClockLineup } from '@duplex-bench/run';
-import { exitOf } from '../exit-status';
+import { exitOf } from '@duplex-bench/run';
 import { mergeHttpSummaries, type HttpSummary } from '@duplex-bench/http-load';
 import { renderHttpSummary } from '../http/http-command';
 import { renderBehaviour, renderDuplex, renderStalls } from '../render';

@@ -1,45 +1,11 @@
-import { parseFlags, telemetryOptions, UsageError, type TelemetryOptions } from '@duplex-bench/cli';
-import { MAX_ARRIVALS, type ArrivalProcess, type DialectOptions } from '@duplex-bench/run';
-import { conversationOptions, type ConversationOptions } from '../run/conversation-options';
+import { parseFlags, telemetryOptions, UsageError } from '@duplex-bench/cli';
+import { MAX_ARRIVALS, type ArrivalProcess, type RecordOptions } from '@duplex-bench/run';
+import { conversationOptions } from '../run/conversation-options';
 import { parseDialectOptions } from '../run/dialect-options';
 import { defaultOutputRate } from '../run/run-options';
 import { RECORD_CONVERSATION_DURATION_S, RECORD_FLAGS } from './record-flags';
 
-
-/** `record --arrival-rate`: samples arrive on an open-loop schedule, each a session as long as its sample. */
-export interface RecordArrivals {
-  rate_per_s: number;
-  process: ArrivalProcess;
-  /** Arrivals are scheduled for this long at most (and one per sample left); undefined: until every sample arrived. */
-  run_for_s?: number;
-  max_in_flight: number;
-  seed: number;
-  /** Arrivals intended this long after the origin are also counted apart (steady). */
-  warmup_s: number;
-}
-
-export interface RecordOptions extends DialectOptions, ConversationOptions, TelemetryOptions {
-  url: string;
-  /** Sessions at a time; 0 with arrivals. */
-  concurrency: number;
-  arrivals: RecordArrivals | null;
-  per_subset: number;
-  output: string;
-  dataset?: string;
-  /** With --conversation: each sample's length; the script starts again until it ends, seconds. */
-  duration_s: number;
-  min_input_s: number;
-  max_input_s: number;
-  output_sample_rate: number;
-  output_sample_rate_given: boolean;
-  trace: 'full' | 'events' | 'off';
-  /** Where finished sessions are replayed: a process pool (default), the recording process itself, or nowhere. */
-  postprocess: 'pool' | 'inline' | 'off';
-  connect_timeout_ms: number;
-  drain_timeout_ms: number;
-  allow_unqualified: boolean;
-  quiet: boolean;
-}
+export type { RecordOptions } from '@duplex-bench/run';
 
 export function parseRecordOptions(argv: string[]): RecordOptions {
   const f = parseFlags(argv, RECORD_FLAGS);

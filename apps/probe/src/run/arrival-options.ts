@@ -1,15 +1,5 @@
 import { UsageError } from '@duplex-bench/cli';
-import { CONVERSATION_LENGTH, MAX_ARRIVALS, parseSessionDuration, RunInputError, type ArrivalProcess, type SessionDuration } from '@duplex-bench/run';
-
-/** `--arrival-rate` and its companions, validated. */
-export interface ArrivalOptions {
-  rate_per_s: number;
-  process: ArrivalProcess;
-  duration: SessionDuration;
-  run_for_s: number;
-  max_in_flight: number;
-  seed: number;
-}
+import { CONVERSATION_LENGTH, MAX_ARRIVALS, parseSessionDuration, RunInputError, type ArrivalOptions, type ArrivalProcess, type SessionDuration } from '@duplex-bench/run';
 
 interface ArrivalFlagValues {
   'arrival-rate'?: number;

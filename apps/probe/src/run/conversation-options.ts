@@ -1,10 +1,4 @@
-/** `--conversation` and the bounds its figures are read with, as `run` and `record` take them. */
-export interface ConversationOptions {
-  /** `--conversation`: a built-in script's name or a script file. */
-  conversation?: string;
-  max_stop_s: number;
-  takeover_min_ms: number;
-}
+import type { ConversationOptions } from '@duplex-bench/run';
 
 /** The conversation flags (CONVERSATION_FLAGS) as parsed, into options. */
 export function conversationOptions(f: { conversation?: string; 'max-stop-s': number; 'takeover-min-ms': number }): ConversationOptions {

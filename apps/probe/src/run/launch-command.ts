@@ -4,7 +4,7 @@ import { describeHost, entryModule, Launcher, pinProcess, planCpus, projectRevis
 import { monotonicClock } from '@duplex-bench/pacer';
 import { renderMerged } from '../merge/merge-command';
 import { verdictOf, withVerdict } from '@duplex-bench/run';
-import { exitOf } from '../exit-status';
+import { exitOf } from '@duplex-bench/run';
 import { EXIT, type RunIo } from '@duplex-bench/cli';
 import type { RunOptions } from './run-options';
 import { CHILD_KEY_ENV, packetSizeOr, ProcessSampler, redactArgv, withoutSecrets } from '@duplex-bench/run';

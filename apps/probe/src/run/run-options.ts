@@ -1,47 +1,11 @@
-import { parseFlags, serverMetricsOptions, telemetryOptions, UsageError, type ServerMetricsOptions, type TelemetryOptions } from '@duplex-bench/cli';
-import { meanDurationS, parseShard, shardSessions, timeUrlOf, type DialectOptions, type Shard, type StallKind } from '@duplex-bench/run';
-import { arrivalOptions, type ArrivalOptions } from './arrival-options';
-import { conversationOptions, type ConversationOptions } from './conversation-options';
+import { parseFlags, serverMetricsOptions, telemetryOptions, UsageError } from '@duplex-bench/cli';
+import { meanDurationS, parseShard, shardSessions, timeUrlOf, type DialectOptions, type RunOptions, type StallKind } from '@duplex-bench/run';
+import { arrivalOptions } from './arrival-options';
+import { conversationOptions } from './conversation-options';
 import { parseDialectOptions } from './dialect-options';
 import { RUN_FLAGS } from './run-flags';
 
-
-export interface RunOptions extends DialectOptions, ConversationOptions, TelemetryOptions, ServerMetricsOptions {
-  url: string;
-  /** Sessions of this run (a shard's share); their ids count from `first_session` of `sessions_total`. */
-  concurrency: number;
-  /** `--arrival-rate`: sessions arrive on an open-loop schedule instead (`concurrency` is then 0). */
-  arrivals: ArrivalOptions | null;
-  first_session: number;
-  sessions_total: number;
-  shard?: Shard;
-  start_at_ms?: number;
-  /** The reference clock to measure the offset against; null: none. */
-  time_url: string | null;
-  clock_offset_ms: number;
-  processes: number;
-  duration_s: number;
-  output: string;
-  output_sample_rate: number;
-  /** False when `--output-sample-rate` was not given: the dialect's usual rate, and nothing is asked of the server. */
-  output_sample_rate_given: boolean;
-  audio?: string;
-  inject_stall_ms: number;
-  inject_stall_kind: StallKind;
-  /** `--sampler`: the external /proc sampler, and how often it looks; `shared_dir`: a launcher's sampler writes there (`--sampler-dir`). */
-  sampler: { interval_ms: number; shared_dir?: string } | null;
-  trace: 'full' | 'events' | 'off';
-  keep_traces: boolean;
-  start_spread_ms: number;
-  warmup_s: number;
-  connect_timeout_ms: number;
-  drain_timeout_ms: number;
-  open_parallel: number;
-  start_timeout_ms: number;
-  cpu_affinity: 'auto' | 'off';
-  allow_unqualified: boolean;
-  quiet: boolean;
-}
+export type { RunOptions } from '@duplex-bench/run';
 
 /** Flags of `probe run`, validated before anything starts. Throws UsageError. */
 export function parseRunOptions(argv: string[]): RunOptions {

@@ -1,11 +1,13 @@
 import type { PacketSource, Sample } from '@duplex-bench/audio';
 import type { Clock } from '@duplex-bench/pacer';
 import { arrivalsSummary, type ArrivalsSummary } from '@duplex-bench/results';
-import { ArrivalRun, arrivalSchedule, type ArrivingSession, type ProcessMeasures } from '@duplex-bench/run';
+import { ArrivalRun, type ArrivingSession } from '../arrivals/arrival-run';
+import { arrivalSchedule } from '../arrivals/arrival-schedule';
+import type { ProcessMeasures } from '../process-measures';
 import { RealtimeSession, type SessionContext, type SessionResult } from '@duplex-bench/session';
 import type { TraceWriter } from '@duplex-bench/tracer';
 import type { Observable } from 'rxjs';
-import type { RecordArrivals } from './record-options';
+import type { RecordArrivals } from './run-settings';
 
 /** Samples whose packets are made ahead of their arrival, so that reading a WAV never delays a connect. */
 const PREFETCH = 8;

@@ -1,4 +1,4 @@
-import { verdictOf, type VerdictInput } from '@duplex-bench/run';
+import { verdictOf, type VerdictInput } from '../verdict';
 import { exitOf } from './exit-status';
 
 const run = (over: Partial<VerdictInput> = {}): VerdictInput => ({ qualified: true, interrupted: false, unit: 'session', completed: 4, reasons: {}, ...over });

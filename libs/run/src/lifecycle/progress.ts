@@ -1,7 +1,6 @@
 import { every, timersOn, type Clock } from '@duplex-bench/pacer';
 import type { Subscription } from 'rxjs';
 import type { RssFigures } from '@duplex-bench/metrics';
-import { mibPerMin } from '../render';
 
 export interface ProgressFigures {
   active: number;
@@ -10,6 +9,11 @@ export interface ProgressFigures {
   loop_max_ms: number | null;
   /** The client's resident memory, and its growth once the warm-up is over. */
   rss?: RssFigures;
+}
+
+/** "+0.31 MiB/min": a memory growth, signed. */
+export function mibPerMin(growth: number): string {
+  return `${growth >= 0 ? '+' : ''}${growth.toFixed(2)} MiB/min`;
 }
 
 /** " | RSS 212 MiB, +0.31 MiB/min": the client's memory on the live line. */

@@ -1,5 +1,5 @@
 import { EXIT } from '@duplex-bench/cli';
-import type { RunVerdict } from '@duplex-bench/run';
+import type { RunVerdict } from '../verdict';
 
 /** The exit status of a verdict: 1 failed, 130 interrupted, 3 unqualified (0 with `--allow-unqualified`), else 0. */
 export function exitOf(v: RunVerdict, allow_unqualified = false): number {

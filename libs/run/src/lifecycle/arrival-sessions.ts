@@ -1,11 +1,16 @@
 import type { PacketSource } from '@duplex-bench/audio';
 import type { Clock } from '@duplex-bench/pacer';
 import { arrivalsSummary, type ArrivalsSummary } from '@duplex-bench/results';
-import { ArrivalRun, arrivalSchedule, describeDuration, EndedSessions, meanDurationS, type ConversationInput, type ProcessMeasures } from '@duplex-bench/run';
+import { ArrivalRun } from '../arrivals/arrival-run';
+import { arrivalSchedule } from '../arrivals/arrival-schedule';
+import { describeDuration, meanDurationS } from '../arrivals/session-duration';
+import { EndedSessions } from '../ended-sessions';
+import type { ConversationInput } from '../conversation-input';
+import type { ProcessMeasures } from '../process-measures';
 import { RealtimeSession, type SessionContext, type SessionResult } from '@duplex-bench/session';
 import type { TraceWriter } from '@duplex-bench/tracer';
 import type { Observable } from 'rxjs';
-import type { ArrivalOptions } from './arrival-options';
+import type { ArrivalOptions } from './run-settings';
 
 export interface ArrivalSessionsInput {
   arrivals: ArrivalOptions;
