@@ -39,7 +39,7 @@ const BOUNDARIES = {
     // The run lifecycle: sessions opened and started, measured, recorded (conformance: the post-processing pool grades each trace, offline).
     {
       sourceTag: lib('run'),
-      onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics'), lib('launcher'), lib('session'), lib('results'), lib('conformance'), lib('telemetry'), lib('cli')],
+      onlyDependOnLibsWithTags: [lib('pacer'), lib('protocol'), lib('audio'), lib('transport'), lib('tracer'), lib('metrics'), lib('launcher'), lib('session'), lib('results'), lib('conformance'), lib('telemetry'), lib('cli'), lib('http-load')],
     },
     { sourceTag: lib('experiments'), onlyDependOnLibsWithTags: [lib('pacer'), lib('launcher'), lib('session'), lib('results'), lib('run')] },
     { sourceTag: lib('http-load'), onlyDependOnLibsWithTags: [lib('pacer'), lib('metrics'), lib('launcher'), lib('results'), lib('telemetry')] },

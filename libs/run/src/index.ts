@@ -65,6 +65,8 @@ export type { RenderRun, RunHooks } from './lifecycle/run-sessions';
 export { recordSessions } from './lifecycle/record-sessions';
 export type { RecordCounts, RecordHooks, RenderRecording } from './lifecycle/record-sessions';
 export type { ArrivalOptions, ConversationOptions, RecordArrivals, RecordOptions, RunOptions } from './lifecycle/run-settings';
+export { launchRequests, runRequests } from './lifecycle/run-requests';
+export type { HttpRunOptions, RenderHttp } from './lifecycle/run-requests';
 export { exitOf } from './lifecycle/exit-status';
 export { mibPerMin, Progress, rssLive } from './lifecycle/progress';
 export type { ProgressFigures } from './lifecycle/progress';
