@@ -67,6 +67,10 @@ export type { RecordCounts, RecordHooks, RenderRecording } from './lifecycle/rec
 export type { ArrivalOptions, ConversationOptions, RecordArrivals, RecordOptions, RunOptions } from './lifecycle/run-settings';
 export { launchRequests, runRequests } from './lifecycle/run-requests';
 export type { HttpRunOptions, RenderHttp } from './lifecycle/run-requests';
+export { launchSessions } from './lifecycle/launch-sessions';
+export type { RenderMerged } from './lifecycle/launch-sessions';
+export { mergeRuns } from './lifecycle/merge-runs';
+export type { MergeOptions, RenderMerge } from './lifecycle/merge-runs';
 export { exitOf } from './lifecycle/exit-status';
 export { mibPerMin, Progress, rssLive } from './lifecycle/progress';
 export type { ProgressFigures } from './lifecycle/progress';

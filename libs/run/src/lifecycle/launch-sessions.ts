@@ -1,26 +1,26 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { describeHost, entryModule, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores } from '@duplex-bench/launcher';
+import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores } from '@duplex-bench/launcher';
 import { monotonicClock } from '@duplex-bench/pacer';
-import { renderMerged } from '../merge/merge-command';
-import { verdictOf, withVerdict } from '@duplex-bench/run';
-import { exitOf } from '@duplex-bench/run';
-import { EXIT, type RunIo } from '@duplex-bench/cli';
-import type { RunOptions } from './run-options';
-import { CHILD_KEY_ENV, packetSizeOr, ProcessSampler, redactArgv, withoutSecrets } from '@duplex-bench/run';
+import { EXIT, Interrupts, type RunIo } from '@duplex-bench/cli';
 import { poolStalls } from '@duplex-bench/telemetry';
-import { Interrupts } from '@duplex-bench/cli';
-import { mergeChildren, mergeDuplex, readSamplerFile, runFile, type RunSummary } from '@duplex-bench/results';
+import { mergeChildren, mergeDuplex, readSamplerFile, runFile, type MergedSummary, type RunSummary } from '@duplex-bench/results';
+import { CHILD_KEY_ENV, redactArgv, withoutSecrets } from '../dialect-options';
+import { packetSizeOr } from '../packet-size';
+import { ProcessSampler } from '../process-sampler';
+import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
+import { exitOf } from './exit-status';
+import type { RunOptions } from './run-settings';
 
-/** What each child runs: the probe's `main` (dist/probe.js when built). */
-const MAIN = entryModule(__dirname, '../main', 'probe');
+/** The human lines of merged runs, the verdict last; `more` go before it: the command's to render. */
+export type RenderMerged = (summary: MergedSummary, output: string, v: RunVerdict, more?: string[]) => string;
 
 /**
- * `probe run --processes P`: P children of `--concurrency` sessions each, through the launcher.
+ * A run over processes (`run --processes P`): P children, each running `module`'s `run`, of `--concurrency` sessions each, through the launcher.
  * Every child handshakes, then all start at one time on the shared clock; each writes its run under
  * `p<i>/`, and the parent writes the pooled summary and run.json at the top.
  */
-export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number> {
+export async function launchSessions(opts: RunOptions, io: RunIo, render: RenderMerged, module: string): Promise<number> {
   // Children get one packet size: the parent reads the server's, when it announces one.
   const size = await packetSizeOr(opts.url, opts, opts.connect_timeout_ms, (message) => io.stderr.write(`error: ${message}\n`));
   if (!size) return EXIT.failed;
@@ -50,7 +50,7 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
   const metricsPortOf = (i: number): string[] => (opts.metrics_port === undefined ? [] : ['--metrics-port', String(opts.metrics_port === 0 ? 0 : opts.metrics_port + i)]);
   const started_s = monotonicClock.now_s();
   const launcher = new Launcher({
-    module: MAIN,
+    module,
     count: opts.processes,
     // Each child serves its own /metrics, on the port after the previous child's (labelled process="i").
     args: (i) => ['run', ...withoutSecrets(io.argv), ...sizeArgs, '--processes', '1', '--output', join(opts.output, `p${i}`), '--quiet', ...metricsPortOf(i), ...samplerArgs],
@@ -114,7 +114,7 @@ export async function launchCommand(opts: RunOptions, io: RunIo): Promise<number
   await writeFile(runFile(opts.output, 'run'), JSON.stringify(runJson, null, 1));
   // Error lines first: the verdict is the last human line.
   for (const c of died) io.stderr.write(`error: process ${c.index} ${c.failure ?? 'left no summary'}\n`);
-  io.stdout.write(`${renderMerged(summary, opts.output, v)}\n`);
+  io.stdout.write(`${render(summary, opts.output, v)}\n`);
   io.emit?.(written);
   return exitOf(v, opts.allow_unqualified);
 }

@@ -1,0 +1,95 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { UsageError } from '@duplex-bench/cli';
+import { mergeHttpSummaries, type HttpSummary } from '@duplex-bench/http-load';
+import { buildMergedSummary, mergeDuplex, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, runFile, shiftRun, vllmOmniFigures } from '@duplex-bench/results';
+import { lineUpClocks, readRunClocks, type ClockLineup } from '../clock-lineup';
+import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
+import { exitOf } from './exit-status';
+import type { RenderMerged } from './launch-sessions';
+
+/** How runs are merged: `merge`'s flags. */
+export interface MergeOptions {
+  output: string;
+  max_clock_uncertainty_ms: number;
+  timeline: 'auto' | 'reference';
+}
+
+/** The human lines of a merge: realtime runs (`merged`) or HTTP runs (`http`), the verdict last. */
+export interface RenderMerge {
+  merged: RenderMerged;
+  http(summary: HttpSummary, output: string, v: RunVerdict): string;
+}
+
+type MergeIo = { stdout: { write(s: string): unknown }; stderr?: { write(s: string): unknown }; emit?(summary: unknown): void };
+
+/** Runs merged into one (`merge DIR… --output OUT`): pooled summary.json and duplex_metrics.json under `output`. Returns the exit status. */
+export async function mergeRuns(given: string[], flags: MergeOptions, io: MergeIo, render: RenderMerge): Promise<number> {
+  if (given.length === 0) throw new UsageError('probe merge needs at least one run directory');
+  // A sharded run's folder (shard-*/) or a launched run's (p*/) stands for the runs in it.
+  let dirs: string[];
+  try {
+    dirs = await runDirsOfAll(given);
+  } catch (err) {
+    if (err instanceof RunDirError) throw new UsageError(err.message);
+    throw err;
+  }
+  const kinds = await Promise.all(dirs.map(async (d) => (JSON.parse(await readFile(runFile(d, 'summary'), 'utf8').catch(() => '{}')) as { kind?: string }).kind));
+  if (kinds.some((k) => k === 'http')) {
+    if (!kinds.every((k) => k === 'http')) throw new UsageError('probe merge takes runs of one kind: these mix http runs with realtime runs');
+    return mergeHttpRuns(dirs, flags.output, io, render.http);
+  }
+  let clocks: ClockLineup;
+  try {
+    clocks = lineUpClocks(await Promise.all(dirs.map(readRunClocks)), flags.max_clock_uncertainty_ms, flags.timeline);
+  } catch (err) {
+    io.stderr?.write(`error: ${(err as Error).message}\n`);
+    return 1;
+  }
+  // Runs of other hosts move onto the first run's clock through their offsets.
+  const runs = (await Promise.all(dirs.map(readRunForMerge))).map((run, i) => shiftRun(run, clocks.runs[i].shift_s));
+  const summary = { ...buildMergedSummary(dirs, runs), clocks };
+  await mkdir(flags.output, { recursive: true });
+  const duplex = await mergeDuplex(dirs, flags.output);
+  if (duplex) summary.duplex = duplex;
+  if ((await Promise.all(dirs.map(runProtocolOf))).every((p) => p === 'vllm-omni')) {
+    const vllm = vllmOmniFigures(await pooledDuplexSessions(dirs));
+    if (vllm) summary.vllm_omni = vllm;
+  }
+  // This merge was not interrupted: a part that was makes the pool unqualified (exit 3), as one that left no summary.
+  const v = verdictOf({ ...summary, interrupted: false, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons });
+  const written = withVerdict(summary, v);
+  await writeFile(runFile(flags.output, 'summary'), JSON.stringify(written, null, 1));
+  const gates = clocks.runs.map((r) => r.gate_ms).filter((g): g is number => g !== null);
+  const clockLine =
+    clocks.timeline === 'one host'
+      ? 'clocks: one host (one monotonic clock)'
+      : `clocks: each run on the reference clock through its offset (${clocks.runs.map((r) => `${r.offset_ms} ms`).join(', ')}), uncertainty up to ±${clocks.uncertainty_ms} ms${clocks.same_clock_disagreement_ms !== undefined ? `; on their one host the mappings disagree by ${clocks.same_clock_disagreement_ms} ms` : ''}`;
+  io.stdout.write(`${render.merged(summary, flags.output, v, [`${clockLine}; start gates spread ${gates.length ? (Math.max(...gates) - Math.min(...gates)).toFixed(3) : '-'} ms`])}\n`);
+  io.emit?.(written);
+  // Lockstep parts kept no schedule on purpose: "not applicable", not a missed cadence.
+  if (summary.pacing === 'lockstep' && v.verdict === 'unqualified') return 0;
+  return exitOf(v);
+}
+
+/** The protocol a run's run.json states, or null. */
+async function runProtocolOf(dir: string): Promise<string | null> {
+  try {
+    const run = JSON.parse(await readFile(runFile(dir, 'run'), 'utf8')) as { protocol?: unknown };
+    return typeof run.protocol === 'string' ? run.protocol : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `merge` of `http` runs: histograms pooled, counts added (`mergeHttpSummaries`). */
+async function mergeHttpRuns(dirs: string[], output: string, io: MergeIo, render: RenderMerge['http']): Promise<number> {
+  const parts = await Promise.all(dirs.map(async (d) => JSON.parse(await readFile(runFile(d, 'summary'), 'utf8')) as HttpSummary));
+  const summary = mergeHttpSummaries(parts);
+  const v = verdictOf({ ...summary, interrupted: false, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors });
+  const written = withVerdict(summary, v);
+  await mkdir(output, { recursive: true });
+  await writeFile(runFile(output, 'summary'), JSON.stringify(written, null, 1));
+  io.stdout.write(`${render(summary, output, v)}\n`);
+  io.emit?.(written);
+  return exitOf(v);
+}
