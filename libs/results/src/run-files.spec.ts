@@ -1,0 +1,78 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readRunJson, readSessionRows, RUN_FILES, runFile, sampleRecordFile, SESSION_FILES, sessionDir, sessionFile, TRACE_LAYOUT, writeRunJson } from './run-files';
+
+describe('the names of a run’s files', () => {
+  it('puts each run file directly in the run directory, no two under one name', () => {
+    expect(runFile('/runs/a', 'summary')).toBe(join('/runs/a', 'summary.json'));
+    expect(runFile('/runs/a', 'samples')).toBe(join('/runs/a', 'samples.msgpack'));
+    const names = Object.values(RUN_FILES);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('puts a session’s files under sessions/<id>/, an earlier attempt’s copy named by its number before the extension', () => {
+    expect(sessionDir('/runs/a', 's7')).toBe(join('/runs/a', 'sessions', 's7'));
+    expect(sessionFile('/runs/a', 's7', 'trace')).toBe(join('/runs/a', 'sessions', 's7', 'trace.jsonl'));
+    expect(sessionFile('/runs/a', 's7', 'trace', 2)).toBe(join('/runs/a', 'sessions', 's7', 'trace.attempt-2.jsonl'));
+    expect(sessionFile('/runs/a', 's7', 'receipts', 0)).toBe(join('/runs/a', 'sessions', 's7', 'input-send-receipts.attempt-0.json'));
+    expect(sessionFile('/runs/a', 's7', 'pacing', 1)).toBe(join('/runs/a', 'sessions', 's7', 'pacing.attempt-1.msgpack'));
+  });
+
+  it('gives the trace writer the same layout the readers find sessions by', () => {
+    const { sessions_dir, trace, receipts } = TRACE_LAYOUT;
+    expect(join('/runs/a', sessions_dir, 's1', trace)).toBe(sessionFile('/runs/a', 's1', 'trace'));
+    expect(join('/runs/a', sessions_dir, 's1', receipts)).toBe(sessionFile('/runs/a', 's1', 'receipts'));
+    expect(SESSION_FILES.trace).toBe(trace);
+  });
+
+  it('keeps a recorded sample’s record under samples/ by its id', () => {
+    expect(sampleRecordFile('/rec', 'librispeech-0042')).toBe(join('/rec', 'samples', 'librispeech-0042.json'));
+  });
+});
+
+describe('reading and writing run files', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'run-files-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes JSON a person can read by default (one-space indent), and compact when asked', async () => {
+    await writeRunJson(dir, 'run', { command: ['run'], host: { cores: 2 } });
+    expect(await readFile(join(dir, 'run.json'), 'utf8')).toBe('{\n "command": [\n  "run"\n ],\n "host": {\n  "cores": 2\n }\n}');
+    await writeRunJson(dir, 'duplex_metrics', { a: [1, 2] }, 0);
+    expect(await readFile(join(dir, 'duplex_metrics.json'), 'utf8')).toBe('{"a":[1,2]}');
+  });
+
+  it('reads a run file back as written; null when it is not there or does not parse', async () => {
+    await writeRunJson(dir, 'summary', { qualified: true, packets: { sent: 3 } });
+    expect(await readRunJson(dir, 'summary')).toEqual({ qualified: true, packets: { sent: 3 } });
+    expect(await readRunJson(dir, 'check')).toBeNull();
+    await writeFile(runFile(dir, 'sweep'), '{"points": [');
+    expect(await readRunJson(dir, 'sweep')).toBeNull();
+  });
+
+  it('reads the session rows of sessions.jsonl in order, skipping blank lines', async () => {
+    await writeFile(join(dir, 'sessions.jsonl'), '{"id":"s1","completed":true}\n\n{"id":"s0","completed":false}\n');
+    expect(await readSessionRows(dir)).toEqual([
+      { id: 's1', completed: true },
+      { id: 's0', completed: false },
+    ]);
+  });
+
+  it('reads a run written before sessions.jsonl from its sessions.json, and prefers sessions.jsonl when both are there', async () => {
+    await writeFile(join(dir, 'sessions.json'), JSON.stringify({ sessions: [{ id: 'old' }] }));
+    expect(await readSessionRows(dir)).toEqual([{ id: 'old' }]);
+    await writeFile(join(dir, 'sessions.jsonl'), '{"id":"new"}\n');
+    expect(await readSessionRows(dir)).toEqual([{ id: 'new' }]);
+  });
+
+  it('has no session rows when the run wrote neither file, or a sessions.json without them', async () => {
+    expect(await readSessionRows(dir)).toEqual([]);
+    await writeFile(join(dir, 'sessions.json'), '{}');
+    expect(await readSessionRows(dir)).toEqual([]);
+  });
+});
