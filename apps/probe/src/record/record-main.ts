@@ -1,5 +1,5 @@
 import type { RunIo } from '@duplex-bench/cli';
-import { dialectWarnings } from '../run/dialect-options';
+import { dialectWarnings } from '@duplex-bench/run';
 import { recordCommand } from './record-command';
 import { parseRecordOptions } from './record-options';
 

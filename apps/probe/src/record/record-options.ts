@@ -1,7 +1,6 @@
 import { parseFlags, telemetryOptions, UsageError } from '@duplex-bench/cli';
-import { MAX_ARRIVALS, type ArrivalProcess, type RecordOptions } from '@duplex-bench/run';
+import { MAX_ARRIVALS, parseDialectOptions, type ArrivalProcess, type RecordOptions } from '@duplex-bench/run';
 import { conversationOptions } from '../run/conversation-options';
-import { parseDialectOptions } from '../run/dialect-options';
 import { defaultOutputRate } from '../run/run-options';
 import { RECORD_CONVERSATION_DURATION_S, RECORD_FLAGS } from './record-flags';
 

@@ -1,8 +1,7 @@
 import type { RunIo } from '@duplex-bench/cli';
 import { entryModule, LauncherLink } from '@duplex-bench/launcher';
-import { launchSessions } from '@duplex-bench/run';
+import { dialectWarnings, launchSessions } from '@duplex-bench/run';
 import { renderMerged } from '../merge/merge-command';
-import { dialectWarnings } from './dialect-options';
 import { runCommand } from './run-command';
 import { parseRunOptions } from './run-options';
 

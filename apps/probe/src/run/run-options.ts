@@ -1,8 +1,6 @@
 import { parseFlags, serverMetricsOptions, telemetryOptions, UsageError } from '@duplex-bench/cli';
-import { meanDurationS, parseShard, shardSessions, timeUrlOf, type DialectOptions, type RunOptions, type StallKind } from '@duplex-bench/run';
-import { arrivalOptions } from './arrival-options';
+import { arrivalOptions, meanDurationS, parseDialectOptions, parseShard, shardSessions, timeUrlOf, type DialectOptions, type RunOptions, type StallKind } from '@duplex-bench/run';
 import { conversationOptions } from './conversation-options';
-import { parseDialectOptions } from './dialect-options';
 import { RUN_FLAGS } from './run-flags';
 
 export type { RunOptions } from '@duplex-bench/run';

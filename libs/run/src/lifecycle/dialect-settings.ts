@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { UsageError } from '@duplex-bench/cli';
 import { OPENAI_PCM_RATE, wavDataUrl, type TurnDetection } from '@duplex-bench/protocol';
 import { VLLM_TIMEOUTS } from '@duplex-bench/transport';
-import { checkPacket, CHILD_KEY_ENV, DEFAULT_PACKET_MS, DEFAULT_UNIT_TIMEOUT_MS, RunInputError, type DialectOptions } from '@duplex-bench/run';
+import { checkPacket, CHILD_KEY_ENV, DEFAULT_PACKET_MS, DEFAULT_UNIT_TIMEOUT_MS, type DialectOptions } from '../dialect-options';
+import { RunInputError } from '../input-error';
 import { NATIVE_ADMISSION, type AdmissionPolicy } from '@duplex-bench/session';
 
-
-interface DialectFlagValues {
+/** The dialect flags as parsed (DIALECT_FLAGS), before they are checked against each other. */
+export interface DialectFlagValues {
   protocol: string;
   model?: string;
   'no-playback-ack'?: boolean;

@@ -1,7 +1,11 @@
 import { UsageError } from '@duplex-bench/cli';
-import { CONVERSATION_LENGTH, MAX_ARRIVALS, parseSessionDuration, RunInputError, type ArrivalOptions, type ArrivalProcess, type SessionDuration } from '@duplex-bench/run';
+import { MAX_ARRIVALS, type ArrivalProcess } from '../arrivals/arrival-schedule';
+import { CONVERSATION_LENGTH, parseSessionDuration, type SessionDuration } from '../arrivals/session-duration';
+import { RunInputError } from '../input-error';
+import type { ArrivalOptions } from './run-settings';
 
-interface ArrivalFlagValues {
+/** The arrival flags as parsed (ARRIVAL_FLAGS). */
+export interface ArrivalFlagValues {
   'arrival-rate'?: number;
   arrivals: string;
   'session-duration'?: string;

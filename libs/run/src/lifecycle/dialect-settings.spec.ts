@@ -1,9 +1,9 @@
 import { UsageError } from '@duplex-bench/cli';
-import { dialectConfig, redactArgv, withoutSecrets } from '@duplex-bench/run';
+import { dialectConfig, redactArgv, withoutSecrets } from '../dialect-options';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dialectWarnings, parseDialectOptions } from './dialect-options';
+import { dialectWarnings, parseDialectOptions } from './dialect-settings';
 
 const flags = (f: Record<string, unknown> = {}) => ({ protocol: 'openai', 'sample-rate': 16000, ...f });
 
