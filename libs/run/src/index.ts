@@ -75,6 +75,8 @@ export { defaultSampleRate, dialectWarnings, parseDialectOptions } from './lifec
 export type { DialectFlagValues } from './lifecycle/dialect-settings';
 export { arrivalOptions } from './lifecycle/arrival-settings';
 export type { ArrivalFlagValues } from './lifecycle/arrival-settings';
+export { httpRun } from './lifecycle/run-http';
+export type { HttpFlagValues } from './lifecycle/run-http';
 export { exitOf } from './lifecycle/exit-status';
 export { mibPerMin, Progress, rssLive } from './lifecycle/progress';
 export type { ProgressFigures } from './lifecycle/progress';
