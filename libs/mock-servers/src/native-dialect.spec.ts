@@ -77,7 +77,7 @@ describe('nativeDialect', () => {
       const { open } = harness({ profile });
       const s = open();
       s.send({ type: 'session.update', event_id: 'u1', session: {} });
-      const updated = s.ws.frames[0].event as { client_event_id: string; session: { sglang: { granted: Record<string, unknown> & { limits: Record<string, number> } } } };
+      const updated = s.ws.frames[0].event as unknown as { client_event_id: string; session: { sglang: { granted: Record<string, unknown> & { limits: Record<string, number> } } } };
       expect(updated).toMatchObject({ type: 'session.updated', client_event_id: 'u1' });
       const grant = updated.session.sglang.granted;
       expect(grant).toMatchObject({ native_unit_ms: unit_ms, first_unit_ms: unit_ms, input_audio_format: { rate: 16000 }, output_audio_format: { rate }, tail_policy: 'pad' });
