@@ -5,7 +5,7 @@ import { checkOpenAITrace, checkVllmOmniTrace } from './dialect-rules';
 import { ConformanceError } from './errors';
 import { checkNativeTrace, grantedProfile, parseTraceLines } from './native/native-check';
 import type { NativeCheckResult } from './native/native-replay';
-import { runFile, SESSIONS_DIR, sessionFile } from '@duplex-bench/results';
+import { readRunRecord, SESSIONS_DIR, sessionFile } from '@duplex-bench/results';
 
 export interface SessionCheck {
   trace: string;
@@ -42,12 +42,8 @@ const CONTRACTS: Record<string, string> = {
 /** The protocol a run directory's run.json states (for a trace file: the run directory two levels up), or null when there is none. */
 export async function runProtocol(path: string, isFile: boolean): Promise<string | null> {
   const dir = isFile ? join(path, '..', '..', '..') : path;
-  try {
-    const run = JSON.parse(await readFile(runFile(dir, 'run'), 'utf8')) as { protocol?: unknown };
-    return typeof run.protocol === 'string' ? run.protocol : null;
-  } catch {
-    return null;
-  }
+  const run = await readRunRecord(dir);
+  return typeof run?.protocol === 'string' ? run.protocol : null;
 }
 
 /** Trace files under a run directory (`sessions/<id>/trace.jsonl`), or the one file given. */

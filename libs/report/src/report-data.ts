@@ -4,7 +4,7 @@ import { ReportInputError } from './report-input-error';
 import { clientTtfp, clientTtft, decodeSamples, type ResponseRecord, type SamplesFile, type TimelineFile } from '@duplex-bench/metrics';
 import { checkSlo, DEFAULT_SLO, parseSlo, SLO_FIGURES } from '@duplex-bench/experiments';
 import { isLate } from '@duplex-bench/pacer';
-import { readServerMetrics, readSessionRows, readSessionSpeech, readTurns, runFile, type RunSummary, type SummaryVerdict, type DuplexMetricsFile } from '@duplex-bench/results';
+import { readRunRecord, readServerMetrics, readSessionRows, readSessionSpeech, readTurns, runFile, type RunSummary, type SummaryVerdict, type DuplexMetricsFile } from '@duplex-bench/results';
 import { behaviourReport, type BehaviourReport } from './behaviour-data';
 import type { SessionSpeech, TurnRecord } from '@duplex-bench/metrics';
 
@@ -242,7 +242,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
   const bin_s = options.bin_s ?? 0.5;
   const summary = await readJson<SummaryLike>(runFile(dir, 'summary'));
   if (!summary) throw new ReportInputError('NOT_A_RUN', `${dir}: no summary.json (not a run, recording or merged run directory)`);
-  const run = await readJson<{ command?: string[]; host?: Record<string, unknown>; project?: Record<string, unknown>; samples?: unknown }>(runFile(dir, 'run'));
+  const run = await readRunRecord(dir);
   const dirs = await processDirs(dir, summary);
   const multi = dirs.length > 1;
   const files: SamplesFile[] = [];
@@ -485,7 +485,7 @@ export async function serverMetricsView(dir: string, m: NonNullable<RunSummary['
   };
 }
 
-function describe(o: Record<string, unknown>): string {
+function describe(o: object): string {
   return Object.entries(o)
     .filter(([, v]) => v !== null && typeof v !== 'object')
     .map(([k, v]) => `${k} ${String(v)}`)

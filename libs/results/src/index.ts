@@ -1,6 +1,8 @@
 /* The run directory: its files named, the figures a run writes, read back and pooled */
 export { readRunJson, readSessionRows, RUN_FILES, runFile, sampleRecordFile, SAMPLES_DIR, SESSION_FILES, sessionDir, sessionFile, SESSIONS_DIR, TRACE_LAYOUT, writeRunJson } from './run-files';
 export type { RunFile, SessionFile } from './run-files';
+export { readRunRecord, writeRunRecord } from './run-record';
+export type { ClockOffsetRecord, ClockPair, Invocation, RunRecord } from './run-record';
 export { buildSummary, duplexMetrics, LOCKSTEP_ORIGIN, MEASUREMENT_ORIGIN, UNIT_ORIGIN, unitSummary, vllmOmniFigures } from './summary';
 export type { DuplexAggregate, DuplexMetricsFile, DuplexSession, DuplexSessionRow, LockstepFigures, PacingMode, ResponseFigures, RunSummary, SummaryInputs, SummaryVerdict, UnitFigures, VllmOmniFigures } from './summary';
 export { buildMergedSummary, mergeChildren, mergeDuplex, pooledDuplexSessions, readRunForMerge, shiftRun, steadyFrom } from './merge-runs';

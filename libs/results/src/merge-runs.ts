@@ -1,3 +1,4 @@
+import { readRunRecord } from './run-record';
 import type { StallsSummary } from '@duplex-bench/telemetry';
 import { readFile, writeFile } from 'node:fs/promises';
 import { behaviourSummary, decodeHistogram, decodeSamples, mergeHistograms, mergeSamples, type BehaviourParts, type BehaviourSummary, type MergedPacing, type SamplesFile, type UnitCounts } from '@duplex-bench/metrics';
@@ -51,7 +52,7 @@ export interface RunForMerge {
 /** When a run's warm-up ended on the host clock: its run.json start gate plus its summary's warm-up, if it had one. */
 export async function steadyFrom(dir: string, summary: RunSummary | null): Promise<number | undefined> {
   if (!summary || !(summary.warmup_s > 0)) return undefined;
-  const run = await readFile(runFile(dir, 'run'), 'utf8').then((t) => JSON.parse(t) as { gate_s?: unknown }, () => null);
+  const run = await readRunRecord(dir);
   return typeof run?.gate_s === 'number' ? run.gate_s + summary.warmup_s : undefined;
 }
 

@@ -1,4 +1,4 @@
-import { readRunJson } from '@duplex-bench/results';
+import { readRunRecord } from '@duplex-bench/results';
 
 /** What a run's run.json says of its clocks. */
 export interface RunClocks {
@@ -76,6 +76,6 @@ const round = (v: number) => Math.round(v * 1000) / 1000;
 
 /** A run directory's clocks from its run.json (all null where it has none). */
 export async function readRunClocks(dir: string): Promise<RunClocks> {
-  const run = await readRunJson<Partial<RunClocks> & { host?: { boot_id?: string | null } }>(dir, 'run');
+  const run = await readRunRecord(dir);
   return { dir, boot_id: run?.host?.boot_id ?? null, gate_s: run?.gate_s ?? null, gate_clock: run?.gate_clock ?? null, clock_offset: run?.clock_offset ?? null };
 }

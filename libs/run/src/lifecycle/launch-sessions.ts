@@ -4,7 +4,7 @@ import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhys
 import { monotonicClock } from '@duplex-bench/pacer';
 import { EXIT, Interrupts, type RunIo } from '@duplex-bench/cli';
 import { poolStalls } from '@duplex-bench/telemetry';
-import { mergeChildren, mergeDuplex, readSamplerFile, runFile, type MergedSummary, type RunSummary } from '@duplex-bench/results';
+import { mergeChildren, mergeDuplex, readSamplerFile, runFile, writeRunRecord, type MergedSummary, type RunRecord, type RunSummary } from '@duplex-bench/results';
 import { CHILD_KEY_ENV, redactArgv, withoutSecrets } from '../dialect-options';
 import { packetSizeOr } from '../packet-size';
 import { ProcessSampler } from '../process-sampler';
@@ -106,12 +106,12 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
     gate_s: result.gate_s,
     ended_s: monotonicClock.now_s(),
     children: result.children,
-  };
+  } satisfies RunRecord;
   const failure = died.length > 0 ? died.map((c) => `process ${c.index} ${c.failure ?? 'left no summary'}`).join('; ') : null;
   const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons, failure });
   const written = withVerdict(summary, v);
   await writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1));
-  await writeFile(runFile(opts.output, 'run'), JSON.stringify(runJson, null, 1));
+  await writeRunRecord(opts.output, runJson);
   // Error lines first: the verdict is the last human line.
   for (const c of died) io.stderr.write(`error: process ${c.index} ${c.failure ?? 'left no summary'}\n`);
   io.stdout.write(`${render(summary, opts.output, v)}\n`);

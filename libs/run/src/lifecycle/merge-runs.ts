@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { UsageError } from '@duplex-bench/cli';
 import { mergeHttpSummaries, type HttpSummary } from '@duplex-bench/http-load';
-import { buildMergedSummary, mergeDuplex, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, runFile, shiftRun, vllmOmniFigures } from '@duplex-bench/results';
+import { readRunRecord, buildMergedSummary, mergeDuplex, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, runFile, shiftRun, vllmOmniFigures } from '@duplex-bench/results';
 import { lineUpClocks, readRunClocks, type ClockLineup } from '../clock-lineup';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
@@ -73,12 +73,7 @@ export async function mergeRuns(given: string[], flags: MergeOptions, io: MergeI
 
 /** The protocol a run's run.json states, or null. */
 async function runProtocolOf(dir: string): Promise<string | null> {
-  try {
-    const run = JSON.parse(await readFile(runFile(dir, 'run'), 'utf8')) as { protocol?: unknown };
-    return typeof run.protocol === 'string' ? run.protocol : null;
-  } catch {
-    return null;
-  }
+  return (await readRunRecord(dir))?.protocol ?? null;
 }
 
 /** `merge` of `http` runs: histograms pooled, counts added (`mergeHttpSummaries`). */

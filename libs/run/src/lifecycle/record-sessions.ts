@@ -21,7 +21,7 @@ import { Checkpoint } from '../recording/checkpoint';
 import { POSTPROCESS_WORKER } from '../recording/postprocess-module';
 import { postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets, type Invocation } from '../recording/recording';
 import { exitOf } from './exit-status';
-import { duplexMetrics, vllmOmniFigures, runFile, TRACE_LAYOUT, type ArrivalsSummary, type RunSummary } from '@duplex-bench/results';
+import { duplexMetrics, readRunRecord, vllmOmniFigures, runFile, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary } from '@duplex-bench/results';
 import { RealtimeSession, reasonOf, type SessionResult } from '@duplex-bench/session';
 import type { RecordOptions } from './run-settings';
 import { recordArrivals } from './record-arrivals';
@@ -108,7 +108,7 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
   });
   const started_s = clock.now_s();
   // Each invocation into this directory is kept in run.json, oldest first; the rest describes the latest.
-  const earlierRun = await readFile(runFile(opts.output, 'run'), 'utf8').then((t) => JSON.parse(t) as { invocations?: Invocation[] }, () => null);
+  const earlierRun = await readRunRecord(opts.output);
   const invocation: Invocation = {
     command: ['duplex-bench', 'record', ...redactArgv(io.typed ?? io.argv)],
     started_epoch_ms: Date.now(),
@@ -136,7 +136,7 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
     ended_s: null as number | null,
     load: { client_loop: { max_lag_ms: null as number | null, lags_over_80ms: 0 } },
     ...(conversation ? { conversation: conversation.record } : {}),
-  };
+  } satisfies RunRecord;
   const checkpoint = new Checkpoint(runFile(opts.output, 'run'), () => {
     runJson.load.client_loop = measures.clientLoop();
     return runJson;

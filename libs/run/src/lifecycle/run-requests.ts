@@ -5,7 +5,7 @@ import { launchHttpProcesses, runHttpLoad, vllmResult, type GoodputBounds, type 
 import { CHILD_ENV, describeHost, projectRevision, type LauncherLink } from '@duplex-bench/launcher';
 import { createUsHistogram } from '@duplex-bench/metrics';
 import { nodeTimerHost } from '@duplex-bench/pacer';
-import { RUN_FILES, runFile, TRACE_LAYOUT } from '@duplex-bench/results';
+import { RUN_FILES, runFile, TRACE_LAYOUT, writeRunRecord, type RunRecord } from '@duplex-bench/results';
 import { besideClient, clientFamilies, exposeMetrics, httpFamilies, OtlpPush, ServerMetricsScraper, type ClientFigure, type Family, type MetricsEndpoint, type ServerFigureKind } from '@duplex-bench/telemetry';
 import { TraceWriter } from '@duplex-bench/tracer';
 import { redactArgv } from '../dialect-options';
@@ -148,14 +148,14 @@ export async function runRequests(o: HttpRunOptions, prompts: PromptSource, io: 
       host: await describeHost(),
       project: await projectRevision(process.cwd()),
       clock: { monotonic_s: origin_s, epoch_ms, source: 'process.hrtime.bigint (CLOCK_MONOTONIC)' },
-    };
+    } satisfies RunRecord;
     // A record that could not be written fails the run: requests.jsonl must hold every request.
     const failure = written_all ? `${written_all.message}: requests.jsonl is incomplete` : null;
     const v = verdictOf({ ...summary, interrupted: signals.interrupted, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors, failure });
     const written = withVerdict(summary, v);
     await Promise.all([
       writeFile(runFile(o.output, 'summary'), JSON.stringify(written, null, 1)),
-      writeFile(runFile(o.output, 'run'), JSON.stringify(run, null, 1)),
+      writeRunRecord(o.output, run),
     ]);
     // Its failure fails the run (exit 1); the run's own files are whole.
     const vllm = o.vllm_result ? await writeVllmResult(o, summary, [runFile(o.output, 'requests')], goodput) : null;
@@ -205,9 +205,9 @@ export async function launchRequests(o: HttpRunOptions, io: RunIo, render: Rende
   summary.interrupted ||= (signals as Interrupts | null)?.interrupted ?? false;
   const v = verdictOf({ ...summary, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors, failure: died.length > 0 ? died.join('; ') : null });
   const written = withVerdict(summary, v);
-  const run = { command: ['duplex-bench', 'http', ...redactArgv(io.typed ?? io.argv)], url: o.url, model: o.model, processes: o.processes, gate_s: result.gate_s, host: await describeHost(), project: await projectRevision(process.cwd()), children: result.children };
+  const run = { command: ['duplex-bench', 'http', ...redactArgv(io.typed ?? io.argv)], url: o.url, model: o.model, processes: o.processes, gate_s: result.gate_s, host: await describeHost(), project: await projectRevision(process.cwd()), children: result.children } satisfies RunRecord;
   await writeFile(runFile(o.output, 'summary'), JSON.stringify(written, null, 1));
-  await writeFile(runFile(o.output, 'run'), JSON.stringify(run, null, 1));
+  await writeRunRecord(o.output, run);
   const files = result.children.map((c) => runFile(join(o.output, `p${c.index}`), 'requests'));
   const vllm = o.vllm_result ? await writeVllmResult(o, summary, files, goodput) : null;
   const more = vllm ? [vllm.line] : [];

@@ -22,7 +22,7 @@ import { estimateClockOffset, type ClockOffset } from '../clock-offset';
 import { describeDuration, meanDurationS } from '../arrivals/session-duration';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
-import { duplexClientFigures, duplexMetrics, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary, type RunSummary } from '@duplex-bench/results';
+import { duplexClientFigures, duplexMetrics, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary, writeRunRecord } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier, type SessionResult } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { Progress } from './progress';
@@ -142,8 +142,8 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
     load: { client_loop: { max_lag_ms: null as number | null, lags_over_80ms: 0 } },
     ...(audio ? { input_audio: audio } : {}),
     ...(conversation ? { conversation: conversation.record } : {}),
-  };
-  const checkpoint = writeFile(runFile(opts.output, 'run'), JSON.stringify(runJson, null, 1)).catch(() => undefined);
+  } satisfies RunRecord;
+  const checkpoint = writeRunRecord(opts.output, runJson).catch(() => undefined);
 
   const signals = new Interrupts(io, 'stopping sends, draining sessions, writing the summary', () => stop$.next());
 
@@ -306,7 +306,7 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
       ...(duplex ? [ended ? appendFile(runFile(opts.output, 'duplex_metrics'), ended.duplexTail(duplex.aggregate) ?? '') : writeFile(runFile(opts.output, 'duplex_metrics'), JSON.stringify(duplex.file, null, 1))] : []),
       ...(behaviour ? [writeFile(runFile(opts.output, 'turns'), behaviour.turns_jsonl), writeFile(runFile(opts.output, 'speech'), behaviour.speech_jsonl)] : []),
       writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1)),
-      writeFile(runFile(opts.output, 'run'), JSON.stringify(runJson, null, 1)),
+      writeRunRecord(opts.output, runJson),
       // After the sessions' parts spilled as they went (the writer is closed: they are on disk), the value with the histograms.
       (samples.spilled > 0 ? appendFile : writeFile)(runFile(opts.output, 'samples'), encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined, behaviour?.parts))),
       writeFile(runFile(opts.output, 'timeline'), JSON.stringify({ ...measures.timeline.toFile(), ...(stallMarks ? { stalls: stallMarks } : {}) })),

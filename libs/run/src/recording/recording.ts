@@ -11,17 +11,7 @@ import { postprocessSession, type PostprocessSummary, type PostprocessTask } fro
 import { writeResult, type SampleResult } from './sample-results';
 import { sessionFile } from '@duplex-bench/results';
 
-/** One invocation of `record` into a directory, as run.json keeps it. */
-export interface Invocation {
-  command: string[];
-  started_epoch_ms: number;
-  ended_epoch_ms: number | null;
-  /** Null while it runs, or when it ended without writing its end (killed). */
-  interrupted: boolean | null;
-  to_record: number;
-  recorded: number;
-  completed: number;
-}
+export type { Invocation } from '@duplex-bench/results';
 
 /** The samples to record: `per_subset` sessions of a conversation script, the WAV files of `dataset`, or the synthetic set. Throws ConversationError for a script it cannot read. */
 export async function recordingDataset(o: { dataset?: string; conversation?: string; duration_s: number; sample_rate: number; per_subset: number; min_input_s: number; max_input_s: number }): Promise<Sample[]> {
