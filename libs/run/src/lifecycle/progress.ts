@@ -41,7 +41,7 @@ export class Progress {
       const f = read();
       const lag = f.loop_max_ms === null ? '-' : `${f.loop_max_ms.toFixed(1)} ms`;
       this.out.write(
-        `\r\x1b[K${(this.clock.now_s()).toFixed(0)} s | ${f.active} sessions streaming | ${f.sent} packets sent | ${f.late} late | client loop lag max ${lag}${rssLive(f.rss)}`,
+        `\r\x1b[K${(this.clock.now_s() - start_s).toFixed(0)} s | ${f.active} sessions streaming | ${f.sent} packets sent | ${f.late} late | client loop lag max ${lag}${rssLive(f.rss)}`,
       );
       this.drawn = true;
     });
