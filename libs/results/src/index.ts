@@ -2,6 +2,7 @@
 export { readRunJson, readSessionRows, RUN_FILES, runFile, sampleRecordFile, SAMPLES_DIR, SESSION_FILES, sessionDir, sessionFile, SESSIONS_DIR, TRACE_LAYOUT, writeRunJson } from './run-files';
 export type { RunFile, SessionFile } from './run-files';
 export { readRunRecord, writeRunRecord } from './run-record';
+export { DuplexMetricsRows, duplexMetricsRow, writeDuplexMetrics } from './duplex-metrics-file';
 export type { ClockOffsetRecord, ClockPair, Invocation, RunRecord } from './run-record';
 export { buildSummary, duplexMetrics, LOCKSTEP_ORIGIN, MEASUREMENT_ORIGIN, UNIT_ORIGIN, unitSummary, vllmOmniFigures } from './summary';
 export type { DuplexAggregate, DuplexMetricsFile, DuplexSession, DuplexSessionRow, LockstepFigures, PacingMode, ResponseFigures, RunSummary, SummaryInputs, SummaryVerdict, UnitFigures, VllmOmniFigures } from './summary';

@@ -1,6 +1,7 @@
 import { readRunRecord } from './run-record';
+import { writeDuplexMetrics } from './duplex-metrics-file';
 import type { StallsSummary } from '@duplex-bench/telemetry';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { behaviourSummary, decodeHistogram, decodeSamples, mergeHistograms, mergeSamples, type BehaviourParts, type BehaviourSummary, type MergedPacing, type SamplesFile, type UnitCounts } from '@duplex-bench/metrics';
 import { ResultsInputError } from './input-error';
 import { type DuplexAggregate, duplexMetrics, type DuplexSession, MEASUREMENT_ORIGIN, type RunSummary, UNIT_ORIGIN, unitSummary } from './summary';
@@ -241,7 +242,7 @@ export async function mergeDuplex(dirs: string[], output: string): Promise<Duple
   const sessions = await pooledDuplexSessions(dirs);
   const pooled = duplexMetrics(sessions);
   if (!pooled) return null;
-  await writeFile(runFile(output, 'duplex_metrics'), JSON.stringify({ ...pooled.file, sources: dirs }, null, 1));
+  await writeDuplexMetrics(output, { ...pooled.file, sources: dirs });
   return pooled.aggregate;
 }
 

@@ -1,5 +1,5 @@
 import type { ResponseRecord, SessionResponseMetrics } from '@duplex-bench/metrics';
-import { RUN_FILES, type DuplexAggregate } from '@duplex-bench/results';
+import { DuplexMetricsRows, RUN_FILES, type DuplexAggregate } from '@duplex-bench/results';
 import type { SessionResult } from '@duplex-bench/session';
 
 /** What the run's figures read of a response (`duplexMetrics`, `vllmOmniFigures`), as numbers; the whole record is in duplex_metrics.json. */
@@ -97,7 +97,8 @@ export function sessionLines(results: SessionResult[]): string {
  * its records (a run of hours holds its sessions in flight, not every session it had).
  */
 export class EndedSessions {
-  private duplexRows = 0;
+  /** duplex_metrics.json's rows, as the sessions end. */
+  readonly duplex = new DuplexMetricsRows();
   private said: Record<string, string> | undefined;
   /** Per ended session, in order: its id, whether it completed and broke its cadence, its counts. */
   private readonly ids: string[] = [];
@@ -117,10 +118,8 @@ export class EndedSessions {
 
   add(r: SessionResult): void {
     this.append(RUN_FILES.sessions, `${JSON.stringify(sessionRow(r))}\n`);
-    if (r.response_metrics) {
-      const row = { session_id: r.id, completed: r.completed, ...(r.reason ? { reason: r.reason } : {}), ...r.response_metrics, responses: r.responses };
-      this.append(RUN_FILES.duplex_metrics, `${this.duplexRows++ === 0 ? '{"duplex_session_metrics":[\n' : ',\n'}${JSON.stringify(row)}`);
-    }
+    const row = this.duplex.add(r);
+    if (row !== null) this.append(RUN_FILES.duplex_metrics, row);
     const rare = pick(r, RARE_FIELDS);
     if (Object.keys(rare).length > 0) this.rare.set(this.ids.length, rare);
     this.ids.push(r.id);
@@ -140,7 +139,7 @@ export class EndedSessions {
 
   /** The end of duplex_metrics.json after its rows: the aggregate; null when no session was answered. */
   duplexTail(aggregate: DuplexAggregate): string | null {
-    return this.duplexRows === 0 ? null : `\n],${JSON.stringify(aggregate).slice(1)}\n`;
+    return this.duplex.tail(aggregate);
   }
 
   /** The sessions that ended, rebuilt from what was kept, as the summary's figures read them (made once, at the end of the run). */

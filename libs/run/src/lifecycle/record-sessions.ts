@@ -21,7 +21,7 @@ import { Checkpoint } from '../recording/checkpoint';
 import { POSTPROCESS_WORKER } from '../recording/postprocess-module';
 import { postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets, type Invocation } from '../recording/recording';
 import { exitOf } from './exit-status';
-import { duplexMetrics, readRunRecord, vllmOmniFigures, runFile, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary } from '@duplex-bench/results';
+import { duplexMetrics, readRunRecord, writeDuplexMetrics, vllmOmniFigures, runFile, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary } from '@duplex-bench/results';
 import { RealtimeSession, reasonOf, type SessionResult } from '@duplex-bench/session';
 import type { RecordOptions } from './run-settings';
 import { recordArrivals } from './record-arrivals';
@@ -249,7 +249,7 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
     const written = withVerdict(summary, v);
     await Promise.all([
       writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1)),
-      writeFile(runFile(opts.output, 'duplex_metrics'), JSON.stringify(duplex?.file ?? { duplex_session_metrics: [] }, null, 1)),
+      writeDuplexMetrics(opts.output, duplex?.file ?? { duplex_session_metrics: [] }),
       ...(behaviour ? [writeFile(runFile(opts.output, 'turns'), behaviour.turns_jsonl), writeFile(runFile(opts.output, 'speech'), behaviour.speech_jsonl)] : []),
       writeFile(runFile(opts.output, 'samples'), encodeSamples(behaviour ? { ...recorded.samples, behaviour: behaviour.parts } : recorded.samples)),
       writeFile(runFile(opts.output, 'timeline'), JSON.stringify(measures.timeline.toFile())),

@@ -22,7 +22,7 @@ import { estimateClockOffset, type ClockOffset } from '../clock-offset';
 import { describeDuration, meanDurationS } from '../arrivals/session-duration';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
-import { duplexClientFigures, duplexMetrics, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary, writeRunRecord } from '@duplex-bench/results';
+import { duplexClientFigures, duplexMetrics, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary, writeDuplexMetrics, writeRunRecord } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier, type SessionResult } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { Progress } from './progress';
@@ -303,7 +303,7 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
     const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons, failure });
     const written = withVerdict(summary, v);
     await Promise.all([
-      ...(duplex ? [ended ? appendFile(runFile(opts.output, 'duplex_metrics'), ended.duplexTail(duplex.aggregate) ?? '') : writeFile(runFile(opts.output, 'duplex_metrics'), JSON.stringify(duplex.file, null, 1))] : []),
+      ...(duplex ? [ended ? ended.duplex.close(opts.output, duplex.aggregate) : writeDuplexMetrics(opts.output, duplex.file)] : []),
       ...(behaviour ? [writeFile(runFile(opts.output, 'turns'), behaviour.turns_jsonl), writeFile(runFile(opts.output, 'speech'), behaviour.speech_jsonl)] : []),
       writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1)),
       writeRunRecord(opts.output, runJson),
