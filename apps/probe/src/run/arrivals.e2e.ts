@@ -11,39 +11,27 @@ import { probe } from './run-harness.spec-helpers';
 
 jest.setTimeout(90_000);
 
-/** Erlang B(N, A) by its recurrence: B(0) = 1, B(n) = A·B(n−1) / (n + A·B(n−1)). */
-function erlangB(servers: number, erlangs: number): number {
-  let b = 1;
-  for (let n = 1; n <= servers; n++) b = (erlangs * b) / (n + erlangs * b);
-  return b;
-}
-
 describe('run --arrival-rate', () => {
-  it('measures the blocking of a server with 8 slots at 8 Erlangs within its binomial interval of Erlang B(8, 8), and agrees with the mock exactly', async () => {
-    expect(erlangB(8, 8)).toBeCloseTo(0.2356, 4);
-    const mock = await startMockServer({ port: 0, max_sessions: 8 });
+  // Erlang B blocking itself is proved in virtual time (libs/run/src/arrivals/arrival-run.spec.ts);
+  // this is the smoke over real sockets: a few seconds of arrivals, and the mock's own counts.
+  it('counts each arrival the mock refused as blocked and each it accepted as started, exactly as the mock does', async () => {
+    const mock = await startMockServer({ port: 0, max_sessions: 2 });
     try {
-      // Poisson arrivals at 4/s with exponential 2 s sessions: 8 Erlangs offered to 8 slots. 40 s
-      // draws about 160 arrivals, 144 of them after the 4 s warm-up (the server starts empty, which
-      // lowers the blocking of the first few seconds); the 95% Wilson interval is then about ±0.07
-      // around 0.24. That tells 8 Erlangs from 7 (B = 0.17) or 9 (B = 0.30), one Erlang off, and a
-      // client that retried or delayed a refused arrival would block far less. The tolerance is the
-      // interval the probe itself reports, not a guess. Seed 3 fixes the schedule and the durations.
-      const { code, summary, stdout, stderr, dir } = await probe(mock.url, ['--arrival-rate', '4', '--session-duration', 'exp:2', '--run-for', '40', '--warmup-s', '4', '--seed', '3', '--allow-unqualified']);
+      // Poisson arrivals at 4/s of 1.5 s sessions on 2 slots (6 Erlangs): seed 3 draws 21 arrivals
+      // in 4 s, the first four within 0.2 s, so the third and fourth find both slots held.
+      const { code, summary, stderr, dir } = await probe(mock.url, ['--arrival-rate', '4', '--session-duration', 'fixed:1.5', '--run-for', '4', '--warmup-s', '1', '--seed', '3', '--allow-unqualified']);
       const a = summary.arrivals;
-      if (!a?.steady) throw new Error(`no arrivals block: ${stderr}`);
+      if (!a) throw new Error(`no arrivals block: ${stderr}`);
       expect(code).toBe(0);
-      expect(a).toMatchObject({ process: 'poisson', rate_per_s: 4, offered_erlangs: 8, client_skipped: 0, failed_to_open: 0 });
-      expect(a.arrived).toBeGreaterThan(120);
-      const [low, high] = a.steady.blocking_probability.ci95 ?? [1, 0];
-      expect(low).toBeLessThanOrEqual(erlangB(8, 8));
-      expect(high).toBeGreaterThanOrEqual(erlangB(8, 8));
+      expect(a).toMatchObject({ process: 'poisson', rate_per_s: 4, offered_erlangs: 6, client_skipped: 0, failed_to_open: 0 });
+      expect(a.blocked).toBeGreaterThan(0);
+      expect(a.started).toBeGreaterThan(0);
       // The mock's own log of admissions agrees with the probe's counts exactly: every blocked
       // session one refusal (no retries by default), every started one an acceptance.
       const admissions = mock.stats().admissions;
       expect({ refused: admissions.refused, accepted: admissions.accepted }).toEqual({ refused: a.blocked, accepted: a.started });
       expect(a.started + a.blocked).toBe(a.arrived);
-      expect(admissions.log.filter((e) => e.outcome === 'refused').every((e) => e.held >= 8)).toBe(true);
+      expect(admissions.log.filter((e) => e.outcome === 'refused').every((e) => e.held >= 2)).toBe(true);
       // Each blocked session's trace holds its refusal as an admission record, the HTTP 503 it got.
       const traces = await Promise.all((await readdir(join(dir, SESSIONS_DIR))).map((id) => readFile(sessionFile(dir, id, 'trace'), 'utf8').catch(() => '')));
       const refusals = traces.flatMap((t) => t.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { direction: string; event: { http_status?: number; attempt?: number } })).filter((l) => l.direction === 'admission');
@@ -54,14 +42,14 @@ describe('run --arrival-rate', () => {
       expect(a.connect_ms.count).toBe(a.started);
       expect(a.handshake_ms.p50).toBeGreaterThan(0);
       const timeline = JSON.parse(await readFile(join(dir, 'timeline.json'), 'utf8')) as { active_sessions?: number[] };
-      expect(Math.max(...(timeline.active_sessions ?? [0]))).toBeGreaterThanOrEqual(8);
-      expect(stderr).toContain('8.00 Erlangs offered');
+      expect(Math.max(...(timeline.active_sessions ?? [0]))).toBeGreaterThanOrEqual(2);
+      expect(stderr).toContain('6.00 Erlangs offered');
       // The memory figures name the high-water mark of sessions in flight that RSS follows: sampled once a second, never above the exact peak.
+      // (Its slope, and the line printed with it, need 10 s of samples: longer than this run.)
       const rss = summary.rss;
       expect(rss?.in_flight_peak).toBeGreaterThanOrEqual(1);
       expect(rss?.in_flight_peak).toBeLessThanOrEqual(a.peak_in_flight);
       expect(rss?.in_flight_peak_at_from).toBeLessThanOrEqual(rss?.in_flight_peak as number);
-      expect(stdout).toMatch(new RegExp(`in flight at most ${rss?.in_flight_peak_at_from} by [0-9.]+ s, ${rss?.in_flight_peak} by the end`));
     } finally {
       await mock.close();
     }

@@ -1,10 +1,15 @@
-import { Subject } from 'rxjs';
+import { NEVER, Subject } from 'rxjs';
+import { silencePackets } from '@duplex-bench/audio';
+import { PacingRecorder, SampleStore } from '@duplex-bench/metrics';
 import { DeadlineScheduler } from '@duplex-bench/pacer';
-import { ManualTimers } from '@duplex-bench/pacer/testing';
-import type { SessionResult } from '@duplex-bench/session';
+import { ManualTimers, VirtualTime } from '@duplex-bench/pacer/testing';
+import { nativeDrained, nativeGrant, nativeSessionClosed, nativeSessionCreated, nativeSessionUpdated, type NativeLimits } from '@duplex-bench/protocol';
+import { RealtimeSession, type SessionContext, type SessionResult } from '@duplex-bench/session';
 import { TransportError } from '@duplex-bench/transport';
+import { FakeServer, type FakeServerSide } from '@duplex-bench/transport/testing';
+import type { AdmissionRefusal, SessionTraceSink } from '@duplex-bench/tracer';
 import { ArrivalRun, type ArrivingSession } from './arrival-run';
-import type { PlannedArrival } from './arrival-schedule';
+import { arrivalSchedule, type PlannedArrival } from './arrival-schedule';
 
 /** A session whose open and stream the test settles by hand. */
 class FakeSession implements ArrivingSession {
@@ -160,4 +165,163 @@ describe('ArrivalRun', () => {
     expect(run.counts.arrived).toBe(1);
     expect(inFlight.map(([, n]) => n)).toEqual([1, 0]);
   });
+});
+
+/** Erlang B(N, A) by its recursion: B(0) = 1, B(n) = A·B(n−1) / (n + A·B(n−1)). */
+function erlangB(servers: number, erlangs: number): number {
+  let b = 1;
+  for (let n = 1; n <= servers; n++) b = (erlangs * b) / (n + erlangs * b);
+  return b;
+}
+
+/** What the fake server's grant states it enforces: nothing a session here reaches. */
+const LIMITS: NativeLimits = {
+  max_input_bytes: 3600 * 32_000,
+  max_input_chunks: 3600 * 1000,
+  max_output_bytes: 3600 * 48_000,
+  max_output_events: 3600 * 1000,
+  max_responses: 3600,
+  max_segments: 3600 * 1000,
+  max_history_chars: 65536,
+  session_timeout_s: 3600,
+  cleanup_timeout_s: 30,
+};
+
+/**
+ * A native server of `slots` slots: an upgrade while every slot is held is refused with HTTP 503
+ * (what a full sglang-omni server does); a slot is held from the upgrade it accepted to the
+ * session's `session.close`. `seen` is the server's own count of what came to it.
+ */
+function slotServer(time: VirtualTime, slots: number) {
+  const seen = { upgrades: 0, accepted: 0, refused: 0, closed: 0, held: 0, peak_held: 0 };
+  const session = (side: FakeServerSide, sid: string) => {
+    let n = 0;
+    const id = () => `evt_${sid}_${n++}`;
+    side.send(nativeSessionCreated(id(), sid));
+    side.onMessage((e) => {
+      const client = String(e.event_id);
+      if (e.type === 'session.update') side.send(nativeSessionUpdated(id(), client, sid, nativeGrant(24_000, 80, LIMITS)));
+      else if (e.type === 'sglang.input_audio.end') side.send(nativeDrained(id(), client, { accepted_end_ms: 0, consumed_ms: 0, discarded_ms: 0, padding_ms: 0 }));
+      else if (e.type === 'session.close') {
+        seen.held--;
+        seen.closed++;
+        side.send(nativeSessionClosed(id(), client));
+      }
+    });
+  };
+  const server = new FakeServer(time, () => {
+    seen.upgrades++;
+    if (seen.held >= slots) {
+      seen.refused++;
+      return { refuse: 503 };
+    }
+    // The slot is taken when the upgrade is answered: the next upgrade sees it held.
+    seen.held++;
+    seen.accepted++;
+    seen.peak_held = Math.max(seen.peak_held, seen.held);
+    const sid = `sess_${seen.accepted}`;
+    return { accept: (side) => session(side, sid) };
+  });
+  return { server, seen };
+}
+
+/** Keeps only the admission refusals: the trace record a blocked arrival leaves. */
+class RefusalSink implements SessionTraceSink {
+  readonly tracesFrames = false;
+  readonly refusals: Array<{ attempt: number; refusal: AdmissionRefusal }> = [];
+  readonly sent = (): void => undefined;
+  readonly received = (): void => undefined;
+  readonly receipt = (): void => undefined;
+  readonly error = (): void => undefined;
+  admission(attempt: number, refusal: AdmissionRefusal): void {
+    this.refusals.push({ attempt, refusal });
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+describe('ArrivalRun of real sessions against a server of 8 slots, in virtual time', () => {
+  it('blocks at Erlang B(8, 8) within its 95% binomial interval, and counts exactly what the server saw', async () => {
+    const SLOTS = 8;
+    // Poisson arrivals at 4/s of exponential 2 s sessions: 8 Erlangs offered to 8 slots. 500 s
+    // draws about 2,000 arrivals; after a 20 s warm-up (the server starts empty) the 95% binomial
+    // interval around B(8, 8) = 0.2356 is about ±0.019, which leaves out 7.5 Erlangs (0.204) and
+    // 8.5 (0.267); a client that retried or delayed a refused arrival would block far less. Seed 3
+    // fixes the instants and the durations, so the outcome is the same on every run. Blocking is
+    // correlated in time (a full server stays full a while), so across seeds the spread is wider
+    // than the binomial interval: a change of the schedule's draws may need another look, not a
+    // wider bound.
+    const RATE_PER_S = 4;
+    const MEAN_S = 2;
+    const RUN_FOR_S = 500;
+    const WARMUP_S = 20;
+    const ORIGIN_S = 1;
+    // A session holds its slot until its input has played out (origin plus the input's length),
+    // whatever the packet size: 1 s packets keep the timers to run few.
+    const PACKET_MS = 1000;
+    const expected = erlangB(SLOTS, RATE_PER_S * MEAN_S);
+    expect(expected).toBeCloseTo(0.2356, 4);
+
+    const time = new VirtualTime();
+    const scheduler = new DeadlineScheduler({ host: time });
+    const { server, seen } = slotServer(time, SLOTS);
+    const sink = new RefusalSink();
+    const ctx: SessionContext = {
+      url: 'ws://fake/v1/duplex',
+      dialect: { protocol: 'native' },
+      clock: time,
+      timers: time,
+      connect: server.connect,
+      scheduler,
+      packets: silencePackets(MEAN_S, PACKET_MS),
+      pacing: new PacingRecorder(PACKET_MS),
+      samples: new SampleStore(PACKET_MS),
+      connect_timeout_ms: 10_000,
+      drain_timeout_ms: 30_000,
+      close_timeout_ms: 5_000,
+      // An arrival run retries no refusal unless asked (`run --arrival-rate`): a blocked arrival is lost, as Erlang B has it.
+      admission: { retries: 0, backoff_ms: 250, max_backoff_ms: 250 },
+      output_sample_rate: 24_000,
+      stop$: NEVER,
+      unknownEvents: new Map(),
+      onStreamStart: () => undefined,
+      onStreamEnd: () => undefined,
+    };
+    const schedule = arrivalSchedule({ rate_per_s: RATE_PER_S, process: 'poisson', run_for_s: RUN_FOR_S, seed: 3, duration: { kind: 'exp', mean_s: MEAN_S } });
+    const ended = { completed: 0, refused: 0, other: 0 };
+    const run = new ArrivalRun({
+      schedule,
+      origin_s: ORIGIN_S,
+      max_in_flight: 1000,
+      steady_from_s: ORIGIN_S + WARMUP_S,
+      scheduler,
+      clock: time,
+      stop$: NEVER,
+      make: (a) => new RealtimeSession(`a${a.index}`, ctx, sink, silencePackets(a.duration_s, PACKET_MS)),
+      onEnded: (r) => ended[r.completed ? 'completed' : r.reason === 'admission_refused' ? 'refused' : 'other']++,
+    });
+    time.now = ORIGIN_S * 1000;
+    await time.run(run.run(), (RUN_FOR_S + 120) * 1000);
+
+    // The probe's counts are the server's: one upgrade per arrival, each refusal a blocked arrival, each acceptance a started one that completed.
+    expect(run.counts).toEqual({ arrived: schedule.length, client_skipped: 0, started: seen.accepted, blocked: seen.refused, failed_to_open: 0 });
+    expect(seen.upgrades).toBe(schedule.length);
+    expect(ended).toEqual({ completed: seen.accepted, refused: seen.refused, other: 0 });
+    expect(sink.refusals).toHaveLength(seen.refused);
+    expect(sink.refusals.every((r) => r.attempt === 1 && r.refusal.http_status === 503)).toBe(true);
+    // The server was full, never over, and every slot came back.
+    expect(seen.peak_held).toBe(SLOTS);
+    expect(seen).toMatchObject({ held: 0, closed: seen.accepted });
+
+    const n = run.steady.arrived;
+    const blocking = run.steady.blocked / n;
+    const half = 1.96 * Math.sqrt((expected * (1 - expected)) / n);
+    expect(n).toBeGreaterThan(1800);
+    expect(blocking).toBeGreaterThanOrEqual(expected - half);
+    expect(blocking).toBeLessThanOrEqual(expected + half);
+    // The interval tells half an Erlang either way.
+    expect(erlangB(SLOTS, 7.5)).toBeLessThan(expected - half);
+    expect(erlangB(SLOTS, 8.5)).toBeGreaterThan(expected + half);
+  }, 60_000);
 });
