@@ -1,6 +1,9 @@
 import { nodeTimerHost } from '@duplex-bench/pacer';
+import { VirtualTime } from '@duplex-bench/pacer/testing';
 import WebSocket from 'ws';
 import { nativeAppend, nativeInputEnd, nativeSessionClose, nativeSessionUpdate } from '@duplex-bench/protocol';
+import { packets, scriptedInput } from './behaviour.spec-helpers';
+import type { BehaviourEvent } from './behaviour-log';
 import { startMockServer, type MockServerOptions, type MockServer } from './mock-server';
 import { startFaultyMock, type MockFault } from './testing';
 
@@ -457,5 +460,59 @@ describe('append-echo mock', () => {
       await client.waitForType('sglang.unit.done', 2);
       expect(client.ws.readyState).toBe(WebSocket.OPEN);
     });
+  });
+});
+
+describe('capacity_sessions: the behaviour load is the sessions open over the capacity', () => {
+  let mock: MockServer | undefined;
+  let clients: RawClient[] = [];
+  afterEach(async () => {
+    for (const client of clients) client.ws.terminate();
+    await Promise.all(clients.map((c) => c.closed));
+    clients = [];
+    await mock?.close();
+    mock = undefined;
+  });
+
+  /**
+   * A native model mock with `capacity_sessions: 2` on a virtual clock, `open` sessions open on it
+   * (the others idle): one hears a question and, 1.8 s after it, `stop` said over the answer, each
+   * 80 ms append sent once the clock reads its start (a ping after it, so the mock stamped it then).
+   */
+  async function bargeIn(open: number) {
+    const time = new VirtualTime();
+    mock = await startMockServer({ port: 0, profile: 'nemotron', capacity_sessions: 2, behaviour: { respond_after_ms: 400, stop_after_ms: 200, answer_ms: 5000 }, clock: time });
+    const url = mock.url;
+    const [speaker] = await Promise.all(Array.from({ length: open }, () => RawClient.connect(url, clients)));
+    await speaker.waitForType('session.created');
+    speaker.send(nativeSessionUpdate('u'));
+    await speaker.waitForType('session.updated');
+    const input = scriptedInput([{ say: 'q1' }, { silence_ms: 1800 }, { say: 'stop' }, { silence_ms: 2000 }], 16000);
+    for (const [seq, audio] of packets(input.pcm, 16000).entries()) {
+      await time.advance(seq * 80 - time.now);
+      speaker.send(nativeAppend(`a${seq}`, seq, seq * 80, Buffer.from(audio)));
+      await speaker.barrier();
+    }
+    await time.advance(1000);
+    const heard = (mock.stats().behaviour?.sessions ?? []).filter((s) => s.events.length > 0);
+    expect(heard).toHaveLength(1);
+    const events = heard[0].events;
+    const of = <K extends BehaviourEvent['kind']>(kind: K) => events.filter((e): e is Extract<BehaviourEvent, { kind: K }> => e.kind === kind);
+    return { of, says: input.says, active: mock.stats().sessions.active };
+  }
+
+  it.each([
+    { open: 1, respond_ms: 400, stop_ms: 200 },
+    { open: 3, respond_ms: 600, stop_ms: 300 },
+  ])('$open session(s) open on a capacity of 2: answers $respond_ms ms after the turn ends, stops $stop_ms ms after a barge-in', async ({ open, respond_ms, stop_ms }) => {
+    const { of, says, active } = await bargeIn(open);
+    expect(active).toBe(open);
+    const [q1, stop] = says;
+    const [end] = of('speech_end');
+    expect(end.t_ms).toBeCloseTo(q1.offset_ms, 3);
+    expect(of('answer_start')[0].due_ms - end.t_ms).toBeCloseTo(respond_ms, 3);
+    const [barge] = of('barge_in');
+    expect(barge.t_ms).toBeCloseTo(stop.onset_ms, 3);
+    expect((barge.stop_at_ms ?? NaN) - barge.t_ms).toBeCloseTo(stop_ms, 3);
   });
 });
