@@ -1,9 +1,10 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { projectRevision, runNodeScript, type RunningProcess } from '@duplex-bench/launcher';
+import { projectRevision, type RunningProcess } from '@duplex-bench/launcher';
 import { runFile, type RunSummary } from '@duplex-bench/results';
 import { ExperimentError } from './experiment-error';
 import type { ExperimentIo } from './experiment-io';
+import { scriptRunner, type PointRunner } from './point-runner';
 import { SLO_FIGURES } from './slo';
 import { bootstrapRatio, mannWhitneyP, median, seeded } from './statistics';
 
@@ -64,7 +65,10 @@ export interface ComparePlan {
   output: string;
   /** Seed of the order and the bootstrap when the comparison is new (a resumed one keeps its own). */
   seed: number;
+  /** The duplex-bench executable each run starts as a fresh process. */
   script: string;
+  /** Runs one run of an arm (`run …` args): by default `script` as a fresh process; a spec gives a fake. */
+  run?: PointRunner;
 }
 
 /** Flags by name, to see how many settings two arms differ in. */
@@ -132,6 +136,7 @@ export async function runCompare(plan: ComparePlan, io: ExperimentIo): Promise<C
     await writeFile(`${path}.tmp`, JSON.stringify(file, null, 1));
     await rename(`${path}.tmp`, path);
   };
+  const runArm = plan.run ?? scriptRunner(plan.script);
   const running: RunningProcess = { child: null };
   const signals = io.interrupts('the run in progress stops; what was measured is kept in compare.json', () => running.child?.kill('SIGINT'));
   try {
@@ -142,7 +147,7 @@ export async function runCompare(plan: ComparePlan, io: ExperimentIo): Promise<C
         if (signals.interrupted || file.runs.some((r) => r.rep === rep && r.arm === arm.label)) continue;
         const dir = join(output, `rep${rep}-${arm.label}`);
         io.stderr.write(`compare: repetition ${rep} of ${plan.reps}, arm ${arm.label}\n`);
-        const { code, error } = await runNodeScript(plan.script, ['run', ...arm.flags, '--output', dir, '--quiet'], running);
+        const { code, error } = await runArm(['run', ...arm.flags, '--output', dir, '--quiet'], running);
         if (signals.interrupted) break;
         const summary = await readFile(runFile(dir, 'summary'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
         const values = Object.fromEntries(metrics.map((m) => [m, summary ? (COMPARE_METRICS[m].read(summary) ?? null) : null]));

@@ -6,6 +6,7 @@ export { COMPARE_METRICS, parseArm, runCompare } from './compare';
 export type { Arm, CompareFile, ComparePlan, CompareRun, MetricResult } from './compare';
 export { bootstrapRatio, mannWhitneyP, median, seeded } from './statistics';
 export type { ExperimentIo, InterruptWatch } from './experiment-io';
+export type { PointExit, PointRunner } from './point-runner';
 
 /* Error types */
 export { ExperimentError } from './experiment-error';

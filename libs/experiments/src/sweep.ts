@@ -1,8 +1,9 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runNodeScript, type RunningProcess } from '@duplex-bench/launcher';
+import type { RunningProcess } from '@duplex-bench/launcher';
 import { blockingProbability, runFile, type ArrivalRate, type RunSummary } from '@duplex-bench/results';
 import type { ExperimentIo } from './experiment-io';
+import { scriptRunner, type PointRunner } from './point-runner';
 import { checkSlo, SLO_FIGURES, type SloCheck, type SloTerm } from './slo';
 
 /** How one load fared: `client-limited` when the client missed its cadence in any run (never the server's limit). */
@@ -100,6 +101,8 @@ export interface SweepPlan {
   output: string;
   /** The duplex-bench executable each run starts as a fresh process. */
   script: string;
+  /** Runs one run of a point (`run …` args): by default `script` as a fresh process; a spec gives a fake. */
+  run?: PointRunner;
   /**
    * After each run, before the next: its own page (`report`), written by the caller. A failure is
    * said and never changes the point's verdict; it runs between runs, so it never loads one.
@@ -209,6 +212,7 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
     await writeFile(`${path}.tmp`, JSON.stringify(file, null, 1));
     await rename(`${path}.tmp`, path);
   };
+  const runPoint = plan.run ?? scriptRunner(plan.script);
   const running: RunningProcess = { child: null };
   const signals = io.interrupts('the run in progress stops; what was measured is kept in sweep.json', () => running.child?.kill('SIGINT'));
   const extra = settings.run_args.split(/\s+/).filter(Boolean);
@@ -227,7 +231,7 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
       // An arrival run: one process, its own seed per run, so repeated runs draw different schedules.
       const load_args = arrival ? ['--arrival-rate', String(load), '--seed', String(arrival.seed + r - 1)] : ['--concurrency', String(per), ...layout];
       const args = ['--url', settings.url, '--protocol', settings.protocol, ...load_args, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...extra];
-      const { code, error } = await runNodeScript(plan.script, ['run', ...args], running);
+      const { code, error } = await runPoint(['run', ...args], running);
       const summary = await readFile(runFile(dir, 'summary'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
       // The run's own page, which the sweep's page links from its count (a run that wrote no summary has none).
       if (summary && plan.afterRun && !extra.includes('--report')) await plan.afterRun(dir).catch((err: Error) => io.stderr.write(`warning: sweep: no page for ${dir}: ${err.message}\n`));
