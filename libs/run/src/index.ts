@@ -55,9 +55,8 @@ export { keptPacing, writeAttemptPacing } from './recording/attempt-pacing';
 export { Checkpoint } from './recording/checkpoint';
 export { postprocessSession } from './recording/postprocess';
 export type { PostprocessSummary, PostprocessTask } from './recording/postprocess';
-export { conversationDataset, postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets } from './recording/recording';
+export { conversationDataset, POSTPROCESS_WORKER, postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets } from './recording/recording';
 export type { Invocation } from './recording/recording';
-export { POSTPROCESS_WORKER } from './recording/postprocess-module';
 
 /* The lifecycle of a run and of a recording: inputs, writer, sessions, telemetry, sampler, start gate, summary, files */
 export { runSessions } from './lifecycle/run-sessions';

@@ -1,5 +1,5 @@
 import { pcmPackets, readConversation, readWavAs, syntheticDataset, syntheticPackets, wavDataset, type PacketSource, type Sample } from '@duplex-bench/audio';
-import type { ProcessPool } from '@duplex-bench/launcher';
+import { entryModule, type ProcessPool } from '@duplex-bench/launcher';
 import { mergeSamples, type SamplesFile } from '@duplex-bench/metrics';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
 import { RunInputError } from '../input-error';
@@ -12,6 +12,9 @@ import { writeResult, type SampleResult } from './sample-results';
 import { sessionFile } from '@duplex-bench/results';
 
 export type { Invocation } from '@duplex-bench/results';
+
+/** The module a ProcessPool starts to post-process recorded sessions. */
+export const POSTPROCESS_WORKER = entryModule(__dirname, 'postprocess-worker', 'postprocess-worker');
 
 /** The samples to record: `per_subset` sessions of a conversation script, the WAV files of `dataset`, or the synthetic set. Throws ConversationError for a script it cannot read. */
 export async function recordingDataset(o: { dataset?: string; conversation?: string; duration_s: number; sample_rate: number; per_subset: number; min_input_s: number; max_input_s: number }): Promise<Sample[]> {
