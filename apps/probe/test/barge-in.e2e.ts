@@ -1,6 +1,7 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { speechDir } from '@duplex-bench/audio';
 import { behaviourDelays, startMockServer, type MockServer, type MockServerOptions } from '@duplex-bench/mock-servers';
 import type { BehaviourSummary } from '@duplex-bench/metrics';
 import { runBounded } from './spawn.spec-helpers';
@@ -26,11 +27,11 @@ function mockLog(mock: MockServer): MockEvent[][] {
   return log.sessions.map((s) => s.events);
 }
 
-async function conversationRun(mock: MockServer, protocol: 'openai' | 'vllm-omni', sessions: number, duration_s: number) {
+async function conversationRun(mock: MockServer, protocol: 'openai' | 'vllm-omni', script: string, sessions: number, duration_s: number) {
   const dir = await mkdtemp(join(tmpdir(), 'barge-in-'));
   const { code, stdout, stderr } = await runBounded(
     process.execPath,
-    [BIN, 'run', '--url', mock.url, '--protocol', protocol, '--concurrency', String(sessions), '--duration', String(duration_s), '--conversation', 'default', '--output', dir, '--json', '--quiet'],
+    [BIN, 'run', '--url', mock.url, '--protocol', protocol, '--concurrency', String(sessions), '--duration', String(duration_s), '--conversation', script, '--output', dir, '--json', '--quiet'],
     { bound_ms: (duration_s + 30) * 1000, label: 'duplex-bench run' },
   );
   const summary = JSON.parse(stdout.trim().split('\n').pop() as string) as { qualified: boolean; behaviour: BehaviourSummary };
@@ -43,20 +44,35 @@ async function conversationRun(mock: MockServer, protocol: 'openai' | 'vllm-omni
  * of the audio played, so a client that reported what it received instead of what played would
  * miss the mock's truth by far more than the bound.
  */
-const behaviour: MockServerOptions['behaviour'] = { conversation: 'default', respond_after_ms: 400, stop_after_ms: 200 };
+const behaviourOf = (script: string): MockServerOptions['behaviour'] => ({ conversation: script, respond_after_ms: 400, stop_after_ms: 200 });
+
+/**
+ * One barge-in a pass: q2 (2.9 s), the answer heard for 800 ms, stop.wav (2.0 s) over it, the
+ * answer's end, then 4 s of silence. A run of 9 s ends in that silence, once every session's
+ * barge-in is over: cut inside an utterance, an openai session would wait its drain out for a
+ * speech_stopped its server VAD never sends.
+ */
+async function bargeInScript(): Promise<string> {
+  const speech = speechDir();
+  const script = join(await mkdtemp(join(tmpdir(), 'barge-in-script-')), 'barge-in.yaml');
+  await writeFile(
+    script,
+    ['name: barge-in', 'steps:', `  - say: ${join(speech, 'q2.wav')}`, '  - listen: {until: model_speech, ms: 800}', `  - say: ${join(speech, 'stop.wav')}`, '    expect: stop', '  - listen: {until: model_done, max_s: 10}', '  - silence_ms: 4000', ''].join('\n'),
+  );
+  return script;
+}
 
 describe('barge-in against the model mocks: what the probe sends is what was heard', () => {
   it('openai: truncates at the played position (within 100 ms of the mock\'s own truth), and reads stop latency within 60 ms of the mock log', async () => {
-    const mock = await startMockServer({ port: 0, protocol: 'openai', profile: 'model', unit_ms: 2000, behaviour });
+    const script = await bargeInScript();
+    const mock = await startMockServer({ port: 0, protocol: 'openai', profile: 'model', unit_ms: 2000, behaviour: behaviourOf(script) });
     try {
-      // 19 s: the run ends in the last listen of the first pass. Cut inside an utterance, an openai
-      // session would wait its drain out for a speech_stopped its server VAD never sends.
-      const { code, stderr, summary } = await conversationRun(mock, 'openai', 4, 19);
+      const { code, stderr, summary } = await conversationRun(mock, 'openai', script, 4, 9);
       expect(stderr).not.toMatch(/error/);
       expect(code).toBe(0);
       const sessions = mockLog(mock);
       const truncates = sessions.flat().filter((e) => e.kind === 'truncate');
-      // A barge-in in every pass (and a backchannel over a playing answer): truncated each time.
+      // A barge-in in every pass: truncated each time.
       expect(truncates.length).toBeGreaterThanOrEqual(4);
       for (const t of truncates) expect(Math.abs((t.audio_end_ms as number) - (t.heard_ms as number))).toBeLessThan(100);
       // The server interrupts itself (interrupt_response: true): no response.cancel, so nothing refused.
@@ -72,9 +88,11 @@ describe('barge-in against the model mocks: what the probe sends is what was hea
   });
 
   it('vllm-omni: acks the played ms (within 100 ms of the mock\'s own truth), and reads stop latency within 60 ms of the mock log', async () => {
-    const mock = await startMockServer({ port: 0, protocol: 'openai', openai: { flavor: 'vllm-omni' }, unit_ms: 1000, behaviour });
+    const script = await bargeInScript();
+    const mock = await startMockServer({ port: 0, protocol: 'openai', openai: { flavor: 'vllm-omni' }, unit_ms: 1000, behaviour: behaviourOf(script) });
     try {
-      const { code, stderr, summary } = await conversationRun(mock, 'vllm-omni', 4, 20);
+      // 8 sessions: about 3 acks each, of the answer heard before and during the barge-in.
+      const { code, stderr, summary } = await conversationRun(mock, 'vllm-omni', script, 8, 9);
       expect(stderr).not.toMatch(/error/);
       expect(code).toBe(0);
       const sessions = mockLog(mock);

@@ -303,7 +303,8 @@ describe('probe record --protocol openai', () => {
 describe('probe record --conversation against the native mock with behaviour knobs', () => {
   let mock: MockServer;
   beforeAll(async () => {
-    mock = await startMockServer({ port: 0, profile: 'nemotron', behaviour: { conversation: 'default', respond_after_ms: 400, stop_after_ms: 200 } });
+    // Answers of 1.5 s: by 12 s each session has had q1 answered, q2 answered and its barge-in stopped.
+    mock = await startMockServer({ port: 0, profile: 'nemotron', behaviour: { conversation: 'default', respond_after_ms: 400, stop_after_ms: 200, answer_ms: 1500 } });
   });
   afterAll(() => mock.close());
 
@@ -331,7 +332,7 @@ describe('probe record --conversation against the native mock with behaviour kno
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as TurnRecord);
-  const record = (dir: string) => probe(['record', '--url', mock.url, '--output', dir, '--conversation', 'default', '--per-subset', '2', '--duration', '20', '--concurrency', '2']);
+  const record = (dir: string) => probe(['record', '--url', mock.url, '--output', dir, '--conversation', 'default', '--per-subset', '2', '--duration', '12', '--concurrency', '2']);
   const FILES = ['summary.json', 'turns.jsonl', 'speech.jsonl', 'run.json', 'samples.msgpack', 'duplex_metrics.json'];
   const IDS = ['conversation-000-default', 'conversation-001-default'];
 
@@ -347,7 +348,7 @@ describe('probe record --conversation against the native mock with behaviour kno
     const turns = await turnsOf(dir);
     expect([...new Set(turns.map((t) => t.session))].sort()).toEqual(IDS);
     for (const r of stored.values()) {
-      expect(r).toMatchObject({ completed: true, subset: 'conversation', variant: 'default', duration_s: 20 });
+      expect(r).toMatchObject({ completed: true, subset: 'conversation', variant: 'default', duration_s: 12 });
       expect(r.turns).toEqual(turns.filter((t) => t.session === r.sample_id));
       expect(typeof r.overlap_ms).toBe('number');
       // The output audio, rebuilt from the trace in the pool.
