@@ -1,7 +1,6 @@
 import type { RunIo } from '@duplex-bench/cli';
 import { entryModule, LauncherLink } from '@duplex-bench/launcher';
 import { dialectWarnings, launchSessions } from '@duplex-bench/run';
-import { renderMerged } from '../merge/merge-command';
 import { runCommand } from './run-command';
 import { parseRunOptions } from './run-options';
 
@@ -13,7 +12,8 @@ export async function runMain(argv: string[], io: RunIo): Promise<number> {
   const options = parseRunOptions(argv);
   // Once per command: a launched child leaves the warnings to its launcher.
   if (!LauncherLink.inChild()) for (const line of dialectWarnings(options)) io.stderr.write(`${line}\n`);
-  if (options.processes > 1) return launchSessions(options, io, renderMerged, MAIN);
+  // The merge's lines (and the HTTP summary's, which they may include) load only in the process that launches.
+  if (options.processes > 1) return launchSessions(options, io, (await import('../merge/merge-command')).renderMerged, MAIN);
   if (!LauncherLink.inChild()) return runCommand(options, io);
   // A child of the launcher: the start time comes from the parent, and the outcome goes back to it.
   const link = new LauncherLink();

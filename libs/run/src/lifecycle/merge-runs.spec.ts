@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '@duplex-bench/cli';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- a spec loads the HTTP engine up front; the lib loads it lazily, so that the realtime commands never do
 import { httpSummary, LatencyHistograms, PerSecond, type HttpSummary } from '@duplex-bench/http-load';
 import { createUsHistogram } from '@duplex-bench/metrics';
 import { runFile } from '@duplex-bench/results';

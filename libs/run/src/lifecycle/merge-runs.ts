@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { UsageError } from '@duplex-bench/cli';
-import { mergeHttpSummaries, type HttpSummary } from '@duplex-bench/http-load';
+import type { HttpSummary } from '@duplex-bench/http-load';
 import { readRunRecord, buildMergedSummary, mergeDuplex, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, runFile, shiftRun, vllmOmniFigures } from '@duplex-bench/results';
 import { lineUpClocks, readRunClocks, type ClockLineup } from '../clock-lineup';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
@@ -79,6 +79,8 @@ async function runProtocolOf(dir: string): Promise<string | null> {
 /** `merge` of `http` runs: histograms pooled, counts added (`mergeHttpSummaries`). */
 async function mergeHttpRuns(dirs: string[], output: string, io: MergeIo, render: RenderMerge['http']): Promise<number> {
   const parts = await Promise.all(dirs.map(async (d) => JSON.parse(await readFile(runFile(d, 'summary'), 'utf8')) as HttpSummary));
+  // The HTTP engine loads only to merge HTTP runs.
+  const { mergeHttpSummaries } = await import('@duplex-bench/http-load');
   const summary = mergeHttpSummaries(parts);
   const v = verdictOf({ ...summary, interrupted: false, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors });
   const written = withVerdict(summary, v);

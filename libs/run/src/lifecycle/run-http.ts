@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { EXIT, serverMetricsOptions, telemetryOptions, UsageError, type RunIo } from '@duplex-bench/cli';
-import { datasetPrompts, firstModel, loadTokenizer, parseGoodput, parseTokenCount, syntheticPrompts, type GoodputBounds, type PromptSource, type TokenCounter } from '@duplex-bench/http-load';
+import type { GoodputBounds, PromptSource, TokenCounter } from '@duplex-bench/http-load';
 import { LauncherLink } from '@duplex-bench/launcher';
 import { launchRequests, runRequests, type HttpRunOptions, type RenderHttp } from './run-requests';
 
@@ -47,6 +47,8 @@ export interface HttpFlagValues {
  * resolved, then one process's run, a child's, or `--processes` children. Returns the exit status.
  */
 export async function httpRun(f: HttpFlagValues, argv: string[], io: RunIo, render: RenderHttp, module: string): Promise<number> {
+  // The HTTP client (undici) loads only in a command that makes requests: a realtime run never does.
+  const { datasetPrompts, firstModel, loadTokenizer, parseGoodput, parseTokenCount, syntheticPrompts } = await import('@duplex-bench/http-load');
   if ((f.rate === undefined) === (f.concurrency === undefined)) throw new UsageError('give one of --rate R (open loop) or --concurrency N (closed loop)');
   if (f.requests === undefined && f.duration === undefined) throw new UsageError('give --requests N and/or --duration S: a run must end by itself');
   if (f.processes > 1 && f.concurrency !== undefined && f.concurrency < f.processes) throw new UsageError(`--concurrency ${f.concurrency} cannot be split over ${f.processes} processes`);

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunIo } from '@duplex-bench/cli';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- a spec loads the HTTP engine up front; the lib loads it lazily, so that the realtime commands never do
 import { syntheticPrompts, type HttpSummary } from '@duplex-bench/http-load';
 // A test-only edge: the HTTP stub is the run's counterpart on 127.0.0.1. Shipped run code may not
 // import mock-servers; the boundary rule has no spec-file exemption to use instead.

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, Interrupts, type RunIo, type ServerMetricsOptions, type TelemetryOptions } from '@duplex-bench/cli';
-import { launchHttpProcesses, runHttpLoad, vllmResult, type GoodputBounds, type HttpLiveView, type HttpLoad, type HttpSummary, type PromptSource, type TokenCounter } from '@duplex-bench/http-load';
+import type { GoodputBounds, HttpLiveView, HttpLoad, HttpSummary, PromptSource, TokenCounter } from '@duplex-bench/http-load';
 import { CHILD_ENV, describeHost, projectRevision, type LauncherLink } from '@duplex-bench/launcher';
 import { createUsHistogram } from '@duplex-bench/metrics';
 import { nodeTimerHost } from '@duplex-bench/pacer';
@@ -11,6 +11,9 @@ import { TraceWriter } from '@duplex-bench/tracer';
 import { redactArgv } from '../dialect-options';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
+
+// The HTTP engine (and its client, undici) is imported where a request is made, so that the
+// realtime commands, which load this lib too, never load it.
 
 /** An HTTP run's settings, as the command's flags give them (validated there). */
 export interface HttpRunOptions extends TelemetryOptions, ServerMetricsOptions {
@@ -110,7 +113,7 @@ export async function runRequests(o: HttpRunOptions, prompts: PromptSource, io: 
     scraper?.start();
     stopScraper = () => scraper?.stop();
     io.stderr.write(`http: ${load.mode === 'open' ? `${load.rate_rps} requests/s` : `${load.concurrency} in flight`} to ${o.url} (model ${o.model})\n`);
-    const { summary, origin_s } = await runHttpLoad({
+    const { summary, origin_s } = await (await import('@duplex-bench/http-load')).runHttpLoad({
       url: o.url,
       endpoint: o.endpoint,
       model: o.model,
@@ -185,6 +188,7 @@ export async function launchRequests(o: HttpRunOptions, io: RunIo, render: Rende
   io.stderr.write(`launching ${o.processes} processes to ${o.url} (model ${o.model})\n`);
   let signals: Interrupts | null = null;
   const options = { module: o.module, processes: o.processes, argv: io.argv, output: o.output, model: o.model, api_key: o.api_key, seed: o.seed, rate: o.rate, concurrency: o.concurrency, max_concurrency: o.max_concurrency, requests: o.requests, duration_s: o.duration_s };
+  const { launchHttpProcesses } = await import('@duplex-bench/http-load');
   const { result, summary, died } = await launchHttpProcesses(
     {
       ...options,
@@ -222,6 +226,7 @@ async function writeVllmResult(o: HttpRunOptions, summary: HttpSummary, files: s
   try {
     // vLLM's num_prompts is the requests asked for: --requests, else every request the run made.
     const made = summary.requests.completed + summary.requests.failed;
+    const { vllmResult } = await import('@duplex-bench/http-load');
     const result = await vllmResult({ summary, request_files: files, model: o.model, tokenizer_id: o.tokenizer_id ?? o.model, num_prompts: o.requests ?? made, goodput });
     await writeFile(path, JSON.stringify(result));
     return { line: `vllm bench serve --save-result keys written to ${path}`, ok: true };
