@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProcessPool } from '@duplex-bench/launcher';
 import { postprocessSession, type PostprocessSummary, type PostprocessTask } from './postprocess';
+import { POSTPROCESS_WORKER } from './recording';
 
 describe('the post-processing worker', () => {
   let dir: string;
@@ -10,7 +11,7 @@ describe('the post-processing worker', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'postprocess-worker-'));
     // One worker process running this module, as the recorder's pool starts it.
-    pool = new ProcessPool({ module: join(__dirname, 'postprocess-worker.ts'), size: 1 });
+    pool = new ProcessPool({ module: POSTPROCESS_WORKER, size: 1 });
   });
   afterAll(async () => {
     await pool.close();
@@ -28,6 +29,7 @@ describe('the post-processing worker', () => {
     ];
     await writeFile(join(dir, 'trace.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const task: PostprocessTask = { trace_path: join(dir, 'trace.jsonl'), wav_path: join(dir, 'output.wav'), output_sample_rate: 24000, protocol: 'openai' };
+    expect(POSTPROCESS_WORKER).toBe(join(__dirname, 'postprocess-worker.ts'));
     const summary = await pool.run<PostprocessSummary>(task);
     expect(summary).toEqual({ events_received: 4, events_sent: 1, audio_deltas: 2, audio_bytes: 9600, audio_ms: 200, responses: 1, problems: [], wav: task.wav_path });
     const written = await readFile(task.wav_path);
