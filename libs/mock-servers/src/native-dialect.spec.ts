@@ -8,26 +8,7 @@ import type { MockConnection } from './mock-dialect';
 import { mockSettings, type MockServerOptions } from './mock-options';
 import { nativeDialect } from './native-dialect';
 import type { MockHost } from './openai-mock-session';
-
-type Event = Record<string, unknown> & { type: string };
-
-/** The server side of a socket, as a session uses it: what went out, and how it was ended. */
-class FakeSocket {
-  readonly OPEN = 1;
-  readyState = 1;
-  readonly frames: Array<{ t_ms: number; event: Event }> = [];
-  readonly closes: Array<{ code: number; reason: string }> = [];
-  close(code: number, reason: string): void {
-    this.closes.push({ code, reason });
-    this.readyState = 2;
-  }
-  terminate(): void {
-    this.readyState = 3;
-  }
-  types(): string[] {
-    return this.frames.map((f) => f.event.type);
-  }
-}
+import { FakeSocket, type Event } from './fake-socket.spec-helpers';
 
 /** The native dialect on a host in virtual time, with what the host was told. */
 function harness(options: MockServerOptions = {}) {

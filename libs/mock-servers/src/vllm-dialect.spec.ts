@@ -7,29 +7,7 @@ import { mockSettings, type MockServerOptions } from './mock-options';
 import { MockStatsRecorder } from './mock-stats';
 import type { MockHost } from './openai-mock-session';
 import { vllmDialect } from './vllm-dialect';
-
-type Event = Record<string, unknown> & { type: string };
-
-/** The server side of a socket, as a session uses it: what went out, and how it was ended. */
-class FakeSocket {
-  readonly OPEN = 1;
-  readyState = 1;
-  readonly frames: Array<{ t_ms: number; event: Event }> = [];
-  readonly closes: Array<{ code: number; reason: string }> = [];
-  close(code: number, reason: string): void {
-    this.closes.push({ code, reason });
-    this.readyState = 2;
-  }
-  terminate(): void {
-    this.readyState = 3;
-  }
-  types(): string[] {
-    return this.frames.map((f) => f.event.type);
-  }
-  errorCodes(): string[] {
-    return this.frames.filter((f) => f.event.type === 'error').map((f) => (f.event.error as { code: string }).code);
-  }
-}
+import { FakeSocket, type Event } from './fake-socket.spec-helpers';
 
 /** The vllm-omni dialect on a host in virtual time, its stats the server's recorder. */
 function harness(options: Omit<MockServerOptions, 'protocol'> = {}) {

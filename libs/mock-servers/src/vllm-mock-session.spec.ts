@@ -5,23 +5,7 @@ import { ArrivalOffsets } from './arrival-offsets';
 import { BehaviourLog } from './behaviour-log';
 import type { MockHost } from './openai-mock-session';
 import { VllmMockSession, type VllmMockOptions, type VllmSlot } from './vllm-mock-session';
-
-type Event = Record<string, unknown> & { type: string };
-
-/** The server side of a socket, as a session uses it: what went out, and how it was ended. */
-class FakeSocket {
-  readonly OPEN = 1;
-  readyState = 1;
-  readonly frames: Array<{ t_ms: number; event: Event }> = [];
-  readonly closes: Array<{ code: number; reason: string }> = [];
-  close(code: number, reason: string): void {
-    this.closes.push({ code, reason });
-    this.readyState = 2;
-  }
-  terminate(): void {
-    this.readyState = 3;
-  }
-}
+import { FakeSocket, type Event } from './fake-socket.spec-helpers';
 
 const OPTIONS: VllmMockOptions = { output_sample_rate: 24000, unit_ms: 80, ttfp_ms: 200, rtf: 0.5, silence_ms: 160, listen_every: 0, config_timeout_ms: 10_000, journal_max_bytes: 8 * 2 ** 20 };
 
