@@ -1,12 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { parseFlags, UsageError } from '@duplex-bench/cli';
+import { EXIT, parseFlags, UsageError } from '@duplex-bench/cli';
 import type { NativeProfileName } from '@duplex-bench/protocol';
 import { checkTraces, ConformanceError, runProtocol, traceFiles, type CheckReport } from '@duplex-bench/conformance';
-import { EXIT } from '@duplex-bench/cli';
 import { runFile } from '@duplex-bench/results';
 import { CHECK_FLAGS } from './check-flags';
-
 
 export interface CheckOptions {
   /** A run directory (its `sessions/<id>/trace.jsonl`) or one trace file. */

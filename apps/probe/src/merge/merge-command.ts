@@ -5,7 +5,6 @@ import { renderHttpSummary } from '../http/http-command';
 import { renderBehaviour, renderDuplex, renderStalls } from '../render';
 import { MERGE_FLAGS } from './merge-flags';
 
-
 /** The merged run's lines; `more` go before the last, which is the verdict (`verdictOf`). */
 export function renderMerged(s: MergedSummary, output: string, v: RunVerdict, more: string[] = []): string {
   const d = s.pacing_deviation_ms;

@@ -37,6 +37,14 @@ function arrivalCapacityLine(c: SweepFile['capacity'], min: number): string {
   return `capacity: ${c.rate_per_s} sessions/s, ${c.offered_erlangs ?? '-'} Erlangs offered (${c.limited_by}: ${c.note})`;
 }
 
+/** A sweep's lines: its points in load order, its capacity (or the range it lies below), and where sweep.json is. */
+export function renderSweep(file: SweepFile, terms: SloTerm[], min: number, output: string): string {
+  const c = file.capacity;
+  const below = c.sessions === null && c.limited_by !== 'search range' && c.range[1] !== null;
+  const capacity = file.settings.arrivals !== undefined ? arrivalCapacityLine(c, min) : below ? `capacity: below ${min} sessions (${c.note})` : `capacity: ${c.sessions ?? '-'} sessions (${c.limited_by}: ${c.note})`;
+  return `${renderTable(file, terms)}\n${capacity}\nwritten to ${runFile(output, 'sweep')}`;
+}
+
 /** `sweep`: the largest session count that meets the SLO, counting only pacing-qualified runs. */
 export async function sweepCommand(argv: string[], io: RunIo): Promise<number> {
   const f = parseFlags(argv, SWEEP_FLAGS);
@@ -85,12 +93,7 @@ export async function sweepCommand(argv: string[], io: RunIo): Promise<number> {
   // Each run's own page, linked from the sweep's; the report's code loads once, here.
   const afterRun = async (dir: string) => (await import('@duplex-bench/report')).writeReport(dir);
   const file = await runSweep({ settings, terms, min, max, resolution, output: f.output, script: DUPLEX_BENCH_MODULE, afterRun }, experimentIo(io));
-  const c = file.capacity;
-  io.stdout.write(
-    `${renderTable(file, terms)}\n` +
-      (arrival ? arrivalCapacityLine(c, min) : c.sessions === null && c.limited_by !== 'search range' && c.range[1] !== null ? `capacity: below ${min} sessions (${c.note})` : `capacity: ${c.sessions ?? '-'} sessions (${c.limited_by}: ${c.note})`) +
-      `\nwritten to ${runFile(f.output, 'sweep')}\n`,
-  );
+  io.stdout.write(`${renderSweep(file, terms, min, f.output)}\n`);
   io.emit?.(file);
   return file.interrupted ? EXIT.interrupted : EXIT.ok;
 }
