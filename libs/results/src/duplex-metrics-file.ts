@@ -1,5 +1,5 @@
-import { appendFile, rename, writeFile } from 'node:fs/promises';
-import { runFile } from './run-files';
+import { appendFile } from 'node:fs/promises';
+import { runFile, writeRunJson } from './run-files';
 import type { DuplexAggregate, DuplexMetricsFile } from './summary';
 import type { SessionResult } from './session-result';
 
@@ -16,10 +16,8 @@ export function duplexMetricsRow(r: SessionResult): Record<string, unknown> {
 }
 
 /** Writes the whole file, through a temporary file: a reader finds all of it or none. */
-export async function writeDuplexMetrics(dir: string, file: DuplexMetricsFile | { duplex_session_metrics: [] }): Promise<void> {
-  const path = runFile(dir, 'duplex_metrics');
-  await writeFile(`${path}.tmp`, JSON.stringify(file, null, 1));
-  await rename(`${path}.tmp`, path);
+export function writeDuplexMetrics(dir: string, file: DuplexMetricsFile | { duplex_session_metrics: [] }): Promise<void> {
+  return writeRunJson(dir, 'duplex_metrics', file);
 }
 
 /** The file a row at a time, as sessions end: the text of each row, and the tail that closes it. */

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -94,9 +94,14 @@ export async function readRunJson<T>(dir: string, file: RunFile): Promise<T | nu
   }
 }
 
-/** Writes a run file as JSON (`indent` 1 for the files a person reads, none for the large ones). */
+/**
+ * Writes a run file as JSON (`indent` 1 for the files a person reads, none for the large ones),
+ * whole: through a temporary file renamed over it, so a reader finds the earlier file or this one.
+ */
 export async function writeRunJson(dir: string, file: RunFile, value: unknown, indent: number | undefined = 1): Promise<void> {
-  await writeFile(runFile(dir, file), JSON.stringify(value, null, indent));
+  const path = runFile(dir, file);
+  await writeFile(`${path}.tmp`, JSON.stringify(value, null, indent));
+  await rename(`${path}.tmp`, path);
 }
 
 /** The run's session rows (sessions.jsonl; a run written before it, sessions.json); [] when there are none. */

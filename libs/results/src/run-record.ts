@@ -1,5 +1,4 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
-import { runFile } from './run-files';
+import { readRunJson, writeRunJson } from './run-files';
 
 /** A (monotonic, wall) pair: the process's monotonic clock mapped to wall time at one instant. */
 export interface ClockPair {
@@ -78,17 +77,11 @@ export interface RunRecord {
 }
 
 /** The run.json of `dir`; null when there is none or it does not parse. */
-export async function readRunRecord(dir: string): Promise<RunRecord | null> {
-  try {
-    return JSON.parse(await readFile(runFile(dir, 'run'), 'utf8')) as RunRecord;
-  } catch {
-    return null;
-  }
+export function readRunRecord(dir: string): Promise<RunRecord | null> {
+  return readRunJson<RunRecord>(dir, 'run');
 }
 
 /** Writes `dir`'s run.json whole: a reader finds the earlier record or this one, never part of one. */
-export async function writeRunRecord(dir: string, record: RunRecord): Promise<void> {
-  const path = runFile(dir, 'run');
-  await writeFile(`${path}.tmp`, JSON.stringify(record, null, 1));
-  await rename(`${path}.tmp`, path);
+export function writeRunRecord(dir: string, record: RunRecord): Promise<void> {
+  return writeRunJson(dir, 'run', record);
 }
