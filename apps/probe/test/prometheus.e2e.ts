@@ -64,6 +64,9 @@ async function until<T>(what: string, bound_ms: number, probe: () => Promise<T |
   }
 }
 
+// These runs check expositions, not cadence (run-command.e2e holds pacing and exit 3): each takes
+// --allow-unqualified, so one late packet on a busy shared host does not fail them (a clean-clone
+// CI run at 80084b2 exited 3 here).
 (havePrometheus || process.env.CI ? describe : describe.skip)('run --metrics-port, scraped by a real Prometheus', () => {
   let prometheus: ChildProcess | null = null;
   afterAll(() => {
@@ -88,7 +91,7 @@ async function until<T>(what: string, bound_ms: number, probe: () => Promise<T |
     const live = lingeringIo(metricsPort);
     let code: number;
     try {
-      const flags = ['--url', mock.url, '--concurrency', '8', '--duration', '4', '--output', out, '--quiet', '--metrics-port', String(metricsPort), '--metrics-linger-s', '3'];
+      const flags = ['--url', mock.url, '--concurrency', '8', '--duration', '4', '--output', out, '--quiet', '--metrics-port', String(metricsPort), '--metrics-linger-s', '3', '--allow-unqualified'];
       code = await runCommand(parseRunOptions(flags), live.io);
     } finally {
       await mock.close();
@@ -152,7 +155,7 @@ async function until<T>(what: string, bound_ms: number, probe: () => Promise<T |
       await until(`serve listening (${said})`, 30_000, async () => (said.includes('listening on') && said.includes('metrics: http') ? true : null));
       const out = await mkdtemp(join(tmpdir(), 'probe-prom-serve-'));
       const run = lingeringIo(0);
-      const code = await runCommand(parseRunOptions(['--url', `ws://127.0.0.1:${mockPort}/v1/realtime`, '--concurrency', '4', '--duration', '1', '--output', out, '--quiet']), run.io);
+      const code = await runCommand(parseRunOptions(['--url', `ws://127.0.0.1:${mockPort}/v1/realtime`, '--concurrency', '4', '--duration', '1', '--output', out, '--quiet', '--allow-unqualified']), run.io);
       expect({ code, stderr: run.stderr() }).toMatchObject({ code: 0 });
       const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       const labels = '{command="serve",protocol="native",process="0"}';
@@ -170,7 +173,7 @@ async function until<T>(what: string, bound_ms: number, probe: () => Promise<T |
     const mock = await startMockServer({ port: 0, profile: 'nemotron', behaviour: { conversation: 'default', respond_after_ms: 400, stop_after_ms: 200, takeover_after_ms: 800 } });
     const metricsPort = await freePort();
     const out = await mkdtemp(join(tmpdir(), 'probe-prom-conv-'));
-    const probe = spawn(process.execPath, [DIST, 'run', '--url', mock.url, '--conversation', 'default', '--concurrency', '2', '--duration', '25', '--output', out, '--quiet', '--metrics-port', String(metricsPort), '--metrics-linger-s', '5'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const probe = spawn(process.execPath, [DIST, 'run', '--url', mock.url, '--conversation', 'default', '--concurrency', '2', '--duration', '25', '--output', out, '--quiet', '--metrics-port', String(metricsPort), '--metrics-linger-s', '5', '--allow-unqualified'], { stdio: ['ignore', 'ignore', 'pipe'] });
     let said = '';
     let text: Promise<string> | null = null;
     probe.stderr.on('data', (d) => {
