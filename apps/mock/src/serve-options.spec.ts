@@ -35,6 +35,13 @@ describe('mock serve behaviour flags', () => {
     expect(parseServeOptions(['--protocol', 'openai', '--flavor', 'vllm-omni', '--respond-after-ms', '300']).behaviour).toEqual({ respond_after_ms: 300 });
   });
 
+  it('takes --turn-based for the vllm-omni flavour only', () => {
+    expect(parseServeOptions(['--protocol', 'openai', '--flavor', 'vllm-omni', '--turn-based']).openai).toMatchObject({ flavor: 'vllm-omni', turn_based: true });
+    expect(parseServeOptions(['--protocol', 'openai', '--flavor', 'vllm-omni']).openai.turn_based).toBeUndefined();
+    expect(() => parseServeOptions(['--protocol', 'openai', '--turn-based'])).toThrow('--turn-based is for --flavor vllm-omni');
+    expect(() => parseServeOptions(['--turn-based'])).toThrow('--turn-based is for --protocol openai');
+  });
+
   it('refuses the knobs for append-echo and for the http and time servers', () => {
     expect(() => parseServeOptions(['--respond-after-ms', '400'])).toThrow(/--respond-after-ms is for a model mock/);
     expect(() => parseServeOptions(['--protocol', 'http', '--answer-ms', '400'])).toThrow(/not for --protocol http/);

@@ -5,7 +5,7 @@ export type { ResampleQuality } from './resample';
 export { speechSpans, SpeechDetector, voiceActivitySettings, fvadHangoverMs, VOICE_ACTIVITY_DEFAULTS } from './voice-activity';
 export type { VoiceActivitySettings, SpeechSpan } from './voice-activity';
 export { pcm16Rms, pcm16Dbfs, pcm16Samples, base64Dbfs, isZeroBase64, VOICED_DBFS } from './level';
-export { pcm16BytesPerMs, silencePackets, pcmPackets } from './packets';
+export { pcm16BytesPerMs, silencePackets, pcmPackets, withTrailingSilence } from './packets';
 export type { PacketSource } from './packets';
 
 export { readConversation, parseConversation, speechDir, BUILT_IN_CONVERSATIONS, DEFAULT_LISTEN_MAX_S } from './conversation-script';

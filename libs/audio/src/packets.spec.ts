@@ -1,4 +1,4 @@
-import { pcmPackets, silencePackets } from './packets';
+import { pcmPackets, silencePackets, withTrailingSilence } from './packets';
 
 describe('packets', () => {
   it('cuts 30 s of 16 kHz silence into 375 packets of 2,560 bytes', () => {
@@ -26,5 +26,18 @@ describe('packets', () => {
 
   it('refuses a packet that is not a whole number of samples', () => {
     expect(() => silencePackets(1, 0.01)).toThrow(RangeError);
+  });
+
+  it('adds whole packets of silence after a source (rounded up), and ends with a source that ends early', () => {
+    const speech = pcmPackets(Buffer.alloc(2560 * 2 + 640, 1), 80);
+    const tailed = withTrailingSilence(speech, 1500);
+    expect(tailed.packet_count).toBe(3 + 19);
+    expect(tailed.total_bytes).toBe(2560 * 2 + 640 + 19 * 2560);
+    expect(tailed.packetBytes(2)).toBe(640);
+    expect(tailed.packetBase64(1)).toBe(speech.packetBase64(1));
+    expect(Buffer.from(tailed.packetBase64(21).toString('latin1'), 'base64')).toEqual(Buffer.alloc(2560));
+    expect(withTrailingSilence(speech, 0)).toBe(speech);
+    const early = withTrailingSilence({ ...speech, inputOverAt: (seq: number) => seq >= 2 }, 160);
+    expect([early.inputOverAt?.(1), early.inputOverAt?.(2), early.inputOverAt?.(3)]).toEqual([false, true, false]);
   });
 });

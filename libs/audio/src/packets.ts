@@ -74,3 +74,26 @@ export function pcmPackets(pcm: Buffer, packet_ms: number, sample_rate = 16000):
     packetBase64: (seq) => encoded[seq],
   };
 }
+
+/**
+ * `source`, then `silence_ms` of silence in whole packets (rounded up): the tail a server's VAD
+ * needs to close a turn spoken at the very end of the input. A source whose input ends early
+ * (`inputOverAt`) ends there, tail and all. 0 ms gives `source` itself.
+ */
+export function withTrailingSilence(source: PacketSource, silence_ms: number): PacketSource {
+  if (silence_ms <= 0) return source;
+  const packet_bytes = packetGeometry(source.sample_rate, source.packet_ms);
+  const tail_packets = Math.ceil(silence_ms / source.packet_ms);
+  const silence = base64Bytes(Buffer.alloc(packet_bytes));
+  const head = source.packet_count;
+  const over = source.inputOverAt?.bind(source);
+  return {
+    packet_ms: source.packet_ms,
+    sample_rate: source.sample_rate,
+    packet_count: head + tail_packets,
+    total_bytes: source.total_bytes + tail_packets * packet_bytes,
+    packetBytes: (seq) => (seq < head ? source.packetBytes(seq) : packet_bytes),
+    packetBase64: (seq) => (seq < head ? source.packetBase64(seq) : silence),
+    ...(over ? { inputOverAt: (seq: number) => seq < head && over(seq) } : {}),
+  };
+}

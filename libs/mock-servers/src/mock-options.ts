@@ -22,6 +22,8 @@ export interface MockServerOptions {
     journal_max_bytes?: number;
     /** vllm-omni: refuse an audio session without a reference voice (`ref_audio_required`), as MiniCPM-o 4.5 does. */
     require_ref_audio?: boolean;
+    /** vllm-omni: a turn-based model (Qwen3-Omni) that answers only committed turns (VllmMockOptions.turn_based). */
+    turn_based?: boolean;
   };
   /** Serve `wss://` with this key and certificate (PEM). */
   tls?: { key: string | Buffer; cert: string | Buffer };

@@ -47,9 +47,10 @@ export interface MockStats {
    * `with_bearer`: upgrades that carried an `Authorization: Bearer` header. vllm-omni flavour:
    * `held_after_disconnect`, slots held now by sessions that ended without `session.close`;
    * `refused_full`, sessions refused with `resource_exhausted`; `blocked_turns`, turns that waited
-   * for a playback acknowledgement.
+   * for a playback acknowledgement; `protocol_violations`, what clients of a turn-based model did
+   * that their benchmark does not (`--turn-based`), counted by kind over ended sessions.
    */
-  sessions: { opened: number; completed: number; refused_503: number; active: number; with_bearer: number; held_after_disconnect?: number; refused_full?: number; blocked_turns?: number };
+  sessions: { opened: number; completed: number; refused_503: number; active: number; with_bearer: number; held_after_disconnect?: number; refused_full?: number; blocked_turns?: number; protocol_violations?: Record<string, number> };
   appends: number;
   frames_sent: number;
   /** Socket errors of sessions (a peer that reset the connection, a bad frame): each also ends its session. */
@@ -102,7 +103,7 @@ export class MockStatsRecorder {
   private appends_ended = 0;
   private frames_sent_n = 0;
   private socket_errors_n = 0;
-  private readonly vllm = { held_after_disconnect: 0, refused_full: 0, blocked_turns: 0 };
+  private readonly vllm = { held_after_disconnect: 0, refused_full: 0, blocked_turns: 0, protocol_violations: {} as Record<string, number> };
   private readonly arrival = createUsHistogram();
   private arrivals_late_ended = 0;
   private readonly open_arrivals = new Set<ArrivalOffsets>();
@@ -178,6 +179,11 @@ export class MockStatsRecorder {
     this.vllm.blocked_turns += n;
   }
 
+  /** vllm-omni flavour: what an ended session's client did that a turn-based model's benchmark does not, by kind. */
+  protocolViolations(counts: Record<string, number>): void {
+    for (const [kind, n] of Object.entries(counts)) this.vllm.protocol_violations[kind] = (this.vllm.protocol_violations[kind] ?? 0) + n;
+  }
+
   /** Behaviour mode: a session's log, kept (up to BEHAVIOUR_SESSIONS_KEPT sessions) for the stats. */
   behaviourLog(session: string): BehaviourLog {
     const log = new BehaviourLog(session);
@@ -246,7 +252,7 @@ export class MockStatsRecorder {
         refused_503: this.refused_503_n,
         active: this.active_n,
         with_bearer: this.with_bearer_n,
-        ...(this.options.vllm ? { ...this.vllm } : {}),
+        ...(this.options.vllm ? { ...this.vllm, protocol_violations: { ...this.vllm.protocol_violations } } : {}),
       },
       appends,
       frames_sent: this.frames_sent_n,

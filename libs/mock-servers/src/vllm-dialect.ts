@@ -23,6 +23,7 @@ export function vllmDialect(settings: MockSettings, options: MockServerOptions, 
     config_timeout_ms: options.openai?.config_timeout_ms ?? 10_000,
     journal_max_bytes: options.openai?.journal_max_bytes ?? 8 * 2 ** 20,
     require_ref_audio: options.openai?.require_ref_audio === true,
+    turn_based: options.openai?.turn_based === true,
     behaviour: settings.behaviour,
   };
   const limit = options.max_sessions;
@@ -72,6 +73,7 @@ export function vllmDialect(settings: MockSettings, options: MockServerOptions, 
         start: () => undefined,
         closed: () => {
           stats.blockedTurns(session.blocked_turns);
+          stats.protocolViolations(session.violations);
           session.onSocketClose();
         },
       };

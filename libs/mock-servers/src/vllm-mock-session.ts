@@ -50,6 +50,16 @@ export interface VllmMockOptions {
   /** Refuse an audio session that carries no reference voice (`ref_audio_required`), as MiniCPM-o 4.5 does. */
   require_ref_audio?: boolean;
   /**
+   * A turn-based model (Qwen3-Omni) instead of a model-native duplex one: it answers only committed
+   * turns. Under server VAD the server hears the speech, commits each turn when its silence passes
+   * (`input_audio_buffer.committed`, turn_detection.py's `should_commit`) and answers it; without
+   * it, only the client's commits are answered and no speech events go out. What their benchmark
+   * must not do with such a model is counted per session (`protocol_violations`): `auto_response`
+   * left true under server VAD, a client commit under server VAD, and `session.close` while speech
+   * or a response is still open.
+   */
+  turn_based?: boolean;
+  /**
    * Behaviour mode: the user is heard by the behaviour's energy VAD instead of the RMS rule, and the
    * model answers, stops, takes pauses and meets backchannels by BehaviourSession's rules; each
    * answer is one response (still held until its playback is acknowledged), a stopped one ends
@@ -127,6 +137,8 @@ export class VllmMockSession {
   private bytes_in = 0;
   /** Turns that had to wait for a playback acknowledgement. */
   blocked_turns = 0;
+  /** Turn-based model: what the client did that their benchmark does not do, counted by kind. */
+  readonly violations: Record<string, number> = {};
   /** Behaviour mode: made with the first append, at the input rate the session states. */
   private behaviour: BehaviourSession | null = null;
   private readonly answers = new Map<number, Response>();
@@ -276,6 +288,7 @@ export class VllmMockSession {
     this.opened = true;
     this.stageMetrics = extra_body.return_stage_metrics === true;
     this.serverVad = ((session.turn_detection ?? null) as { type?: unknown } | null)?.type === 'server_vad';
+    if (this.options.turn_based && this.serverVad && extra_body.auto_response !== false) this.violation('auto_response_under_server_vad');
     const audio = (session.audio ?? {}) as { input?: { sample_rate_hz?: unknown }; output?: { sample_rate_hz?: unknown } };
     const asked = audio.output?.sample_rate_hz;
     // This model speaks at its own rate whatever the client asks; each delta states it.
@@ -311,7 +324,7 @@ export class VllmMockSession {
     if (rms(pcm) >= SPEECH_RMS) {
       if (!this.speaking) {
         this.speaking = true;
-        this.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: Math.round((this.bytes_in / (this.in_rate * 2)) * 1000 - ms), item_id: `item_in_${this.items}` });
+        if (this.hearsSpeech) this.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: Math.round((this.bytes_in / (this.in_rate * 2)) * 1000 - ms), item_id: `item_in_${this.items}` });
       }
       this.speech_ms += ms;
       this.silence_ms = 0;
@@ -383,12 +396,27 @@ export class VllmMockSession {
     this.maybeForget(r);
   }
 
-  /** The user stopped speaking: the model takes a turn (or waits for the playback acknowledgement it needs). */
+  /** Speech events go out: a model-native duplex session always, a turn-based model's only under server VAD. */
+  private get hearsSpeech(): boolean {
+    return !this.options.turn_based || this.serverVad;
+  }
+
+  private violation(kind: string): void {
+    this.violations[kind] = (this.violations[kind] ?? 0) + 1;
+  }
+
+  /**
+   * The user stopped speaking: the model takes a turn (or waits for the playback acknowledgement
+   * it needs). A turn-based model takes one only when the turn is committed: by the server under
+   * server VAD, here; by the client otherwise.
+   */
   private endSpeech(): void {
     this.speaking = false;
     this.silence_ms = 0;
-    this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round((this.bytes_in / (this.in_rate * 2)) * 1000), item_id: `item_in_${this.items++}` });
-    this.takeTurn();
+    if (!this.hearsSpeech) return;
+    this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round((this.bytes_in / (this.in_rate * 2)) * 1000), item_id: this.options.turn_based ? `item_in_${this.items}` : `item_in_${this.items++}` });
+    if (this.options.turn_based) this.commitTurn();
+    else this.takeTurn();
   }
 
   private busy(): boolean {
@@ -526,15 +554,21 @@ export class VllmMockSession {
   }
 
   private onCommit(client_event_id?: string): void {
+    if (this.options.turn_based && this.serverVad) this.violation('commit_under_server_vad');
     if (this.uncommitted_bytes === 0) {
       this.journaledError('input_audio_buffer_empty', 'input_audio_buffer.commit requires a non-empty input audio buffer.', client_event_id);
       return;
     }
-    this.uncommitted_bytes = 0;
     if (this.speaking) {
       this.speaking = false;
-      this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round((this.bytes_in / (this.in_rate * 2)) * 1000), item_id: `item_in_${this.items}` });
+      if (this.hearsSpeech) this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round((this.bytes_in / (this.in_rate * 2)) * 1000), item_id: `item_in_${this.items}` });
     }
+    this.commitTurn();
+  }
+
+  /** The input buffer committed (by the client, or by server VAD for a turn-based model), and its turn answered when it held speech. */
+  private commitTurn(): void {
+    this.uncommitted_bytes = 0;
     const item = `item_in_${this.items++}`;
     this.commits++;
     // A response that began while the user spoke answers this commit.
@@ -554,6 +588,7 @@ export class VllmMockSession {
 
   /** `session.close`: the responses stop where they are (no `response.done`), then `session.closed`. */
   private onClose(): void {
+    if (this.options.turn_based && (this.speaking || [...this.responses.values()].some((r) => !r.done))) this.violation('closed_with_open_turn');
     this.behaviour?.close();
     for (const r of this.responses.values()) r.timer?.();
     this.send({ type: 'session.closed', session_id: this.id, reason: 'client_close', event: {} });

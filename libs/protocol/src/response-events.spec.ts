@@ -24,6 +24,12 @@ describe('addResponseEvents', () => {
     expect(e).toMatchObject({ kind: 'audio_delta', bytes: 3200, duration_ms: 100 });
   });
 
+  it("reads a response's id from the top-level response_id first (vLLM-Omni), else from response.id", () => {
+    expect(eventsOf({ type: 'response.created', response_id: 'top', response: { id: 'nested' } })).toEqual([{ kind: 'response_created', t_s: 5, response_id: 'top' }]);
+    expect(eventsOf({ type: 'response.done', response_id: 'top', response: { status: 'completed' } })).toEqual([{ kind: 'response_done', t_s: 5, response_id: 'top', status: 'completed' }]);
+    expect(eventsOf({ type: 'response.done', response: { id: 'nested', status: 'cancelled' } })).toEqual([{ kind: 'response_done', t_s: 5, response_id: 'nested', status: 'cancelled' }]);
+  });
+
   it('adds the server metrics a frame carries after its own event', () => {
     const out = eventsOf({ type: 'response.created', response: { id: 'r', metadata: { duplex_event: { response_request_metrics: { ttft_ms: 120 } } } } });
     expect(out).toEqual([

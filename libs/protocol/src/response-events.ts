@@ -1,6 +1,6 @@
 import { audioDeltaBase64, audioDeltaInfo, textDeltaInfo, type DecodedFrame } from './frame';
 import { gaEventName, OpenAIEvent } from './openai';
-import { responseRequestMetrics, VllmEvent } from './vllm-omni';
+import { responseRequestMetrics, VllmEvent, vllmResponseId } from './vllm-omni';
 
 /** One received event, reduced to what the metrics need. Times are seconds on the monotonic clock. */
 export type ResponseEvent =
@@ -55,8 +55,9 @@ export function addResponseEvents(frame: DecodedFrame, t_s: number, add: (e: Res
     response_id = text.response_id;
     add({ kind: 'text_delta', t_s, response_id, chars: text.chars, tokens: text.tokens });
   } else if (type === OpenAIEvent.responseCreated || type === OpenAIEvent.responseDone) {
-    const response = frame.event().response as { id?: unknown; status?: unknown } | undefined;
-    response_id = String(response?.id ?? '');
+    const event = frame.event();
+    const response = event.response as { status?: unknown } | undefined;
+    response_id = vllmResponseId(event);
     // response.done carries no first-output figures; its metrics would arrive after the response closed.
     if (type === OpenAIEvent.responseDone) {
       const status = typeof response?.status === 'string' && STATUSES.has(response.status) ? (response.status as ResponseStatus) : undefined;

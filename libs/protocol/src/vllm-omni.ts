@@ -161,7 +161,11 @@ export interface VllmSessionRequest {
   model?: string;
   input_sample_rate: number;
   output_sample_rate: number;
-  /** `server_vad` asks the server to hear the user; the model still decides its own turns. */
+  /**
+   * `server_vad`: the server's VAD cuts the user's speech into turns and commits each, so the
+   * model must not start responses of its own (`auto_response: false`); `none`: the model decides
+   * its turns (`auto_response: true`) and the client commits.
+   */
   turn_detection: 'server_vad' | 'none';
   /** The assistant's reference voice as a data URL (`data:audio/wav;base64,…`); MiniCPM-o 4.5 refuses audio sessions without one. */
   ref_audio?: string;
@@ -184,8 +188,10 @@ export function mergeFields(base: Record<string, unknown>, extra: Record<string,
  * The first `session.update`, shaped as vLLM-Omni's client builds it (`SessionConfig.to_session_payload`):
  * the flat beta keys (`input_audio_format`, `sample_rate_hz` for the input) and the `audio` block
  * holding both rates, `turn_detection` always present, `ref_audio` when given, and `extra_body`
- * with `auto_response` (the model decides) and `return_stage_metrics` (the engine's stage figures
- * on each response, as their benchmarks ask).
+ * with `auto_response` and `return_stage_metrics` (the engine's stage figures on each response, as
+ * their benchmarks ask). `auto_response` is false under `server_vad`, as their duplex benchmarks
+ * send it (`auto_response=not server_turns`, benchmarks/duplex/omni_duplex_eval_runner.py): the
+ * server's turns, not the model's, start the responses.
  */
 export function vllmSessionUpdate(event_id: string, r: VllmSessionRequest): string {
   const session: Record<string, unknown> = {
@@ -197,7 +203,7 @@ export function vllmSessionUpdate(event_id: string, r: VllmSessionRequest): stri
     audio: { input: { sample_rate_hz: r.input_sample_rate }, output: { sample_rate_hz: r.output_sample_rate } },
     turn_detection: r.turn_detection === 'server_vad' ? { type: 'server_vad' } : null,
     ...(r.ref_audio !== undefined ? { ref_audio: r.ref_audio } : {}),
-    extra_body: { auto_response: true, return_stage_metrics: true },
+    extra_body: { auto_response: r.turn_detection !== 'server_vad', return_stage_metrics: true },
   };
   return JSON.stringify({ type: 'session.update', session: r.extra ? mergeFields(session, r.extra) : session, event_id });
 }
@@ -259,6 +265,31 @@ export const VLLM_CLIENT_PROTOCOL_CODES: ReadonlySet<string> = new Set([
  * (benchmarks/duplex/omni_duplex_eval_runner.py); it is counted, never a session's failure.
  */
 export const VLLM_ACK_RACE_CODE = 'playback_ack_too_late';
+
+/**
+ * The response an event belongs to, as their clients read it (`DuplexEvent.response_id`,
+ * clients/duplex.py): the top-level `response_id` (newer servers put it on `response.created` and
+ * `response.done` too), else the nested `response.id`. Empty when neither is a non-empty string.
+ */
+export function vllmResponseId(event: Record<string, unknown>): string {
+  if (typeof event.response_id === 'string' && event.response_id) return event.response_id;
+  const nested = record(event.response)?.id;
+  return typeof nested === 'string' ? nested : '';
+}
+
+/**
+ * Under `server_vad`, the silence their benchmark appends after the input (`SERVER_VAD_TAIL_S`,
+ * duplex_session_inputs.py@0df9048e): longer than the VAD's 500 ms, so the server closes a turn
+ * spoken at the very end, with no commit from the client.
+ */
+export const VLLM_SERVER_VAD_TAIL_MS = 1500;
+
+/**
+ * Under `server_vad`, how long the turns must be quiet (no `input_audio_buffer.*` or `response.*`
+ * event, no speech or response open) before the session closes (`_SERVER_TURN_SETTLE_S`, the eval
+ * runner's `_wait_for_server_turns`).
+ */
+export const VLLM_TURN_SETTLE_MS = 2000;
 
 /** The refusal of a full server: `resource_exhausted` (`rate_limit_error`, retryable by their docs). */
 export const VLLM_CAPACITY_CODE = 'resource_exhausted';

@@ -1,5 +1,5 @@
-import { ConversationPlayer, type PacketSource } from '@duplex-bench/audio';
-import { admitted, createSessionFlow, NATIVE_ADMISSION, type Connection } from '@duplex-bench/transport';
+import { ConversationPlayer, withTrailingSilence, type PacketSource } from '@duplex-bench/audio';
+import { admitted, createSessionFlow, NATIVE_ADMISSION, trailingSilenceMs, type Connection } from '@duplex-bench/transport';
 import type { SessionTraceSink } from '@duplex-bench/tracer';
 import { closeAfterFault } from './close-after-fault';
 import type { SessionContext } from './context';
@@ -37,7 +37,8 @@ export class RealtimeSession {
       id,
       ctx,
       sink,
-      packets,
+      // The silence the dialect's server needs after the input to close the last turn (vLLM-Omni under server VAD).
+      packets: withTrailingSilence(packets, trailingSilenceMs(ctx.dialect)),
       conversation: packets instanceof ConversationPlayer ? packets : null,
       errors: new ServerErrors(),
       opening: { connected_s: null, handshake_s: null },

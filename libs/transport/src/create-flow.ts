@@ -1,3 +1,4 @@
+import { VLLM_SERVER_VAD_TAIL_MS } from '@duplex-bench/protocol';
 import { NativeFlow } from './native-flow';
 import { OpenAIFlow } from './openai-flow';
 import { VllmOmniFlow } from './vllm-omni-flow';
@@ -17,4 +18,12 @@ export function createSessionFlow(config: DialectConfig, session_id: string): Se
       throw new Error(`unknown dialect ${JSON.stringify(never)}`);
     }
   }
+}
+
+/**
+ * Silence sent after a session's input, ms: under server VAD, vLLM-Omni's benchmark appends 1.5 s
+ * so the server's VAD closes the last turn with no commit (VLLM_SERVER_VAD_TAIL_MS); 0 otherwise.
+ */
+export function trailingSilenceMs(config: DialectConfig): number {
+  return config.protocol === 'vllm-omni' && config.turn_detection === 'server_vad' ? VLLM_SERVER_VAD_TAIL_MS : 0;
 }

@@ -10,6 +10,8 @@ export type IncompleteReason =
   | 'malformed_frame'
   | 'server_error'
   | 'drain_timeout'
+  /** Server VAD (vLLM-Omni): speech or a response was still open, or the turns still moving, at the drain bound. */
+  | 'turns_unsettled'
   /** Lockstep pacing: a unit's `sglang.unit.done` did not come within its bound. */
   | 'unit_timeout'
   | 'close_timeout'

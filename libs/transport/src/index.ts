@@ -11,7 +11,7 @@ export { nativeHandshake, nativeEndSession, NativeFlow } from './native-flow';
 export { OpenAIFlow, readSessionCreated } from './openai-flow';
 export { VllmOmniFlow } from './vllm-omni-flow';
 export { sendCommits } from './send-commits';
-export { createSessionFlow } from './create-flow';
+export { createSessionFlow, trailingSilenceMs } from './create-flow';
 export type { DialectConfig, EndReport, FlowOptions, NativeDrainReport, OpenAIFlowConfig, SentHook, ServerEventSeqFigures, SessionFlow, SessionGrant, VllmOmniFlowConfig } from './flow';
 export { FLOW_TIMEOUTS, VLLM_TIMEOUTS } from './flow';
 

@@ -1,6 +1,6 @@
 import { every, monotonicClock } from '@duplex-bench/pacer';
 import type { Subscription } from 'rxjs';
-import { audioDeltaInfo, base64ByteLength, chunkPeriodMs, gaEventName, isKnownOpenAIType, isKnownVllmType, OpenAIEvent, serverError, ServerEventSeqTracker, serverEventSeq, VLLM_ACK_RACE_CODE, VLLM_CLIENT_PROTOCOL_CODES, VllmEvent, vllmAppend, vllmCommit, vllmEventAck, vllmHeartbeat, vllmPlaybackAck, vllmSessionClose, vllmSessionRates, vllmSessionUpdate, type DecodedFrame } from '@duplex-bench/protocol';
+import { audioDeltaInfo, base64ByteLength, chunkPeriodMs, gaEventName, isKnownOpenAIType, isKnownVllmType, OpenAIEvent, serverError, ServerEventSeqTracker, serverEventSeq, VLLM_ACK_RACE_CODE, VLLM_CLIENT_PROTOCOL_CODES, VllmEvent, vllmAppend, vllmCommit, vllmEventAck, vllmHeartbeat, vllmPlaybackAck, vllmSessionClose, vllmResponseId, vllmSessionRates, vllmSessionUpdate, VLLM_TURN_SETTLE_MS, type DecodedFrame } from '@duplex-bench/protocol';
 import type { Connection } from './connection';
 import { waitForEvent } from './wait-for';
 import { waitForQuiet } from './wait-quiet';
@@ -83,6 +83,8 @@ export class VllmOmniFlow implements SessionFlow {
   private sends = 0;
   /** A commit sent and not yet answered with `input_audio_buffer.committed` (or an error). */
   private awaitingCommit = false;
+  /** Server VAD: the server heard speech start and not yet stop (`speech_started` without its `speech_stopped`). */
+  private speaking = false;
   /** Output audio deltas by the rate each states (`sample_rate_hz`), for run.json. */
   private readonly deltaRates = new Map<number, number>();
   /** Counted events of vLLM-Omni's own that say something about the session. */
@@ -141,7 +143,7 @@ export class VllmOmniFlow implements SessionFlow {
     const type = gaEventName(frame.type);
     switch (type) {
       case OpenAIEvent.responseCreated: {
-        const id = String((frame.event().response as { id?: unknown } | undefined)?.id ?? '');
+        const id = vllmResponseId(frame.event());
         this.open.add(id);
         const p = this.playbackOf(id);
         // A 0 ms ack keeps the response's place before any later commit can make its acks too late.
@@ -158,7 +160,7 @@ export class VllmOmniFlow implements SessionFlow {
         break;
       }
       case OpenAIEvent.responseDone: {
-        const id = String((frame.event().response as { id?: unknown } | undefined)?.id ?? '');
+        const id = vllmResponseId(frame.event());
         this.finish(id);
         break;
       }
@@ -171,6 +173,15 @@ export class VllmOmniFlow implements SessionFlow {
       }
       case OpenAIEvent.committed:
         this.awaitingCommit = false;
+        // Under server VAD the server commits each turn itself: a response created before it is
+        // acked too late from then on, as after a commit of ours.
+        if (this.serverVad) this.commits++;
+        break;
+      case OpenAIEvent.speechStarted:
+        this.speaking = true;
+        break;
+      case OpenAIEvent.speechStopped:
+        this.speaking = false;
         break;
       case VllmEvent.playbackAcknowledged: {
         this.counts.playback_acknowledged++;
@@ -305,8 +316,12 @@ export class VllmOmniFlow implements SessionFlow {
     return vllmAppend(event_id, audio_b64, this.input_rate, ms, this.sent_ms);
   }
 
+  private get serverVad(): boolean {
+    return this.config.turn_detection === 'server_vad';
+  }
+
   afterAppend(): string[] | null {
-    if (this.config.turn_detection !== 'none' || this.uncommitted < this.config.commit_every_packets) return null;
+    if (this.serverVad || this.uncommitted < this.config.commit_every_packets) return null;
     return [this.commitFrame()];
   }
 
@@ -329,11 +344,31 @@ export class VllmOmniFlow implements SessionFlow {
    * Acknowledge what was received, commit the last input (when any went since the last commit:
    * an empty commit is refused), wait (bounded) until its answer is done and the server quiet,
    * acknowledge again, then `session.close` → `session.closed` and close the socket.
+   *
+   * Under server VAD the server cuts and commits the turns, so nothing is committed: the input
+   * ended with the trailing silence (`trailingSilenceMs`), and the session waits, as their eval
+   * runner's `_wait_for_server_turns` does, until no speech and no response is open and no
+   * `input_audio_buffer.*` or `response.*` event came for 2 s (playback answers do not count);
+   * past the drain bound it ends as `turns_unsettled`.
    */
   async end(conn: Connection, options: FlowOptions): Promise<EndReport> {
     const drain_ms = options.drain_timeout_ms ?? FLOW_TIMEOUTS.drain_timeout_ms;
     const close_ms = options.close_timeout_ms ?? VLLM_TIMEOUTS.close_timeout_ms;
     this.ackPlayback();
+    if (this.serverVad) {
+      await waitForQuiet(conn, {
+        idle: () => !this.speaking && this.open.size === 0,
+        busy: () => `${this.speaking ? 'speech open, ' : ''}${this.open.size} responses open`,
+        moving: (type) => type.startsWith('input_audio_buffer.') || type.startsWith('response.'),
+        quiet_ms: this.config.end_quiet_ms ?? VLLM_TURN_SETTLE_MS,
+        drain_ms,
+        session_id: this.session_id,
+        reason: 'turns_unsettled',
+      });
+      this.ackPlayback();
+      await this.close(conn, close_ms);
+      return {};
+    }
     if (this.uncommitted > 0) this.send(this.commitFrame());
     await waitForQuiet(conn, {
       idle: () => this.idle(),

@@ -152,6 +152,40 @@ describe('probe run --protocol vllm-omni: a response still speaking at the last 
   });
 });
 
+/** A Qwen3-Omni-like server: a turn-based model behind server VAD, answering only the turns the server commits. */
+const QWEN3_OMNI: MockServerOptions = { ...VLLM, openai: { ...VLLM.openai, listen_every: 0, turn_based: true } };
+
+describe('probe run --protocol vllm-omni --turn-detection server_vad against a turn-based model', () => {
+  it('asks no auto_response, sends no commit, answers every turn the server cut, closes only when they settled, and exits 0 with no violation', async () => {
+    const mock = await startMockServer(QWEN3_OMNI);
+    try {
+      // 6 s of speech-like input: two turns (2.8 s on, 1.2 s off), the last one closed by the trailing silence.
+      const { code, summary, dir } = await probe(mock.url, ['--protocol', 'vllm-omni', '--model', 'm', '--turn-detection', 'server_vad', '--audio', await talkWav(6), '--concurrency', '2', '--duration', '6', '--trace', 'full', '--keep-traces']);
+      expect(code).toBe(0);
+      expect(summary.sessions).toMatchObject({ started: 2, completed: 2, incomplete: 0 });
+      for (const id of ['s0', 's1']) {
+        const lines = await trace(dir, id);
+        const session = lines.find((l) => l.event.type === 'session.update')?.event.session as Record<string, unknown>;
+        expect(session).toMatchObject({ turn_detection: { type: 'server_vad' }, extra_body: { auto_response: false } });
+        expect(lines.filter((l) => l.event.type === 'input_audio_buffer.commit')).toEqual([]);
+        // 6 s of input and 1.5 s of silence after it.
+        const appended = lines.filter((l) => l.event.type === 'input_audio_buffer.append').reduce((ms, l) => ms + Number(l.event.duration_ms), 0);
+        expect(appended).toBe(7520);
+        const received = lines.filter((l) => l.direction === 'receive');
+        expect(received.filter((l) => l.event.type === 'input_audio_buffer.committed')).toHaveLength(2);
+        expect(received.filter((l) => l.event.type === 'response.done')).toHaveLength(2);
+        // The close went after the last turn was answered.
+        const closeAt = lines.findIndex((l) => l.event.type === 'session.close');
+        const lastDone = lines.map((l) => l.event.type).lastIndexOf('response.done');
+        expect(closeAt).toBeGreaterThan(lastDone);
+      }
+      expect(mock.stats().sessions.protocol_violations).toEqual({});
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
 /** A MiniCPM-o-4.5-like server: the reference voice required, the ledger's too-late rule, two slots. */
 const MINICPMO_45: MockServerOptions = { ...VLLM, openai: { ...VLLM.openai, listen_every: 0, require_ref_audio: true, disconnect_grace_ms: 3000 } };
 

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { encodeWavPcm16 } from '@duplex-bench/audio';
 import { checkNativeTrace, grantedProfile, parseTraceLines } from '@duplex-bench/conformance';
+import { vllmResponseId } from '@duplex-bench/protocol';
 
 export interface PostprocessTask {
   trace_path: string;
@@ -58,10 +59,10 @@ export async function postprocessSession(task: PostprocessTask): Promise<Postpro
       stated_rate ??= rate;
       s.audio_ms += (pcm.length / (rate * 2)) * 1000;
     } else if (type === 'response.created') {
-      open.add(String((event.response as { id?: string } | undefined)?.id));
+      open.add(vllmResponseId(event));
       s.responses++;
     } else if (type === 'response.done') {
-      open.delete(String((event.response as { id?: string } | undefined)?.id));
+      open.delete(vllmResponseId(event));
     }
   }
   if (task.protocol === 'native') {
