@@ -62,6 +62,7 @@ export const SERVE_FLAGS = {
   'listen-every': { kind: 'int', min: 0, default: 0, group: 'model', help: 'vllm-omni flavour: every Nth turn the model keeps listening (0: never)', value: 'N' },
   'disconnect-grace-s': { kind: 'number', min: 0, default: 30, group: 'limits', help: "vllm-omni flavour: how long a dropped session's slot is held, seconds", value: 'S' },
   'require-ref-audio': { kind: 'bool', group: 'dialect', help: 'vllm-omni flavour: refuse an audio session whose session.update carries no reference voice (ref_audio_required), as MiniCPM-o 4.5 does' },
+  'created-at-first-audio': { kind: 'bool', group: 'model', help: "vllm-omni flavour: send each response's response.created with its first audio (--ttfp-ms after the turn), so a client committing more often than that sees a later commit overtake it (playback_ack_too_late)" },
   'turn-based': { kind: 'bool', group: 'model', help: 'vllm-omni flavour: a turn-based model (Qwen3-Omni) that answers only committed turns (by server VAD, or the client without it); clients that leave auto_response on, commit under server VAD or close with a turn open are counted in the stats' },
   'tls-cert': { kind: 'string', group: 'connection', help: 'serve wss:// with this PEM certificate (with --tls-key)', value: 'FILE' },
   'tls-key': { kind: 'string', group: 'connection', help: 'the PEM key of --tls-cert', value: 'FILE' },
@@ -78,7 +79,7 @@ export interface ServeOptions {
   profile: MockProfile;
   /** Unset: the profile's unit (native) or 80 ms (openai). */
   unit_ms?: number;
-  openai: { names: 'ga' | 'beta'; vllm: boolean; silence_ms: number; flavor: 'openai' | 'vllm-omni'; listen_every: number; disconnect_grace_ms: number; require_ref_audio?: boolean; turn_based?: boolean };
+  openai: { names: 'ga' | 'beta'; vllm: boolean; silence_ms: number; flavor: 'openai' | 'vllm-omni'; listen_every: number; disconnect_grace_ms: number; require_ref_audio?: boolean; turn_based?: boolean; created_at_first_audio?: boolean };
   tls?: { cert: string; key: string };
   /** Only what was given: each profile has its own timings. */
   model: Partial<ModelOptions>;
@@ -102,9 +103,9 @@ export function parseServeOptions(argv: string[]): ServeOptions {
   const f = parseFlags(argv, SERVE_FLAGS);
   if (f._.length > 0) throw new UsageError(`unexpected argument "${f._[0]}"`);
   if (f.port > 65535) throw new UsageError(`--port must be at most 65535, got ${f.port}`);
-  const openaiOnly = (['event-names', 'vllm-extensions', 'vad-silence-ms', 'flavor', 'listen-every', 'disconnect-grace-s', 'turn-based'] as const).filter((k) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`)));
+  const openaiOnly = (['event-names', 'vllm-extensions', 'vad-silence-ms', 'flavor', 'listen-every', 'disconnect-grace-s', 'turn-based', 'created-at-first-audio'] as const).filter((k) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`)));
   if (f.protocol !== 'openai' && openaiOnly.length > 0) throw new UsageError(`--${openaiOnly[0]} is for --protocol openai`);
-  if (f['turn-based'] && f.flavor !== 'vllm-omni') throw new UsageError('--turn-based is for --flavor vllm-omni');
+  for (const k of ['turn-based', 'created-at-first-audio'] as const) if (f[k] && f.flavor !== 'vllm-omni') throw new UsageError(`--${k} is for --flavor vllm-omni`);
   if ((f.protocol === 'http' || f.protocol === 'time') && f['metrics-port'] !== undefined) throw new UsageError('--metrics-port is for the realtime mocks (--protocol native or openai)');
   const given = (k: string) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`));
   const httpOnly = HTTP_FLAG_NAMES.filter(given);
@@ -165,6 +166,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
       disconnect_grace_ms: f['disconnect-grace-s'] * 1000,
       ...(f['require-ref-audio'] ? { require_ref_audio: true } : {}),
       ...(f['turn-based'] ? { turn_based: true } : {}),
+      ...(f['created-at-first-audio'] ? { created_at_first_audio: true } : {}),
     },
     tls: f['tls-cert'] !== undefined && f['tls-key'] !== undefined ? { cert: f['tls-cert'], key: f['tls-key'] } : undefined,
     profile,

@@ -24,6 +24,7 @@ export function vllmDialect(settings: MockSettings, options: MockServerOptions, 
     journal_max_bytes: options.openai?.journal_max_bytes ?? 8 * 2 ** 20,
     require_ref_audio: options.openai?.require_ref_audio === true,
     turn_based: options.openai?.turn_based === true,
+    created_at_first_audio: options.openai?.created_at_first_audio === true,
     behaviour: settings.behaviour,
   };
   const limit = options.max_sessions;

@@ -290,6 +290,22 @@ describe('VllmMockSession', () => {
       expect(early.of('playback.acknowledged')).toHaveLength(2);
     });
 
+    it('with created_at_first_audio, announces a response with its first audio, so a commit in between makes its first ack too late', () => {
+      const s = session({ created_at_first_audio: true, ttfp_ms: 600 });
+      s.send({ type: 'session.update', session: {} });
+      // Speech, then 160 ms of silence: the turn is taken at 240 ms; its first audio is due at 840.
+      s.speak(0, [true, true, false, false, false]);
+      s.at(500, () => s.send({ type: 'input_audio_buffer.commit' }));
+      s.scheduler.flush();
+      const created = s.ws.frames.find((f) => f.event.type === 'response.created');
+      const first = s.ws.frames.find((f) => f.event.type === 'response.output_audio.delta');
+      expect(created?.t_ms).toBe(first?.t_ms);
+      expect(created?.t_ms).toBe(240 + 600);
+      // The client acks it at 0 ms on seeing it: the commit at 500 ms came after the turn it answers.
+      s.send({ type: 'playback.ack', response_id: 'resp_mock_0_0', played_ms: 0 });
+      expect(s.codes()).toEqual(['playback_ack_too_late']);
+    });
+
     it('answers an ack of a response fully played and done, whose item stays in history', () => {
       const s = played();
       s.send({ type: 'playback.ack', response_id: 'resp_mock_0_0', played_ms: 80 });

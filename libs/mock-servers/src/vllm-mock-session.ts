@@ -60,6 +60,14 @@ export interface VllmMockOptions {
    */
   turn_based?: boolean;
   /**
+   * Send a response's `response.created` (and `response.speak`) with its first audio, `ttfp_ms`
+   * after the turn took it, instead of at once: a first audio slower than the client's commit
+   * interval then lets a later commit reach the server before the client sees the response, and
+   * the client's first (0 ms) ack of it is refused as `playback_ack_too_late`, the race vLLM-Omni's
+   * runner ignores.
+   */
+  created_at_first_audio?: boolean;
+  /**
    * Behaviour mode: the user is heard by the behaviour's energy VAD instead of the RMS rule, and the
    * model answers, stops, takes pauses and meets backchannels by BehaviourSession's rules; each
    * answer is one response (still held until its playback is acknowledged), a stopped one ends
@@ -439,19 +447,26 @@ export class VllmMockSession {
     const id = `resp_${this.id}_${turn}`;
     const r: Response = { id, units, sent_ms: 0, acked_ms: 0, listen, done: false, timer: null, started_s: this.host.clock.now_s(), commit_seq: this.commits, awaits_commit: this.speaking, acked: false, transcript: '' };
     this.responses.set(id, r);
-    this.send({ type: 'response.created', response_id: id, response: { id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [] } });
     if (listen) {
+      this.announce(r);
       this.send({ type: 'response.listen', session_id: this.id, epoch: this.epoch, response_id: id, response: { id, object: 'realtime.response', status: 'listening' } });
       this.finish(r, 'listen');
       return;
     }
-    this.send({ type: 'response.speak', response_id: id, item_id: `item_${id}`, output_index: 0, content_index: 0 });
+    if (!this.options.created_at_first_audio) this.announce(r);
     r.timer = this.host.clock.arm(this.options.ttfp_ms, () => this.emit(r, 0));
+  }
+
+  /** `response.created`, then (unless it listens) `response.speak`. */
+  private announce(r: Response): void {
+    this.send({ type: 'response.created', response_id: r.id, response: { id: r.id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [] } });
+    if (!r.listen) this.send({ type: 'response.speak', response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0 });
   }
 
   private emit(r: Response, unit: number): void {
     r.timer = null;
     if (this.closed) return;
+    if (unit === 0 && this.options.created_at_first_audio) this.announce(r);
     const bytes = Math.floor((this.output_rate * this.options.unit_ms) / 1000) * 2;
     this.emitAudio(r, unit, silence(bytes), this.options.unit_ms, unit === r.units - 1);
     if (unit + 1 < r.units) r.timer = this.host.clock.arm(this.options.unit_ms * this.options.rtf, () => this.emit(r, unit + 1));

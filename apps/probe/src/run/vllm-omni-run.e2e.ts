@@ -244,6 +244,19 @@ describe('probe run --protocol vllm-omni against the newest endpoint (reference 
     }
   });
 
+  it('exits 0 against a server whose first audio (and response.created) comes later than the next commit: the refused first acks are counted, no session fails', async () => {
+    const mock = await startMockServer({ ...MINICPMO_45, model: { ttfp_ms: 900, rtf: 0.5 }, openai: { ...MINICPMO_45.openai, created_at_first_audio: true } });
+    try {
+      const flags = ['--protocol', 'vllm-omni', '--model', 'm', '--ref-audio', await voiceWav(), '--audio', await talkWav(5), '--concurrency', '2', '--duration', '5', '--commit-every-s', '0.4'];
+      const { code, summary } = await probe(mock.url, flags);
+      expect(code).toBe(0);
+      expect(summary.sessions).toMatchObject({ started: 2, completed: 2, incomplete: 0 });
+      expect(summary.vllm_omni?.playback_ack_too_late).toBeGreaterThanOrEqual(2);
+    } finally {
+      await mock.close();
+    }
+  });
+
   it('without --ref-audio every session is refused with ref_audio_required, and the run fails', async () => {
     const mock = await startMockServer(MINICPMO_45);
     try {
