@@ -24,7 +24,19 @@ describe('MockStatsRecorder', () => {
     v.heldAfterDisconnect(1);
     v.heldAfterDisconnect(-1);
     v.blockedTurns(3);
-    expect(v.stats().sessions).toEqual({ opened: 0, completed: 0, refused_503: 0, active: 0, with_bearer: 0, held_after_disconnect: 1, refused_full: 1, blocked_turns: 3 });
+    v.protocolViolations({ commit_under_server_vad: 2 });
+    v.protocolViolations({ commit_under_server_vad: 1, closed_with_open_turn: 1 });
+    expect(v.stats().sessions).toEqual({
+      opened: 0,
+      completed: 0,
+      refused_503: 0,
+      active: 0,
+      with_bearer: 0,
+      held_after_disconnect: 1,
+      refused_full: 1,
+      blocked_turns: 3,
+      protocol_violations: { commit_under_server_vad: 3, closed_with_open_turn: 1 },
+    });
     r.stop();
     v.stop();
   });
