@@ -36,6 +36,7 @@ export async function serveCommand(argv: string[], io: RunIo): Promise<number> {
       profile: options.profile,
       model: options.model,
       behaviour: options.behaviour,
+      leading_silence_ms: options.leading_silence_ms,
     });
   } catch (err) {
     // A script that cannot be read is the user's to fix: a usage error, as a bad flag is.

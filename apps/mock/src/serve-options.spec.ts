@@ -35,6 +35,13 @@ describe('mock serve behaviour flags', () => {
     expect(parseServeOptions(['--protocol', 'openai', '--flavor', 'vllm-omni', '--respond-after-ms', '300']).behaviour).toEqual({ respond_after_ms: 300 });
   });
 
+  it('takes --leading-silence-ms for a model mock without behaviour flags', () => {
+    expect(parseServeOptions(['--profile', 'nemotron', '--leading-silence-ms', '300']).leading_silence_ms).toBe(300);
+    expect(parseServeOptions(['--protocol', 'openai', '--flavor', 'vllm-omni', '--leading-silence-ms', '0']).leading_silence_ms).toBe(0);
+    expect(() => parseServeOptions(['--leading-silence-ms', '300'])).toThrow(/--leading-silence-ms is for a model mock/);
+    expect(() => parseServeOptions(['--profile', 'nemotron', '--leading-silence-ms', '300', '--answer-ms', '900'])).toThrow(/without behaviour flags/);
+  });
+
   it('takes --turn-based for the vllm-omni flavour only', () => {
     expect(parseServeOptions(['--protocol', 'openai', '--flavor', 'vllm-omni', '--turn-based']).openai).toMatchObject({ flavor: 'vllm-omni', turn_based: true });
     expect(parseServeOptions(['--protocol', 'openai', '--flavor', 'vllm-omni']).openai.turn_based).toBeUndefined();

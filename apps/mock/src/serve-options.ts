@@ -49,6 +49,7 @@ export const SERVE_FLAGS = {
   'stop-after-ms': { kind: 'number', min: 0, group: 'model', help: 'behaviour mode: how long the model goes on speaking once the user speaks over it (a barge-in), ms (default 200; with --capacity-sessions x max(1, active/N))', value: 'MS' },
   'takeover-after-ms': { kind: 'number', min: 0, group: 'model', help: 'behaviour mode: the model takes the turn in a pause longer than this, ms (default 0: never)', value: 'MS' },
   'yield-on-backchannel': { kind: 'bool', group: 'model', help: 'behaviour mode: a backchannel during an answer makes the model stop (after --stop-after-ms); else it keeps talking' },
+  'leading-silence-ms': { kind: 'number', min: 0, group: 'model', help: 'model mocks without behaviour flags: each response opens with this much silence, then speaks (a -20 dBFS tone) instead of staying silent; a client hears it that much after its first audio (audible_ttfp_ms)', value: 'MS' },
   conversation: { kind: 'string', group: 'model', help: `behaviour mode: the conversation script the probe follows (a built-in name: default, or a YAML or JSON file). ${BEHAVIOUR_RULES}`, value: 'NAME|FILE' },
   'max-sessions': { kind: 'int', min: 1, group: 'limits', help: 'refuse the upgrade (HTTP 503) past this many open sessions (vllm-omni flavour: answer the opening session.update with resource_exhausted)', value: 'N' },
   'metrics-port': { ...TELEMETRY_FLAGS['metrics-port'], help: 'realtime mocks: serve Prometheus metrics (sessions, admissions, frames) at http://127.0.0.1:P/metrics while serving (0: a free port, printed)' },
@@ -70,7 +71,7 @@ export const SERVE_FLAGS = {
 
 const HTTP_FLAG_NAMES = ['stub', 'output-length', 'stream-interval', 'output-len-mean', 'output-len-spread', 'first-chunk-ms', 'first-chunk-spread', 'inter-token-ms', 'response-rate', 'max-concurrency', 'no-usage'];
 const BEHAVIOUR_FLAG_NAMES = ['respond-after-ms', 'answer-ms', 'stop-after-ms', 'takeover-after-ms', 'yield-on-backchannel', 'conversation'];
-const WS_FLAG_NAMES = [...BEHAVIOUR_FLAG_NAMES, 'profile', 'replies-per-append', 'output-sample-rate', 'burst-units', 'ttfp-ms', 'rtf', 'turn-every-s', 'tokens-per-step', 'capacity-sessions', 'max-sessions', 'unit-ms', 'tls-cert', 'tls-key'];
+const WS_FLAG_NAMES = [...BEHAVIOUR_FLAG_NAMES, 'leading-silence-ms', 'profile', 'replies-per-append', 'output-sample-rate', 'burst-units', 'ttfp-ms', 'rtf', 'turn-every-s', 'tokens-per-step', 'capacity-sessions', 'max-sessions', 'unit-ms', 'tls-cert', 'tls-key'];
 
 export interface ServeOptions {
   protocol: 'native' | 'openai' | 'http' | 'time';
@@ -92,6 +93,8 @@ export interface ServeOptions {
   capacity_sessions?: number;
   /** Behaviour mode: only when a behaviour flag was given, with only what was given. */
   behaviour?: MockBehaviourOptions;
+  /** Each response's leading silence before it speaks, ms (model mocks without behaviour flags). */
+  leading_silence_ms?: number;
   stats_output?: string;
   /** `--metrics-port`: live /metrics on 127.0.0.1 while serving. */
   metrics_port?: number;
@@ -151,6 +154,9 @@ export function parseServeOptions(argv: string[]): ServeOptions {
   if (f.protocol === 'native' && profile === 'model') throw new UsageError('--profile model is for --protocol openai; the native profiles are append-echo, nemotron and minicpmo');
   const behaviourGiven = BEHAVIOUR_FLAG_NAMES.filter(given);
   const vllmFlavor = f.protocol === 'openai' && f.flavor === 'vllm-omni';
+  if (f['leading-silence-ms'] !== undefined && ((profile === 'append-echo' && !vllmFlavor) || behaviourGiven.length > 0)) {
+    throw new UsageError('--leading-silence-ms is for a model mock without behaviour flags (--profile nemotron or minicpmo, --protocol openai --profile model, or --flavor vllm-omni)');
+  }
   if (behaviourGiven.length > 0 && profile === 'append-echo' && !vllmFlavor) throw new UsageError(`--${behaviourGiven[0]} is for a model mock (--profile nemotron or minicpmo, --protocol openai --profile model, or --flavor vllm-omni)`);
   if (f.protocol === 'native' && f['replies-per-append'] < 2) throw new UsageError('--replies-per-append must be at least 2 for the native dialect (an audio delta and sglang.unit.done per unit)');
   const set = <T>(v: T | undefined, key: string) => (v === undefined ? {} : { [key]: v });
@@ -195,6 +201,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
           },
         }
       : {}),
+    ...set(f['leading-silence-ms'], 'leading_silence_ms'),
     stats_output: f['stats-output'],
     metrics_port: telemetryOptions({ 'metrics-port': f['metrics-port'], 'metrics-linger-s': 0, 'otlp-interval-s': 5 }).metrics_port,
     outlive_parent: f['outlive-parent'],

@@ -4,7 +4,7 @@ export { resamplePcm16 } from './resample';
 export type { ResampleQuality } from './resample';
 export { speechSpans, SpeechDetector, voiceActivitySettings, fvadHangoverMs, VOICE_ACTIVITY_DEFAULTS } from './voice-activity';
 export type { VoiceActivitySettings, SpeechSpan } from './voice-activity';
-export { pcm16Rms, pcm16Dbfs, pcm16Samples, base64Dbfs, isZeroBase64, VOICED_DBFS } from './level';
+export { pcm16Rms, pcm16Dbfs, pcm16Samples, base64Dbfs, isZeroBase64, firstVoicedMs, VOICED_DBFS } from './level';
 export { pcm16BytesPerMs, silencePackets, pcmPackets, withTrailingSilence } from './packets';
 export type { PacketSource } from './packets';
 

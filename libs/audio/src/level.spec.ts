@@ -1,4 +1,4 @@
-import { base64Dbfs, isZeroBase64, VOICED_DBFS, pcm16Dbfs, pcm16Rms } from './level';
+import { base64Dbfs, firstVoicedMs, isZeroBase64, VOICED_DBFS, pcm16Dbfs, pcm16Rms } from './level';
 import { speech, whiteNoise } from './signals.spec-helpers';
 
 function pcmOf(samples: number[]): Buffer {
@@ -90,5 +90,28 @@ describe('isZeroBase64', () => {
     const message = Buffer.from(`{"delta":"${Buffer.alloc(12).toString('base64')}","x":"AAAB"}`, 'latin1');
     expect(isZeroBase64(message.subarray(10, 26))).toBe(true);
     expect(isZeroBase64(message.subarray(10, 40))).toBe(false);
+  });
+});
+
+describe('firstVoicedMs', () => {
+  /** `silence_ms` of silence, then `voice_ms` of a 440 Hz tone at `dbfs` RMS, at 24 kHz, as base64 bytes. */
+  const chunk = (silence_ms: number, voice_ms: number, dbfs: number) => {
+    const lead = 24 * silence_ms;
+    const out = Buffer.alloc((lead + 24 * voice_ms) * 2);
+    const amplitude = 32768 * 10 ** (dbfs / 20) * Math.SQRT2;
+    for (let i = lead; i < out.length / 2; i++) out.writeInt16LE(Math.round(amplitude * Math.sin((2 * Math.PI * 440 * i) / 24000)), i * 2);
+    return Buffer.from(out.toString('base64'), 'latin1');
+  };
+
+  it('finds where the voice starts in a chunk, to its 10 ms window', () => {
+    expect(firstVoicedMs(chunk(0, 80, -20), 24000)).toBe(0);
+    expect(firstVoicedMs(chunk(30, 50, -20), 24000)).toBe(30);
+    // A voice starting mid-window is found in the first window it fills enough.
+    expect(firstVoicedMs(chunk(35, 45, -20), 24000)).toBe(30);
+  });
+
+  it('finds none in digital silence or in audio below the voiced level', () => {
+    expect(firstVoicedMs(chunk(80, 0, -20), 24000)).toBeNull();
+    expect(firstVoicedMs(chunk(0, 80, VOICED_DBFS - 6), 24000)).toBeNull();
   });
 });

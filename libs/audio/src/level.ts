@@ -121,3 +121,25 @@ export function isZeroBase64(b64: Uint8Array): boolean {
   if (zeroBase64.length < n) zeroBase64 = Buffer.alloc(Math.max(n, 2 * zeroBase64.length), 'A');
   return Buffer.compare(b64.subarray(0, n), zeroBase64.subarray(0, n)) === 0;
 }
+
+/** Windows in which `firstVoicedMs` looks for the first voiced audio, ms. */
+const VOICED_WINDOW_MS = 10;
+
+/**
+ * Where the first voiced audio in a chunk starts, ms from the chunk's start: the first 10 ms window
+ * of its PCM16 samples (base64) whose RMS is at or above VOICED_DBFS, the level the conversation
+ * mode takes for voiced output; null when none is (digital silence is told from the text alone).
+ */
+export function firstVoicedMs(b64: Uint8Array, sample_rate: number): number | null {
+  if (isZeroBase64(b64)) return null;
+  const samples = pcm16Samples(Buffer.from(Buffer.from(b64.buffer, b64.byteOffset, b64.length).toString('latin1'), 'base64'));
+  const window = Math.max(1, Math.round((sample_rate * VOICED_WINDOW_MS) / 1000));
+  const floor = 32768 * 10 ** (VOICED_DBFS / 20);
+  for (let start = 0; start < samples.length; start += window) {
+    const end = Math.min(samples.length, start + window);
+    let sum = 0;
+    for (let i = start; i < end; i++) sum += samples[i] * samples[i];
+    if (Math.sqrt(sum / (end - start)) >= floor) return (start / sample_rate) * 1000;
+  }
+  return null;
+}

@@ -130,6 +130,48 @@ describe('ResponseTracker', () => {
   });
 });
 
+describe('ResponseTracker audible TTFP', () => {
+  it('times the first voiced audio as played: leading silence counts at its length, not at how fast it arrived', () => {
+    const t = new ResponseTracker({ output_sample_rate: RATE }, 0);
+    t.add({ kind: 'response_created', t_s: 1, response_id: 'r' });
+    expect(t.wantsVoice('r')).toBe(true);
+    // Four 80 ms deltas arrive 10 ms apart: three of silence, then one whose voice starts 60 ms in.
+    const voiced = [null, null, null, 60];
+    voiced.forEach((v, i) => t.add({ kind: 'audio_delta', t_s: 1.2 + i * 0.01, response_id: 'r', bytes: BYTES_80MS, voiced_at_ms: v }));
+    expect(t.wantsVoice('r')).toBe(false);
+    t.add({ kind: 'audio_delta', t_s: 1.3, response_id: 'r', bytes: BYTES_80MS });
+    t.add({ kind: 'response_done', t_s: 1.4, response_id: 'r' });
+    const [r] = t.done;
+    expect(r.ttfp_ms).toBeCloseTo(200, 6);
+    // Played from 1.2 s: 240 ms of silence, then 60 ms more: 200 + 300.
+    expect(r.audible_ttfp_ms).toBeCloseTo(500, 6);
+    expect(t.metrics().audible_ttfp_ms).toMatchObject({ count: 1, p50: 500 });
+  });
+
+  it('plays a delta that comes after the audio before it ran out from its receipt, and leaves a voiceless response without a figure', () => {
+    const t = new ResponseTracker({ output_sample_rate: RATE }, 0);
+    t.add({ kind: 'response_created', t_s: 0, response_id: 'a' });
+    t.add({ kind: 'audio_delta', t_s: 0.1, response_id: 'a', bytes: BYTES_80MS, voiced_at_ms: null });
+    // The silence played out at 0.18 s; the voiced delta arrives at 0.5 s and is heard 20 ms in.
+    t.add({ kind: 'audio_delta', t_s: 0.5, response_id: 'a', bytes: BYTES_80MS, voiced_at_ms: 20 });
+    t.add({ kind: 'response_done', t_s: 0.6, response_id: 'a' });
+    t.add({ kind: 'response_created', t_s: 1, response_id: 'b' });
+    t.add({ kind: 'audio_delta', t_s: 1.1, response_id: 'b', bytes: BYTES_80MS, voiced_at_ms: null });
+    t.add({ kind: 'response_done', t_s: 1.2, response_id: 'b' });
+    expect(t.done.map((r) => r.audible_ttfp_ms)).toEqual([expect.closeTo(520, 6), null]);
+    expect(t.metrics().audible_ttfp_ms).toMatchObject({ count: 1 });
+  });
+
+  it("stops looking for a response's voice after its first 10 s of silent audio", () => {
+    const t = new ResponseTracker({ output_sample_rate: RATE }, 0);
+    t.add({ kind: 'response_created', t_s: 0, response_id: 'r' });
+    for (let i = 0; i < 124; i++) t.add({ kind: 'audio_delta', t_s: i * 0.08, response_id: 'r', bytes: BYTES_80MS, voiced_at_ms: null });
+    expect(t.wantsVoice('r')).toBe(true);
+    t.add({ kind: 'audio_delta', t_s: 10, response_id: 'r', bytes: BYTES_80MS, voiced_at_ms: null });
+    expect(t.wantsVoice('r')).toBe(false);
+  });
+});
+
 describe('stat', () => {
   it('ignores missing values and takes nearest-rank percentiles', () => {
     expect(stat([3, null, 1, 2])).toEqual({ count: 3, mean: 2, p50: 2, p99: 3 });

@@ -45,6 +45,13 @@ export interface ResponseRecord {
   drift_ms: number | null;
   /** Times a player that starts at the first delta (plus the prebuffer) would have run dry. */
   playback_underruns: number;
+  /**
+   * Response origin to when its first voiced audio is heard, ms: played from its first delta's
+   * receipt on (each delta from its receipt, or from the end of the one before, whichever is later),
+   * the first 10 ms at or above the conversation mode's voiced level. A response that opens with
+   * silence is heard that much after its TTFP; null when none of its audio was voiced.
+   */
+  audible_ttfp_ms?: number | null;
 }
 
 export interface Stat {
@@ -60,6 +67,8 @@ export interface SessionResponseMetrics {
   responses_unfinished: number;
   ttft_ms: Stat;
   ttfp_ms: Stat;
+  /** Over the responses whose audio was voiced at all (ResponseRecord.audible_ttfp_ms). */
+  audible_ttfp_ms?: Stat;
   rtf: Stat;
   tpot_ms: Stat;
   stream_ttft_ms: number | null;
@@ -101,7 +110,14 @@ interface Open {
   /** The largest cumulative audio duration the server stated, ms. */
   serverAudio_ms: number;
   serverTpot_ms: number | null;
+  /** Until when the audio received so far plays, for the first audible audio (null: none yet). */
+  heardUntil_s: number | null;
+  /** Its first voiced audio was found: no later delta is decoded for it. */
+  heard: boolean;
 }
+
+/** How much of a response's audio is looked at for its first voice, ms. */
+export const AUDIBLE_LOOK_MS = 10_000;
 
 /** Nearest-rank percentile of unsorted values. */
 function percentile(values: number[], p: number): number | null {
@@ -189,6 +205,7 @@ export class ResponseTracker {
             max_output_gap_ms: null,
             drift_ms: null,
             playback_underruns: 0,
+            audible_ttfp_ms: null,
           },
           firstAudio_s: null,
           playableUntil_s: 0,
@@ -200,6 +217,8 @@ export class ResponseTracker {
           tpotTokens: 0,
           serverAudio_ms: 0,
           serverTpot_ms: null,
+          heardUntil_s: null,
+          heard: false,
         });
         break;
       }
@@ -230,6 +249,7 @@ export class ResponseTracker {
         const r = this.open.get(e.response_id);
         if (!r) break;
         if (r.record.ttfp_ms === null) r.record.ttfp_ms = this.spanMs(r.record.origin_s, e.t_s);
+        if (!r.heard) this.hear(r, e.t_s, duration_ms, e.voiced_at_ms);
         this.play(r, e.t_s, duration_ms);
         r.lastAudio_s = e.t_s;
         r.record.audio_duration_ms += duration_ms;
@@ -287,6 +307,27 @@ export class ResponseTracker {
     }
   }
 
+  /** Whether response `id` is open and none of its audio was voiced yet: its next delta should say where its voice starts. */
+  wantsVoice(id: string): boolean {
+    const r = this.open.get(id);
+    return r !== undefined && !r.heard;
+  }
+
+  /**
+   * One delta of a response not yet heard: played from its receipt or the end of the audio before
+   * it; its voice, if any, is the response's first audible audio. A response silent for its first
+   * AUDIBLE_LOOK_MS is looked at no further (no figure): a server that streams silence between
+   * answers is not decoded for the whole session.
+   */
+  private hear(r: Open, t_s: number, duration_ms: number, voiced_at_ms: number | null | undefined): void {
+    const start_s = r.heardUntil_s === null || t_s > r.heardUntil_s ? t_s : r.heardUntil_s;
+    if (typeof voiced_at_ms === 'number') {
+      r.heard = true;
+      r.record.audible_ttfp_ms = this.spanMs(r.record.origin_s, start_s + voiced_at_ms / 1000);
+    } else if (r.record.audio_duration_ms + duration_ms >= AUDIBLE_LOOK_MS) r.heard = true;
+    r.heardUntil_s = start_s + duration_ms / 1000;
+  }
+
   /** Output gap, drift and a simulated player for one audio delta of `duration_ms` received at `t_s`. */
   private play(r: Open, t_s: number, duration_ms: number): void {
     const rec = r.record;
@@ -333,6 +374,7 @@ export class ResponseTracker {
       // The client's figures only: the server's own are another clock and stay on each response.
       ttft_ms: stat(this.done.map(clientTtft)),
       ttfp_ms: stat(this.done.map(clientTtfp)),
+      audible_ttfp_ms: stat(this.done.map((r) => r.audible_ttfp_ms ?? null)),
       rtf: stat(this.done.map((r) => r.rtf)),
       tpot_ms: stat(this.done.map((r) => r.tpot_ms)),
       stream_ttft_ms: ms(this.firstText_s),
@@ -347,6 +389,7 @@ export class ResponseTracker {
       stream_measurement_origin: {
         ttft: 'input stream start to first non-empty text delta',
         ttfp: 'input stream start to first audio packet',
+        audible_ttfp: "per response: response.created received to its first voiced audio as played (from its first delta's receipt, each delta after the one before), 10 ms windows at or above -45 dBFS",
         rtf: 'input stream start-to-last-audio receive time divided by total emitted audio duration (every audio delta received, its response finished or not); includes concurrent realtime input',
         input_end_held_ms:
           'client: how long this client held its end of input past the real client\'s rule (input played out) so every session\'s last packet went first; left out of every figure spanning it (ttft, ttfp, rtf, stream figures)',

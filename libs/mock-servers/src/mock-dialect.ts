@@ -1,3 +1,4 @@
+import type { LeadingSilence } from './leading-silence';
 import type WebSocket from 'ws';
 import type { BehaviourSettings } from './behaviour-session';
 import type { ModelOptions } from './model-session';
@@ -14,6 +15,8 @@ export interface MockSettings {
   output_payload: string;
   /** The model profile's timings; null for append-echo. */
   model: ModelOptions | null;
+  /** `leading_silence_ms`: each response's audio, silence then a tone; null: silence throughout. */
+  leading: LeadingSilence | null;
   /** Behaviour mode's knobs, script and answer audio; null when no knob was given. */
   behaviour: BehaviourSettings | null;
 }

@@ -1,4 +1,5 @@
 import type { TimerHost } from '@duplex-bench/pacer';
+import { LeadingSilence } from './leading-silence';
 import { NATIVE_PROFILES } from '@duplex-bench/protocol';
 import type { MockBehaviourOptions } from './behaviour-settings';
 import type { MockSettings } from './mock-dialect';
@@ -61,6 +62,12 @@ export interface MockServerOptions {
    * BehaviourSession's. Not given: every mock behaves as without it, its input never decoded.
    */
   behaviour?: MockBehaviourOptions;
+  /**
+   * Model mocks (nemotron, minicpmo, openai model, the vllm-omni flavour) without behaviour knobs:
+   * each response opens with this much silence and then speaks (a tone at -20 dBFS) instead of
+   * staying silent, so a client's audible TTFP sits this far past its TTFP.
+   */
+  leading_silence_ms?: number;
   /** The clock and timers of every wait: model turns and bursts, server VAD, the close and disconnect graces (default: real ones); tests pass virtual time. */
   clock?: TimerHost;
 }
@@ -101,6 +108,7 @@ export function mockSettings(options: MockServerOptions): MockSettings {
     unit_ms,
     output_payload: Buffer.alloc(output_unit_bytes).toString('base64'),
     model,
+    leading: options.leading_silence_ms !== undefined && (model !== null || vllmFlavor) ? new LeadingSilence(output_rate, unit_ms, options.leading_silence_ms) : null,
     // Filled by the server once its answer audio is read.
     behaviour: null,
   };

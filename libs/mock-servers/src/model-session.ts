@@ -32,6 +32,8 @@ interface Unit {
 interface Turn {
   response_id: string;
   units: number;
+  /** Output units of the turn sent so far. */
+  emitted: number;
   tokens: number;
   transcript: string;
 }
@@ -69,8 +71,8 @@ export class ModelSession {
     /** Its clock and its one timer: real, or an RxJS scheduler's virtual time in tests. */
     private readonly clock: TimerHost,
     private readonly send: (frame: string) => void,
-    /** Behaviour mode: each output unit's payload as it goes out (undefined: the frames' silence). */
-    private readonly voice?: () => string | undefined,
+    /** Each output unit's payload as it goes out, given its index in its turn (undefined: the frames' silence): behaviour mode's answer, or `--leading-silence-ms`. */
+    private readonly voice?: (unit_in_turn: number) => string | undefined,
   ) {}
 
   /** Input unit `index` (0-based) arrived whole. */
@@ -141,7 +143,7 @@ export class ModelSession {
     const previous = this.current;
     if (previous && !this.queue.some((u) => u.response_id === previous.response_id)) this.finishTurn(previous.response_id);
     const response_id = `resp_${this.turnCount++}`;
-    const turn: Turn = { response_id, units: 0, tokens: 0, transcript: '' };
+    const turn: Turn = { response_id, units: 0, emitted: 0, tokens: 0, transcript: '' };
     this.turns.set(response_id, turn);
     this.current = turn;
     for (const frame of this.frames.started(response_id)) this.send(frame);
@@ -207,7 +209,7 @@ export class ModelSession {
   private emit(u: Unit): void {
     const turn = this.turns.get(u.response_id) as Turn;
     const t_start_ms = u.unit_id * this.unit_ms;
-    this.send(this.frames.audio(u.response_id, u.unit_id, this.chunkSeq++, t_start_ms, u.duration_ms, this.voice?.()));
+    this.send(this.frames.audio(u.response_id, u.unit_id, this.chunkSeq++, t_start_ms, u.duration_ms, this.voice?.(turn.emitted++)));
     const word = `${WORDS[u.unit_id % WORDS.length]} `;
     const tokens = this.options.tokens_per_step;
     if (tokens) turn.tokens += tokens;

@@ -24,6 +24,7 @@ export function nativeDialect(settings: MockSettings, host: MockHost): MockDiale
     grant: nativeGrant(settings.output_sample_rate, settings.unit_ms, MOCK_LIMITS),
     replies_per_unit: settings.replies_per_append,
     model: settings.model,
+    leading: settings.leading,
     behaviour: settings.behaviour,
   };
   return {

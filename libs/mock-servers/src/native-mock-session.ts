@@ -1,3 +1,4 @@
+import type { LeadingSilence } from './leading-silence';
 import type WebSocket from 'ws';
 import {
   base64ByteLength,
@@ -42,6 +43,8 @@ export interface NativeMockOptions {
    * output unit carries the answer where one plays, silence elsewhere (BehaviourSession).
    */
   behaviour: BehaviourSettings | null;
+  /** Without behaviour: each response's units, silence then a tone (`--leading-silence-ms`); null: silence. */
+  leading?: LeadingSilence | null;
 }
 
 /** The client waits for `session.closed` and closes; one that does not is dropped after this. */
@@ -93,7 +96,8 @@ export class NativeMockSession {
     const behaviour = this.behaviour;
     // One output unit of samples, as the silence payload holds.
     const unit_samples = b ? Math.floor((b.answer.rate * this.unit_ms) / 1000) : 0;
-    const voice = behaviour ? () => behaviour.pullUnit(unit_samples)?.toString('base64') : undefined;
+    const leading = options.leading;
+    const voice = behaviour ? () => behaviour.pullUnit(unit_samples)?.toString('base64') : leading ? (i: number) => leading.payload(i) : undefined;
     this.model = options.model ? new ModelSession(options.model, this.unit_ms, frames, host.clock, (frame) => this.send(frame), voice) : null;
   }
 

@@ -18,6 +18,7 @@ export function openaiDialect(settings: MockSettings, options: MockServerOptions
     // append-echo answers each unit at once; the model profile keeps its latencies.
     model: settings.model ?? { ttfp_ms: 0, rtf: 0, burst_units: 1, turn_every_s: options.model?.turn_every_s ?? 5 },
     behaviour: settings.behaviour,
+    leading: settings.leading,
   };
   return {
     refuses_upgrade_when_full: true,

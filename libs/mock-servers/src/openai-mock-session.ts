@@ -1,3 +1,4 @@
+import type { LeadingSilence } from './leading-silence';
 import type WebSocket from 'ws';
 import { pcm16BytesPerMs } from '@duplex-bench/audio';
 import type { TimerHost } from '@duplex-bench/pacer';
@@ -36,6 +37,8 @@ export interface MockHost {
 export interface OpenAIMockOptions {
   /** Names of the output events: GA (default) or beta. */
   names: OpenAINames;
+  /** Each response's units, silence then a tone (`--leading-silence-ms`); null or absent: silence. */
+  leading?: LeadingSilence | null;
   /** vLLM-Omni extensions: `capabilities.chunk_period_ms`, `server_event_seq`, `response_request_metrics`. */
   vllm: boolean;
   /** Input rate until the client's `session.update` states one (OpenAI's is 24,000 Hz). */
@@ -100,7 +103,8 @@ export class OpenAIMockSession {
     this.input_rate = options.input_sample_rate;
     this.arrivals = host.arrivals();
     const frames = new OpenAITurnFrames(this.events, payload_b64, host.clock, options.vllm);
-    this.model = new ModelSession(options.model, options.unit_ms, frames, host.clock, (frame) => this.send(frame));
+    const leading = options.leading;
+    this.model = new ModelSession(options.model, options.unit_ms, frames, host.clock, (frame) => this.send(frame), leading ? (i) => leading.payload(i) : undefined);
   }
 
   start(): void {

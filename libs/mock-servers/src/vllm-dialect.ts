@@ -26,6 +26,7 @@ export function vllmDialect(settings: MockSettings, options: MockServerOptions, 
     turn_based: options.openai?.turn_based === true,
     created_at_first_audio: options.openai?.created_at_first_audio === true,
     behaviour: settings.behaviour,
+    leading: settings.leading,
   };
   const limit = options.max_sessions;
   const grace_ms = options.openai?.disconnect_grace_ms ?? 30_000;

@@ -1,3 +1,4 @@
+import type { LeadingSilence } from './leading-silence';
 import type WebSocket from 'ws';
 import { decodeFrameBytes, type DecodedFrame } from '@duplex-bench/protocol';
 import type { MockHost } from './openai-mock-session';
@@ -67,6 +68,8 @@ export interface VllmMockOptions {
    * runner ignores.
    */
   created_at_first_audio?: boolean;
+  /** Each response's units, silence then a tone (`--leading-silence-ms`); null or absent: silence. */
+  leading?: LeadingSilence | null;
   /**
    * Behaviour mode: the user is heard by the behaviour's energy VAD instead of the RMS rule, and the
    * model answers, stops, takes pauses and meets backchannels by BehaviourSession's rules; each
@@ -468,7 +471,7 @@ export class VllmMockSession {
     if (this.closed) return;
     if (unit === 0 && this.options.created_at_first_audio) this.announce(r);
     const bytes = Math.floor((this.output_rate * this.options.unit_ms) / 1000) * 2;
-    this.emitAudio(r, unit, silence(bytes), this.options.unit_ms, unit === r.units - 1);
+    this.emitAudio(r, unit, this.options.leading?.payload(unit) ?? silence(bytes), this.options.unit_ms, unit === r.units - 1);
     if (unit + 1 < r.units) r.timer = this.host.clock.arm(this.options.unit_ms * this.options.rtf, () => this.emit(r, unit + 1));
     else this.finish(r, 'completed');
   }

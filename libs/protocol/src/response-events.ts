@@ -19,6 +19,8 @@ export type ResponseEvent =
       server_audio_duration_ms?: number;
       /** The engine's own TPOT of the response so far (vLLM-Omni stage 0 `vllm_tpot_ms`). */
       server_tpot_ms?: number;
+      /** Where the first voiced audio starts in this delta, ms (null: none is voiced); set only while the response's first audible audio is looked for. */
+      voiced_at_ms?: number | null;
     }
   /** `status`: how the response ended, when the server says (`listen`: the model kept listening). */
   | { kind: 'response_done'; t_s: number; response_id: string; status?: ResponseStatus };

@@ -109,6 +109,8 @@ export interface ResponseFigures {
   responses_unfinished: number;
   ttft_ms: Stat;
   ttfp_ms: Stat;
+  /** The same origin to the first voiced audio as heard (ResponseRecord.audible_ttfp_ms), over the responses whose audio was voiced. */
+  audible_ttfp_ms: Stat;
   rtf: Stat;
   /** TPOT the client measured from server-sent token counts; the engine's own TPOT is `server_tpot_ms`. */
   tpot_ms: Stat;
@@ -154,6 +156,7 @@ function responseFigures(sessions: DuplexSession[]): ResponseFigures {
     responses_unfinished: stream.reduce((n, m) => n + (m.responses_unfinished ?? 0), 0),
     ttft_ms: stat(responses.map(clientTtft)),
     ttfp_ms: stat(responses.map(clientTtfp)),
+    audible_ttfp_ms: stat(responses.map((r) => r.audible_ttfp_ms ?? null)),
     rtf: stat(responses.map((r) => r.rtf)),
     tpot_ms: stat(responses.filter((r) => r.tpot_origin !== 'server stage 0 vllm_tpot_ms').map((r) => r.tpot_ms)),
     duplex_stream_ttft_ms: stat(stream.map((m) => m.stream_ttft_ms)),
@@ -194,6 +197,8 @@ export function duplexMetrics(results: DuplexSession[]): { aggregate: DuplexAggr
       sessions: 'complete sessions only; incomplete sessions are in `incomplete`, apart',
       ttft_ms: 'client: response.created received to first non-empty text or transcript delta received',
       ttfp_ms: 'client: response.created received to first audio delta received',
+      audible_ttfp_ms:
+        "client: response.created received to the response's first voiced audio as a listener hears it: its audio played from the first delta's receipt (each delta from its receipt or the end of the one before, whichever is later), the first 10 ms window at or above -45 dBFS RMS (the conversation mode's voiced level); leading silence included; over the responses with voiced audio",
       rtf: `client: response.created received to last audio delta received, over the response audio duration (${originsOf(responses.map((r) => r.audio_duration_origin)) || 'none'})`,
       tpot_ms: 'client: elapsed over the server-sent token counts of each step (responses without counts left out)',
       duplex_stream: 'client: input stream start (send of packet 0) to first text / first audio / last audio over all emitted audio; includes concurrent realtime input',

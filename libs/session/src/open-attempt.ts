@@ -39,6 +39,7 @@ export async function openAttempt(b: SessionBook): Promise<void> {
       unknownEvents: ctx.unknownEvents,
       flow: () => b.flow,
       responsesStarted: () => b.responses !== null,
+      audible: { wants: (id) => b.responses?.wantsVoice(id) ?? false, output_rate: () => b.grant.output_sample_rate },
       onResponse: (r) => {
         b.responses?.add(r);
         if (r.kind === 'response_done') player?.responseEnded(r.t_s, r.status);

@@ -6,7 +6,7 @@ import { traceReceived, type SessionTraceSink } from '@duplex-bench/tracer';
 import { countUnknownTypes } from './receive/count-unknown';
 import { hearModel } from './receive/hear-model';
 import { readFrames } from './receive/read-frames';
-import { trackResponses } from './receive/track-responses';
+import { trackResponses, type AudibleWatch } from './receive/track-responses';
 import { trackUnits } from './receive/track-units';
 import { watchServerErrors } from './receive/watch-server-errors';
 
@@ -19,6 +19,8 @@ export interface ReceivePath {
   /** Whether the response figures have started (packet 0 went). */
   responsesStarted(): boolean;
   onResponse(e: ResponseEvent): void;
+  /** Times each response's first audible audio (its deltas decoded until one is voiced). */
+  audible?: AudibleWatch;
   onUnitDone(received_s: number): void;
   onServerError(error: ProtocolError): void;
   /** A conversation's: its playout, the voice activity thread, the output rate. */
@@ -36,7 +38,7 @@ export interface ReceivePath {
 export function receivePath(p: ReceivePath): Subscription {
   const traced$ = p.sink.tracesFrames ? p.conn.events$.pipe(traceReceived(p.sink)) : p.conn.events$;
   const stages = [
-    trackResponses(p.responsesStarted, p.onResponse),
+    trackResponses(p.responsesStarted, p.onResponse, p.audible),
     trackUnits(p.onUnitDone),
     watchServerErrors(p.onServerError),
     countUnknownTypes(p.flow, p.unknownEvents),
