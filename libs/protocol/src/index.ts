@@ -79,6 +79,11 @@ export {
 } from './vllm-omni';
 export type { ServerRequestMetrics, VllmSessionRequest } from './vllm-omni';
 
+export { LegacyEvent, LEGACY_PROFILES, LEGACY_POST_CLOSE_MS, isKnownLegacyType, legacyConfigure, legacyProbe, legacyAppend, legacyTurnDetectionOf, legacyResponseId, legacyTerminal } from './legacy';
+export type { LegacyProfile, LegacyProfileName, LegacyTurnDetection } from './legacy';
+export { LegacyServerEvents } from './legacy-server';
+export type { LegacyResponseEnd } from './legacy-server';
+
 /* Error types */
 export { ProtocolError } from './errors';
 export type { ProtocolErrorCode, ProtocolErrorInfo } from './errors';

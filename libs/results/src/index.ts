@@ -5,6 +5,8 @@ export { readRunRecord, writeRunRecord } from './run-record';
 export { DuplexMetricsRows, duplexMetricsRow, writeDuplexMetrics } from './duplex-metrics-file';
 export type { ClockOffsetRecord, ClockPair, Invocation, RunRecord } from './run-record';
 export { buildSummary, duplexMetrics, LOCKSTEP_ORIGIN, MEASUREMENT_ORIGIN, UNIT_ORIGIN, unitSummary, vllmOmniFigures } from './summary';
+export { legacyFigures } from './summary';
+export type { LegacyFigures } from './summary';
 export type { DuplexAggregate, DuplexMetricsFile, DuplexSession, DuplexSessionRow, LockstepFigures, PacingMode, ResponseFigures, RunSummary, SummaryInputs, SummaryVerdict, UnitFigures, VllmOmniFigures } from './summary';
 export { buildMergedSummary, mergeChildren, mergeDuplex, pooledDuplexSessions, readRunForMerge, shiftRun, steadyFrom } from './merge-runs';
 export type { MergedSummary, RunForMerge } from './merge-runs';

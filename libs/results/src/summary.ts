@@ -83,6 +83,8 @@ export interface RunSummary extends PacingFigures {
   duplex?: DuplexAggregate;
   /** vllm-omni runs: the response figures under vLLM-Omni's benchmark names and meanings. */
   vllm_omni?: VllmOmniFigures;
+  /** `--profile qwen3-omni-half-duplex` runs: what sglang-omni's legacy oracle reports of each session, pooled. */
+  legacy?: LegacyFigures;
   /** Native, realtime pacing: each unit's lag, pooled over sessions; a unit is missed past one unit. */
   unit_lag_ms?: UnitLagMs;
   unit_miss_rate?: number | null;
@@ -237,6 +239,45 @@ function distribution(values: Array<number | null>, digits: number): Stat | null
   return { count: v.length, mean: round(v.reduce((a, b) => a + b, 0) / v.length), p50: round(at(0.5)), p99: round(at(0.99)) };
 }
 
+/** The summary's `legacy` block: sglang-omni's legacy (turn-based) sessions, under their oracle's names. */
+export interface LegacyFigures {
+  /** Sessions the figures pool. */
+  sessions: number;
+  /** The liveness probe's `session.updated` after the probe was sent, over the sessions whose probe was answered. */
+  probe_ack_s: Stat | null;
+  responses_created: number;
+  /** Responses still open when a `speech_started` came. */
+  responses_overlapped_by_speech: number;
+  /** Responses created and not done when the client closed: not a fault in this protocol. */
+  responses_open_at_close: number;
+  measurement_origin: Record<string, string>;
+}
+
+/**
+ * The figures `evaluate_legacy_trace` (benchmarks/duplex/oracle.py@3d801fa0) reports per session
+ * (`probe_ack_s`, `responses_created`, `responses_overlapped_by_speech`, `responses_open_at_close`),
+ * as each session's flow counted them, pooled over every session; null when no session counted any.
+ */
+export function legacyFigures(results: Array<Pick<SessionResult, 'dialect_events'>>): LegacyFigures | null {
+  const counted = results.filter((r) => r.dialect_events?.responses_created !== undefined);
+  if (counted.length === 0) return null;
+  const sum = (k: string) => counted.reduce((n, r) => n + (r.dialect_events?.[k] ?? 0), 0);
+  const acks = counted.map((r) => r.dialect_events?.probe_ack_ms).filter((ms): ms is number => ms !== undefined);
+  return {
+    sessions: counted.length,
+    probe_ack_s: distribution(acks.map((ms) => ms / 1000), 6),
+    responses_created: sum('responses_created'),
+    responses_overlapped_by_speech: sum('responses_overlapped_by_speech'),
+    responses_open_at_close: sum('responses_open_at_close'),
+    measurement_origin: {
+      names: "sglang-omni's legacy oracle's (evaluate_legacy_trace metrics), summed over sessions; probe_ack_s a distribution {count, mean, p50, p99} by nearest rank over the sessions whose probe was answered",
+      probe_ack_s: 'client: the no-op session.update sent (the liveness probe, a fixed tail after the input) to its session.updated received',
+      responses_overlapped_by_speech: 'client: responses created and not done when an input_audio_buffer.speech_started was received',
+      responses_open_at_close: 'client: responses created and not done when the session closed',
+    },
+  };
+}
+
 /** The summary's `vllm_omni` block: our figures under vLLM-Omni's benchmark names, with their meanings. */
 export interface VllmOmniFigures {
   audio_turn_count: number;
@@ -386,7 +427,8 @@ export function buildSummary(i: SummaryInputs): RunSummary {
     for (const [code, n] of Object.entries(r.server_error_codes ?? {})) server_error_codes[code] = (server_error_codes[code] ?? 0) + n;
     if (r.dialect_events) {
       dialect ??= {};
-      for (const [k, n] of Object.entries(r.dialect_events)) dialect[k] = (dialect[k] ?? 0) + n;
+      // A figure in ms (legacy's probe_ack_ms) is one session's time, not a count: its own block pools it.
+      for (const [k, n] of Object.entries(r.dialect_events)) if (!k.endsWith('_ms')) dialect[k] = (dialect[k] ?? 0) + n;
     }
   }
   const lockstep = i.pacing_mode === 'lockstep';

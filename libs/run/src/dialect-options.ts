@@ -1,4 +1,4 @@
-import { vllmRealtimeUrl, type TurnDetection } from '@duplex-bench/protocol';
+import { LEGACY_PROFILES, vllmRealtimeUrl, type TurnDetection } from '@duplex-bench/protocol';
 import type { DialectConfig } from '@duplex-bench/transport';
 import type { AdmissionPolicy } from '@duplex-bench/session';
 import { RunInputError } from './input-error';
@@ -9,7 +9,7 @@ export const DEFAULT_PACKET_MS = 80;
 export const CHILD_KEY_ENV = 'DUPLEX_BENCH_API_KEY';
 
 export interface DialectOptions {
-  protocol: 'native' | 'openai' | 'vllm-omni';
+  protocol: 'native' | 'openai' | 'vllm-omni' | 'sglang-legacy';
   /** vllm-omni: the model named in the URL and in session.update. */
   model?: string;
   /** vllm-omni without --commit-every-s: one commit, at the end (the model decides its own turns). */
@@ -54,6 +54,11 @@ export function checkPacket(packet_ms: number, sample_rate: number): void {
 /** The session flow's configuration once the packet size is known. */
 export function dialectConfig(o: DialectOptions, packet_ms: number, output_sample_rate?: number): DialectConfig {
   if (o.protocol === 'native') return { protocol: 'native' };
+  if (o.protocol === 'sglang-legacy') {
+    // Refused with the flags already; this narrows the type.
+    if (o.turn_detection === 'none') throw new RunInputError('BAD_TURN_DETECTION', '--profile qwen3-omni-half-duplex takes --turn-detection server_vad or semantic_vad');
+    return { protocol: 'sglang-legacy', turn_detection: o.turn_detection, tail_ms: LEGACY_PROFILES['qwen3-omni-half-duplex'].tail_ms };
+  }
   const every = Math.max(1, Math.round((o.commit_every_s * 1000) / packet_ms));
   if (o.protocol === 'vllm-omni') {
     // Refused with the flags already; this narrows the type.
@@ -145,6 +150,7 @@ export function dialectRecord(o: DialectOptions & { output_sample_rate: number }
     ...(o.model !== undefined ? { model: o.model } : {}),
     ...(o.ref_audio_file !== undefined ? { ref_audio: { file: o.ref_audio_file, data_url_chars: o.ref_audio?.length ?? 0 } } : {}),
     ...(o.session_extra !== undefined ? { session_extra: o.session_extra } : {}),
+    ...(o.protocol === 'sglang-legacy' ? { profile: LEGACY_PROFILES['qwen3-omni-half-duplex'] } : {}),
     // sglang-omni's oracle reads the retry limit a recording used as max_admission_attempts.
     max_admission_attempts: o.admission.retries,
     admission: o.admission,

@@ -1,4 +1,5 @@
 import { VLLM_SERVER_VAD_TAIL_MS } from '@duplex-bench/protocol';
+import { LegacyFlow } from './legacy-flow';
 import { NativeFlow } from './native-flow';
 import { OpenAIFlow } from './openai-flow';
 import { VllmOmniFlow } from './vllm-omni-flow';
@@ -13,6 +14,8 @@ export function createSessionFlow(config: DialectConfig, session_id: string): Se
       return new OpenAIFlow(session_id, config);
     case 'vllm-omni':
       return new VllmOmniFlow(session_id, config);
+    case 'sglang-legacy':
+      return new LegacyFlow(session_id, config);
     default: {
       const never: never = config;
       throw new Error(`unknown dialect ${JSON.stringify(never)}`);

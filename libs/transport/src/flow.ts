@@ -1,6 +1,6 @@
 import type { Subscription } from 'rxjs';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
-import type { ProtocolError, TurnDetection } from '@duplex-bench/protocol';
+import type { LegacyTurnDetection, ProtocolError, TurnDetection } from '@duplex-bench/protocol';
 import type { Connection } from './connection';
 
 /** What a server states about the session it opened, read by the dialect's flow. */
@@ -93,11 +93,20 @@ export interface VllmOmniFlowConfig {
   heartbeat_every_ms?: number;
 }
 
+/** sglang-omni's legacy (turn-based) protocol, `--profile qwen3-omni-half-duplex`. */
+export interface LegacyFlowConfig {
+  /** Asked for in the opening `session.update`; a `session.updated` that echoes another type fails the session. */
+  turn_detection: LegacyTurnDetection;
+  /** Silence after the input's end before the liveness probe, ms (their client: 1 s). */
+  tail_ms: number;
+}
+
 /** How the client drives one session of a dialect. */
 export type DialectConfig =
   | { protocol: 'native' }
   | ({ protocol: 'openai' } & OpenAIFlowConfig)
-  | ({ protocol: 'vllm-omni' } & VllmOmniFlowConfig);
+  | ({ protocol: 'vllm-omni' } & VllmOmniFlowConfig)
+  | ({ protocol: 'sglang-legacy' } & LegacyFlowConfig);
 
 /**
  * One session's dialect: the handshake, the frames that carry input, and the end of the session.

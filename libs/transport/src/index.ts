@@ -10,10 +10,12 @@ export type { AppendAudio, OutgoingFrame, SendReceipt } from './send-on';
 export { nativeHandshake, nativeEndSession, NativeFlow } from './native-flow';
 export { OpenAIFlow, readSessionCreated } from './openai-flow';
 export { VllmOmniFlow } from './vllm-omni-flow';
+export { LegacyFlow } from './legacy-flow';
 export { sendCommits } from './send-commits';
 export { createSessionFlow, trailingSilenceMs } from './create-flow';
 export type { DialectConfig, EndReport, FlowOptions, NativeDrainReport, OpenAIFlowConfig, SentHook, ServerEventSeqFigures, SessionFlow, SessionGrant, VllmOmniFlowConfig } from './flow';
 export { FLOW_TIMEOUTS, VLLM_TIMEOUTS } from './flow';
+export type { LegacyFlowConfig } from './flow';
 
 /* Error types */
 export { TransportError } from './errors';

@@ -7,6 +7,12 @@ import { DIALECT_FLAGS } from './dialect-flags';
 export const RUN_FLAGS = {
   url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
   ...DIALECT_FLAGS,
+  profile: {
+    kind: 'enum',
+    values: ['qwen3-omni-half-duplex'],
+    group: 'dialect',
+    help: "a model sglang-omni serves over its legacy turn-based protocol (LegacyRealtimeFacade), which it sets: qwen3-omni-half-duplex (16 kHz input in 80 ms packets, 24 kHz output; --turn-detection server_vad or semantic_vad, default server_vad; a no-op session.update probes the session 1 s after the input, then the socket closes); no --protocol",
+  },
   concurrency: { kind: 'int', min: 1, group: 'load', help: 'sessions in this process, started together (with --shard: in all shards together); required unless --arrival-rate', value: 'N' },
   ...ARRIVAL_FLAGS,
   shard: { kind: 'string', group: 'load', help: 'run shard I of N: its share of --concurrency, global session ids, output under OUTPUT/shard-I', value: 'I/N' },

@@ -4,11 +4,14 @@ import { OPENAI_PCM_RATE, wavDataUrl, type TurnDetection } from '@duplex-bench/p
 import { VLLM_TIMEOUTS } from '@duplex-bench/transport';
 import { checkPacket, CHILD_KEY_ENV, DEFAULT_PACKET_MS, DEFAULT_UNIT_TIMEOUT_MS, type DialectOptions } from '../dialect-options';
 import { RunInputError } from '../input-error';
+import { parseLegacyProfileOptions } from './legacy-settings';
 import { NATIVE_ADMISSION, type AdmissionPolicy } from '@duplex-bench/session';
 
 /** The dialect flags as parsed (DIALECT_FLAGS), before they are checked against each other. */
 export interface DialectFlagValues {
   protocol: string;
+  /** `run --profile`: a model served over sglang-omni's legacy protocol (it sets the dialect). */
+  profile?: string;
   model?: string;
   'no-playback-ack'?: boolean;
   'api-key'?: string;
@@ -77,6 +80,7 @@ export function dialectWarnings(o: DialectOptions): string[] {
 
 /** Validates the dialect flags; `env` supplies `OPENAI_API_KEY` for the openai dialect. */
 export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv = process.env): DialectOptions {
+  if (f.profile !== undefined) return parseLegacyProfileOptions(f, env);
   const protocol = f.protocol as DialectOptions['protocol'];
   if (protocol === 'native') {
     if (f['turn-detection'] !== undefined || f['commit-every-s'] !== undefined) {

@@ -23,6 +23,7 @@ import { describeDuration, meanDurationS } from '../arrivals/session-duration';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
 import { duplexClientFigures, duplexMetrics, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary, writeDuplexMetrics, writeRunRecord } from '@duplex-bench/results';
+import { legacyFigures } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier, type SessionResult } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { Progress } from './progress';
@@ -276,6 +277,10 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
     if (opts.protocol === 'vllm-omni') {
       const vllm = vllmOmniFigures(results);
       if (vllm) summary.vllm_omni = vllm;
+    }
+    if (opts.protocol === 'sglang-legacy') {
+      const legacy = legacyFigures(results);
+      if (legacy) summary.legacy = legacy;
     }
     const behaviour = conversation ? behaviourFigures(conversation, results) : null;
     if (behaviour) summary.behaviour = behaviour.summary;

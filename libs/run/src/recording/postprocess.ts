@@ -8,7 +8,7 @@ export interface PostprocessTask {
   wav_path: string;
   output_sample_rate: number;
   /** Native traces are graded against the native contract; openai ones for responses left open. */
-  protocol: 'native' | 'openai' | 'vllm-omni';
+  protocol: 'native' | 'openai' | 'vllm-omni' | 'sglang-legacy';
   /** Test hook: CPU burnt per task, as heavy validation would. */
   burn_ms?: number;
 }
