@@ -27,7 +27,7 @@ export const SERVE_FLAGS = {
   'response-rate': { kind: 'number', min: 0, default: 0, group: 'model', help: 'http variable-response: responses start at most this many per second over the server (excludes --inter-token-ms)', value: 'R' },
   'max-concurrency': { kind: 'int', min: 0, default: 0, group: 'limits', help: 'http: past this many requests in progress answer 429 (0: no limit)', value: 'N' },
   'no-usage': { kind: 'bool', group: 'model', help: "http: never send usage, as a server that ignores stream_options.include_usage (the client then counts tokens: duplex-bench http --tokenizer)" },
-  profile: { kind: 'enum', values: ['append-echo', 'nemotron', 'minicpmo', 'model'], default: 'append-echo', group: 'model', help: 'append-echo (answers every packet), nemotron, minicpmo (native model profiles) or model (openai)' },
+  profile: { kind: 'enum', values: ['append-echo', 'nemotron', 'minicpmo', 'model', 'qwen3-omni-half-duplex'], default: 'append-echo', group: 'model', help: "append-echo (answers every packet), nemotron, minicpmo (native model profiles), model (openai) or qwen3-omni-half-duplex (sglang-omni's legacy turn-based protocol, whatever --protocol says: server VAD by energy, 24 kHz answers in response.audio.delta)" },
   host: { kind: 'string', default: '127.0.0.1', group: 'connection', help: 'address to listen on', value: 'HOST' },
   port: { kind: 'int', min: 0, default: 8765, group: 'connection', help: 'port to listen on (0: any free port)', value: 'PORT' },
   'replies-per-append': { kind: 'int', min: 1, default: 3, group: 'model', help: 'append-echo: frames answered per packet', value: 'N' },

@@ -19,7 +19,7 @@ export const ENERGY_VAD = {
   hangover_ms: 250,
 } as const;
 
-export type EnergyVadSettings = typeof ENERGY_VAD;
+export type EnergyVadSettings = { readonly [K in keyof typeof ENERGY_VAD]: number };
 
 /** An onset or an end, at a sample position counted from the start of the stream. */
 export interface VadEdge {

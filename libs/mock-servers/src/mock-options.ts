@@ -1,6 +1,6 @@
 import type { TimerHost } from '@duplex-bench/pacer';
 import { LeadingSilence } from './leading-silence';
-import { NATIVE_PROFILES } from '@duplex-bench/protocol';
+import { LEGACY_PROFILES, NATIVE_PROFILES } from '@duplex-bench/protocol';
 import type { MockBehaviourOptions } from './behaviour-settings';
 import type { MockSettings } from './mock-dialect';
 import type { ModelOptions } from './model-session';
@@ -72,7 +72,7 @@ export interface MockServerOptions {
   clock?: TimerHost;
 }
 
-export type MockProfile = 'append-echo' | 'nemotron' | 'minicpmo' | 'model';
+export type MockProfile = 'append-echo' | 'nemotron' | 'minicpmo' | 'model' | 'qwen3-omni-half-duplex';
 
 /** Model timings of each profile; a caller's `model` options override them. */
 const MODEL_DEFAULTS: Record<Exclude<MockProfile, 'append-echo'>, ModelOptions> = {
@@ -80,6 +80,8 @@ const MODEL_DEFAULTS: Record<Exclude<MockProfile, 'append-echo'>, ModelOptions> 
   nemotron: { ttfp_ms: 200, rtf: 0.5, burst_units: 1, turn_every_s: Infinity },
   minicpmo: { ttfp_ms: 300, rtf: 0.5, burst_units: 1, turn_every_s: 5 },
   model: { ttfp_ms: 200, rtf: 0.5, burst_units: 1, turn_every_s: 5 },
+  // Turns the server's VAD finds (turn_every_s unused); 4 units of 20 ms in each audio delta.
+  'qwen3-omni-half-duplex': { ttfp_ms: 300, rtf: 0.5, burst_units: 4, turn_every_s: Infinity },
 };
 
 /** The options resolved against the profile: the unit, the rates and the model timings every dialect works from. */
@@ -87,6 +89,7 @@ export function mockSettings(options: MockServerOptions): MockSettings {
   const replies = options.replies_per_append ?? 3;
   const protocol = options.protocol ?? 'native';
   const profile = options.profile ?? 'append-echo';
+  if (isLegacyProfile(profile)) return legacyMockSettings(options, profile);
   if (protocol === 'native' && profile === 'model') throw new RangeError('the native mock has the profiles append-echo, nemotron and minicpmo');
   const vllmFlavor = protocol === 'openai' && options.openai?.flavor === 'vllm-omni';
   if (options.behaviour && profile === 'append-echo' && !vllmFlavor) throw new RangeError('behaviour knobs are for the model mocks: native nemotron or minicpmo, openai model, or the vllm-omni flavour');
@@ -110,6 +113,35 @@ export function mockSettings(options: MockServerOptions): MockSettings {
     model,
     leading: options.leading_silence_ms !== undefined && (model !== null || vllmFlavor) ? new LeadingSilence(output_rate, unit_ms, options.leading_silence_ms) : null,
     // Filled by the server once its answer audio is read.
+    behaviour: null,
+  };
+}
+
+/** Whether a profile is served over sglang-omni's legacy turn-based protocol (whatever `protocol` says). */
+export function isLegacyProfile(profile: MockProfile | undefined): profile is 'qwen3-omni-half-duplex' {
+  return profile === 'qwen3-omni-half-duplex';
+}
+
+/**
+ * The legacy profile's settings: 16 kHz input, the profile's 24 kHz output and 20 ms unit
+ * (profiles.py), output deltas of `burst_units` units; `leading_silence_ms` counts in deltas.
+ */
+function legacyMockSettings(options: MockServerOptions, profile: 'qwen3-omni-half-duplex'): MockSettings {
+  if (options.protocol === 'openai') throw new RangeError(`--profile ${profile} speaks sglang-omni's legacy protocol: no --protocol openai`);
+  if (options.behaviour) throw new RangeError(`behaviour knobs are not written for --profile ${profile}`);
+  const legacy = LEGACY_PROFILES[profile];
+  const output_rate = options.output_sample_rate ?? legacy.output_sample_rate;
+  const unit_ms = options.unit_ms ?? legacy.native_unit_ms;
+  const model: ModelOptions = { ...MODEL_DEFAULTS[profile], ...options.model };
+  const delta_ms = unit_ms * model.burst_units;
+  return {
+    replies_per_append: 0,
+    input_sample_rate: legacy.input_sample_rate,
+    output_sample_rate: output_rate,
+    unit_ms,
+    output_payload: Buffer.alloc(Math.floor((output_rate * delta_ms) / 1000) * 2).toString('base64'),
+    model,
+    leading: options.leading_silence_ms !== undefined ? new LeadingSilence(output_rate, delta_ms, options.leading_silence_ms) : null,
     behaviour: null,
   };
 }

@@ -8,7 +8,8 @@ import { TIME_PATH } from '@duplex-bench/protocol';
 import type { MockDialect } from './mock-dialect';
 import type { MockFault } from './mock-fault';
 import { behaviourReportSettings, resolveBehaviour } from './behaviour-settings';
-import { mockSettings, type MockServerOptions } from './mock-options';
+import { isLegacyProfile, mockSettings, type MockServerOptions } from './mock-options';
+import { legacyDialect } from './legacy-dialect';
 import { MockStatsRecorder, type MockCounts, type MockStats } from './mock-stats';
 import { NATIVE_ARRIVAL_ORIGIN, nativeDialect } from './native-dialect';
 import { OPENAI_ARRIVAL_ORIGIN, openaiDialect } from './openai-dialect';
@@ -49,7 +50,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
   const stats = new MockStatsRecorder({
     clock,
     unit_ms: settings.unit_ms,
-    arrival_origin: protocol === 'openai' ? OPENAI_ARRIVAL_ORIGIN : NATIVE_ARRIVAL_ORIGIN,
+    arrival_origin: protocol === 'openai' || isLegacyProfile(options.profile) ? OPENAI_ARRIVAL_ORIGIN : NATIVE_ARRIVAL_ORIGIN,
     vllm: vllmFlavor,
     ...(settings.behaviour ? { behaviour: behaviourReportSettings(settings.behaviour, capacity) } : {}),
   });
@@ -86,7 +87,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
     completed: () => stats.sessionCompleted(),
     behaviourLog: (id) => stats.behaviourLog(id),
   };
-  const dialect: MockDialect = vllmFlavor ? vllmDialect(settings, options, host, stats) : protocol === 'openai' ? openaiDialect(settings, options, host) : nativeDialect(settings, host);
+  const dialect: MockDialect = isLegacyProfile(options.profile) ? legacyDialect(settings, host) : vllmFlavor ? vllmDialect(settings, options, host, stats) : protocol === 'openai' ? openaiDialect(settings, options, host) : nativeDialect(settings, host);
 
   let nextId = 0;
   function onSession(ws: WebSocket): void {
