@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { NATIVE_PROFILES, type NativeProfileName } from '@duplex-bench/protocol';
 import { checkOpenAITrace, checkVllmOmniTrace } from './dialect-rules';
 import { ConformanceError } from './errors';
+import { checkLegacyTrace, type LegacyCheckMetrics } from './legacy-rules';
 import { checkNativeTrace, grantedProfile, parseTraceLines } from './native/native-check';
 import type { NativeCheckResult } from './native/native-replay';
 import { readRunRecord, SESSIONS_DIR, sessionFile } from '@duplex-bench/results';
@@ -13,7 +14,7 @@ export interface SessionCheck {
   violations: string[];
   /** Native: the oracle's coverage and figures; other dialects: what their rules counted. */
   coverage?: NativeCheckResult['coverage'];
-  metrics?: NativeCheckResult['metrics'] | Record<string, number>;
+  metrics?: NativeCheckResult['metrics'] | LegacyCheckMetrics | Record<string, number>;
   profile: NativeProfileName | null;
   /** How the profile was chosen. */
   profile_source: '--profile' | 'grant' | 'none';
@@ -37,6 +38,7 @@ const CONTRACTS: Record<string, string> = {
   'vllm-omni':
     "vLLM-Omni's duplex flow, the rules we know: the client speaks first, every numbered event acknowledged, no error refusing what the client sent (playback acks among them), session.close answered with session.closed, nothing after it",
   openai: 'OpenAI Realtime flow, the rules we know: the server speaks first; response.create only when no response is active',
+  'sglang-legacy': "sglang-omni's legacy turn-based protocol, qwen3-omni-half-duplex (benchmarks/duplex oracle evaluate_legacy_trace at 3d801fa0): every rule",
 };
 
 /** The protocol a run directory's run.json states (for a trace file: the run directory two levels up), or null when there is none. */
@@ -91,9 +93,24 @@ export async function checkTraceFile(file: string, profile?: NativeProfileName):
   return { trace: file, profile: chosen?.name ?? null, profile_source: source, ...result };
 }
 
+/** The retry limit the run recorded (run.json `dialect.max_admission_attempts`), read from the run directory above a session's trace. */
+async function recordedAdmissionLimit(file: string): Promise<number | undefined> {
+  const limit = (await readRunRecord(join(file, '..', '..', '..')))?.dialect?.max_admission_attempts;
+  return typeof limit === 'number' ? limit : undefined;
+}
+
+/** Grades one trace of a legacy run (`--profile qwen3-omni-half-duplex`) as sglang-omni's legacy oracle does. */
+async function checkLegacyTraceFile(file: string, base: Pick<SessionCheck, 'trace' | 'profile' | 'profile_source'>): Promise<SessionCheck> {
+  const { records, errors } = parseTraceLines(await readFile(file, 'utf8'));
+  const result = checkLegacyTrace(records, { line_errors: errors.map((e) => `unreadable line: ${e}`), max_admission_attempts: await recordedAdmissionLimit(file) });
+  if (withoutPayloads(records)) result.violations.unshift('audio payloads were replaced by their byte counts (--trace events); record with --trace full to check');
+  return { ...base, ...result, status: result.violations.length === 0 ? 'pass' : 'fail' };
+}
+
 /** Grades one trace of a vllm-omni or openai run by the rules known of its flow; any other protocol is not graded. */
 async function checkDialectTraceFile(file: string, protocol: string): Promise<SessionCheck> {
   const base = { trace: file, profile: null, profile_source: 'none' as const };
+  if (protocol === 'sglang-legacy') return checkLegacyTraceFile(file, base);
   if (protocol !== 'vllm-omni' && protocol !== 'openai') return { ...base, status: 'not_graded', violations: [`no rules are written for protocol ${protocol}`] };
   const { records, errors } = parseTraceLines(await readFile(file, 'utf8'));
   const result = protocol === 'vllm-omni' ? checkVllmOmniTrace(records) : checkOpenAITrace(records);

@@ -6,6 +6,8 @@ export type { NativeCheckMetrics, NativeCheckResult } from './native/native-repl
 /* The other dialects: the rules written so far */
 export { checkOpenAITrace, checkVllmOmniTrace } from './dialect-rules';
 export type { DialectRulesResult } from './dialect-rules';
+export { checkLegacyTrace, LegacyReplay } from './legacy-rules';
+export type { LegacyCheckMetrics, LegacyCheckOptions, LegacyCheckResult } from './legacy-rules';
 
 /* A run's traces graded by the protocol it spoke */
 export { checkTraceFile, checkTraces, runProtocol, traceFiles } from './check-traces';
