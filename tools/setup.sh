@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set-up in one command: the npm packages from the lockfile, and the Debian packages the tests use:
-# Chromium for the report's browser tests, Prometheus (with promtool) for the live-metrics tests.
+# Chromium for the report's browser tests, Prometheus (with promtool) for the live-metrics tests,
+# ffmpeg for camera frames from a video file (--video FILE) and the tests that make them.
 # Packages already installed are skipped; installing needs root or passwordless sudo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,6 +9,7 @@ npm ci --no-audit --no-fund
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 { command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; } || missing+=(prometheus)
+command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then SUDO=""; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; else
     echo "setup: ${missing[*]} missing and this user cannot install them; run: sudo apt-get install ${missing[*]}" >&2
@@ -18,3 +20,4 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 chromium --version
 prometheus --version 2>&1 | head -1
+ffmpeg -version | head -1

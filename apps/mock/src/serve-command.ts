@@ -37,6 +37,7 @@ export async function serveCommand(argv: string[], io: RunIo): Promise<number> {
       model: options.model,
       behaviour: options.behaviour,
       leading_silence_ms: options.leading_silence_ms,
+      images: options.images,
     });
   } catch (err) {
     // A script that cannot be read is the user's to fix: a usage error, as a bad flag is.

@@ -42,6 +42,15 @@ describe('mock serve behaviour flags', () => {
     expect(() => parseServeOptions(['--profile', 'nemotron', '--leading-silence-ms', '300', '--answer-ms', '900'])).toThrow(/without behaviour flags/);
   });
 
+  it('takes the camera flags where their servers take frames', () => {
+    expect(parseServeOptions(['--profile', 'minicpmo', '--grant-image', '--frame-cost-ms', '40']).images).toEqual({ frame_cost_ms: 40 });
+    expect(parseServeOptions(['--grant-image', '--image-max-per-unit', '2']).images).toEqual({ max_per_unit: 2 });
+    expect(parseServeOptions(['--protocol', 'openai', '--flavor', 'vllm-omni', '--image-items']).openai.image_items).toBe(true);
+    expect(() => parseServeOptions(['--frame-cost-ms', '40'])).toThrow('--frame-cost-ms needs --grant-image');
+    expect(() => parseServeOptions(['--protocol', 'openai', '--grant-image'])).toThrow(/--grant-image is for --protocol native/);
+    expect(() => parseServeOptions(['--protocol', 'openai', '--image-items'])).toThrow('--image-items is for --flavor vllm-omni');
+  });
+
   it('takes --turn-based for the vllm-omni flavour only', () => {
     expect(parseServeOptions(['--protocol', 'openai', '--flavor', 'vllm-omni', '--turn-based']).openai).toMatchObject({ flavor: 'vllm-omni', turn_based: true });
     expect(parseServeOptions(['--protocol', 'openai', '--flavor', 'vllm-omni']).openai.turn_based).toBeUndefined();

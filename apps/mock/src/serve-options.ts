@@ -63,6 +63,10 @@ export const SERVE_FLAGS = {
   'listen-every': { kind: 'int', min: 0, default: 0, group: 'model', help: 'vllm-omni flavour: every Nth turn the model keeps listening (0: never)', value: 'N' },
   'disconnect-grace-s': { kind: 'number', min: 0, default: 30, group: 'limits', help: "vllm-omni flavour: how long a dropped session's slot is held, seconds", value: 'S' },
   'require-ref-audio': { kind: 'bool', group: 'dialect', help: 'vllm-omni flavour: refuse an audio session whose session.update carries no reference voice (ref_audio_required), as MiniCPM-o 4.5 does' },
+  'grant-image': { kind: 'bool', group: 'model', help: 'native: the grant lists image input (input_modalities audio and image, input_image_format: JPEG, 512 KiB, --image-max-per-unit frames a unit) and sglang.input_image.append is taken as sglang-omni takes it' },
+  'image-max-per-unit': { kind: 'int', min: 1, group: 'model', help: 'native, with --grant-image: camera frames a unit takes (default 1)', value: 'N' },
+  'frame-cost-ms': { kind: 'number', min: 0, group: 'model', help: 'native, with --grant-image: compute each camera frame adds to its unit, ms (grown with the load past --capacity-sessions), so a sweep shows the knee move with video (default 0)', value: 'MS' },
+  'image-items': { kind: 'bool', group: 'model', help: "vllm-omni flavour: the capabilities state image input without video (supports_image_input), so frames come as input_image items, at most 8 live and 4 MiB (input_backpressure past it)" },
   'created-at-first-audio': { kind: 'bool', group: 'model', help: "vllm-omni flavour: send each response's response.created with its first audio (--ttfp-ms after the turn), so a client committing more often than that sees a later commit overtake it (playback_ack_too_late)" },
   'turn-based': { kind: 'bool', group: 'model', help: 'vllm-omni flavour: a turn-based model (Qwen3-Omni) that answers only committed turns (by server VAD, or the client without it); clients that leave auto_response on, commit under server VAD or close with a turn open are counted in the stats' },
   'tls-cert': { kind: 'string', group: 'connection', help: 'serve wss:// with this PEM certificate (with --tls-key)', value: 'FILE' },
@@ -71,7 +75,7 @@ export const SERVE_FLAGS = {
 
 const HTTP_FLAG_NAMES = ['stub', 'output-length', 'stream-interval', 'output-len-mean', 'output-len-spread', 'first-chunk-ms', 'first-chunk-spread', 'inter-token-ms', 'response-rate', 'max-concurrency', 'no-usage'];
 const BEHAVIOUR_FLAG_NAMES = ['respond-after-ms', 'answer-ms', 'stop-after-ms', 'takeover-after-ms', 'yield-on-backchannel', 'conversation'];
-const WS_FLAG_NAMES = [...BEHAVIOUR_FLAG_NAMES, 'leading-silence-ms', 'profile', 'replies-per-append', 'output-sample-rate', 'burst-units', 'ttfp-ms', 'rtf', 'turn-every-s', 'tokens-per-step', 'capacity-sessions', 'max-sessions', 'unit-ms', 'tls-cert', 'tls-key'];
+const WS_FLAG_NAMES = [...BEHAVIOUR_FLAG_NAMES, 'leading-silence-ms', 'grant-image', 'image-max-per-unit', 'frame-cost-ms', 'profile', 'replies-per-append', 'output-sample-rate', 'burst-units', 'ttfp-ms', 'rtf', 'turn-every-s', 'tokens-per-step', 'capacity-sessions', 'max-sessions', 'unit-ms', 'tls-cert', 'tls-key'];
 
 export interface ServeOptions {
   protocol: 'native' | 'openai' | 'http' | 'time';
@@ -80,7 +84,7 @@ export interface ServeOptions {
   profile: MockProfile;
   /** Unset: the profile's unit (native) or 80 ms (openai). */
   unit_ms?: number;
-  openai: { names: 'ga' | 'beta'; vllm: boolean; silence_ms: number; flavor: 'openai' | 'vllm-omni'; listen_every: number; disconnect_grace_ms: number; require_ref_audio?: boolean; turn_based?: boolean; created_at_first_audio?: boolean };
+  openai: { names: 'ga' | 'beta'; vllm: boolean; silence_ms: number; flavor: 'openai' | 'vllm-omni'; listen_every: number; disconnect_grace_ms: number; require_ref_audio?: boolean; turn_based?: boolean; created_at_first_audio?: boolean; image_items?: boolean };
   tls?: { cert: string; key: string };
   /** Only what was given: each profile has its own timings. */
   model: Partial<ModelOptions>;
@@ -95,6 +99,8 @@ export interface ServeOptions {
   behaviour?: MockBehaviourOptions;
   /** Each response's leading silence before it speaks, ms (model mocks without behaviour flags). */
   leading_silence_ms?: number;
+  /** native: image input granted, and what each frame costs. */
+  images?: { max_per_unit?: number; frame_cost_ms?: number };
   stats_output?: string;
   /** `--metrics-port`: live /metrics on 127.0.0.1 while serving. */
   metrics_port?: number;
@@ -106,9 +112,9 @@ export function parseServeOptions(argv: string[]): ServeOptions {
   const f = parseFlags(argv, SERVE_FLAGS);
   if (f._.length > 0) throw new UsageError(`unexpected argument "${f._[0]}"`);
   if (f.port > 65535) throw new UsageError(`--port must be at most 65535, got ${f.port}`);
-  const openaiOnly = (['event-names', 'vllm-extensions', 'vad-silence-ms', 'flavor', 'listen-every', 'disconnect-grace-s', 'turn-based', 'created-at-first-audio'] as const).filter((k) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`)));
+  const openaiOnly = (['event-names', 'vllm-extensions', 'vad-silence-ms', 'flavor', 'listen-every', 'disconnect-grace-s', 'turn-based', 'created-at-first-audio', 'image-items'] as const).filter((k) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`)));
   if (f.protocol !== 'openai' && openaiOnly.length > 0) throw new UsageError(`--${openaiOnly[0]} is for --protocol openai`);
-  for (const k of ['turn-based', 'created-at-first-audio'] as const) if (f[k] && f.flavor !== 'vllm-omni') throw new UsageError(`--${k} is for --flavor vllm-omni`);
+  for (const k of ['turn-based', 'created-at-first-audio', 'image-items'] as const) if (f[k] && f.flavor !== 'vllm-omni') throw new UsageError(`--${k} is for --flavor vllm-omni`);
   if ((f.protocol === 'http' || f.protocol === 'time') && f['metrics-port'] !== undefined) throw new UsageError('--metrics-port is for the realtime mocks (--protocol native or openai)');
   const given = (k: string) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`));
   const httpOnly = HTTP_FLAG_NAMES.filter(given);
@@ -154,6 +160,8 @@ export function parseServeOptions(argv: string[]): ServeOptions {
   if (f.protocol === 'native' && profile === 'model') throw new UsageError('--profile model is for --protocol openai; the native profiles are append-echo, nemotron and minicpmo');
   const behaviourGiven = BEHAVIOUR_FLAG_NAMES.filter(given);
   const vllmFlavor = f.protocol === 'openai' && f.flavor === 'vllm-omni';
+  if (f['grant-image'] && f.protocol !== 'native') throw new UsageError('--grant-image is for --protocol native (vllm-omni takes frames on its appends, or --image-items)');
+  for (const k of ['image-max-per-unit', 'frame-cost-ms'] as const) if (f[k] !== undefined && !f['grant-image']) throw new UsageError(`--${k} needs --grant-image`);
   if (f['leading-silence-ms'] !== undefined && ((profile === 'append-echo' && !vllmFlavor) || behaviourGiven.length > 0)) {
     throw new UsageError('--leading-silence-ms is for a model mock without behaviour flags (--profile nemotron or minicpmo, --protocol openai --profile model, or --flavor vllm-omni)');
   }
@@ -173,6 +181,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
       ...(f['require-ref-audio'] ? { require_ref_audio: true } : {}),
       ...(f['turn-based'] ? { turn_based: true } : {}),
       ...(f['created-at-first-audio'] ? { created_at_first_audio: true } : {}),
+      ...(f['image-items'] ? { image_items: true } : {}),
     },
     tls: f['tls-cert'] !== undefined && f['tls-key'] !== undefined ? { cert: f['tls-cert'], key: f['tls-key'] } : undefined,
     profile,
@@ -202,6 +211,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
         }
       : {}),
     ...set(f['leading-silence-ms'], 'leading_silence_ms'),
+    ...(f['grant-image'] ? { images: { ...set(f['image-max-per-unit'], 'max_per_unit'), ...set(f['frame-cost-ms'], 'frame_cost_ms') } } : {}),
     stats_output: f['stats-output'],
     metrics_port: telemetryOptions({ 'metrics-port': f['metrics-port'], 'metrics-linger-s': 0, 'otlp-interval-s': 5 }).metrics_port,
     outlive_parent: f['outlive-parent'],

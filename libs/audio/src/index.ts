@@ -23,3 +23,5 @@ export { ConversationError } from './conversation-script';
 export { VoiceActivityError } from './fvad';
 export { syntheticDataset, syntheticPcm, syntheticPackets, wavDataset, SYNTHETIC_SUBSETS, SYNTHETIC_VARIANTS } from './dataset';
 export type { Sample, SyntheticOptions } from './dataset';
+export { readVideoFrames, splitJpegs, VideoError, VIDEO_LIMITS } from './video-frames';
+export type { VideoFrames } from './video-frames';

@@ -14,3 +14,4 @@ export type { ScriptExit } from './run-process';
 export type { RunningProcess } from './run-process';
 export { DATA_DIR, mergeJob, shardJob, shellQuote } from './k8s';
 export type { ShardJobOptions } from './k8s';
+export { decodeVideoToJpegs, DECODE_LIMITS } from './decode-video';

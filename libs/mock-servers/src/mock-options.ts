@@ -27,6 +27,8 @@ export interface MockServerOptions {
     turn_based?: boolean;
     /** vllm-omni: `response.created` goes with the first audio (VllmMockOptions.created_at_first_audio). */
     created_at_first_audio?: boolean;
+    /** vllm-omni: camera frames as `input_image` items, not on the appends (VllmMockOptions.image_items). */
+    image_items?: boolean;
   };
   /** Serve `wss://` with this key and certificate (PEM). */
   tls?: { key: string | Buffer; cert: string | Buffer };
@@ -68,6 +70,13 @@ export interface MockServerOptions {
    * staying silent, so a client's audible TTFP sits this far past its TTFP.
    */
   leading_silence_ms?: number;
+  /**
+   * native: the grant lists image input (`input_modalities: ["audio", "image"]`, `input_image_format`)
+   * and the mock takes `sglang.input_image.append` as sglang-omni's server does; each frame costs
+   * `frame_cost_ms` of its unit's compute (grown with the load past `capacity_sessions`), so a
+   * sweep shows the knee move with video.
+   */
+  images?: { max_per_unit?: number; max_bytes?: number; frame_cost_ms?: number };
   /** The clock and timers of every wait: model turns and bursts, server VAD, the close and disconnect graces (default: real ones); tests pass virtual time. */
   clock?: TimerHost;
 }

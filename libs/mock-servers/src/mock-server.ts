@@ -87,7 +87,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
     completed: () => stats.sessionCompleted(),
     behaviourLog: (id) => stats.behaviourLog(id),
   };
-  const dialect: MockDialect = isLegacyProfile(options.profile) ? legacyDialect(settings, host) : vllmFlavor ? vllmDialect(settings, options, host, stats) : protocol === 'openai' ? openaiDialect(settings, options, host) : nativeDialect(settings, host);
+  const dialect: MockDialect = isLegacyProfile(options.profile) ? legacyDialect(settings, host) : vllmFlavor ? vllmDialect(settings, options, host, stats) : protocol === 'openai' ? openaiDialect(settings, options, host) : nativeDialect(settings, host, stats, options.images);
 
   let nextId = 0;
   function onSession(ws: WebSocket): void {

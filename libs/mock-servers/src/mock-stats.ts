@@ -64,6 +64,8 @@ export interface MockStats {
   cpu_us_per_append: number | null;
   /** Behaviour mode only (a behaviour knob given): the truth the probe's conversation figures are checked against. */
   behaviour?: BehaviourReport;
+  /** Camera frames of ended sessions, when any came: taken, refused, and the bytes taken. */
+  frames?: { accepted: number; refused: number; bytes: number };
 }
 
 /** A mock's running counts: sessions, admissions, frames. */
@@ -112,6 +114,7 @@ export class MockStatsRecorder {
   private readonly behaviourLogs: BehaviourLog[] = [];
   private behaviour_sessions_not_kept = 0;
   private readonly admissionLog: AdmissionLog = { accepted: 0, refused: 0, log: [], not_kept: 0 };
+  private readonly frameCounts = { accepted: 0, refused: 0, bytes: 0 };
 
   constructor(private readonly options: MockStatsOptions) {
     this.loop = new LoopLagMonitor(10, options.clock).start();
@@ -177,6 +180,13 @@ export class MockStatsRecorder {
   /** vllm-omni flavour: turns of a session that ended which waited for a playback acknowledgement. */
   blockedTurns(n: number): void {
     this.vllm.blocked_turns += n;
+  }
+
+  /** An ended session's camera frames. */
+  frames(counts: { accepted: number; refused: number; bytes: number }): void {
+    this.frameCounts.accepted += counts.accepted;
+    this.frameCounts.refused += counts.refused;
+    this.frameCounts.bytes += counts.bytes;
   }
 
   /** vllm-omni flavour: what an ended session's client did that a turn-based model's benchmark does not, by kind. */
@@ -263,6 +273,7 @@ export class MockStatsRecorder {
       cpu_cores,
       cpu_us_per_append: cpu_cores.cpu_s !== undefined && appends > 0 ? Math.round((cpu_cores.cpu_s / appends) * 1e7) / 10 : null,
       ...(this.options.behaviour ? { behaviour: this.behaviourReport(this.options.behaviour) } : {}),
+      ...(this.frameCounts.accepted + this.frameCounts.refused > 0 ? { frames: { ...this.frameCounts } } : {}),
     };
   }
 

@@ -75,11 +75,11 @@ export class ModelSession {
     private readonly voice?: (unit_in_turn: number) => string | undefined,
   ) {}
 
-  /** Input unit `index` (0-based) arrived whole. */
-  onInputUnit(index: number): void {
+  /** Input unit `index` (0-based) arrived whole; `extra_ms` more compute it costs (its camera frames), grown with the load as a unit's time is. */
+  onInputUnit(index: number, extra_ms = 0): void {
     const turn_at = Math.floor((index * this.unit_ms) / (this.options.turn_every_s * 1000));
     if (!this.current || turn_at >= this.turnCount) this.startTurn();
-    this.enqueue();
+    this.enqueue(this.unit_ms, extra_ms);
   }
 
   /**
@@ -156,9 +156,10 @@ export class ModelSession {
   }
 
   /** One input unit of the current turn: one output unit owed. */
-  enqueue(duration_ms = this.unit_ms): void {
+  enqueue(duration_ms = this.unit_ms, extra_ms = 0): void {
     const turn = this.current as Turn;
-    const due_s = Math.max(this.lastDue_s + this.step_s(), this.clock.now_s());
+    const extra_s = extra_ms > 0 ? (extra_ms * Math.max(1, this.options.load?.() ?? 1)) / 1000 : 0;
+    const due_s = Math.max(this.lastDue_s + this.step_s() + extra_s, this.clock.now_s());
     this.lastDue_s = due_s;
     turn.units++;
     this.queue.push({ response_id: turn.response_id, unit_id: this.nextUnitId++, due_s, duration_ms });

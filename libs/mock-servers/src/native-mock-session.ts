@@ -45,6 +45,8 @@ export interface NativeMockOptions {
   behaviour: BehaviourSettings | null;
   /** Without behaviour: each response's units, silence then a tone (`--leading-silence-ms`); null: silence. */
   leading?: LeadingSilence | null;
+  /** Compute each camera frame adds to its unit, ms (grown with the load); 0: none. */
+  frame_cost_ms?: number;
 }
 
 /** The client waits for `session.closed` and closes; one that does not is dropped after this. */
@@ -77,6 +79,11 @@ export class NativeMockSession {
   private echoOpen = false;
   private readonly arrivals: ArrivalOffsets;
   private cancelCloseTimer: (() => void) | null = null;
+  private inputEnded = false;
+  /** Camera frames bound to each unit not yet cut. */
+  private readonly unitFrames = new Map<number, number>();
+  /** Camera frames taken and refused, and the bytes taken. */
+  readonly frames = { accepted: 0, refused: 0, bytes: 0 };
 
   constructor(
     private readonly ws: WebSocket,
@@ -151,6 +158,9 @@ export class NativeMockSession {
       case NativeEvent.sessionClose:
         this.onSessionClose(client_event_id);
         break;
+      case NativeEvent.imageAppend:
+        this.onImage(frame.event(), client_event_id);
+        break;
       default:
         this.send(nativeError(this.nextEventId(), 'unknown_event', `event type ${JSON.stringify(frame.type)} is not supported`, false, client_event_id));
         break;
@@ -196,7 +206,10 @@ export class NativeMockSession {
     while (this.pending_bytes >= this.unit_bytes) {
       this.pending_bytes -= this.unit_bytes;
       const index = this.units++;
-      if (this.model) this.model.onInputUnit(index);
+      const cost_ms = (this.unitFrames.get(index) ?? 0) * (this.options.frame_cost_ms ?? 0);
+      this.unitFrames.delete(index);
+      if (this.model) this.model.onInputUnit(index, cost_ms);
+      else if (cost_ms > 0) this.host.clock.arm(cost_ms, () => this.echoUnit(index, this.unit_ms));
       else this.echoUnit(index, this.unit_ms);
     }
   }
@@ -209,7 +222,39 @@ export class NativeMockSession {
     this.send(nativeUnitDone(this.nextEventId(), index, t_start_ms, duration_ms));
   }
 
+  /**
+   * A camera frame, as sglang-omni's session takes it (`append_image`): refused (non-fatal) when the
+   * grant has no image input, after the input ended, over `max_bytes`, not a JPEG or PNG, for a unit
+   * already cut, or past the unit's frame count; else bound to the unit its `t_ms` falls in and
+   * answered `sglang.input_image.accepted {unit_id, client_event_id}`.
+   */
+  private onImage(event: Record<string, unknown>, client_event_id: string): void {
+    const format = this.options.grant.input_image_format;
+    const refuse = (code: string, message: string) => {
+      this.frames.refused++;
+      this.send(nativeError(this.nextEventId(), code, message, false, client_event_id));
+    };
+    const image = typeof event.image === 'string' ? Buffer.from(event.image, 'base64') : Buffer.alloc(0);
+    const t_ms = Number((event.sglang as { t_ms?: unknown } | undefined)?.t_ms);
+    if (!format || !this.options.grant.input_modalities.includes('image')) return refuse('not_supported', 'image input is not granted');
+    if (this.inputEnded) return refuse('invalid_state', 'input has ended');
+    if (image.length > format.max_bytes) return refuse('buffer_overflow', 'image exceeds input budget');
+    const jpeg = image.length > 2 && image[0] === 0xff && image[1] === 0xd8;
+    const png = image.subarray(0, 4).toString('latin1') === '\x89PNG';
+    if (!jpeg && !png) return refuse('invalid_request', 'image must be JPEG or PNG');
+    if (!Number.isFinite(t_ms)) return refuse('invalid_request', 'sglang.t_ms must be a number');
+    const unit = Math.floor(t_ms / this.unit_ms);
+    if (unit < this.units) return refuse('invalid_state', 'frame unit already cut');
+    const held = this.unitFrames.get(unit) ?? 0;
+    if (held >= format.max_frames_per_unit) return refuse('buffer_overflow', 'unit frame count exceeds limit');
+    this.unitFrames.set(unit, held + 1);
+    this.frames.accepted++;
+    this.frames.bytes += image.length;
+    this.send(JSON.stringify({ type: NativeEvent.imageAccepted, event_id: this.nextEventId(), unit_id: `unit_${unit}`, client_event_id }));
+  }
+
   private onInputEnd(client_event_id: string): void {
+    this.inputEnded = true;
     const accepted_end_ms = this.accepted_bytes / NATIVE_INPUT_BYTES_PER_MS;
     this.send(nativeInputEnded(this.nextEventId(), client_event_id, accepted_end_ms));
     // The tail is padded to a whole unit (`tail_policy: "pad"`): a whole unit of output, a unit that reports the remainder.

@@ -25,6 +25,7 @@ export function vllmDialect(settings: MockSettings, options: MockServerOptions, 
     require_ref_audio: options.openai?.require_ref_audio === true,
     turn_based: options.openai?.turn_based === true,
     created_at_first_audio: options.openai?.created_at_first_audio === true,
+    image_items: options.openai?.image_items === true,
     behaviour: settings.behaviour,
     leading: settings.leading,
   };
@@ -76,6 +77,7 @@ export function vllmDialect(settings: MockSettings, options: MockServerOptions, 
         closed: () => {
           stats.blockedTurns(session.blocked_turns);
           stats.protocolViolations(session.violations);
+          stats.frames(session.frames);
           session.onSocketClose();
         },
       };

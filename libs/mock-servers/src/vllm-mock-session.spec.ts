@@ -116,11 +116,11 @@ describe('VllmMockSession', () => {
       s.send({ type: 'session.update', session: {} });
       s.session.onMessage(Buffer.from('{"type":'), false, 0);
       s.session.onMessage(Buffer.from('{}'), true, 0);
-      s.send({ type: 'conversation.item.create', event_id: 'x1' });
+      s.send({ type: 'conversation.item.retrieve', event_id: 'x1' });
       for (const n of [-1, 1.5, 99, 'one']) s.send({ type: 'session.event_ack', server_event_seq: n });
       const errors = s.of('error');
       expect(s.codes()).toEqual(['invalid_json', 'invalid_json', 'unknown_event', 'invalid_event_ack', 'invalid_event_ack', 'invalid_event_ack', 'invalid_event_ack']);
-      expect(errors[2].error).toMatchObject({ event_id: 'x1', message: 'Unknown event type: conversation.item.create' });
+      expect(errors[2].error).toMatchObject({ event_id: 'x1', message: 'Unknown event type: conversation.item.retrieve' });
       expect(errors.every((e) => seqOf(e) === undefined)).toBe(true);
       s.send({ type: 'session.heartbeat' });
       expect(seqOf(s.of('session.heartbeat_ack')[0])).toBe(2);

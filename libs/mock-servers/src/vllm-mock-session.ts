@@ -1,6 +1,6 @@
 import type { LeadingSilence } from './leading-silence';
 import type WebSocket from 'ws';
-import { decodeFrameBytes, type DecodedFrame } from '@duplex-bench/protocol';
+import { base64ByteLength, decodeFrameBytes, type DecodedFrame } from '@duplex-bench/protocol';
 import type { MockHost } from './openai-mock-session';
 import type { ArrivalOffsets } from './arrival-offsets';
 import { BehaviourSession, type AnswerSink, type BehaviourSettings } from './behaviour-session';
@@ -70,6 +70,13 @@ export interface VllmMockOptions {
   created_at_first_audio?: boolean;
   /** Each response's units, silence then a tone (`--leading-silence-ms`); null or absent: silence. */
   leading?: LeadingSilence | null;
+  /**
+   * A model that takes camera frames as `input_image` conversation items, not on the appends: the
+   * capabilities state an input-modality contract without video and `supports_image_input`, so a
+   * client that follows them (their `select_frame_transport`) sends items. Without it the
+   * capabilities state no contract and frames ride the appends (`video_frames`).
+   */
+  image_items?: boolean;
   /**
    * Behaviour mode: the user is heard by the behaviour's energy VAD instead of the RMS rule, and the
    * model answers, stops, takes pauses and meets backchannels by BehaviourSession's rules; each
@@ -150,6 +157,10 @@ export class VllmMockSession {
   blocked_turns = 0;
   /** Turn-based model: what the client did that their benchmark does not do, counted by kind. */
   readonly violations: Record<string, number> = {};
+  /** Camera frames taken (on appends or as items) and refused, and the bytes taken. */
+  readonly frames = { accepted: 0, refused: 0, bytes: 0 };
+  /** Live `input_image` items by id, each its image URLs. */
+  private readonly imageItems = new Map<string, string[]>();
   /** Behaviour mode: made with the first append, at the input rate the session states. */
   private behaviour: BehaviourSession | null = null;
   private readonly answers = new Map<number, Response>();
@@ -258,6 +269,15 @@ export class VllmMockSession {
       case 'playback.ack':
         this.onPlaybackAck(event, client_event_id);
         break;
+      case 'conversation.item.create':
+        this.onItemCreate(event, client_event_id);
+        break;
+      case 'conversation.item.delete': {
+        const item_id = typeof event.item_id === 'string' ? event.item_id : null;
+        const deleted = item_id !== null && this.imageItems.delete(item_id);
+        this.send({ type: 'conversation.item.deleted', session_id: this.id, item_id, deleted });
+        break;
+      }
       case 'session.event_ack': {
         const n = event.server_event_seq;
         if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > this.seq) {
@@ -312,7 +332,9 @@ export class VllmMockSession {
       model: session.model ?? 'duplex-bench-mock',
       modalities: ['audio', 'text'],
       playback_commit_policy: 'ack_only',
-      capabilities: { chunk_period_ms: this.options.unit_ms },
+      capabilities: this.options.image_items
+        ? { chunk_period_ms: this.options.unit_ms, required_input_modalities: ['audio'], optional_input_modalities: ['image'], supports_image_input: true }
+        : { chunk_period_ms: this.options.unit_ms },
       audio: { input: { sample_rate_hz: this.in_rate }, output: { sample_rate_hz: typeof asked === 'number' ? asked : this.output_rate } },
       turn_detection: session.turn_detection ?? null,
     };
@@ -320,7 +342,43 @@ export class VllmMockSession {
     this.send({ type: 'session.updated', session: payload });
   }
 
+  /**
+   * An `input_image` item, as vLLM-Omni's session control takes it (engine/duplex/session/control.py):
+   * a user message only (`invalid_image`), a model that says `supports_image_input` only
+   * (`unsupported`), a JPEG or PNG data URL only (`invalid_image`), and at most 8 live images and
+   * 4 MiB of their URLs (`input_backpressure`: delete old items first); taken, it is
+   * `conversation.item.created`.
+   */
+  private onItemCreate(event: Record<string, unknown>, client_event_id?: string): void {
+    const item = (event.item ?? {}) as { id?: unknown; role?: unknown; content?: unknown };
+    const parts = Array.isArray(item.content) ? (item.content as Array<Record<string, unknown>>) : [];
+    const images = parts.filter((p) => p && p.type === 'input_image').map((p) => p.image_url);
+    if (images.length > 0) {
+      const refuse = (code: string, message: string) => {
+        this.frames.refused += images.length;
+        this.journaledError(code, message, client_event_id);
+      };
+      if (item.role !== 'user') return refuse('invalid_image', 'input_image is supported only in user messages');
+      if (!this.options.image_items) return refuse('unsupported', 'This model does not support input_image conversation items');
+      if (!images.every((u) => typeof u === 'string' && /^data:image\/(jpeg|png);base64,/.test(u))) return refuse('invalid_image', 'input_image requires a JPEG or PNG base64 data URL');
+      const urls = images as string[];
+      const live = [...this.imageItems.values()].flat();
+      if (live.length + urls.length > 8 || [...live, ...urls].reduce((n, u) => n + u.length, 0) > 4 * 1024 * 1024) {
+        return refuse('input_backpressure', 'Image context exceeds 8 images or 4 MiB; delete old items');
+      }
+      if (typeof item.id === 'string') this.imageItems.set(item.id, urls);
+      this.frames.accepted += urls.length;
+      this.frames.bytes += urls.reduce((n, u) => n + base64ByteLength(u.slice(u.indexOf(',') + 1)), 0);
+    }
+    this.send({ type: 'conversation.item.created', session_id: this.id, item: event.item, created: true });
+  }
+
   private onAppend(event: Record<string, unknown>, arrived_s: number): void {
+    const frames = Array.isArray(event.video_frames) ? (event.video_frames as unknown[]).filter((f) => typeof f === 'string') : [];
+    if (frames.length > 0) {
+      this.frames.accepted += frames.length;
+      this.frames.bytes += frames.reduce((n: number, f) => n + base64ByteLength(f as string), 0);
+    }
     const audio = typeof event.audio === 'string' ? event.audio : '';
     const pcm = Buffer.from(audio, 'base64');
     this.arrivals.add(arrived_s * 1000 - (this.bytes_in / (this.in_rate * 2)) * 1000);

@@ -6,6 +6,7 @@ export {
   assertSafeId,
   nativeSessionUpdate,
   nativeAppend,
+  nativeImageAppend,
   nativeInputEnd,
   nativeSessionClose,
   readNativeGrant,
@@ -68,6 +69,11 @@ export {
   vllmSessionClose,
   vllmSessionRates,
   vllmResponseId,
+  vllmAppendWithFrames,
+  vllmImageItem,
+  vllmItemDelete,
+  vllmFrameTransport,
+  VLLM_IMAGE_WINDOW,
   VLLM_SERVER_VAD_TAIL_MS,
   VLLM_TURN_SETTLE_MS,
   vllmHeartbeat,
@@ -77,7 +83,7 @@ export {
   VLLM_CLIENT_PROTOCOL_CODES,
   VLLM_CAPACITY_CODE,
 } from './vllm-omni';
-export type { ServerRequestMetrics, VllmSessionRequest } from './vllm-omni';
+export type { ServerRequestMetrics, VllmFrameTransport, VllmSessionRequest } from './vllm-omni';
 
 export { LegacyEvent, LEGACY_PROFILES, LEGACY_POST_CLOSE_MS, isKnownLegacyType, legacyConfigure, legacyProbe, legacyAppend, legacyTurnDetectionOf, legacyResponseId, legacyTerminal } from './legacy';
 export type { LegacyProfile, LegacyProfileName, LegacyTurnDetection } from './legacy';

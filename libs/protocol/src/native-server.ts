@@ -20,7 +20,10 @@ export interface NativeGrant {
   proactive_output: false;
   turn_control: [null];
   client_commit: false;
-  input_modalities: ['audio'];
+  /** `['audio']`, or `['audio', 'image']` when the server takes camera frames (`sglang.input_image.append`). */
+  input_modalities: string[];
+  /** With image input: the frames it takes (their clients read `max_per_unit` or `max_frames_per_unit`, and `max_bytes`). */
+  input_image_format?: { types: string[]; max_bytes: number; max_frames_per_unit: number; max_per_unit: number; max_slice_nums: number };
   output_modalities: ['audio'];
   input_audio_format: NativeAudioFormat;
   output_audio_format: NativeAudioFormat;

@@ -8,6 +8,7 @@ import {
   nativeSessionClose,
   nativeSessionUpdate,
   readNativeGrant,
+  nativeImageAppend,
   serverError,
 } from './native';
 
@@ -98,5 +99,16 @@ describe('readNativeGrant', () => {
     const updated = { session: { sglang: { granted: { output_audio_format: { sample_rate: 22050 }, native_unit_ms: '80' } } } };
     expect(readNativeGrant(updated)).toEqual({});
     expect(readNativeGrant({})).toEqual({});
+  });
+
+  it("reads image input: input_modalities and input_image_format's frame count (newer max_frames_per_unit, older max_per_unit) and bytes", () => {
+    const granted = (format: Record<string, unknown>) => ({ session: { sglang: { granted: { native_unit_ms: 1000, input_modalities: ['audio', 'image'], input_image_format: { types: ['image/jpeg'], max_bytes: 524288, ...format } } } } });
+    expect(readNativeGrant(granted({ max_frames_per_unit: 2, max_per_unit: 9 }))).toEqual({ native_unit_ms: 1000, input_modalities: ['audio', 'image'], image_limits: { max_per_unit: 2, max_bytes: 524288 } });
+    expect(readNativeGrant(granted({ max_per_unit: 4 })).image_limits).toEqual({ max_per_unit: 4, max_bytes: 524288 });
+  });
+
+  it('builds a camera frame event as their clients send it: type, event_id, image, sglang.t_ms', () => {
+    const frame = JSON.parse(nativeImageAppend('s0_a13_i0', Buffer.from('/9j/4AAQ', 'latin1'), 1000).toString());
+    expect(frame).toEqual({ type: 'sglang.input_image.append', event_id: 's0_a13_i0', image: '/9j/4AAQ', sglang: { t_ms: 1000 } });
   });
 });

@@ -20,6 +20,9 @@ export const NativeEvent = {
   drained: 'sglang.input_audio.drained',
   sessionClose: 'session.close',
   sessionClosed: 'session.closed',
+  /** A camera frame for the unit its `sglang.t_ms` falls in, sent before that unit's first audio, when the grant lists image input. */
+  imageAppend: 'sglang.input_image.append',
+  imageAccepted: 'sglang.input_image.accepted',
   error: 'error',
 } as const;
 
@@ -70,6 +73,13 @@ export function nativeSessionClose(event_id: string): string {
 export interface NativeGrantFigures {
   output_sample_rate?: number;
   native_unit_ms?: number;
+  /** The grant's `input_modalities` (`["audio", "image"]` when it takes camera frames). */
+  input_modalities?: string[];
+  /**
+   * The grant's `input_image_format`: frames per unit (`max_frames_per_unit`, or the older
+   * `max_per_unit`) and the largest frame, bytes (`max_bytes`).
+   */
+  image_limits?: { max_per_unit?: number; max_bytes?: number };
 }
 
 export function readNativeGrant(sessionUpdated: Record<string, unknown>): NativeGrantFigures {
@@ -78,7 +88,22 @@ export function readNativeGrant(sessionUpdated: Record<string, unknown>): Native
   const rate = (granted.output_audio_format as { rate?: unknown } | undefined)?.rate;
   const unit = granted.native_unit_ms;
   const positive = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
-  return { ...(positive(rate) ? { output_sample_rate: rate } : {}), ...(positive(unit) ? { native_unit_ms: unit } : {}) };
+  const figures: NativeGrantFigures = { ...(positive(rate) ? { output_sample_rate: rate } : {}), ...(positive(unit) ? { native_unit_ms: unit } : {}) };
+  if (Array.isArray(granted.input_modalities)) figures.input_modalities = granted.input_modalities.filter((m): m is string => typeof m === 'string');
+  const format = granted.input_image_format as Record<string, unknown> | undefined;
+  if (format && typeof format === 'object') {
+    const per_unit = format.max_frames_per_unit ?? format.max_per_unit;
+    figures.image_limits = { ...(positive(per_unit) ? { max_per_unit: per_unit } : {}), ...(positive(format.max_bytes) ? { max_bytes: format.max_bytes } : {}) };
+  }
+  return figures;
+}
+
+/**
+ * A camera frame (base64 JPEG) for the unit media time `t_ms` falls in, as sglang-omni's clients
+ * send it. A buffer of its own (not `spliceFrame`'s, which the next append may write over).
+ */
+export function nativeImageAppend(event_id: string, image_b64: Uint8Array, t_ms: number): Buffer {
+  return Buffer.concat([Buffer.from(`{"type":"${NativeEvent.imageAppend}","event_id":"${event_id}","image":"`, 'latin1'), image_b64, Buffer.from(`","sglang":{"t_ms":${t_ms}}}`, 'latin1')]);
 }
 
 /** Turns a server `error` event into a typed error; `fatal` comes from `sglang.fatal`. */

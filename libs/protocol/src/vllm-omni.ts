@@ -219,6 +219,55 @@ export function vllmAppend(event_id: string, audio_b64: Uint8Array, sample_rate_
   return spliceFrame('{"type":"input_audio_buffer.append","audio":"', audio_b64, tail);
 }
 
+/**
+ * An append carrying camera frames (base64 JPEGs) in `video_frames`, as their client attaches a
+ * unit's frame to its audio (`stream_av_units`): a buffer of its own, sent about once a second.
+ */
+export function vllmAppendWithFrames(event_id: string, audio_b64: Uint8Array, sample_rate_hz: number, duration_ms: number, audio_end_ms: number, frames: Uint8Array[]): Buffer {
+  const parts: Uint8Array[] = [Buffer.from('{"type":"input_audio_buffer.append","audio":"', 'latin1'), audio_b64];
+  parts.push(Buffer.from(`","format":"pcm16","sample_rate_hz":${sample_rate_hz},"duration_ms":${Math.round(duration_ms)},"audio_end_ms":${Math.round(audio_end_ms)},"video_frames":[`, 'latin1'));
+  frames.forEach((f, i) => parts.push(Buffer.from(i === 0 ? '"' : ',"', 'latin1'), f, Buffer.from('"', 'latin1')));
+  parts.push(Buffer.from(`],"event_id":"${event_id}"}`, 'latin1'));
+  return Buffer.concat(parts);
+}
+
+/** A camera frame as a user `input_image` item (`conversation.item.create`), as their image window sends it (duplex_session_inputs.py `ImageItemWindow`). */
+export function vllmImageItem(event_id: string, item_id: string, image_b64: Uint8Array): Buffer {
+  const head = `{"type":"conversation.item.create","item":{"id":"${item_id}","type":"message","role":"user","content":[{"type":"input_image","image_url":"data:image/jpeg;base64,`;
+  return Buffer.concat([Buffer.from(head, 'latin1'), image_b64, Buffer.from(`"}]},"event_id":"${event_id}"}`, 'latin1')]);
+}
+
+/** The oldest live image item deleted before a new one, once the window is full. */
+export function vllmItemDelete(event_id: string, item_id: string): string {
+  return `{"type":"conversation.item.delete","item_id":"${item_id}","event_id":"${event_id}"}`;
+}
+
+/** How camera frames reach a vLLM-Omni session: on the appends, or as image items. */
+export type VllmFrameTransport = 'append' | 'image_items';
+
+/** Their image window: at most 8 live `input_image` items and 4 MiB of them (engine/duplex/session/control.py). */
+export const VLLM_IMAGE_WINDOW = { max_items: 8, max_bytes: 4 * 1024 * 1024 };
+
+/**
+ * How frames travel, from the capabilities of `session.created` (`select_frame_transport`,
+ * duplex_session_inputs.py@0df9048e): on the appends (`video_frames`) when the session states no
+ * input-modality contract (`required_input_modalities` / `optional_input_modalities`) or lists
+ * `video`; as `input_image` items when it says `supports_image_input`; else null (neither).
+ */
+export function vllmFrameTransport(capabilities: Record<string, unknown> | undefined): VllmFrameTransport | null {
+  const keys = ['required_input_modalities', 'optional_input_modalities'];
+  if (!capabilities || !keys.some((k) => k in capabilities)) return 'append';
+  const accepted = new Set<string>();
+  for (const k of keys) {
+    const v = capabilities[k];
+    if (typeof v === 'string') accepted.add(v);
+    else if (Array.isArray(v)) for (const m of v) accepted.add(String(m));
+  }
+  if (accepted.has('video')) return 'append';
+  if (capabilities.supports_image_input) return 'image_items';
+  return null;
+}
+
 /** The commit their client sends (`final: true`); with `auto_response` the server starts the response itself. */
 export function vllmCommit(event_id: string): string {
   return `{"type":"input_audio_buffer.commit","final":true,"event_id":"${event_id}"}`;

@@ -85,6 +85,8 @@ export interface RunSummary extends PacingFigures {
   vllm_omni?: VllmOmniFigures;
   /** `--profile qwen3-omni-half-duplex` runs: what sglang-omni's legacy oracle reports of each session, pooled. */
   legacy?: LegacyFigures;
+  /** `--video`: the camera frames the sessions sent, and their JPEG bytes. */
+  video?: VideoFigures;
   /** Native, realtime pacing: each unit's lag, pooled over sessions; a unit is missed past one unit. */
   unit_lag_ms?: UnitLagMs;
   unit_miss_rate?: number | null;
@@ -237,6 +239,33 @@ function distribution(values: Array<number | null>, digits: number): Stat | null
   const at = (p: number) => v[Math.min(v.length - 1, Math.max(0, Math.ceil(p * v.length) - 1))];
   const round = (x: number) => Math.round(x * 10 ** digits) / 10 ** digits;
   return { count: v.length, mean: round(v.reduce((a, b) => a + b, 0) / v.length), p50: round(at(0.5)), p99: round(at(0.99)) };
+}
+
+/** The summary's `video` block. */
+export interface VideoFigures {
+  source: string;
+  frames_sent: number;
+  frame_bytes: number;
+  /** vllm-omni: image items deleted to keep the window at 8. */
+  image_items_deleted?: number;
+  measurement_origin: Record<string, string>;
+}
+
+/** The camera frames every session sent (counted by each session's flow), or null when none went. */
+export function videoFigures(source: string, results: Array<Pick<SessionResult, 'dialect_events'>>): VideoFigures | null {
+  const sum = (k: string) => results.reduce((n, r) => n + (r.dialect_events?.[k] ?? 0), 0);
+  if (!results.some((r) => r.dialect_events?.frames_sent !== undefined)) return null;
+  const deleted = sum('image_items_deleted');
+  return {
+    source,
+    frames_sent: sum('frames_sent'),
+    frame_bytes: sum('frame_bytes'),
+    ...(results.some((r) => r.dialect_events?.image_items_deleted !== undefined) ? { image_items_deleted: deleted } : {}),
+    measurement_origin: {
+      frames_sent: 'client: camera frames sent over every session (native sglang.input_image.append; vllm-omni video_frames on appends or input_image items); sent and counted, not traced',
+      frame_bytes: 'client: JPEG bytes of those frames (before base64)',
+    },
+  };
 }
 
 /** The summary's `legacy` block: sglang-omni's legacy (turn-based) sessions, under their oracle's names. */

@@ -1,5 +1,5 @@
 import { LEGACY_PROFILES, vllmRealtimeUrl, type TurnDetection } from '@duplex-bench/protocol';
-import type { DialectConfig } from '@duplex-bench/transport';
+import type { CameraFrames, DialectConfig } from '@duplex-bench/transport';
 import type { AdmissionPolicy } from '@duplex-bench/session';
 import { RunInputError } from './input-error';
 
@@ -27,6 +27,11 @@ export interface DialectOptions {
   /** vllm-omni: the reference voice as a data URL, and the file it came from (run.json names the file, never the data). */
   ref_audio?: string;
   ref_audio_file?: string;
+  /** `--video`, `--video-fps`: where the camera frames are, and their rate. */
+  video_path?: string;
+  video_fps?: number;
+  /** The frames, once read (`readVideoFrames`): sent by every session. */
+  video?: CameraFrames & { source: string };
   /** vllm-omni: raw fields merged into `session.update.session`. */
   session_extra?: Record<string, unknown>;
   /** How a refused session waits for a slot. */
@@ -53,7 +58,7 @@ export function checkPacket(packet_ms: number, sample_rate: number): void {
 
 /** The session flow's configuration once the packet size is known. */
 export function dialectConfig(o: DialectOptions, packet_ms: number, output_sample_rate?: number): DialectConfig {
-  if (o.protocol === 'native') return { protocol: 'native' };
+  if (o.protocol === 'native') return o.video ? { protocol: 'native', video: o.video } : { protocol: 'native' };
   if (o.protocol === 'sglang-legacy') {
     // Refused with the flags already; this narrows the type.
     if (o.turn_detection === 'none') throw new RunInputError('BAD_TURN_DETECTION', '--profile qwen3-omni-half-duplex takes --turn-detection server_vad or semantic_vad');
@@ -72,6 +77,7 @@ export function dialectConfig(o: DialectOptions, packet_ms: number, output_sampl
       ...(o.no_playback_ack ? { no_playback_ack: true } : {}),
       ...(o.ref_audio !== undefined ? { ref_audio: o.ref_audio } : {}),
       ...(o.session_extra !== undefined ? { session_extra: o.session_extra } : {}),
+      ...(o.video ? { video: o.video } : {}),
     };
   }
   return {
@@ -149,6 +155,7 @@ export function dialectRecord(o: DialectOptions & { output_sample_rate: number }
     ...(o.protocol !== 'native' ? { turn_detection: o.turn_detection, ...(o.turn_detection === 'none' ? { commit_every_s: o.commit_given || o.protocol === 'openai' ? o.commit_every_s : 'end of input only' } : {}) } : {}),
     ...(o.model !== undefined ? { model: o.model } : {}),
     ...(o.ref_audio_file !== undefined ? { ref_audio: { file: o.ref_audio_file, data_url_chars: o.ref_audio?.length ?? 0 } } : {}),
+    ...(o.video ? { video: { source: o.video.source, frames: o.video.base64.length, fps: o.video.fps, largest_bytes: Math.max(...o.video.bytes) } } : {}),
     ...(o.session_extra !== undefined ? { session_extra: o.session_extra } : {}),
     ...(o.protocol === 'sglang-legacy' ? { profile: LEGACY_PROFILES['qwen3-omni-half-duplex'] } : {}),
     // sglang-omni's oracle reads the retry limit a recording used as max_admission_attempts.

@@ -66,7 +66,8 @@ export async function openFirstThenAll(sessions: RealtimeSession[], parallel: nu
   } catch (err) {
     const { reason, message } = reasonOf(err);
     firstFailed = await sessions[0].abandon(err);
-    if (reason === 'connect_failed' || reason === 'connect_timeout') return { opened: [], failed: [Promise.resolve(firstFailed)], unreachable: message };
+    // An unreachable server, or one that cannot take the run's input, fails the run before the others try.
+    if (reason === 'connect_failed' || reason === 'connect_timeout' || reason === 'input_not_granted') return { opened: [], failed: [Promise.resolve(firstFailed)], unreachable: message };
   }
   const { opened, failed } = await openAll(sessions.slice(1), parallel, stopped);
   if (firstFailed) failed.unshift(Promise.resolve(firstFailed));

@@ -9,7 +9,7 @@ import type { DialectConfig, SessionFlow } from './flow';
 export function createSessionFlow(config: DialectConfig, session_id: string): SessionFlow {
   switch (config.protocol) {
     case 'native':
-      return new NativeFlow(session_id);
+      return new NativeFlow(session_id, config.video);
     case 'openai':
       return new OpenAIFlow(session_id, config);
     case 'vllm-omni':

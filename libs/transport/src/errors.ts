@@ -12,6 +12,8 @@ export type IncompleteReason =
   | 'drain_timeout'
   /** Server VAD (vLLM-Omni): speech or a response was still open, or the turns still moving, at the drain bound. */
   | 'turns_unsettled'
+  /** The server's grant or capabilities do not take the run's input as given (camera frames it does not take, or past its limits): the run stops before its start. */
+  | 'input_not_granted'
   /** Lockstep pacing: a unit's `sglang.unit.done` did not come within its bound. */
   | 'unit_timeout'
   | 'close_timeout'

@@ -91,6 +91,18 @@ export interface VllmOmniFlowConfig {
   session_extra?: Record<string, unknown>;
   /** Lease heartbeat period (their client: 30 s). */
   heartbeat_every_ms?: number;
+  /** Camera frames, sent as the session's capabilities say (`vllmFrameTransport`). */
+  video?: CameraFrames;
+}
+
+/**
+ * A camera's frames, the same for every session (audio's `VideoFrames`): JPEGs as base64 bytes,
+ * their sizes, and the rate they stand for (null: one per native unit, or one a second).
+ */
+export interface CameraFrames {
+  base64: Uint8Array[];
+  bytes: number[];
+  fps: number | null;
 }
 
 /** sglang-omni's legacy (turn-based) protocol, `--profile qwen3-omni-half-duplex`. */
@@ -103,7 +115,7 @@ export interface LegacyFlowConfig {
 
 /** How the client drives one session of a dialect. */
 export type DialectConfig =
-  | { protocol: 'native' }
+  | { protocol: 'native'; video?: CameraFrames }
   | ({ protocol: 'openai' } & OpenAIFlowConfig)
   | ({ protocol: 'vllm-omni' } & VllmOmniFlowConfig)
   | ({ protocol: 'sglang-legacy' } & LegacyFlowConfig);

@@ -13,7 +13,7 @@ export { VllmOmniFlow } from './vllm-omni-flow';
 export { LegacyFlow } from './legacy-flow';
 export { sendCommits } from './send-commits';
 export { createSessionFlow, trailingSilenceMs } from './create-flow';
-export type { DialectConfig, EndReport, FlowOptions, NativeDrainReport, OpenAIFlowConfig, SentHook, ServerEventSeqFigures, SessionFlow, SessionGrant, VllmOmniFlowConfig } from './flow';
+export type { CameraFrames, DialectConfig, EndReport, FlowOptions, NativeDrainReport, OpenAIFlowConfig, SentHook, ServerEventSeqFigures, SessionFlow, SessionGrant, VllmOmniFlowConfig } from './flow';
 export { FLOW_TIMEOUTS, VLLM_TIMEOUTS } from './flow';
 export type { LegacyFlowConfig } from './flow';
 

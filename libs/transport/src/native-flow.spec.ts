@@ -44,7 +44,7 @@ describe('native session flow', () => {
 
     const event = await within(nativeHandshake(c, 's1_update', { onSend, handshake_timeout_ms: BOUND_MS }), BOUND_MS, 'handshake');
     expect(event.client_event_id).toBe('s1_update');
-    expect(readNativeGrant(event)).toEqual({ output_sample_rate: 22050, native_unit_ms: 80 });
+    expect(readNativeGrant(event)).toEqual({ output_sample_rate: 22050, native_unit_ms: 80, input_modalities: ['audio'] });
 
     // Two whole packets and a short last one: 180 ms of input, padded to 240.
     const receipts = await lastValueFrom(

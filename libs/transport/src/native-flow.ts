@@ -1,9 +1,10 @@
 import { Subscription } from 'rxjs';
-import { isKnownNativeType, NativeEvent, nativeAppend, nativeInputEnd, nativeSessionClose, nativeSessionUpdate, readNativeGrant, serverError, ProtocolError } from '@duplex-bench/protocol';
+import { isKnownNativeType, NativeEvent, nativeAppend, nativeImageAppend, nativeInputEnd, nativeSessionClose, nativeSessionUpdate, readNativeGrant, serverError, ProtocolError, type NativeGrantFigures } from '@duplex-bench/protocol';
+import { FrameTimes, framePeriodMs } from './camera';
 import type { Connection, ReceivedEvent } from './connection';
 import { TransportError } from './errors';
 import { waitForEvent } from './wait-for';
-import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type NativeDrainReport, type SessionFlow, type SessionGrant } from './flow';
+import { FLOW_TIMEOUTS, sendTraced, type CameraFrames, type EndReport, type FlowOptions, type NativeDrainReport, type SessionFlow, type SessionGrant } from './flow';
 
 /**
  * The next event of `type`, or the server's `error` event as a ProtocolError: a native client
@@ -64,14 +65,45 @@ export async function nativeEndSession(conn: Connection, ids: { end: string; clo
   };
 }
 
+/**
+ * How a session sends `video`'s frames under `grant`, or why it cannot: the grant must list image
+ * input, and the frames per unit and the largest frame must be within its `input_image_format`.
+ * Checked at the handshake, before any packet: a run whose frames the server cannot take does not start.
+ */
+export function nativeFramePlan(video: CameraFrames, grant: NativeGrantFigures): { unit_ms: number; times: FrameTimes } {
+  const unit_ms = grant.native_unit_ms;
+  if (!unit_ms) throw new TransportError('input_not_granted', '--video: the grant states no native_unit_ms, so frames have no unit to go with');
+  if (!grant.input_modalities?.includes('image')) {
+    throw new TransportError('input_not_granted', `--video: the server grants no image input (input_modalities: ${JSON.stringify(grant.input_modalities ?? null)})`);
+  }
+  const times = new FrameTimes(video, framePeriodMs(video, unit_ms));
+  const per_unit = Math.ceil(unit_ms / times.period_ms - 1e-9);
+  const max_per_unit = grant.image_limits?.max_per_unit;
+  if (max_per_unit !== undefined && per_unit > max_per_unit) {
+    throw new TransportError('input_not_granted', `--video-fps ${video.fps}: ${per_unit} frames per ${unit_ms} ms unit; the server takes at most ${max_per_unit}`);
+  }
+  const max_bytes = grant.image_limits?.max_bytes;
+  if (max_bytes !== undefined && times.largest() > max_bytes) {
+    throw new TransportError('input_not_granted', `--video: a frame of ${times.largest()} bytes; the server takes at most ${max_bytes} (input_image_format.max_bytes)`);
+  }
+  return { unit_ms, times };
+}
+
 /** The native dialect as a session flow (sglang-omni duplex). */
 export class NativeFlow implements SessionFlow {
   readonly protocol = 'native';
+  private conn: Connection | null = null;
+  /** With camera frames: their schedule, once the grant allowed them. */
+  private camera: { unit_ms: number; times: FrameTimes; unit: number } | null = null;
 
-  constructor(private readonly session_id: string) {}
+  constructor(
+    private readonly session_id: string,
+    private readonly video?: CameraFrames,
+  ) {}
 
-  /** Error events end the session through `endsOn`; nothing else needs watching. */
-  attach(): Subscription {
+  /** Error events end the session through `endsOn`; the connection is kept for the camera's frames. */
+  attach(conn: Connection): Subscription {
+    this.conn = conn;
     return new Subscription();
   }
 
@@ -81,10 +113,23 @@ export class NativeFlow implements SessionFlow {
 
   async handshake(conn: Connection, _input_sample_rate: number, options: FlowOptions): Promise<SessionGrant> {
     const updated = await nativeHandshake(conn, `${this.session_id}_update`, options);
-    return readNativeGrant(updated);
+    const grant = readNativeGrant(updated);
+    if (this.video) this.camera = { ...nativeFramePlan(this.video, grant), unit: -1 };
+    return { ...(grant.output_sample_rate ? { output_sample_rate: grant.output_sample_rate } : {}), ...(grant.native_unit_ms ? { native_unit_ms: grant.native_unit_ms } : {}) };
   }
 
+  /** The append of packet `seq`; the first packet of a unit goes after that unit's camera frames, as their clients send them. */
   append(event_id: string, seq: number, t_start_ms: number, audio_b64: Uint8Array): Buffer {
+    const camera = this.camera;
+    if (camera && this.conn) {
+      const unit = Math.floor(t_start_ms / camera.unit_ms + 1e-9);
+      if (unit > camera.unit) {
+        camera.unit = unit;
+        const due = camera.times.upTo((unit + 1) * camera.unit_ms);
+        // Sent, counted, and not traced: a trace holds what sglang-omni's oracle grades (their frame hook leaves frames out too).
+        for (let j = 0; j < due.length; j++) this.conn.send(nativeImageAppend(`${event_id}_i${j}`, due[j].image, due[j].t_ms));
+      }
+    }
     return nativeAppend(event_id, seq, t_start_ms, audio_b64);
   }
 
@@ -120,8 +165,9 @@ export class NativeFlow implements SessionFlow {
     return error instanceof ProtocolError && error.code === 'SERVER_ERROR';
   }
 
-  dialectEvents(): null {
-    return null;
+  /** With camera frames: how many went, and their JPEG bytes. */
+  dialectEvents(): Record<string, number> | null {
+    return this.camera ? { frames_sent: this.camera.times.sent, frame_bytes: this.camera.times.bytes } : null;
   }
 
   serverEventSeq(): null {

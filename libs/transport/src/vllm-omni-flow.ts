@@ -1,12 +1,13 @@
 import { every, monotonicClock } from '@duplex-bench/pacer';
 import type { Subscription } from 'rxjs';
-import { audioDeltaInfo, base64ByteLength, chunkPeriodMs, gaEventName, isKnownOpenAIType, isKnownVllmType, OpenAIEvent, serverError, ServerEventSeqTracker, serverEventSeq, VLLM_ACK_RACE_CODE, VLLM_CLIENT_PROTOCOL_CODES, VllmEvent, vllmAppend, vllmCommit, vllmEventAck, vllmHeartbeat, vllmPlaybackAck, vllmSessionClose, vllmResponseId, vllmSessionRates, vllmSessionUpdate, VLLM_TURN_SETTLE_MS, type DecodedFrame } from '@duplex-bench/protocol';
+import { audioDeltaInfo, base64ByteLength, chunkPeriodMs, gaEventName, isKnownOpenAIType, isKnownVllmType, OpenAIEvent, serverError, ServerEventSeqTracker, serverEventSeq, VLLM_ACK_RACE_CODE, VLLM_CLIENT_PROTOCOL_CODES, VllmEvent, vllmAppend, vllmCommit, vllmEventAck, vllmHeartbeat, vllmPlaybackAck, vllmSessionClose, vllmResponseId, vllmSessionRates, vllmSessionUpdate, VLLM_TURN_SETTLE_MS, vllmAppendWithFrames, vllmFrameTransport, vllmImageItem, vllmItemDelete, VLLM_IMAGE_WINDOW, type VllmFrameTransport, type DecodedFrame } from '@duplex-bench/protocol';
 import type { Connection } from './connection';
 import { waitForEvent } from './wait-for';
 import { waitForQuiet } from './wait-quiet';
 import { TransportError } from './errors';
 import { ItemPlayout } from './item-playout';
-import { FLOW_TIMEOUTS, sendTraced, type EndReport, type FlowOptions, type ServerEventSeqFigures, type SessionFlow, type SessionGrant, type VllmOmniFlowConfig, VLLM_TIMEOUTS } from './flow';
+import { FrameTimes, framePeriodMs } from './camera';
+import { FLOW_TIMEOUTS, sendTraced, type CameraFrames, type EndReport, type FlowOptions, type ServerEventSeqFigures, type SessionFlow, type SessionGrant, type VllmOmniFlowConfig, VLLM_TIMEOUTS } from './flow';
 
 interface Playback {
   /** Output audio received for the response, ms at the rate each delta states. */
@@ -24,6 +25,24 @@ interface Playback {
 
 /** Their client's lease heartbeat (`heartbeat_interval_s` 30). */
 const HEARTBEAT_MS = 30_000;
+
+/**
+ * How a session sends `video`'s frames given its capabilities (`vllmFrameTransport`): on the
+ * appends, one a second unless `fps` says otherwise; or as image items, each within its share of
+ * the window's 4 MiB (their client shrinks a larger frame; we ask for smaller ones). Checked at the
+ * handshake, before any packet.
+ */
+export function vllmFramePlan(video: CameraFrames, capabilities: Record<string, unknown> | undefined): { transport: VllmFrameTransport; times: FrameTimes } {
+  const transport = vllmFrameTransport(capabilities);
+  if (!transport) throw new TransportError('input_not_granted', `--video: the session takes neither video_frames on appends nor input_image items (capabilities: ${JSON.stringify(capabilities ?? null)})`);
+  const times = new FrameTimes(video, framePeriodMs(video, 1000));
+  const share = Math.floor(VLLM_IMAGE_WINDOW.max_bytes / (VLLM_IMAGE_WINDOW.max_items + 1));
+  const b64 = Math.ceil((times.largest() * 4) / 3);
+  if (transport === 'image_items' && b64 > share) {
+    throw new TransportError('input_not_granted', `--video: a frame of ${times.largest()} bytes (${b64} in base64) is over its share of the image window (${share} of 4 MiB over 8 items); give smaller frames`);
+  }
+  return { transport, times };
+}
 
 /**
  * vLLM-Omni's duplex flow, as its own client drives it (vllm_omni/clients/duplex.py): the client
@@ -91,6 +110,8 @@ export class VllmOmniFlow implements SessionFlow {
   private readonly counts = { listen: 0, resync_required: 0, expired: 0, playback_acknowledged: 0, playback_ack_too_late: 0 };
   /** Responses whose first ack went and is not yet answered, oldest first. */
   private readonly firstAcks: string[] = [];
+  /** With camera frames: how they travel, their schedule, and the live image items (oldest first). */
+  private camera: { transport: VllmFrameTransport; times: FrameTimes; live: string[]; items: number; deleted: number } | null = null;
 
   constructor(
     private readonly session_id: string,
@@ -306,14 +327,39 @@ export class VllmOmniFlow implements SessionFlow {
     }
     const chunk = chunkPeriodMs(answer);
     if (chunk) grant.chunk_period_ms = chunk;
+    if (this.config.video) this.camera = { ...vllmFramePlan(this.config.video, session.capabilities as Record<string, unknown> | undefined), live: [], items: 0, deleted: 0 };
     return grant;
   }
 
+  /**
+   * The append of a packet. Camera frames due by the end of its audio go with it: in its
+   * `video_frames`, or before it as `input_image` items, the oldest deleted first once 8 are live.
+   * Frames are sent and counted, not traced.
+   */
   append(event_id: string, _seq: number, _t_start_ms: number, audio_b64: Uint8Array): Buffer {
     const ms = base64ByteLength(audio_b64) / ((this.input_rate * 2) / 1000);
     this.sent_ms += ms;
     this.uncommitted++;
+    const camera = this.camera;
+    if (camera) {
+      const due = camera.times.upTo(this.sent_ms);
+      if (due.length > 0 && camera.transport === 'append') return vllmAppendWithFrames(event_id, audio_b64, this.input_rate, ms, this.sent_ms, due.map((f) => f.image));
+      for (const f of due) this.sendImageItem(camera, f.image);
+    }
     return vllmAppend(event_id, audio_b64, this.input_rate, ms, this.sent_ms);
+  }
+
+  /** One frame as an `input_image` item in the window of at most 8: the oldest goes first when it is full. */
+  private sendImageItem(camera: NonNullable<VllmOmniFlow['camera']>, image: Uint8Array): void {
+    const conn = this.conn;
+    if (!conn || !conn.isOpen || this.closedByServer) return;
+    while (camera.live.length >= VLLM_IMAGE_WINDOW.max_items) {
+      conn.send(vllmItemDelete(this.nextId('d'), camera.live.shift() as string));
+      camera.deleted++;
+    }
+    const item_id = `${this.session_id}_frame_${camera.items++}`;
+    conn.send(vllmImageItem(this.nextId('i'), item_id, image));
+    camera.live.push(item_id);
   }
 
   private get serverVad(): boolean {
@@ -402,7 +448,8 @@ export class VllmOmniFlow implements SessionFlow {
   }
 
   dialectEvents(): Record<string, number> {
-    return { ...this.counts };
+    const camera = this.camera;
+    return camera ? { ...this.counts, frames_sent: camera.times.sent, frame_bytes: camera.times.bytes, image_items_deleted: camera.deleted } : { ...this.counts };
   }
 
   /** Output audio deltas counted by the rate each stated (`sample_rate_hz`), when any came. */

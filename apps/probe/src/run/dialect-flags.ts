@@ -19,6 +19,13 @@ export const DIALECT_FLAGS = {
   'unit-timeout-s': { kind: 'number', min: 0, exclusive: true, group: 'limits', help: "with --pacing lockstep: bound on each wait for a unit's sglang.unit.done, seconds (default: 10)", value: 'S' },
   'packet-ms': { kind: 'number', min: 0, exclusive: true, group: 'input', help: "packet length, ms (default: 80; openai: the server's chunk_period_ms when it announces one)", value: 'MS' },
   'ref-audio': { kind: 'string', group: 'dialect', help: "vllm-omni: the assistant's reference voice, a WAV file sent whole as session.ref_audio (a data URL; MiniCPM-o 4.5 refuses audio sessions without one)", value: 'FILE' },
+  video: {
+    kind: 'string',
+    group: 'input',
+    help: "native and vllm-omni: camera frames, a directory of JPEG files (in name order, looped) or a video file (decoded by ffmpeg at --video-fps); sent as the server takes them: native sglang.input_image.append before each unit's first packet when the grant lists image input, vllm-omni video_frames on the append or input_image items as its capabilities say",
+    value: 'DIR|FILE',
+  },
+  'video-fps': { kind: 'number', min: 0, exclusive: true, group: 'input', help: 'frames per second of media time (default: native one per unit, vllm-omni 1; a video file is decoded at this rate, default 1)', value: 'F' },
   'session-extra': { kind: 'string', group: 'dialect', help: 'vllm-omni: a JSON object merged into session.update.session, objects key by key (e.g. \'{"extra_body":{"native_duplex":true}}\')', value: 'JSON' },
   'admission-retries': { kind: 'int', min: 0, group: 'limits', help: "retries of a session a full server refuses (HTTP 503; vllm-omni: resource_exhausted) (default: native and openai 3, sglang-omni's client; vllm-omni 12, which outlasts the server's 30 s disconnect grace)", value: 'N' },
   'admission-backoff-ms': { kind: 'number', min: 0, group: 'limits', help: 'wait before each admission retry, ms (default 250; native and openai: fixed; vllm-omni: doubling up to 5000)', value: 'MS' },

@@ -8,6 +8,16 @@ import { dialectWarnings, parseDialectOptions } from './dialect-settings';
 const flags = (f: Record<string, unknown> = {}) => ({ protocol: 'openai', 'sample-rate': 16000, ...f });
 
 describe('dialect options', () => {
+  it('takes --video for native and vllm-omni, --video-fps only with it, and hands the frames to the flow once read', () => {
+    expect(parseDialectOptions(flags({ protocol: 'native', video: '/frames', 'video-fps': 2 }), {})).toMatchObject({ video_path: '/frames', video_fps: 2 });
+    expect(() => parseDialectOptions(flags({ video: '/frames' }), {})).toThrow(new UsageError('--video is for --protocol native or vllm-omni'));
+    expect(() => parseDialectOptions(flags({ protocol: 'native', 'video-fps': 2 }), {})).toThrow(new UsageError('--video-fps needs --video'));
+    const video = { source: '/frames', base64: [Buffer.from('/9j/')], bytes: [3], fps: null };
+    const native = parseDialectOptions(flags({ protocol: 'native' }), {});
+    expect(dialectConfig({ ...native, video }, 80)).toEqual({ protocol: 'native', video });
+    expect(dialectConfig({ ...parseDialectOptions(flags({ protocol: 'vllm-omni' }), {}), video }, 80)).toMatchObject({ protocol: 'vllm-omni', video });
+  });
+
   it("waits for a full server with each client's budget, and takes vllm-omni's voice, raw fields and bounds", () => {
     expect(parseDialectOptions(flags({ protocol: 'native' }), {}).admission).toEqual({ retries: 3, backoff_ms: 250, max_backoff_ms: 250 });
     const v = parseDialectOptions(flags({ protocol: 'vllm-omni' }), {});

@@ -22,6 +22,8 @@ export interface DialectFlagValues {
   pacing?: string;
   'unit-timeout-s'?: number;
   'ref-audio'?: string;
+  video?: string;
+  'video-fps'?: number;
   'session-extra'?: string;
   'admission-retries'?: number;
   'admission-backoff-ms'?: number;
@@ -95,6 +97,8 @@ export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv
   if (f['no-playback-ack'] && protocol !== 'vllm-omni') throw new UsageError('--no-playback-ack is for --protocol vllm-omni');
   if (f['ref-audio'] !== undefined && protocol !== 'vllm-omni') throw new UsageError('--ref-audio is for --protocol vllm-omni');
   if (f['session-extra'] !== undefined && protocol !== 'vllm-omni') throw new UsageError('--session-extra is for --protocol vllm-omni');
+  if (f.video !== undefined && protocol !== 'native' && protocol !== 'vllm-omni') throw new UsageError('--video is for --protocol native or vllm-omni');
+  if (f['video-fps'] !== undefined && f.video === undefined) throw new UsageError('--video-fps needs --video');
   // vLLM-Omni's client sends turn_detection null by default: the model decides its own turns.
   const turn_detection = (f['turn-detection'] ?? (protocol === 'vllm-omni' ? 'none' : 'server_vad')) as TurnDetection;
   if (f['commit-every-s'] !== undefined && turn_detection !== 'none') {
@@ -123,6 +127,8 @@ export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv
     packet_ms_given: f['packet-ms'] !== undefined,
     ...(f['ref-audio'] !== undefined ? { ref_audio: readRefAudio(f['ref-audio']), ref_audio_file: f['ref-audio'] } : {}),
     ...(f['session-extra'] !== undefined ? { session_extra: parseSessionExtra(f['session-extra']) } : {}),
+    ...(f.video !== undefined ? { video_path: f.video } : {}),
+    ...(f['video-fps'] !== undefined ? { video_fps: f['video-fps'] } : {}),
     admission: admissionPolicy(protocol, f['admission-retries'], f['admission-backoff-ms']),
     ...(f['handshake-timeout-s'] !== undefined ? { handshake_timeout_ms: f['handshake-timeout-s'] * 1000 } : protocol === 'vllm-omni' ? { handshake_timeout_ms: VLLM_TIMEOUTS.handshake_timeout_ms } : {}),
     close_timeout_ms: f['close-timeout-s'] !== undefined ? f['close-timeout-s'] * 1000 : protocol === 'vllm-omni' ? VLLM_TIMEOUTS.close_timeout_ms : 5000,

@@ -10,6 +10,7 @@ import { TraceWriter } from '@duplex-bench/tracer';
 import { ConversationInput } from '../conversation-input';
 import { behaviourFigures, hearConversationOr } from '../conversation-behaviour';
 import { connectionSettings, dialectRecord, redactArgv } from '../dialect-options';
+import { withVideo } from '../video-input';
 import { GrantLog } from '../grant-record';
 import { packetSizeOr } from '../packet-size';
 import { ProcessMeasures } from '../process-measures';
@@ -20,7 +21,7 @@ import { writeAttemptPacing } from '../recording/attempt-pacing';
 import { Checkpoint } from '../recording/checkpoint';
 import { POSTPROCESS_WORKER, postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets, type Invocation } from '../recording/recording';
 import { exitOf } from './exit-status';
-import { duplexMetrics, readRunRecord, writeDuplexMetrics, vllmOmniFigures, runFile, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary } from '@duplex-bench/results';
+import { duplexMetrics, readRunRecord, writeDuplexMetrics, videoFigures, vllmOmniFigures, runFile, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary } from '@duplex-bench/results';
 import { RealtimeSession, reasonOf, type SessionResult } from '@duplex-bench/session';
 import type { RecordOptions } from './run-settings';
 import { recordArrivals } from './record-arrivals';
@@ -76,7 +77,7 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
   }
   const size = await packetSizeOr(given.url, given, given.connect_timeout_ms, (message) => io.stderr.write(`error: ${message}\n`));
   if (!size) return EXIT.failed;
-  const opts: RecordOptions = { ...given, packet_ms: size.packet_ms };
+  const opts: RecordOptions = await withVideo({ ...given, packet_ms: size.packet_ms });
   const script = opts.conversation;
   const conversation = script === undefined ? null : await readInput(() => ConversationInput.read({ ...opts, conversation: script }));
   // A conversation's model speech is found by the VAD in a thread of its own, started before anything else.
@@ -200,7 +201,7 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
           result = await session.stream(start_s);
         } catch (err) {
           const { reason, message } = reasonOf(err);
-          if (!openedAny && (reason === 'connect_failed' || reason === 'connect_timeout')) unreachable = message;
+          if (!openedAny && (reason === 'connect_failed' || reason === 'connect_timeout' || reason === 'input_not_granted')) unreachable = message;
           result = await session.abandon(err);
         }
         first = false;
@@ -232,6 +233,8 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
       const vllm = vllmOmniFigures(all);
       if (vllm) summary.vllm_omni = vllm;
     }
+    const video = opts.video ? videoFigures(opts.video.source, all) : null;
+    if (video) summary.video = video;
     // Every stored sample's behaviour events and speech record, this invocation's and earlier ones', in sample order.
     const behaviour = conversation ? behaviourFigures(conversation, [...stored.values()].sort((a, b) => (a.sample_id < b.sample_id ? -1 : 1))) : null;
     if (behaviour) {

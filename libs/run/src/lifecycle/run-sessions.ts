@@ -10,6 +10,7 @@ import { ConversationInput } from '../conversation-input';
 import { behaviourFigures, hearConversationOr } from '../conversation-behaviour';
 import { connectionSettings, dialectRecord, redactArgv } from '../dialect-options';
 import { GrantLog } from '../grant-record';
+import { withVideo } from '../video-input';
 import { arrivalPackets, openFirstThenAll, removeTrace, runPackets, type AudioInputRecord } from '../open-sessions';
 import { sessionLines, type EndedSessions } from '../ended-sessions';
 import { packetSizeOr } from '../packet-size';
@@ -22,7 +23,7 @@ import { estimateClockOffset, type ClockOffset } from '../clock-offset';
 import { describeDuration, meanDurationS } from '../arrivals/session-duration';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
-import { duplexClientFigures, duplexMetrics, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary, writeDuplexMetrics, writeRunRecord } from '@duplex-bench/results';
+import { duplexClientFigures, duplexMetrics, videoFigures, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary, writeDuplexMetrics, writeRunRecord } from '@duplex-bench/results';
 import { legacyFigures } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier, type SessionResult } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
@@ -53,7 +54,7 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
     hooks.failedBeforeGate?.(message);
   });
   if (!size) return EXIT.failed;
-  const opts: RunOptions = { ...given, packet_ms: size.packet_ms };
+  const opts: RunOptions = await withVideo({ ...given, packet_ms: size.packet_ms });
   if (size.source === 'session.created.capabilities.chunk_period_ms') {
     io.stderr.write(`packets: ${size.packet_ms} ms, the server's chunk_period_ms (give --packet-ms to choose)\n`);
   }
@@ -282,6 +283,8 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
       const legacy = legacyFigures(results);
       if (legacy) summary.legacy = legacy;
     }
+    const video = opts.video ? videoFigures(opts.video.source, results) : null;
+    if (video) summary.video = video;
     const behaviour = conversation ? behaviourFigures(conversation, results) : null;
     if (behaviour) summary.behaviour = behaviour.summary;
     if (behaviour) telemetry?.behaviour(behaviour.parts);

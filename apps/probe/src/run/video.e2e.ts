@@ -1,0 +1,82 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startMockServer, type MockServerOptions } from '@duplex-bench/mock-servers';
+import { EventEmitter } from 'node:events';
+import { probe } from './run-harness.spec-helpers';
+import { runCommand } from './run-command';
+import { parseRunOptions } from './run-options';
+
+jest.setTimeout(60_000);
+
+/** One JPEG a second for `seconds`, made by ffmpeg from its test pattern, in a directory of their own. */
+async function frameDir(seconds: number): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'camera-'));
+  execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', `testsrc=size=160x120:rate=1`, '-t', String(seconds), '-q:v', '5', join(dir, 'f%03d.jpg')]);
+  return dir;
+}
+
+const VLLM: MockServerOptions = { port: 0, protocol: 'openai', profile: 'model', input_sample_rate: 16000, model: { ttfp_ms: 100, rtf: 0.5 }, openai: { flavor: 'vllm-omni' } };
+
+describe('run --video: camera frames as each server takes them', () => {
+  let frames: string;
+  let clip: string;
+  beforeAll(async () => {
+    frames = await frameDir(3);
+    clip = join(await mkdtemp(join(tmpdir(), 'clip-')), 'clip.mp4');
+    execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10', '-t', '3', '-pix_fmt', 'yuv420p', clip]);
+  });
+
+  it("native: one frame per unit before the unit's first packet when the grant lists image input, each a JPEG the server took", async () => {
+    const mock = await startMockServer({ port: 0, profile: 'minicpmo', images: {} });
+    try {
+      const { code, summary } = await probe(mock.url, ['--concurrency', '2', '--duration', '3', '--video', frames, '--allow-unqualified']);
+      expect(code).toBe(0);
+      // 1 s units: units 0, 1 and 2 of each session.
+      expect(summary.video).toMatchObject({ source: frames, frames_sent: 6 });
+      expect(mock.stats().frames).toMatchObject({ accepted: 6, refused: 0, bytes: summary.video?.frame_bytes });
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it('native: a server that grants no image input, or frames past its count, fails the run in one line before any packet', async () => {
+    for (const [images, said] of [
+      [undefined, /^error: --video: the server grants no image input \(input_modalities: \["audio"\]\)$/m],
+      [{ max_per_unit: 1 }, /^error: --video-fps 2: 2 frames per 1000 ms unit; the server takes at most 1$/m],
+    ] as const) {
+      const mock = await startMockServer({ port: 0, profile: 'minicpmo', ...(images ? { images } : {}) });
+      try {
+        let stderr = '';
+        const io = { stdout: { write: () => true }, stderr: { write: (s: string) => (stderr += s), isTTY: false }, signals: new EventEmitter(), exitNow: () => undefined as never, argv: [] };
+        const out = await mkdtemp(join(tmpdir(), 'camera-run-'));
+        const fps = images ? ['--video-fps', '2'] : [];
+        const code = await runCommand(parseRunOptions(['--url', mock.url, '--output', out, '--quiet', '--concurrency', '2', '--duration', '1', '--video', frames, ...fps]), io);
+        expect({ code, stderr }).toEqual({ code: 1, stderr: expect.stringMatching(said) });
+        expect(mock.stats().appends).toBe(0);
+      } finally {
+        await mock.close();
+      }
+    }
+  });
+
+  it('vllm-omni: frames (from a video file) on the appends when the session states no modality contract, and as at most 8 live input_image items when it lists image input', async () => {
+    for (const image_items of [false, true]) {
+      const mock = await startMockServer({ ...VLLM, openai: { ...VLLM.openai, image_items } });
+      try {
+        // Items: the directory at 4 frames a second; appends: a video file decoded by ffmpeg at its default 1.
+        const video = image_items ? ['--video', frames, '--video-fps', '4'] : ['--video', clip];
+        const { code, summary } = await probe(mock.url, ['--protocol', 'vllm-omni', '--model', 'm', '--concurrency', '1', '--duration', '3', ...video, '--allow-unqualified']);
+        expect({ image_items, code }).toEqual({ image_items, code: 0 });
+        const sent = summary.video?.frames_sent ?? 0;
+        expect(sent).toBe(image_items ? 12 : 3);
+        // The mock refuses an item past 8 live images (input_backpressure): none was refused.
+        expect(mock.stats().frames).toEqual({ accepted: sent, refused: 0, bytes: summary.video?.frame_bytes });
+        if (image_items) expect(summary.video?.image_items_deleted).toBe(4);
+      } finally {
+        await mock.close();
+      }
+    }
+  });
+});

@@ -1,0 +1,121 @@
+import { VirtualTimeScheduler } from 'rxjs';
+import type WebSocket from 'ws';
+import { schedulerTimerHost } from '@duplex-bench/pacer';
+import { nativeAppend, nativeGrant, nativeImageAppend, nativeInputEnd, type NativeLimits } from '@duplex-bench/protocol';
+import { ArrivalOffsets } from './arrival-offsets';
+import { BehaviourLog } from './behaviour-log';
+import { FakeSocket, type Event } from './fake-socket.spec-helpers';
+import { NativeMockSession } from './native-mock-session';
+import type { MockHost } from './openai-mock-session';
+import { VllmMockSession } from './vllm-mock-session';
+
+const LIMITS: NativeLimits = { max_input_bytes: 1, max_input_chunks: 1, max_output_bytes: 1, max_output_events: 1, max_responses: 1, max_segments: 1, max_history_chars: 1, session_timeout_s: 1, cleanup_timeout_s: 1 };
+const JPEG = (n = 100) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(n - 4)]);
+const b64 = (b: Buffer) => Buffer.from(b.toString('base64'), 'latin1');
+
+function host(scheduler: VirtualTimeScheduler, ws: FakeSocket): MockHost {
+  return {
+    clock: schedulerTimerHost(scheduler),
+    send: (_w, frame) => ws.frames.push({ t_ms: scheduler.now(), event: JSON.parse(frame) as Event }),
+    arrivals: () => new ArrivalOffsets(),
+    arrivalsDone: () => undefined,
+    completed: () => undefined,
+    behaviourLog: (id) => new BehaviourLog(id),
+  };
+}
+
+/** A native session whose grant lists image input (1 s units, one frame a unit, 1 KiB frames) or not. */
+function nativeSession(images: boolean, frame_cost_ms = 0) {
+  const scheduler = new VirtualTimeScheduler();
+  const ws = new FakeSocket();
+  const grant = nativeGrant(24000, 1000, LIMITS);
+  if (images) {
+    grant.input_modalities = ['audio', 'image'];
+    grant.input_image_format = { types: ['image/jpeg'], max_bytes: 1024, max_frames_per_unit: 1, max_per_unit: 1, max_slice_nums: 9 };
+  }
+  const s = new NativeMockSession(ws as unknown as WebSocket, host(scheduler, ws), 'm', { grant, replies_per_unit: 2, model: null, behaviour: null, frame_cost_ms }, Buffer.alloc(48000).toString('base64'), null);
+  const send = (frame: string | Buffer) => s.onMessage(Buffer.from(frame), false, scheduler.now() / 1000);
+  const unit = (seq: number) => send(nativeAppend(`a${seq}`, seq, seq * 1000, b64(Buffer.alloc(32000))));
+  const errors = () => ws.frames.filter((f) => f.event.type === 'error').map((f) => (f.event.error as { code: string }).code);
+  return { scheduler, ws, s, send, unit, errors };
+}
+
+describe('the native mock takes camera frames as sglang-omni does', () => {
+  it('binds a frame to the unit its t_ms falls in and answers sglang.input_image.accepted with that unit and the client event', () => {
+    const n = nativeSession(true);
+    n.send(nativeImageAppend('i0', b64(JPEG()), 0));
+    expect(n.ws.frames.at(-1)?.event).toMatchObject({ type: 'sglang.input_image.accepted', unit_id: 'unit_0', client_event_id: 'i0' });
+    expect(n.s.frames).toEqual({ accepted: 1, refused: 0, bytes: 100 });
+  });
+
+  it('refuses, non-fatally and by sglang-omni codes: no image grant, over max_bytes, not a JPEG, a unit already cut, past the unit count, after the input ended', () => {
+    expect((() => {
+      const n = nativeSession(false);
+      n.send(nativeImageAppend('i0', b64(JPEG()), 0));
+      return n.errors();
+    })()).toEqual(['not_supported']);
+    const n = nativeSession(true);
+    n.send(nativeImageAppend('big', b64(JPEG(2048)), 0));
+    n.send(nativeImageAppend('png?', b64(Buffer.from('not an image at all')), 0));
+    n.send(nativeImageAppend('ok', b64(JPEG()), 0));
+    n.send(nativeImageAppend('second', b64(JPEG()), 10));
+    n.unit(0);
+    n.send(nativeImageAppend('late', b64(JPEG()), 500));
+    n.send(nativeInputEnd('end'));
+    n.send(nativeImageAppend('after', b64(JPEG()), 1000));
+    expect(n.errors()).toEqual(['buffer_overflow', 'invalid_request', 'buffer_overflow', 'invalid_state', 'invalid_state']);
+    expect(n.ws.frames.filter((f) => f.event.type === 'error').every((f) => (f.event.sglang as { fatal: boolean }).fatal === false)).toBe(true);
+    expect(n.s.frames).toMatchObject({ accepted: 1, refused: 5 });
+  });
+
+  it("delays a unit's answer by its frames' cost (append-echo)", () => {
+    const n = nativeSession(true, 300);
+    n.send(nativeImageAppend('i0', b64(JPEG()), 0));
+    n.unit(0);
+    n.unit(1);
+    n.scheduler.flush();
+    const done = n.ws.frames.filter((f) => f.event.type === 'sglang.unit.done').map((f) => f.t_ms);
+    expect(done).toEqual([0, 300]);
+  });
+});
+
+function vllmSession(image_items: boolean) {
+  const scheduler = new VirtualTimeScheduler();
+  const ws = new FakeSocket();
+  const slot = { limit: 1, take: () => true, released: () => undefined, disconnected: () => undefined };
+  const s = new VllmMockSession(ws as unknown as WebSocket, host(scheduler, ws), 'v', { output_sample_rate: 24000, unit_ms: 80, ttfp_ms: 0, rtf: 0, silence_ms: 500, listen_every: 0, config_timeout_ms: 10_000, journal_max_bytes: 8 * 2 ** 20, image_items }, slot);
+  const send = (e: Record<string, unknown>) => s.onMessage(Buffer.from(JSON.stringify(e)), false, 0);
+  send({ type: 'session.update', session: {} });
+  const item = (id: string, url = `data:image/jpeg;base64,${JPEG().toString('base64')}`, role = 'user') => send({ type: 'conversation.item.create', item: { id, type: 'message', role, content: [{ type: 'input_image', image_url: url }] } });
+  const codes = () => ws.frames.filter((f) => f.event.type === 'error').map((f) => (f.event.error as { code: string }).code);
+  return { ws, s, send, item, codes };
+}
+
+describe('the vllm-omni mock takes camera frames as vLLM-Omni does', () => {
+  it('states image input without video in its capabilities only with image_items', () => {
+    expect(vllmSession(true).ws.frames[0].event.session).toMatchObject({ capabilities: { optional_input_modalities: ['image'], supports_image_input: true } });
+    expect((vllmSession(false).ws.frames[0].event.session as { capabilities: Record<string, unknown> }).capabilities).toEqual({ chunk_period_ms: 80 });
+  });
+
+  it('takes up to 8 live input_image items, refuses the 9th (input_backpressure) until one is deleted, and checks role and data URL', () => {
+    const v = vllmSession(true);
+    for (let i = 0; i < 8; i++) v.item(`f${i}`);
+    v.item('f8');
+    expect(v.codes()).toEqual(['input_backpressure']);
+    v.send({ type: 'conversation.item.delete', item_id: 'f0' });
+    v.item('f8');
+    v.item('x', 'https://example.invalid/a.jpg');
+    v.item('y', undefined, 'assistant');
+    expect(v.codes()).toEqual(['input_backpressure', 'invalid_image', 'invalid_image']);
+    expect(v.ws.frames.filter((f) => f.event.type === 'conversation.item.deleted').map((f) => f.event)).toEqual([expect.objectContaining({ item_id: 'f0', deleted: true })]);
+    expect(v.s.frames.accepted).toBe(9);
+  });
+
+  it('refuses input_image items from a model that does not state image input (unsupported), and counts video_frames on appends', () => {
+    const v = vllmSession(false);
+    v.item('f0');
+    v.send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(2560).toString('base64'), video_frames: [JPEG().toString('base64')] });
+    expect(v.codes()).toEqual(['unsupported']);
+    expect(v.s.frames).toEqual({ accepted: 1, refused: 1, bytes: 100 });
+  });
+});
