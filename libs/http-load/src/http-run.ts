@@ -321,11 +321,13 @@ export async function runHttpLoad(o: HttpRunOptions): Promise<HttpRunResult> {
   if (o.load.mode === 'open' && !(o.load.rate_rps > 0)) throw new RangeError('the rate must be above 0 requests/s');
   const timers = o.timers ?? nodeTimerHost;
   const base = new URL(o.url);
+  // Each request's bound is its own timer (it says which bound ran out); undici's are a backstop a
+  // second later, so they never win the race with it and leave a request without its reason.
   const pool = new Pool(base.origin, {
     connections: o.max_connections,
     pipelining: 1,
-    headersTimeout: o.request_timeout_ms,
-    bodyTimeout: o.request_timeout_ms,
+    headersTimeout: o.request_timeout_ms + 1000,
+    bodyTimeout: o.request_timeout_ms + 1000,
     connectTimeout: Math.min(o.request_timeout_ms, 10_000),
   });
   const path = `${base.pathname.replace(/\/$/, '')}${ENDPOINT_PATHS[o.endpoint]}`;
