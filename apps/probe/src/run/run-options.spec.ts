@@ -57,6 +57,15 @@ describe('parseRunOptions', () => {
     expect(parseRunOptions([...withFlag('--concurrency', '512'), '--start-spread-ms', '0']).start_spread_ms).toBe(0);
   });
 
+  it("refuses a session past sglang-omni's 230 s cap before the run, unless --max-session-s allows it; other dialects have no cap unless given", () => {
+    const url = ['--url', 'ws://127.0.0.1:1/v1/realtime', '--concurrency', '1', '--output', '/tmp/out'];
+    expect(() => parseRunOptions([...url, '--duration', '231'])).toThrow(/a 231 s session passes the server's session limit of 230 s \(sglang-omni ends a session at 240 s.*give --max-session-s/);
+    expect(parseRunOptions([...url, '--duration', '230']).duration_s).toBe(230);
+    expect(parseRunOptions([...url, '--duration', '300', '--max-session-s', '600']).duration_s).toBe(300);
+    expect(parseRunOptions([...url, '--duration', '300', '--protocol', 'vllm-omni']).duration_s).toBe(300);
+    expect(() => parseRunOptions([...url, '--duration', '300', '--protocol', 'vllm-omni', '--max-session-s', '120'])).toThrow("a 300 s session passes the server's session limit of 120 s; give --max-session-s for a server that allows more");
+  });
+
   it('names a missing required flag and an unknown one', () => {
     expect(usageError(BASE.slice(2))).toBe('--url is required');
     expect(usageError([...BASE.slice(0, 2), ...BASE.slice(4)])).toBe('--concurrency is required');

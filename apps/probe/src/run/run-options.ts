@@ -5,6 +5,20 @@ import { RUN_FLAGS } from './run-flags';
 
 export type { RunOptions } from '@duplex-bench/run';
 
+/**
+ * sglang-omni ends a session at 240 s (`SESSION_LIMIT_S`), and its client caps a session at 230 s
+ * to leave 10 s for the drain and close (benchmarks/duplex/client.py@3d801fa0 `MAX_TIMEOUT_S`).
+ */
+export const SGLANG_SESSION_CAP_S = 230;
+
+/** A session longer than the server allows is refused before the run, in one line: `--max-session-s` says how long the server allows. */
+function checkSessionCap(protocol: string, given: number | undefined, session_s: number | undefined): void {
+  const cap = given ?? (protocol === 'native' || protocol === 'sglang-legacy' ? SGLANG_SESSION_CAP_S : undefined);
+  if (cap === undefined || session_s === undefined || session_s <= cap) return;
+  const why = given === undefined ? ` (sglang-omni ends a session at 240 s; its client stops at ${SGLANG_SESSION_CAP_S} s to leave time to drain)` : '';
+  throw new UsageError(`a ${session_s} s session passes the server's session limit of ${cap} s${why}; give --max-session-s for a server that allows more`);
+}
+
 /** Flags of `probe run`, validated before anything starts. Throws UsageError. */
 export function parseRunOptions(argv: string[]): RunOptions {
   const f = parseFlags(argv, RUN_FLAGS);
@@ -31,6 +45,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
   const dialect = parseDialectOptions(f);
   // A refused arrival is blocked, which is what an arrival run measures: retried only when asked.
   if (arrivals && f['admission-retries'] === undefined) dialect.admission = { ...dialect.admission, retries: 0 };
+  checkSessionCap(dialect.protocol, f['max-session-s'], f.duration ?? (arrivals?.duration.kind === 'fixed' ? arrivals.duration.s : undefined));
   const concurrency = f.concurrency ?? 0;
   const duration_s = f.duration ?? (arrivals ? (meanDurationS(arrivals.duration) ?? 0) : 0);
   const shard = f.shard === undefined ? undefined : parseShard(f.shard);
