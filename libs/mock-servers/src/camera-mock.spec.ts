@@ -9,7 +9,7 @@ import { NativeMockSession } from './native-mock-session';
 import type { MockHost } from './openai-mock-session';
 import { VllmMockSession } from './vllm-mock-session';
 
-const LIMITS: NativeLimits = { max_input_bytes: 1, max_input_chunks: 1, max_output_bytes: 1, max_output_events: 1, max_responses: 1, max_segments: 1, max_history_chars: 1, session_timeout_s: 1, cleanup_timeout_s: 1 };
+const LIMITS: NativeLimits = { max_input_bytes: 1e9, max_output_bytes: 1e9, max_output_events: 1e6, max_history_chars: 65536, cleanup_timeout_s: 30 };
 const JPEG = (n = 100) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(n - 4)]);
 const b64 = (b: Buffer) => Buffer.from(b.toString('base64'), 'latin1');
 

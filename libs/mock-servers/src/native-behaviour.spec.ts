@@ -5,7 +5,7 @@ import { resolveBehaviour } from './behaviour-settings';
 import type { BehaviourOptions } from './behaviour-session';
 import { NativeMockSession } from './native-mock-session';
 
-const LIMITS: NativeLimits = { max_input_bytes: 1e9, max_input_chunks: 1e6, max_output_bytes: 1e9, max_output_events: 1e6, max_responses: 100, max_segments: 1e6, max_history_chars: 65536, session_timeout_s: 3600, cleanup_timeout_s: 30 };
+const LIMITS: NativeLimits = { max_input_bytes: 1e9, max_output_bytes: 1e9, max_output_events: 1e6, max_history_chars: 65536, cleanup_timeout_s: 30 };
 const IN_RATE = 16000;
 
 function script(steps: ConversationStep[]): ConversationScript {

@@ -8,13 +8,9 @@ import type { MockHost } from './openai-mock-session';
 /** What the native mock states it enforces: nothing a benchmark reaches (an hour of input per session). */
 const MOCK_LIMITS: NativeLimits = {
   max_input_bytes: 3600 * 32_000,
-  max_input_chunks: 3600 * 1000,
   max_output_bytes: 3600 * 48_000,
   max_output_events: 3600 * 1000,
-  max_responses: 3600,
-  max_segments: 3600 * 1000,
-  max_history_chars: 65536,
-  session_timeout_s: 3600,
+  max_history_chars: 1 << 20,
   cleanup_timeout_s: 30,
 };
 

@@ -41,7 +41,7 @@ class FakeSocket {
   }
 }
 
-const LIMITS: NativeLimits = { max_input_bytes: 1, max_input_chunks: 1, max_output_bytes: 1, max_output_events: 1, max_responses: 1, max_segments: 1, max_history_chars: 1, session_timeout_s: 1, cleanup_timeout_s: 1 };
+const LIMITS: NativeLimits = { max_input_bytes: 1e9, max_output_bytes: 1e9, max_output_events: 1e6, max_history_chars: 65536, cleanup_timeout_s: 30 };
 /** One 80 ms unit of 22,050 Hz output silence. */
 const PAYLOAD = Buffer.alloc(3528).toString('base64');
 

@@ -150,7 +150,7 @@ export class NativeMockSession {
         this.onAppend(frame, client_event_id, arrived_s);
         break;
       case NativeEvent.sessionUpdate:
-        this.onSessionUpdate(client_event_id);
+        this.onSessionUpdate(client_event_id, frame.event().session);
         break;
       case NativeEvent.inputEnd:
         this.onInputEnd(client_event_id);
@@ -167,12 +167,12 @@ export class NativeMockSession {
     }
   }
 
-  private onSessionUpdate(client_event_id: string): void {
+  private onSessionUpdate(client_event_id: string, asked: unknown): void {
     if (this.fault?.action === 'close_in_handshake') {
       this.ws.close(1011, 'injected fault');
       return;
     }
-    this.send(nativeSessionUpdated(this.nextEventId(), client_event_id, this.id, this.options.grant));
+    this.send(nativeSessionUpdated(this.nextEventId(), client_event_id, this.id, this.options.grant, asked && typeof asked === 'object' ? (asked as Record<string, unknown>) : {}));
     if (this.fault && this.fault.after_appends === 0) this.applyFault(this.fault, client_event_id);
   }
 

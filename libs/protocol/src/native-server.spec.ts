@@ -21,13 +21,9 @@ import {
 const parse = (text: string) => decodeFrame(text).event();
 const LIMITS: NativeLimits = {
   max_input_bytes: 1920000,
-  max_input_chunks: 128,
   max_output_bytes: 4194304,
   max_output_events: 256,
-  max_responses: 128,
-  max_segments: 256,
   max_history_chars: 65536,
-  session_timeout_s: 240,
   cleanup_timeout_s: 30,
 };
 
@@ -56,15 +52,22 @@ describe('NativeAudioDeltaTemplate', () => {
 });
 
 describe('native server events', () => {
-  it('grants exactly the capability set of a native server (the values of sglang-omni\'s GRANTED fixture)', () => {
-    const event = parse(nativeSessionUpdated('e1', 'u1', 'mock_0', nativeGrant(22050, 80, LIMITS)));
+  it('grants exactly the capability set of a native server (the values of sglang-omni\'s GRANTED fixture, the newest limits), and echoes the session asked for', () => {
+    const event = parse(nativeSessionUpdated('e1', 'u1', 'mock_0', nativeGrant(22050, 80, LIMITS), { output_modalities: ['audio'], instructions: 'hi', sglang: { sampling: {} } }));
     expect(event).toEqual({
       type: 'session.updated',
       event_id: 'e1',
       client_event_id: 'u1',
       session: {
+        output_modalities: ['audio'],
+        instructions: 'hi',
+        audio: { input: { format: { type: 'audio/pcm', rate: 16000 } }, output: { format: { type: 'audio/pcm', rate: 22050 } } },
         id: 'mock_0',
+        object: 'realtime.session',
+        model: 'duplex-bench-mock',
+        type: 'realtime',
         sglang: {
+          sampling: {},
           granted: {
             interaction: 'native',
             native_full_duplex: true,
@@ -85,6 +88,8 @@ describe('native server events', () => {
             partial_style: 'append_only',
             pressure_policy: 'reject',
             strict_order: true,
+            sampling_parameters: [],
+            supports_reference_audio: false,
             limits: LIMITS,
             rejections: [],
           },

@@ -37,19 +37,19 @@ export interface NativeGrant {
   partial_style: 'append_only';
   pressure_policy: 'reject';
   strict_order: true;
+  /** The sampling fields a session may set (`session.sglang.sampling`); none by default. */
+  sampling_parameters: string[];
+  supports_reference_audio: boolean;
   limits: NativeLimits;
   rejections: [];
 }
 
+/** The server's runtime limits as its grant states them (`RuntimeLimits`, sglang_omni/serve/realtime/types.py@dd3240eb). */
 export interface NativeLimits {
   max_input_bytes: number;
-  max_input_chunks: number;
   max_output_bytes: number;
   max_output_events: number;
-  max_responses: number;
-  max_segments: number;
   max_history_chars: number;
-  session_timeout_s: number;
   cleanup_timeout_s: number;
 }
 
@@ -78,6 +78,8 @@ export function nativeGrant(output_sample_rate: number, native_unit_ms: number, 
     partial_style: 'append_only',
     pressure_policy: 'reject',
     strict_order: true,
+    sampling_parameters: [],
+    supports_reference_audio: false,
     limits,
     rejections: [],
   };
@@ -92,8 +94,18 @@ export function nativeSessionCreated(event_id: string, session_id: string): stri
   return JSON.stringify({ type: NativeEvent.sessionCreated, event_id, session: { id: session_id, sglang: { granted: null } } });
 }
 
-export function nativeSessionUpdated(event_id: string, client_event_id: string, session_id: string, grant: NativeGrant): string {
-  return JSON.stringify({ type: NativeEvent.sessionUpdated, event_id, client_event_id, session: { id: session_id, sglang: { granted: grant } } });
+/**
+ * `session.updated`: the session as negotiated, echoed (what the client asked, its audio formats
+ * filled in), with the id, the model, the type and the grant (projection.py@0d34b501 `Updated`).
+ */
+export function nativeSessionUpdated(event_id: string, client_event_id: string, session_id: string, grant: NativeGrant, asked: Record<string, unknown> = {}): string {
+  const sglang = asked.sglang && typeof asked.sglang === 'object' ? (asked.sglang as Record<string, unknown>) : {};
+  const audio = {
+    input: { format: { type: 'audio/pcm', rate: grant.input_audio_format.rate } },
+    output: { format: { type: 'audio/pcm', rate: grant.output_audio_format.rate } },
+  };
+  const session = { ...asked, audio, output_modalities: grant.output_modalities, id: session_id, object: 'realtime.session', model: 'duplex-bench-mock', type: 'realtime', sglang: { ...sglang, granted: grant } };
+  return JSON.stringify({ type: NativeEvent.sessionUpdated, event_id, client_event_id, session });
 }
 
 /** The receipt of one append: `accepted_end_ms` is the input accepted so far, in ms. */

@@ -177,13 +177,9 @@ function erlangB(servers: number, erlangs: number): number {
 /** What the fake server's grant states it enforces: nothing a session here reaches. */
 const LIMITS: NativeLimits = {
   max_input_bytes: 3600 * 32_000,
-  max_input_chunks: 3600 * 1000,
   max_output_bytes: 3600 * 48_000,
   max_output_events: 3600 * 1000,
-  max_responses: 3600,
-  max_segments: 3600 * 1000,
   max_history_chars: 65536,
-  session_timeout_s: 3600,
   cleanup_timeout_s: 30,
 };
 
