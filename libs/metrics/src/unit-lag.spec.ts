@@ -46,7 +46,7 @@ describe('SessionUnits', () => {
     expect(unitLagMs(aligned.lag).count).toBe(2);
   });
 
-  it('expects only the units sent whole when a session stops early, and records no lag for a unit done before its input', () => {
+  it("expects every unit of the input when a session stops early, the unsent ones missed (sglang-omni's expected_units), and records no lag for a unit done before its input", () => {
     const recorder = new UnitLagRecorder();
     const units = recorder.session(80, 800);
     units.unitDone(0.001);
@@ -54,7 +54,8 @@ describe('SessionUnits', () => {
     units.inputSent(0.08, 160, 0.082);
     units.finish();
     units.finish();
-    expect(recorder.counts()).toEqual({ unit_ms: 80, expected: 2, done: 1, missed: 1, done_before_input: 1 });
+    // 800 ms of input in 80 ms units: 10 expected; one unit.done came (before its input), 9 never did.
+    expect(recorder.counts()).toEqual({ unit_ms: 80, expected: 10, done: 1, missed: 9, done_before_input: 1 });
     expect(recorder.lag.totalCount).toBe(0);
   });
 

@@ -27,11 +27,15 @@ export interface UnitStepMs {
 export interface UnitCounts {
   /** The server's unit (`native_unit_ms` of its grant); the miss threshold is one unit. */
   unit_ms: number;
-  /** Units whose input the client sent whole (the short last unit included; the empty end-of-input unit not). */
+  /**
+   * Units the sessions' input holds, ceil(input / unit), whether or not the client got to send them
+   * (the short last unit included; the empty end-of-input unit not): sglang-omni's
+   * `expected_units` (serving_unit_metrics.py@20e09f84).
+   */
   expected: number;
   /** Of those, units whose `sglang.unit.done` arrived. */
   done: number;
-  /** Units whose lag exceeded one unit, plus expected units that never got their `unit.done`. */
+  /** Units whose lag exceeded one unit, plus expected units that never got their `unit.done` (unsent ones among them). */
   missed: number;
   /** `unit.done` events that came before the client had sent the unit's input (a server fault; no lag recorded). */
   done_before_input: number;
@@ -132,15 +136,19 @@ export class SessionUnits {
     if (lag_ms > this.unit_ms) r.missed++;
   }
 
-  /** The session ended: its counts join the process's; units sent whole that never got their `unit.done` are missed. */
+  /**
+   * The session ended: its counts join the process's. Every unit of its input is expected, sent or
+   * not, and each that never got its `unit.done` is missed: a session cut short misses the rest of
+   * its input, as sglang-omni's serving metrics count it.
+   */
   finish(): void {
     if (this.finished) return;
     this.finished = true;
     const r = this.recorder;
-    const done = Math.min(this.doneCount, this.total);
-    r.expected += this.ready;
-    r.done += Math.min(done, this.ready);
-    r.missed += Math.max(0, this.ready - done);
+    const done = Math.min(this.doneCount, this.ready);
+    r.expected += this.total;
+    r.done += done;
+    r.missed += this.total - done;
     if (done > 0 && this.last_done_s > this.first_start_s) r.units_per_s.push(Math.round((done / (this.last_done_s - this.first_start_s)) * 1000) / 1000);
   }
 }

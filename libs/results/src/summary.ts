@@ -392,7 +392,7 @@ export const UNIT_ORIGIN: Record<string, string> = {
   unit_lag_ms:
     "client: receipt of a unit's sglang.unit.done minus the send completion (ws.send() returned) of the append holding the unit's last input sample (sglang-omni serving_unit_metrics.py: its unit_ready_s from the packet's completed_s); units matched to unit.done in arrival order; the empty unit of an input that ends on a unit boundary left out",
   unit_miss_rate:
-    "units whose lag exceeds one unit (native_unit_ms of the grant: 80 ms nemotron, 1,000 ms minicpmo, as sglang-omni's gates call a unit missed), plus units sent whole whose unit.done never came, over the units sent whole",
+    "units whose lag exceeds one unit (native_unit_ms of the grant: 80 ms nemotron, 1,000 ms minicpmo, as sglang-omni's gates call a unit missed), plus units whose unit.done never came, unsent ones included, over every unit of the sessions' input, ceil(input / unit) (sglang-omni serving_unit_metrics.py@20e09f84 expected_units)",
 };
 
 export const LOCKSTEP_ORIGIN: Record<string, string> = {
