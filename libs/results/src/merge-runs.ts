@@ -39,6 +39,7 @@ export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   pacing_verdict?: string;
   /** vllm-omni parts: the pooled figures under vLLM-Omni's names. */
   vllm_omni?: RunSummary['vllm_omni'];
+  video?: RunSummary['video'];
   sources: string[];
   measurement_origin: Record<string, string>;
 }

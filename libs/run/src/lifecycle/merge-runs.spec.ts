@@ -7,7 +7,7 @@ import { httpSummary, LatencyHistograms, PerSecond, type HttpSummary } from '@du
 import { createUsHistogram } from '@duplex-bench/metrics';
 import { runFile } from '@duplex-bench/results';
 import type { RunVerdict } from '../verdict';
-import { mergeRuns, type MergeOptions, type RenderMerge } from './merge-runs';
+import { mergedVideo, mergeRuns, type MergeOptions, type RenderMerge } from './merge-runs';
 
 /** What `httpSummary` takes of the requests that ended (RequestTally, whose class is not on http-load's face): every one completed. */
 type Tally = Parameters<typeof httpSummary>[0]['tally'];
@@ -142,5 +142,15 @@ describe('mergeRuns', () => {
     const written = JSON.parse(await readFile(runFile(flags().output, 'summary'), 'utf8')) as HttpSummary & { verdict: string };
     expect(written).toMatchObject({ verdict: 'unqualified', qualified: false, requests: { sent: 8 } });
     expect(written.unqualified_reason).toMatch(/^process 1: 1 request\(s\) started more than 10 ms after their intended time/);
+  });
+});
+
+describe('mergedVideo', () => {
+  it("sums the parts' camera frames and bytes (and deleted image items where counted); none when no part sent any", () => {
+    const part = (frames_sent: number, frame_bytes: number, image_items_deleted?: number) => ({ source: '/frames', frames_sent, frame_bytes, ...(image_items_deleted !== undefined ? { image_items_deleted } : {}), measurement_origin: {} });
+    expect(mergedVideo([part(3, 300), undefined, part(4, 400)])).toMatchObject({ source: '/frames', frames_sent: 7, frame_bytes: 700 });
+    expect(mergedVideo([part(3, 300)])).not.toHaveProperty('image_items_deleted');
+    expect(mergedVideo([part(10, 1, 2), part(10, 1, 3)])?.image_items_deleted).toBe(5);
+    expect(mergedVideo([undefined, undefined])).toBeNull();
   });
 });

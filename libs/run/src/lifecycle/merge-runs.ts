@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { UsageError } from '@duplex-bench/cli';
 import type { HttpSummary } from '@duplex-bench/http-load';
-import { readRunRecord, buildMergedSummary, mergeDuplex, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, runFile, shiftRun, vllmOmniFigures } from '@duplex-bench/results';
+import { readRunRecord, buildMergedSummary, mergeDuplex, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, runFile, shiftRun, vllmOmniFigures, type VideoFigures } from '@duplex-bench/results';
 import { lineUpClocks, readRunClocks, type ClockLineup } from '../clock-lineup';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
@@ -33,7 +33,8 @@ export async function mergeRuns(given: string[], flags: MergeOptions, io: MergeI
     if (err instanceof RunDirError) throw new UsageError(err.message);
     throw err;
   }
-  const kinds = await Promise.all(dirs.map(async (d) => (JSON.parse(await readFile(runFile(d, 'summary'), 'utf8').catch(() => '{}')) as { kind?: string }).kind));
+  const parts = await Promise.all(dirs.map(async (d) => JSON.parse(await readFile(runFile(d, 'summary'), 'utf8').catch(() => '{}')) as { kind?: string; video?: VideoFigures }));
+  const kinds = parts.map((p) => p.kind);
   if (kinds.some((k) => k === 'http')) {
     if (!kinds.every((k) => k === 'http')) throw new UsageError('probe merge takes runs of one kind: these mix http runs with realtime runs');
     return mergeHttpRuns(dirs, flags.output, io, render.http);
@@ -55,6 +56,8 @@ export async function mergeRuns(given: string[], flags: MergeOptions, io: MergeI
     const vllm = vllmOmniFigures(await pooledDuplexSessions(dirs));
     if (vllm) summary.vllm_omni = vllm;
   }
+  const video = mergedVideo(parts.map((p) => p.video));
+  if (video) summary.video = video;
   // This merge was not interrupted: a part that was makes the pool unqualified (exit 3), as one that left no summary.
   const v = verdictOf({ ...summary, interrupted: false, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons });
   const written = withVerdict(summary, v);
@@ -89,4 +92,17 @@ async function mergeHttpRuns(dirs: string[], output: string, io: MergeIo, render
   io.stdout.write(`${render(summary, output, v)}\n`);
   io.emit?.(written);
   return exitOf(v);
+}
+
+/** The parts' camera frames summed (each part counted its own sessions'); null when no part sent any. */
+export function mergedVideo(parts: Array<VideoFigures | undefined>): VideoFigures | null {
+  const sent = parts.filter((v): v is VideoFigures => v !== undefined);
+  if (sent.length === 0) return null;
+  const deleted = sent.filter((v) => v.image_items_deleted !== undefined);
+  return {
+    ...sent[0],
+    frames_sent: sent.reduce((n, v) => n + v.frames_sent, 0),
+    frame_bytes: sent.reduce((n, v) => n + v.frame_bytes, 0),
+    ...(deleted.length > 0 ? { image_items_deleted: deleted.reduce((n, v) => n + (v.image_items_deleted ?? 0), 0) } : {}),
+  };
 }
