@@ -32,6 +32,10 @@ export function renderRunSummary(s: RunSummary, output: string, v: RunVerdict): 
   }
   if (s.duplex) lines.splice(lines.length - 1, 0, ...renderDuplex(s.duplex));
   lines.splice(lines.length - 1, 0, ...renderUnits(s));
+  if (s.video) {
+    const deleted = s.video.image_items_deleted !== undefined ? `; ${s.video.image_items_deleted} image items deleted to keep 8` : '';
+    lines.splice(lines.length - 1, 0, `camera frames (${s.video.source}): ${s.video.frames_sent} sent, ${(s.video.frame_bytes / 1024).toFixed(1)} KiB of JPEG${deleted}`);
+  }
   if (s.behaviour) lines.splice(lines.length - 1, 0, ...renderBehaviour(s.behaviour));
   if (s.arrivals) lines.splice(0, 0, ...renderArrivals(s.arrivals));
   if (s.server_metrics) lines.splice(lines.length - 1, 0, ...renderServerMetrics(s.server_metrics));

@@ -1,5 +1,5 @@
 import { PacingRecorder, SampleStore } from '@duplex-bench/metrics';
-import { deviationCdf, pacingBins, unitsOf, verdictOf } from './report-data';
+import { deviationCdf, pacingBins, unitsOf, verdictOf, videoOf } from './report-data';
 
 /** Two sessions of 20 packets, 80 ms apart; session b's packet 13 is 95 ms late. */
 function samples() {
@@ -53,6 +53,15 @@ describe('report units row', () => {
     expect(row?.figures).toMatchObject({ 'lag p95 ms': 190, missed: 4, 'miss rate': 0.153846 });
     expect(row?.origin).toMatch(/unit\.done received/);
     expect(unitsOf(base)).toBeNull();
+  });
+});
+
+describe('report camera row', () => {
+  it('shows the frames a --video run sent, their bytes and the bytes per frame, with their origin; nothing without frames', () => {
+    const base = { qualified: true, interrupted: false, packet_ms: 80, packets: { sent: 10, late: 0 }, sessions: { started: 1, completed: 1, incomplete: 0, with_violation: 0, incomplete_reasons: {} } };
+    const row = videoOf({ ...base, video: { source: '/frames', frames_sent: 12, frame_bytes: 60_000, image_items_deleted: 4, measurement_origin: { frames_sent: 'client: frames sent', frame_bytes: 'JPEG bytes' } } });
+    expect(row).toEqual({ title: 'Camera frames (/frames)', figures: { 'frames sent': 12, 'JPEG bytes': 60_000, 'bytes per frame': 5000, 'image items deleted': 4 }, origin: 'client: frames sent; bytes: JPEG bytes' });
+    expect(videoOf(base)).toBeNull();
   });
 });
 

@@ -98,6 +98,8 @@ export interface ReportData {
   rows: SessionRow[];
   /** Native: the server's units, one row of figures (realtime: lag and miss rate; lockstep: its pace), with their origin. */
   units: { title: string; figures: Record<string, number | string | null>; origin: string } | null;
+  /** `--video`: the camera frames the sessions sent, one row, with its origin; null without. */
+  video: { title: string; figures: Record<string, number | string | null>; origin: string } | null;
   summary_origin: Record<string, string>;
   /** `--conversation`: the behaviour figures, their distributions and the sessions' timelines; null for any other run. */
   behaviour: BehaviourReport | null;
@@ -123,7 +125,7 @@ export interface ServerMetricsView {
 }
 
 /** What the report reads of a summary: a run's, a recording's or a merged run's (results' types), as written with its verdict. */
-type SummaryLike = Pick<RunSummary, 'qualified' | 'interrupted' | 'packet_ms' | 'packets' | 'sessions' | 'unit_lag_ms' | 'unit_miss_rate' | 'units' | 'lockstep' | 'behaviour' | 'server_metrics' | 'stalls'> & {
+type SummaryLike = Pick<RunSummary, 'qualified' | 'interrupted' | 'packet_ms' | 'packets' | 'sessions' | 'unit_lag_ms' | 'unit_miss_rate' | 'units' | 'lockstep' | 'behaviour' | 'server_metrics' | 'stalls' | 'video'> & {
   measurement_origin?: RunSummary['measurement_origin'];
   /** How the run ended (`run`, `record`, `merge` write it): `failed` when nothing completed or the run itself failed. */
   verdict?: SummaryVerdict;
@@ -151,6 +153,16 @@ export function unitsOf(s: SummaryLike): ReportData['units'] {
   };
 }
 
+/** The camera row of a run that sent frames (`--video`), or null. */
+export function videoOf(s: SummaryLike): ReportData['video'] {
+  const v = s.video;
+  if (!v) return null;
+  return {
+    title: `Camera frames (${v.source})`,
+    figures: { 'frames sent': v.frames_sent, 'JPEG bytes': v.frame_bytes, 'bytes per frame': v.frames_sent > 0 ? Math.round(v.frame_bytes / v.frames_sent) : null, ...(v.image_items_deleted !== undefined ? { 'image items deleted': v.image_items_deleted } : {}) },
+    origin: `${v.measurement_origin.frames_sent}; bytes: ${v.measurement_origin.frame_bytes}`,
+  };
+}
 
 interface SessionOutcome {
   id: string;
@@ -361,6 +373,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
     stream,
     rows,
     units: unitsOf(summary),
+    video: videoOf(summary),
     summary_origin: { ...(summary.measurement_origin ?? {}), incomplete_reasons: reasons.map(([k, n]) => `${k} ${n}`).join(', ') },
     behaviour: summary.behaviour ? behaviourReport(summary.behaviour, conversations, (process, id) => completedIds.has(`${process}/${id}`)) : null,
     server_metrics: summary.server_metrics ? await serverMetricsView(dir, summary.server_metrics, first_s) : null,

@@ -39,6 +39,7 @@ function reportData(over: Partial<ReportData> = {}): ReportData {
     stream: { ttfp_ms: [], rtf: [], output_gap_max_ms: [], playback_underruns: [] },
     rows: [],
     units: null,
+    video: null,
     summary_origin: {},
     behaviour: null,
     server_metrics: null,

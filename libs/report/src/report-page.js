@@ -111,6 +111,14 @@
     box.appendChild(ut);
   }
 
+  if (data.video) {
+    box = section(server, data.video.title, data.video.origin);
+    const vt = el('table');
+    const v = data.video.figures;
+    vt.innerHTML = '<tr>' + Object.keys(v).map(function (k) { return '<th>' + k + '</th>'; }).join('') + '</tr><tr>' + Object.keys(v).map(function (k) { return '<td>' + (v[k] === null ? '-' : v[k]) + '</td>'; }).join('') + '</tr>';
+    box.appendChild(vt);
+  }
+
   // ---- The client's own diagnostics ---------------------------------------------------------------
   const client = part('client-charts', 'Client diagnostics', "The probe's own health: whether it kept its cadence, and what its process was doing. None of these is a server figure.");
   const p = data.pacing;

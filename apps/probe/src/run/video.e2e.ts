@@ -31,8 +31,9 @@ describe('run --video: camera frames as each server takes them', () => {
   it("native: one frame per unit before the unit's first packet when the grant lists image input, each a JPEG the server took", async () => {
     const mock = await startMockServer({ port: 0, profile: 'minicpmo', images: {} });
     try {
-      const { code, summary } = await probe(mock.url, ['--concurrency', '2', '--duration', '3', '--video', frames, '--allow-unqualified']);
+      const { code, summary, stdout, stderr } = await probe(mock.url, ['--concurrency', '2', '--duration', '3', '--video', frames, '--allow-unqualified']);
       expect(code).toBe(0);
+      expect(`${stdout}${stderr}`).toMatch(new RegExp(`camera frames \\(${frames}\\): 6 sent, [0-9.]+ KiB of JPEG`));
       // 1 s units: units 0, 1 and 2 of each session.
       expect(summary.video).toMatchObject({ source: frames, frames_sent: 6 });
       expect(mock.stats().frames).toMatchObject({ accepted: 6, refused: 0, bytes: summary.video?.frame_bytes });
