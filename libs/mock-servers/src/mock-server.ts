@@ -105,7 +105,8 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
     connection.start();
   }
 
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: true });
+  // A client frame past 8 MiB is refused as it arrives (ws closes with 1009), as the probe bounds the server's.
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: true, maxPayload: 8 * 2 ** 20 });
   const notFound = (req: IncomingMessage, res: ServerResponse) => {
     // The reference clock shards estimate their offset against (see the shards' --time-url).
     if (req.method === 'GET' && req.url === TIME_PATH) {

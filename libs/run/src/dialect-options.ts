@@ -27,6 +27,10 @@ export interface DialectOptions {
   /** vllm-omni: the reference voice as a data URL, and the file it came from (run.json names the file, never the data). */
   ref_audio?: string;
   ref_audio_file?: string;
+  /** `--max-frame-bytes`: the largest frame taken from the server (`frame_too_large` past it). */
+  max_frame_bytes?: number;
+  /** `--max-send-buffer-bytes`: bytes a session may queue unsent (`send_backpressure` past it). */
+  max_send_buffer_bytes?: number;
   /** `--video`, `--video-fps`: where the camera frames are, and their rate. */
   video_path?: string;
   video_fps?: number;
@@ -98,6 +102,8 @@ export function connectionSettings(
     dialect: dialectConfig(o, packet_ms, o.output_sample_rate_given ? o.output_sample_rate : undefined),
     headers: authHeaders(o),
     connect_timeout_ms: o.connect_timeout_ms,
+    ...(o.max_frame_bytes !== undefined ? { max_frame_bytes: o.max_frame_bytes } : {}),
+    ...(o.max_send_buffer_bytes !== undefined ? { max_send_buffer_bytes: o.max_send_buffer_bytes } : {}),
     ...(o.handshake_timeout_ms !== undefined ? { handshake_timeout_ms: o.handshake_timeout_ms } : {}),
     close_timeout_ms: o.close_timeout_ms,
     admission: o.admission,

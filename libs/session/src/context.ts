@@ -22,6 +22,10 @@ export interface SessionContext {
   pacing: PacingRecorder;
   samples: SampleStore;
   connect_timeout_ms: number;
+  /** The largest frame taken from the server, bytes (`frame_too_large` past it; the connection's default when not given). */
+  max_frame_bytes?: number;
+  /** Bytes a session may queue unsent (`send_backpressure` past it; the connection's default when not given). */
+  max_send_buffer_bytes?: number;
   /** Bound on the dialect's handshake (their clients': native 10 s, vllm-omni 30 s). */
   handshake_timeout_ms?: number;
   drain_timeout_ms: number;

@@ -28,6 +28,17 @@ export interface ConnectOptions {
   session_id?: string;
   /** Bound on the close handshake when a session ends on a fault; the socket is dropped after it. */
   close_timeout_ms?: number;
+  /**
+   * The largest frame taken from the server, bytes (default 8 MiB, sglang-omni's client limit): a
+   * larger one ends the session as `frame_too_large` before it is buffered whole (ws `maxPayload`).
+   */
+  max_frame_bytes?: number;
+  /**
+   * Bytes the socket may queue unsent before the session ends as `send_backpressure` (default 1 MiB:
+   * about 24 s of 16 kHz audio as base64, once the kernel's buffers are full): a server that stops
+   * reading ends the session at once, not at the drain bound.
+   */
+  max_send_buffer_bytes?: number;
   /** Makes the socket of each attempt (default: a ws WebSocket); the fake server of `./testing` gives its own. */
   socket?: (url: string, options: SocketOptions) => SocketLike;
 }
@@ -35,6 +46,8 @@ export interface ConnectOptions {
 /** What the connection asks of the socket it makes. */
 export interface SocketOptions {
   perMessageDeflate: false;
+  /** Frames past this many bytes are refused as they arrive (ws emits WS_ERR_UNSUPPORTED_MESSAGE_LENGTH and closes 1009). */
+  maxPayload: number;
   generateMask(mask: Buffer): void;
   handshakeTimeout: number;
   headers?: Record<string, string>;
@@ -63,7 +76,7 @@ function wsSocket(url: string, options: SocketOptions): SocketLike {
   return new WebSocket(url, options);
 }
 
-const DEFAULTS = { connect_timeout_ms: 10_000, close_timeout_ms: 2000 };
+const DEFAULTS = { connect_timeout_ms: 10_000, close_timeout_ms: 2000, max_frame_bytes: 8 * 2 ** 20, max_send_buffer_bytes: 2 ** 20 };
 
 /**
  * Client frames carry a masking key (RFC 6455 5.3), and every frame here does; the key is zero. A
@@ -172,6 +185,10 @@ export class WsConnection implements Connection {
     }
     if (typeof frame === 'string') ws.send(frame, this.onSent);
     else ws.send(frame, TEXT_FRAME, this.onSent);
+    const limit = this.options.max_send_buffer_bytes ?? DEFAULTS.max_send_buffer_bytes;
+    if (ws.bufferedAmount > limit) {
+      this.fail(new TransportError('send_backpressure', `the server stopped reading: ${ws.bufferedAmount} bytes queued unsent, past --max-send-buffer-bytes ${limit}`, this.context()));
+    }
   }
 
   /**
@@ -256,6 +273,7 @@ export class WsConnection implements Connection {
     return new Promise((resolve, reject) => {
       const ws = (this.options.socket ?? wsSocket)(this.url, {
         perMessageDeflate: false,
+        maxPayload: this.options.max_frame_bytes ?? DEFAULTS.max_frame_bytes,
         generateMask: zeroMask,
         handshakeTimeout: timeout_ms,
         headers: this.options.headers,
@@ -275,6 +293,12 @@ export class WsConnection implements Connection {
       ws.on('error', (err: Error & { code?: string }) => {
         cancelTimeout();
         if (open) {
+          if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+            // ws stopped reading the frame at the bound, kept none of it, and closes with 1009.
+            const max = this.options.max_frame_bytes ?? DEFAULTS.max_frame_bytes;
+            this.fail(new TransportError('frame_too_large', `the server sent a frame over --max-frame-bytes ${max} (${err.message})`, { ...this.context(), errno: err.code }));
+            return;
+          }
           this.fail(new TransportError('server_closed', `socket error: ${err.message}`, { ...this.context(), errno: err.code }));
           return;
         }

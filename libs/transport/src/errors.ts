@@ -14,6 +14,10 @@ export type IncompleteReason =
   | 'turns_unsettled'
   /** The server's grant or capabilities do not take the run's input as given (camera frames it does not take, or past its limits): the run stops before its start. */
   | 'input_not_granted'
+  /** The server sent a frame past `--max-frame-bytes`: refused before it was buffered whole. */
+  | 'frame_too_large'
+  /** The socket queued more than `--max-send-buffer-bytes` unsent: the server stopped reading. */
+  | 'send_backpressure'
   /** Lockstep pacing: a unit's `sglang.unit.done` did not come within its bound. */
   | 'unit_timeout'
   | 'close_timeout'

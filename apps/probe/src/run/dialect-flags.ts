@@ -30,5 +30,7 @@ export const DIALECT_FLAGS = {
   'admission-retries': { kind: 'int', min: 0, group: 'limits', help: "retries of a session a full server refuses (HTTP 503; vllm-omni: resource_exhausted) (default: native and openai 3, sglang-omni's client; vllm-omni 12, which outlasts the server's 30 s disconnect grace)", value: 'N' },
   'admission-backoff-ms': { kind: 'number', min: 0, group: 'limits', help: 'wait before each admission retry, ms (default 250; native and openai: fixed; vllm-omni: doubling up to 5000)', value: 'MS' },
   'handshake-timeout-s': { kind: 'number', min: 0, exclusive: true, group: 'limits', help: "bound on the dialect's handshake after the upgrade, seconds (default: 30 vllm-omni, as its client; else --connect-timeout-s)", value: 'S' },
+  'max-frame-bytes': { kind: 'int', min: 1024, default: 8 * 2 ** 20, group: 'limits', help: "the largest frame taken from the server, bytes (default 8 MiB, sglang-omni's client limit): a larger one ends its session as frame_too_large before it is buffered whole", value: 'N' },
+  'max-send-buffer-bytes': { kind: 'int', min: 1024, default: 2 ** 20, group: 'limits', help: 'bytes a session may queue unsent (a server that stopped reading) before it ends as send_backpressure (default 1 MiB, about 24 s of 16 kHz audio)', value: 'N' },
   'close-timeout-s': { kind: 'number', min: 0, exclusive: true, group: 'limits', help: "bound on the dialect's close (session.closed), seconds (default: 20 vllm-omni, as its client; else 5)", value: 'S' },
 } as const;

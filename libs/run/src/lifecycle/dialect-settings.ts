@@ -29,6 +29,8 @@ export interface DialectFlagValues {
   'admission-backoff-ms'?: number;
   'handshake-timeout-s'?: number;
   'close-timeout-s'?: number;
+  'max-frame-bytes'?: number;
+  'max-send-buffer-bytes'?: number;
 }
 
 /** The reference voice: a RIFF/WAVE file's bytes, whole, as a data URL. */
@@ -128,6 +130,8 @@ export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv
     ...(f['ref-audio'] !== undefined ? { ref_audio: readRefAudio(f['ref-audio']), ref_audio_file: f['ref-audio'] } : {}),
     ...(f['session-extra'] !== undefined ? { session_extra: parseSessionExtra(f['session-extra']) } : {}),
     ...(f.video !== undefined ? { video_path: f.video } : {}),
+    ...(f['max-frame-bytes'] !== undefined ? { max_frame_bytes: f['max-frame-bytes'] } : {}),
+    ...(f['max-send-buffer-bytes'] !== undefined ? { max_send_buffer_bytes: f['max-send-buffer-bytes'] } : {}),
     ...(f['video-fps'] !== undefined ? { video_fps: f['video-fps'] } : {}),
     admission: admissionPolicy(protocol, f['admission-retries'], f['admission-backoff-ms']),
     ...(f['handshake-timeout-s'] !== undefined ? { handshake_timeout_ms: f['handshake-timeout-s'] * 1000 } : protocol === 'vllm-omni' ? { handshake_timeout_ms: VLLM_TIMEOUTS.handshake_timeout_ms } : {}),
