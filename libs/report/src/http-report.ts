@@ -1,8 +1,8 @@
-import { access, readFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { forEachRecord, goodputText, type HttpSummary, type LatencyMs, type RawSteady, type RequestRecord } from '@duplex-bench/http-load';
 import { decodeHistogram } from '@duplex-bench/metrics';
 import { escapeHtml, page } from './report-html';
-import { runFile } from '@duplex-bench/results';
+import { readJsonFile, runFile } from '@duplex-bench/results';
 
 /** An http run's page data: the summary, per request its times from the run's first intended start, and the ITL distribution. */
 export interface HttpReportData {
@@ -42,7 +42,7 @@ export function histogramCdf(encoded: string | undefined, points = 400): Array<[
 
 /** The http run in `dir` (summary.json of kind http, requests.jsonl when there), or null when it is not one. */
 export async function loadHttpReport(dir: string): Promise<HttpReportData | null> {
-  const summary = await readFile(runFile(dir, 'summary'), 'utf8').then((t) => JSON.parse(t) as HttpSummary, () => null);
+  const summary = await readJsonFile<HttpSummary>(runFile(dir, 'summary'));
   if (!summary || summary.kind !== 'http') return null;
   // Line by line, each request kept as its six figures only (a run of hours has millions). Without
   // requests.jsonl (a launched run keeps them per process) the page draws the summary alone.

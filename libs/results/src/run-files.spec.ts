@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readRunJson, readSessionRows, RUN_FILES, runFile, sampleRecordFile, SESSION_FILES, sessionDir, sessionFile, TRACE_LAYOUT, writeRunJson } from './run-files';
+import { readJsonFile, readRunJson, readSessionRows, RunFileError, RUN_FILES, runFile, sampleRecordFile, SESSION_FILES, sessionDir, sessionFile, TRACE_LAYOUT, writeRunJson } from './run-files';
 
 describe('the names of a run’s files', () => {
   it('puts each run file directly in the run directory, no two under one name', () => {
@@ -74,5 +74,19 @@ describe('reading and writing run files', () => {
     expect(await readSessionRows(dir)).toEqual([]);
     await writeFile(join(dir, 'sessions.json'), '{}');
     expect(await readSessionRows(dir)).toEqual([]);
+  });
+});
+
+describe('readJsonFile', () => {
+  it('reads a run file, gives null when it is not there, and names a file cut short', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'run-json-'));
+    const path = join(dir, 'summary.json');
+    expect(await readJsonFile(path)).toBeNull();
+    await writeFile(path, '{"kind":"http"}');
+    expect(await readJsonFile(path)).toEqual({ kind: 'http' });
+    await writeFile(path, '{"kind":"ht');
+    const err = await readJsonFile(path).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RunFileError);
+    expect((err as Error).message).toMatch(new RegExp(`^${path}: not valid JSON \\(.+\\); the file may be cut short$`));
   });
 });

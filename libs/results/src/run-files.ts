@@ -94,6 +94,33 @@ export async function readRunJson<T>(dir: string, file: RunFile): Promise<T | nu
   }
 }
 
+/** A run file that is there but cannot be read as JSON (cut short, or not JSON): the message names the file and the place. */
+export class RunFileError extends Error {
+  override readonly name = 'RunFileError';
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(`${path}: ${message}`);
+  }
+}
+
+/** A JSON file of a run directory, or null when it is not there; one that is there but not JSON throws RunFileError naming it. */
+export async function readJsonFile<T>(path: string): Promise<T | null> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new RunFileError(path, `cannot read it: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    throw new RunFileError(path, `not valid JSON (${(err as Error).message}); the file may be cut short`);
+  }
+}
+
 /**
  * Writes a run file as JSON (`indent` 1 for the files a person reads, none for the large ones),
  * whole: through a temporary file renamed over it, so a reader finds the earlier file or this one.

@@ -1,7 +1,7 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { UsageError } from '@duplex-bench/cli';
 import type { HttpSummary } from '@duplex-bench/http-load';
-import { readRunRecord, buildMergedSummary, mergeDuplex, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, runFile, shiftRun, vllmOmniFigures, type VideoFigures } from '@duplex-bench/results';
+import { readRunRecord, buildMergedSummary, mergeDuplex, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, runFile, shiftRun, vllmOmniFigures, readJsonFile, type VideoFigures } from '@duplex-bench/results';
 import { lineUpClocks, readRunClocks, type ClockLineup } from '../clock-lineup';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
@@ -33,7 +33,7 @@ export async function mergeRuns(given: string[], flags: MergeOptions, io: MergeI
     if (err instanceof RunDirError) throw new UsageError(err.message);
     throw err;
   }
-  const parts = await Promise.all(dirs.map(async (d) => JSON.parse(await readFile(runFile(d, 'summary'), 'utf8').catch(() => '{}')) as { kind?: string; video?: VideoFigures }));
+  const parts = await Promise.all(dirs.map(async (d) => (await readJsonFile<{ kind?: string; video?: VideoFigures }>(runFile(d, 'summary'))) ?? {}));
   const kinds = parts.map((p) => p.kind);
   if (kinds.some((k) => k === 'http')) {
     if (!kinds.every((k) => k === 'http')) throw new UsageError('probe merge takes runs of one kind: these mix http runs with realtime runs');
@@ -81,7 +81,13 @@ async function runProtocolOf(dir: string): Promise<string | null> {
 
 /** `merge` of `http` runs: histograms pooled, counts added (`mergeHttpSummaries`). */
 async function mergeHttpRuns(dirs: string[], output: string, io: MergeIo, render: RenderMerge['http']): Promise<number> {
-  const parts = await Promise.all(dirs.map(async (d) => JSON.parse(await readFile(runFile(d, 'summary'), 'utf8')) as HttpSummary));
+  const parts = await Promise.all(
+    dirs.map(async (d) => {
+      const part = await readJsonFile<HttpSummary>(runFile(d, 'summary'));
+      if (!part) throw new UsageError(`${runFile(d, 'summary')}: no such file`);
+      return part;
+    }),
+  );
   // The HTTP engine loads only to merge HTTP runs.
   const { mergeHttpSummaries } = await import('@duplex-bench/http-load');
   const summary = mergeHttpSummaries(parts);
