@@ -1,7 +1,7 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readJsonFile, readRunJson, readSessionRows, RunFileError, RUN_FILES, runFile, sampleRecordFile, SESSION_FILES, sessionDir, sessionFile, TRACE_LAYOUT, writeRunJson } from './run-files';
+import { readJsonFile, readRunJson, readSessionRows, RunFileError, writeRunFile, RUN_FILES, runFile, sampleRecordFile, SESSION_FILES, sessionDir, sessionFile, TRACE_LAYOUT, writeRunJson } from './run-files';
 
 describe('the names of a run’s files', () => {
   it('puts each run file directly in the run directory, no two under one name', () => {
@@ -88,5 +88,21 @@ describe('readJsonFile', () => {
     const err = await readJsonFile(path).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RunFileError);
     expect((err as Error).message).toMatch(new RegExp(`^${path}: not valid JSON \\(.+\\); the file may be cut short$`));
+  });
+});
+
+describe('writeRunFile', () => {
+  it('writes a run file whole through a temporary name, and a failed write names the file and leaves nothing behind', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'run-write-'));
+    await writeRunFile(dir, 'timeline', '{"a":1}');
+    expect(await readFile(join(dir, 'timeline.json'), 'utf8')).toBe('{"a":1}');
+    const missing = join(dir, 'gone');
+    const err = await writeRunFile(missing, 'summary', '{}').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RunFileError);
+    expect((err as Error).message).toMatch(new RegExp(`^${join(missing, 'summary.json')}: cannot write it: ENOENT`));
+    // A directory the temporary file cannot be renamed over: the temporary file is removed.
+    await mkdir(join(dir, 'summary.json'));
+    await expect(writeRunFile(dir, 'summary', '{}')).rejects.toThrow(/summary\.json: cannot write it/);
+    await expect(readFile(join(dir, 'summary.json.tmp'))).rejects.toThrow(/ENOENT/);
   });
 });

@@ -1,4 +1,4 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -122,13 +122,27 @@ export async function readJsonFile<T>(path: string): Promise<T | null> {
 }
 
 /**
+ * Writes a run file whole, or not at all: to a temporary name, then renamed over the old one, so a
+ * reader finds the earlier file or this one, never a part. A failed write (a full disk) removes the
+ * temporary file and throws RunFileError naming the file.
+ */
+export async function writeRunFile(dir: string, file: RunFile, data: string | Uint8Array): Promise<void> {
+  const path = runFile(dir, file);
+  try {
+    await writeFile(`${path}.tmp`, data);
+    await rename(`${path}.tmp`, path);
+  } catch (err) {
+    await rm(`${path}.tmp`, { force: true }).catch(() => undefined);
+    throw new RunFileError(path, `cannot write it: ${(err as Error).message}`);
+  }
+}
+
+/**
  * Writes a run file as JSON (`indent` 1 for the files a person reads, none for the large ones),
  * whole: through a temporary file renamed over it, so a reader finds the earlier file or this one.
  */
 export async function writeRunJson(dir: string, file: RunFile, value: unknown, indent: number | undefined = 1): Promise<void> {
-  const path = runFile(dir, file);
-  await writeFile(`${path}.tmp`, JSON.stringify(value, null, indent));
-  await rename(`${path}.tmp`, path);
+  await writeRunFile(dir, file, JSON.stringify(value, null, indent));
 }
 
 /** The run's session rows (sessions.jsonl; a run written before it, sessions.json); [] when there are none. */

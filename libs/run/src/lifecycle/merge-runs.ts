@@ -1,7 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { UsageError } from '@duplex-bench/cli';
 import type { HttpSummary } from '@duplex-bench/http-load';
-import { readRunRecord, buildMergedSummary, mergeDuplex, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, runFile, shiftRun, vllmOmniFigures, readJsonFile, type VideoFigures } from '@duplex-bench/results';
+import { readRunRecord, buildMergedSummary, mergeDuplex, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, runFile, shiftRun, vllmOmniFigures, readJsonFile, type VideoFigures, writeRunFile } from '@duplex-bench/results';
 import { lineUpClocks, readRunClocks, type ClockLineup } from '../clock-lineup';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
@@ -61,7 +61,7 @@ export async function mergeRuns(given: string[], flags: MergeOptions, io: MergeI
   // This merge was not interrupted: a part that was makes the pool unqualified (exit 3), as one that left no summary.
   const v = verdictOf({ ...summary, interrupted: false, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons });
   const written = withVerdict(summary, v);
-  await writeFile(runFile(flags.output, 'summary'), JSON.stringify(written, null, 1));
+  await writeRunFile(flags.output, 'summary', JSON.stringify(written, null, 1));
   const gates = clocks.runs.map((r) => r.gate_ms).filter((g): g is number => g !== null);
   const clockLine =
     clocks.timeline === 'one host'
@@ -94,7 +94,7 @@ async function mergeHttpRuns(dirs: string[], output: string, io: MergeIo, render
   const v = verdictOf({ ...summary, interrupted: false, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors });
   const written = withVerdict(summary, v);
   await mkdir(output, { recursive: true });
-  await writeFile(runFile(output, 'summary'), JSON.stringify(written, null, 1));
+  await writeRunFile(output, 'summary', JSON.stringify(written, null, 1));
   io.stdout.write(`${render(summary, output, v)}\n`);
   io.emit?.(written);
   return exitOf(v);

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { firstValueFrom, ReplaySubject } from 'rxjs';
 import { describeHost, ProcessPool, projectRevision } from '@duplex-bench/launcher';
@@ -21,7 +21,7 @@ import { writeAttemptPacing } from '../recording/attempt-pacing';
 import { Checkpoint } from '../recording/checkpoint';
 import { POSTPROCESS_WORKER, postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets, type Invocation } from '../recording/recording';
 import { exitOf } from './exit-status';
-import { duplexMetrics, readRunRecord, writeDuplexMetrics, videoFigures, vllmOmniFigures, runFile, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary } from '@duplex-bench/results';
+import { duplexMetrics, readRunRecord, writeDuplexMetrics, videoFigures, vllmOmniFigures, runFile, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary, writeRunFile } from '@duplex-bench/results';
 import { RealtimeSession, reasonOf, type SessionResult } from '@duplex-bench/session';
 import type { RecordOptions } from './run-settings';
 import { recordArrivals } from './record-arrivals';
@@ -250,11 +250,11 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
     const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons });
     const written = withVerdict(summary, v);
     await Promise.all([
-      writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1)),
+      writeRunFile(opts.output, 'summary', JSON.stringify(written, null, 1)),
       writeDuplexMetrics(opts.output, duplex?.file ?? { duplex_session_metrics: [] }),
-      ...(behaviour ? [writeFile(runFile(opts.output, 'turns'), behaviour.turns_jsonl), writeFile(runFile(opts.output, 'speech'), behaviour.speech_jsonl)] : []),
-      writeFile(runFile(opts.output, 'samples'), encodeSamples(behaviour ? { ...recorded.samples, behaviour: behaviour.parts } : recorded.samples)),
-      writeFile(runFile(opts.output, 'timeline'), JSON.stringify(measures.timeline.toFile())),
+      ...(behaviour ? [writeRunFile(opts.output, 'turns', behaviour.turns_jsonl), writeRunFile(opts.output, 'speech', behaviour.speech_jsonl)] : []),
+      writeRunFile(opts.output, 'samples', encodeSamples(behaviour ? { ...recorded.samples, behaviour: behaviour.parts } : recorded.samples)),
+      writeRunFile(opts.output, 'timeline', JSON.stringify(measures.timeline.toFile())),
       checkpoint.final(),
     ]);
     io.stdout.write(`${render.recorded({ dataset: dataset.length, skipped, recorded: results.length, completed: results.filter((r) => r.completed).length }, summary, v)}\n`);

@@ -23,7 +23,7 @@ import { estimateClockOffset, type ClockOffset } from '../clock-offset';
 import { describeDuration, meanDurationS } from '../arrivals/session-duration';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
-import { duplexClientFigures, duplexMetrics, videoFigures, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary, writeDuplexMetrics, writeRunRecord } from '@duplex-bench/results';
+import { duplexClientFigures, duplexMetrics, videoFigures, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary, writeDuplexMetrics, writeRunRecord, writeRunFile } from '@duplex-bench/results';
 import { legacyFigures } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier, type SessionResult } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
@@ -202,7 +202,7 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
       const a = opts.arrivals;
       // Sessions come and go for as long as the run lasts: each one's packets go to samples.msgpack a part at a time and as it ends.
       samples.spillTo((bytes) => writer.append(RUN_FILES.samples, bytes));
-      await writeFile(runFile(opts.output, 'sessions'), '');
+      await writeRunFile(opts.output, 'sessions', '');
       const mean_s = meanDurationS(a.duration);
       const offered = mean_s === null ? `one pass of the script each (at most ${a.duration.kind === 'conversation' ? a.duration.bound_s : '-'} s): Erlangs offered from their measured mean at the end` : `${describeDuration(a.duration)} s: ${(a.rate_per_s * mean_s).toFixed(2)} Erlangs offered`;
       io.stderr.write(`arriving: ${a.process} at ${a.rate_per_s}/s for ${a.run_for_s} s, sessions ${offered}\n`);
@@ -312,13 +312,13 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
     const written = withVerdict(summary, v);
     await Promise.all([
       ...(duplex ? [ended ? ended.duplex.close(opts.output, duplex.aggregate) : writeDuplexMetrics(opts.output, duplex.file)] : []),
-      ...(behaviour ? [writeFile(runFile(opts.output, 'turns'), behaviour.turns_jsonl), writeFile(runFile(opts.output, 'speech'), behaviour.speech_jsonl)] : []),
-      writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1)),
+      ...(behaviour ? [writeRunFile(opts.output, 'turns', behaviour.turns_jsonl), writeRunFile(opts.output, 'speech', behaviour.speech_jsonl)] : []),
+      writeRunFile(opts.output, 'summary', JSON.stringify(written, null, 1)),
       writeRunRecord(opts.output, runJson),
       // After the sessions' parts spilled as they went (the writer is closed: they are on disk), the value with the histograms.
       (samples.spilled > 0 ? appendFile : writeFile)(runFile(opts.output, 'samples'), encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined, behaviour?.parts))),
-      writeFile(runFile(opts.output, 'timeline'), JSON.stringify({ ...measures.timeline.toFile(), ...(stallMarks ? { stalls: stallMarks } : {}) })),
-      ...(ended ? [] : [writeFile(runFile(opts.output, 'sessions'), sessionLines(results))]),
+      writeRunFile(opts.output, 'timeline', JSON.stringify({ ...measures.timeline.toFile(), ...(stallMarks ? { stalls: stallMarks } : {}) })),
+      ...(ended ? [] : [writeRunFile(opts.output, 'sessions', sessionLines(results))]),
     ]);
     if (opts.trace !== 'off' && !opts.keep_traces) {
       // An incomplete session's trace stays: it holds what ended the session.
