@@ -70,16 +70,18 @@ const longest = (s: NonNullable<RunSummary['stalls']>) => [...s.list].filter((x)
   });
 
   (canStarve ? it : it.skip)("a real-time hog on the probe's CPU is cpu_wait: the run-queue delay covers the stall", async () => {
-    // The probe on CPU 1; about 1.5 s into its run (after its start-up), a SCHED_FIFO process spins on CPU 1 for 400 ms.
+    // The probe on CPU 1; about 1.5 s into its run (after its start-up), a SCHED_FIFO process spins on CPU 1 for 600 ms:
+    // long enough to stand out from whatever else a busy shared host makes the loop wait for (a CI run saw a
+    // 400 ms hog lose to another stall once).
     const s = await stalls(mock, [], {
       pin: '1',
       during: async () => {
         await new Promise((r) => setTimeout(r, 2500));
-        spawnSync('chrt', ['-f', '20', 'taskset', '-c', '1', process.execPath, '-e', 'const t = Date.now(); while (Date.now() - t < 400) {}'], { timeout: 10_000 });
+        spawnSync('chrt', ['-f', '20', 'taskset', '-c', '1', process.execPath, '-e', 'const t = Date.now(); while (Date.now() - t < 600) {}'], { timeout: 10_000 });
       },
     });
     const stall = longest(s);
-    expect(stall).toMatchObject({ cause: 'cpu_wait' });
+    expect({ cause: stall.cause, stalls: s.list.map((x) => `${x.t_s}s ${x.ms}ms ${x.cause}`) }).toMatchObject({ cause: 'cpu_wait' });
     expect(stall.evidence.wait_ms).toBeGreaterThan(0.5 * (stall.evidence.span_ms ?? Infinity));
   });
 
