@@ -50,7 +50,7 @@ const BOUNDARIES = {
 };
 
 module.exports = [
-  { ignores: ['**/node_modules/**', '**/dist/**', '**/out/**', '**/tmp/**', '.nx/**', 'jest.preset.js', 'eslint.config.js', '**/jest.config.ts', '**/jest.e2e.config.ts'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/out/**', '**/tmp/**', '.nx/**', 'jest.preset.js', 'eslint.config.js', '**/jest.config.ts', '**/jest.e2e.config.ts', '**/jest.e2e-alone.config.ts'] },
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
   {

@@ -31,7 +31,7 @@ async function conversationRun(mock: MockServer, protocol: 'openai' | 'vllm-omni
   const dir = await mkdtemp(join(tmpdir(), 'barge-in-'));
   const { code, stdout, stderr } = await runBounded(
     process.execPath,
-    [BIN, 'run', '--url', mock.url, '--protocol', protocol, '--concurrency', String(sessions), '--duration', String(duration_s), '--conversation', script, '--output', dir, '--json', '--quiet'],
+    [BIN, 'run', '--url', mock.url, '--protocol', protocol, '--concurrency', String(sessions), '--duration', String(duration_s), '--conversation', script, '--output', dir, '--json', '--quiet', '--allow-unqualified'],
     { bound_ms: (duration_s + 30) * 1000, label: 'duplex-bench run' },
   );
   const summary = JSON.parse(stdout.trim().split('\n').pop() as string) as { qualified: boolean; behaviour: BehaviourSummary };

@@ -53,7 +53,7 @@ describe('probe run --processes --protocol openai', () => {
       const dir = await mkdtemp(join(tmpdir(), 'probe-launch-rate-'));
       const { code, stderr } = await probe([
         'run', '--url', mock.url, '--protocol', 'openai', '--sample-rate', '16000', '--processes', '2', '--concurrency', '1',
-        '--duration', '0.8', '--cpu-affinity', 'off', '--output', dir,
+        '--duration', '0.8', '--cpu-affinity', 'off', '--output', dir, '--allow-unqualified',
       ]);
       expect(code).toBe(0);
       expect(stderr.split('\n').filter((l) => l.includes('OpenAI itself accepts only 24000 Hz'))).toEqual([
@@ -73,7 +73,7 @@ describe('probe run --processes --protocol openai', () => {
       const dir = await mkdtemp(join(tmpdir(), 'probe-launch-key-'));
       const { code, stdout, stderr } = await probe([
         'run', '--url', mock.url, '--protocol', 'openai', '--api-key', secret, '--processes', '2', '--concurrency', '2',
-        '--duration', '0.8', '--cpu-affinity', 'off', '--trace', 'full', '--keep-traces', '--output', dir,
+        '--duration', '0.8', '--cpu-affinity', 'off', '--trace', 'full', '--keep-traces', '--output', dir, '--allow-unqualified',
       ]);
       expect(code).toBe(0);
       // Two children of two sessions each, and the parent's one look at session.created (children are told the packet size).

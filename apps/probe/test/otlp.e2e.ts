@@ -66,7 +66,7 @@ describe('--otlp-endpoint', () => {
     const out = await mkdtemp(join(tmpdir(), 'probe-otlp-'));
     let exit;
     try {
-      exit = await kit(['run', '--url', mock.url, '--concurrency', '4', '--duration', '3', '--output', out, '--quiet', '--otlp-endpoint', otlp.url, '--otlp-interval-s', '1']);
+      exit = await kit(['run', '--url', mock.url, '--concurrency', '4', '--duration', '3', '--output', out, '--quiet', '--allow-unqualified', '--otlp-endpoint', otlp.url, '--otlp-interval-s', '1']);
     } finally {
       await mock.close();
       await new Promise((r) => otlp.server.close(r));
@@ -119,7 +119,7 @@ describe('--otlp-endpoint', () => {
     const out = await mkdtemp(join(tmpdir(), 'probe-otlp-down-'));
     let exit;
     try {
-      exit = await kit(['run', '--url', mock.url, '--concurrency', '2', '--duration', '2', '--output', out, '--quiet', '--otlp-endpoint', 'http://127.0.0.1:9', '--otlp-interval-s', '0.5']);
+      exit = await kit(['run', '--url', mock.url, '--concurrency', '2', '--duration', '2', '--output', out, '--quiet', '--allow-unqualified', '--otlp-endpoint', 'http://127.0.0.1:9', '--otlp-interval-s', '0.5']);
     } finally {
       await mock.close();
     }

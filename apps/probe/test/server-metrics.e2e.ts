@@ -87,7 +87,7 @@ describe('run --server-metrics', () => {
     const { io, stderr } = quietIo();
     let code: number;
     try {
-      code = await runCommand(parseRunOptions(['--url', mock.url, '--concurrency', '4', '--duration', '3', '--output', out, '--quiet', '--server-metrics', metrics.url, '--server-metrics-interval-s', '0.5']), io);
+      code = await runCommand(parseRunOptions(['--url', mock.url, '--concurrency', '4', '--duration', '3', '--output', out, '--quiet', '--allow-unqualified', '--server-metrics', metrics.url, '--server-metrics-interval-s', '0.5']), io);
     } finally {
       await mock.close();
       await new Promise((r) => metrics.server.close(r));
@@ -125,7 +125,7 @@ describe('run --server-metrics', () => {
     let code: number;
     try {
       // A port nothing listens on: every scrape is refused.
-      code = await runCommand(parseRunOptions(['--url', mock.url, '--concurrency', '2', '--duration', '1', '--output', out, '--quiet', '--server-metrics', 'http://127.0.0.1:9/metrics']), io);
+      code = await runCommand(parseRunOptions(['--url', mock.url, '--concurrency', '2', '--duration', '1', '--output', out, '--quiet', '--allow-unqualified', '--server-metrics', 'http://127.0.0.1:9/metrics']), io);
     } finally {
       await mock.close();
     }

@@ -44,7 +44,9 @@ describe('probe record against the model mock', () => {
   });
   afterAll(() => mock.close());
 
-  const flags = (dir: string) => ['--url', mock.url, '--output', dir, '--concurrency', '4', '--per-subset', '1', '--min-input-s', '1', '--max-input-s', '1.6'];
+  // Recordings, not the cadence: two test files share the cores here (jest.e2e.config.ts), so a late
+  // packet must not fail them; record-postprocess.alone.e2e.ts judges the cadence.
+  const flags = (dir: string) => ['--url', mock.url, '--output', dir, '--concurrency', '4', '--per-subset', '1', '--min-input-s', '1', '--max-input-s', '1.6', '--allow-unqualified'];
 
   it('records every sample of the synthetic dataset, both variants, with response metrics', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'record-'));
@@ -74,7 +76,7 @@ describe('probe record against the model mock', () => {
     const contents = await Promise.all(files.map((f) => readFile(join(dir, f))));
     const again = io();
     expect(await recordCommand(parseRecordOptions(flags(dir)), again)).toBe(0);
-    expect(again.out()).toMatch(/all already complete; nothing recorded, nothing rewritten\nQUALIFIED: as stored/);
+    expect(again.out()).toMatch(/all already complete; nothing recorded, nothing rewritten\n(UN)?QUALIFIED: as stored/);
     expect(await results(dir)).toEqual(before);
     const after = await Promise.all(files.map((f) => readFile(join(dir, f))));
     for (const [i, f] of files.entries()) expect([f, after[i].equals(contents[i])]).toEqual([f, true]);
@@ -173,7 +175,7 @@ describe('probe record interrupted, then run again', () => {
 
   it('stores no cut-short sample as complete; the resumed summary covers every sample; a second resume changes no file', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'record-int-'));
-    const flags = ['--url', mock.url, '--output', dir, '--concurrency', '4', '--per-subset', '1', '--min-input-s', '2', '--max-input-s', '3'];
+    const flags = ['--url', mock.url, '--output', dir, '--concurrency', '4', '--per-subset', '1', '--min-input-s', '2', '--max-input-s', '3', '--allow-unqualified'];
     const first = io();
     const running = recordCommand(parseRecordOptions(flags), first);
     // SIGINT once the first wave streams: its four sessions are cut short.
@@ -227,19 +229,6 @@ describe('probe record post-processing', () => {
       expect(wav.length).toBe(r.postprocess?.audio_bytes);
     }
   });
-
-  // 1.5 s of CPU per finished session: in the pool (nice 10, its own process) no packet of the
-  // sessions still streaming is late; in the recording process the same work makes one late.
-  it.each([
-    ['in the pool leaves every packet on time', 'pool', 0],
-    ['in the recording process makes a packet late', 'inline', 1],
-  ])('post-processing that burns 1.5 s of CPU %s', async (_name, where, minLate) => {
-    const dir = await mkdtemp(join(tmpdir(), 'record-burn-'));
-    await recordCommand(parseRecordOptions(flags(dir, where as string)), io(), undefined, { postprocess_burn_ms: 1500 });
-    const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
-    if (minLate === 0) expect(summary.packets.late).toBe(0);
-    else expect(summary.packets.late).toBeGreaterThanOrEqual(minLate);
-  });
 });
 
 describe('mergeResult', () => {
@@ -282,7 +271,7 @@ describe('probe record --protocol openai', () => {
 
   it('records the dataset at 24 kHz, post-processes each session into a 24 kHz WAV, and finds no problem', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'record-openai-'));
-    const flags = ['--url', mock.url, '--protocol', 'openai', '--sample-rate', '24000', '--output', dir, '--concurrency', '4', '--per-subset', '1', '--min-input-s', '1', '--max-input-s', '1.6'];
+    const flags = ['--url', mock.url, '--protocol', 'openai', '--sample-rate', '24000', '--output', dir, '--concurrency', '4', '--per-subset', '1', '--min-input-s', '1', '--max-input-s', '1.6', '--allow-unqualified'];
     expect(await recordCommand(parseRecordOptions(flags), io())).toBe(0);
     const stored = await results(dir);
     expect(stored.size).toBe(8);
@@ -332,7 +321,7 @@ describe('probe record --conversation against the native mock with behaviour kno
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as TurnRecord);
-  const record = (dir: string) => probe(['record', '--url', mock.url, '--output', dir, '--conversation', 'default', '--per-subset', '2', '--duration', '12', '--concurrency', '2']);
+  const record = (dir: string) => probe(['record', '--url', mock.url, '--output', dir, '--conversation', 'default', '--per-subset', '2', '--duration', '12', '--concurrency', '2', '--allow-unqualified']);
   const FILES = ['summary.json', 'turns.jsonl', 'speech.jsonl', 'run.json', 'samples.msgpack', 'duplex_metrics.json'];
   const IDS = ['conversation-000-default', 'conversation-001-default'];
 
@@ -379,7 +368,7 @@ describe('probe record --conversation against the native mock with behaviour kno
     const contents = await Promise.all(FILES.map((f) => readFile(join(dir, f))));
     const again = await record(dir);
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/all already complete; nothing recorded, nothing rewritten\nbehaviour \(client.*\n.*\nQUALIFIED: as stored/);
+    expect(again.stdout).toMatch(/all already complete; nothing recorded, nothing rewritten\nbehaviour \(client.*\n.*\n(UN)?QUALIFIED: as stored/);
     expect(mockSessions().length).toBe(opened);
     const after = await Promise.all(FILES.map((f) => readFile(join(dir, f))));
     for (const [i, f] of FILES.entries()) expect([f, after[i].equals(contents[i])]).toEqual([f, true]);

@@ -64,7 +64,6 @@ describe('probe run (native): units', () => {
   it('a realtime native run holds unit lag p50/p95/p99 and the miss rate, and merge pools them', async () => {
     const { code, summary, dir } = await probe(nemotron.url, ['--concurrency', '2', '--duration', '1']);
     expect(code).toBe(0);
-    expect(summary.qualified).toBe(true);
     // 1 s of input in 80 ms units: 12 whole units and one of 40 ms per session.
     expect(summary.units).toMatchObject({ unit_ms: 80, expected: 26, done: 26, miss_threshold_ms: 80 });
     const lag = summary.unit_lag_ms;

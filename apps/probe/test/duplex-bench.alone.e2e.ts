@@ -6,6 +6,8 @@ import { flagsOf } from '@duplex-bench/cli';
 import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import { DUPLEX_BENCH } from '../src/duplex-bench';
 
+// The exit codes as scripts see them, a qualified run (exit 0, QUALIFIED last) among them: run
+// alone, with no other test file beside them (jest.e2e-alone.config.ts).
 jest.setTimeout(90_000);
 
 /** The executable a user runs (`npx duplex-bench`, the package's bin). */

@@ -9,6 +9,8 @@ import { runBounded, type Exit } from './spawn.spec-helpers';
 // empty prefix with production dependencies only, then its `duplex-bench` run from a directory
 // outside the checkout: `serve` on a free port, and `run` against it. Needs dist/ (`npm run build`;
 // `nx run probe:e2e` builds it first) and the npm registry or npm's cache for the dependencies.
+// The installed run must qualify, and npm pack and install load both cores: run alone
+// (jest.e2e-alone.config.ts).
 jest.setTimeout(240_000);
 
 const ROOT = join(__dirname, '..', '..', '..');

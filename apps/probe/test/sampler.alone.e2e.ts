@@ -6,6 +6,8 @@ import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import type { RunSummary } from '@duplex-bench/results';
 import { runBounded } from './spawn.spec-helpers';
 
+// Each stall must have the cause the test made (a CPU hog, a GC, a disk wait), and no other: run
+// alone, with no other test file beside them (jest.e2e-alone.config.ts).
 jest.setTimeout(90_000);
 
 /** The built kit: the sampler is a process of its own, started from dist/sampler.js. */
