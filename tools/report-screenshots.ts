@@ -1,5 +1,5 @@
 /**
- * The README's pictures of the three report pages, each the first 900 px of the page as a user
+ * The pictures of the three report pages in docs/reports.md, each the first 900 px of the page as a user
  * opens it in Debian's `chromium` (1200 px wide): a run (64 sessions against the nemotron mock), a
  * sweep (a mock that holds 12 sessions) and an http run (the variable-response stub, with
  * --goodput and --vllm-result). The compiled kit (`npm run build` first).

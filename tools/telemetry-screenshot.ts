@@ -1,5 +1,5 @@
 /**
- * The README's picture of a run watched live: Debian's `prometheus` scrapes a probe run (64
+ * The picture of a run watched live in docs/telemetry.md: Debian's `prometheus` scrapes a probe run (64
  * sessions against the minicpmo mock with a model turn every 3 s, both in processes of their own) every second; then Debian's
  * `chromium` opens Prometheus's graph page on the run's packets, pacing and TTFP, and saves it.
  * The compiled kit (`npm run build` first).
