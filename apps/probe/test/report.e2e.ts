@@ -189,7 +189,7 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     expect(f.verdict.top).toBe(f.server.top);
     expect(f.text).toMatch(/^Server: PASS/);
     // The command as typed, --report included, to paste back.
-    expect(f.command).toBe(`duplex-bench run --url ${mock.url} --concurrency 6 --duration 2 --output ${dir} --quiet --report`);
+    expect(f.command).toBe(`duplex-bench run --url ${mock.url} --concurrency 6 --duration 2 --output ${dir} --quiet --report --allow-unqualified`);
     expect(f.text).toMatch(/ttfp_p99_ms<=1000: [\d.]+/);
     const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as { duplex: { ttfp_ms: { p50: number; p99: number } } };
     expect(f.ttfp?.slice(2, 6)).toEqual(['6', String(summary.duplex.ttfp_ms.p50), expect.any(String), String(summary.duplex.ttfp_ms.p99)]);

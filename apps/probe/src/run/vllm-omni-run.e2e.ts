@@ -236,7 +236,8 @@ describe('probe run --protocol vllm-omni against the newest endpoint (reference 
       expect(checked).toBe(0);
       // merge keeps the block: the pooled figures under their names.
       const mergedDir = await mkdtemp(join(tmpdir(), 'vllm-merged-'));
-      expect(await mergeCommand([dir, '--output', mergedDir], { stdout: { write: () => undefined }, stderr: { write: () => undefined } })).toBe(0);
+      // Its status follows the run's cadence, which this file does not judge (run-harness.spec-helpers.ts).
+      expect(await mergeCommand([dir, '--output', mergedDir], { stdout: { write: () => undefined }, stderr: { write: () => undefined } })).toBe(summary.qualified ? 0 : 3);
       const merged = JSON.parse(await readFile(join(mergedDir, 'summary.json'), 'utf8'));
       expect(merged.vllm_omni.ttfp_ms).toEqual(summary.vllm_omni?.ttfp_ms);
     } finally {
