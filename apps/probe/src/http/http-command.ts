@@ -1,9 +1,8 @@
 import { parseFlags, UsageError, type RunIo } from '@duplex-bench/cli';
 import { goodputText, type HttpSummary, type LatencyMs } from '@duplex-bench/http-load';
 import { entryModule } from '@duplex-bench/launcher';
-import { httpRun, verdictLine, type RunVerdict } from '@duplex-bench/run';
+import { httpRun, verdictLine, type RunVerdict, renderServerMetrics, rssGrowthText } from '@duplex-bench/run';
 import { HTTP_FLAGS } from './http-flags';
-import { renderServerMetrics, rssGrowthText } from '../render';
 
 /** What each child runs: the probe's `main` (dist/probe.js when built). */
 const MAIN = entryModule(__dirname, '../main', 'probe');

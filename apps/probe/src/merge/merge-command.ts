@@ -1,8 +1,7 @@
 import { parseFlags } from '@duplex-bench/cli';
 import type { MergedSummary } from '@duplex-bench/results';
-import { mergeRuns, verdictLine, type RunVerdict } from '@duplex-bench/run';
+import { mergeRuns, verdictLine, type RunVerdict, renderBehaviour, renderDuplex, renderStalls } from '@duplex-bench/run';
 import { renderHttpSummary } from '../http/http-command';
-import { renderBehaviour, renderDuplex, renderStalls } from '../render';
 import { MERGE_FLAGS } from './merge-flags';
 
 /** The merged run's lines; `more` go before the last, which is the verdict (`verdictOf`). */

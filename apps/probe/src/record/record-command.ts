@@ -1,7 +1,6 @@
 import type { RunIo } from '@duplex-bench/cli';
-import { recordSessions, verdictLine, type RecordHooks, type RecordOptions, type RenderRecording } from '@duplex-bench/run';
+import { recordSessions, verdictLine, type RecordHooks, type RecordOptions, type RenderRecording, renderArrivals, renderBehaviour, renderDuplex } from '@duplex-bench/run';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
-import { renderArrivals, renderBehaviour, renderDuplex } from '../render';
 
 export type { RecordHooks } from '@duplex-bench/run';
 

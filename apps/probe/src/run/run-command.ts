@@ -1,7 +1,6 @@
 import type { RunIo } from '@duplex-bench/cli';
-import { runSessions, type RunHooks, type RunOptions } from '@duplex-bench/run';
+import { runSessions, type RunHooks, type RunOptions, renderRunSummary } from '@duplex-bench/run';
 import { monotonicClock, type Clock } from '@duplex-bench/pacer';
-import { renderRunSummary } from '../render';
 
 export type { RunHooks } from '@duplex-bench/run';
 

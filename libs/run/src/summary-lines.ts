@@ -1,7 +1,8 @@
 import type { ArrivalsSummary, DuplexAggregate, RunSummary } from '@duplex-bench/results';
 import type { ServerMetricsSummary, StallsSummary } from '@duplex-bench/telemetry';
 import type { BehaviourSummary, RssFigures } from '@duplex-bench/metrics';
-import { mibPerMin, verdictLine, type RunVerdict } from '@duplex-bench/run';
+import { mibPerMin } from './lifecycle/progress';
+import { verdictLine, type RunVerdict } from './verdict';
 
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : `${v.toFixed(2)} ms`);
 
