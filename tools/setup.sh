@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set-up in one command: the npm packages from the lockfile, and the Debian packages the tests use:
+# Set-up in one command: the npm packages from the lockfile, the kit built into dist/ (what the
+# duplex-bench command runs), and the Debian packages the tests use:
 # Chromium for the report's browser tests, Prometheus (with promtool) for the live-metrics tests,
 # ffmpeg for camera frames from a video file (--video FILE) and the tests that make them.
 # Packages already installed are skipped; installing needs root or passwordless sudo.
@@ -21,3 +22,4 @@ fi
 chromium --version
 prometheus --version 2>&1 | head -1
 ffmpeg -version | head -1
+npm run build --silent
