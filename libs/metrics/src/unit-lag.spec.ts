@@ -59,6 +59,29 @@ describe('SessionUnits', () => {
     expect(recorder.lag.totalCount).toBe(0);
   });
 
+  it('expects only the units of the input sent when the input ended early by design (a conversation played once), its short last unit complete with the last append', () => {
+    const recorder = new UnitLagRecorder();
+    // Given 10 s (its bound), the session's script ended after 1,000 ms: 12 whole 80 ms units and one of 40 ms.
+    const units = recorder.session(80, 10_000);
+    expect(units.total).toBe(125);
+    sendRealtime(units, 1000);
+    units.inputEnded(1000);
+    expect(units.total).toBe(13);
+    // Each unit.done 40 ms after its packet's send return (packet k: k x 80 ms + 1 ms).
+    for (let k = 0; k < 13; k++) units.unitDone((k * 80 + 41) / 1000);
+    // The server's empty end-of-input unit adds nothing.
+    units.unitDone(1.2);
+    units.finish();
+    expect(recorder.counts()).toEqual({ unit_ms: 80, expected: 13, done: 13, missed: 0, done_before_input: 0 });
+    // The short unit's too: from the last append's send return (0.961 s) to its unit.done (1.001 s).
+    expect(unitLagMs(recorder.lag)).toMatchObject({ count: 13 });
+    expect(unitLagMs(recorder.lag).max).toBeCloseTo(40, 0);
+    // An end at or past the length given changes nothing.
+    const whole = new UnitLagRecorder().session(80, 160);
+    whole.inputEnded(160);
+    expect(whole.total).toBe(2);
+  });
+
   it('gives units per second over first append send start to the last unit.done, and their sum over sessions', () => {
     const recorder = new UnitLagRecorder();
     for (const last_s of [1, 2]) {

@@ -90,22 +90,28 @@ const END_SLACK_MS = 1e-6;
 
 /** One session's units: when each unit's input was complete, and the lag of each `unit.done`. */
 export class SessionUnits {
-  /** Units the whole input holds: the last one may be short. */
-  readonly total: number;
+  private units: number;
   private readonly ready_s: Float64Array;
   private ready = 0;
   private doneCount = 0;
   private first_start_s = NaN;
   private last_done_s = NaN;
+  /** Send return of the last append: a short last unit is complete with it when the input ends early. */
+  private last_completed_s = NaN;
   private finished = false;
 
   constructor(
     private readonly recorder: UnitLagRecorder,
     readonly unit_ms: number,
-    private readonly input_ms: number,
+    private input_ms: number,
   ) {
-    this.total = Math.ceil(input_ms / unit_ms - END_SLACK_MS / unit_ms);
-    this.ready_s = new Float64Array(this.total);
+    this.units = Math.ceil(input_ms / unit_ms - END_SLACK_MS / unit_ms);
+    this.ready_s = new Float64Array(this.units);
+  }
+
+  /** Units the whole input holds: the last one may be short. */
+  get total(): number {
+    return this.units;
   }
 
   /** `unit.done` events received so far. */
@@ -116,8 +122,21 @@ export class SessionUnits {
   /** An append went: it started at `start_s`, ends the input at `end_ms`, and its `ws.send()` returned at `completed_s`. */
   inputSent(start_s: number, end_ms: number, completed_s: number): void {
     if (this.ready === 0 && Number.isNaN(this.first_start_s)) this.first_start_s = start_s;
+    this.last_completed_s = completed_s;
     const { unit_ms, input_ms, total, ready_s } = this;
     while (this.ready < total && Math.min((this.ready + 1) * unit_ms, input_ms) <= end_ms + END_SLACK_MS) ready_s[this.ready++] = completed_s;
+  }
+
+  /**
+   * The input ended after `end_ms` sent, short of the length the session was given (a conversation
+   * played once ends where its script does): its units are those of the input sent, a short last
+   * one complete with the last append. The rest never were input: neither expected nor missed.
+   */
+  inputEnded(end_ms: number): void {
+    if (end_ms >= this.input_ms) return;
+    this.input_ms = end_ms;
+    this.units = Math.ceil(end_ms / this.unit_ms - END_SLACK_MS / this.unit_ms);
+    while (this.ready < this.units) this.ready_s[this.ready++] = this.last_completed_s;
   }
 
   /** A `sglang.unit.done` arrived at `received_s`. */

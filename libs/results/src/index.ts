@@ -14,6 +14,8 @@ export type { SessionResult } from './session-result';
 export { ARRIVALS_ORIGIN, arrivalsSummary, blockingProbability } from './arrivals-summary';
 export type { ArrivalCountFigures, ArrivalRate, ArrivalsInput, ArrivalsSummary } from './arrivals-summary';
 export { runDirsOf, runDirsOfAll } from './run-dirs';
+export { CONVERSATION_ONCE_ORIGIN, conversationOnceFigures, withConversationOnce } from './conversation-once';
+export type { ConversationOnceFigures } from './conversation-once';
 export { duplexClientFigures } from './server-beside';
 export { jsonLines, readSamplerFile, readServerMetrics, readSessionSpeech, readTurns } from './conversation-files';
 export type { ServerMetricsRow } from './conversation-files';

@@ -17,6 +17,7 @@ import type { DeadlineSchedulerStats } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
 import type { SessionResult } from './session-result';
 import type { ArrivalsSummary } from './arrivals-summary';
+import type { ConversationOnceFigures } from './conversation-once';
 import type { ServerMetricsSummary, StallsSummary } from '@duplex-bench/telemetry';
 
 /** How packets went: on the realtime schedule (every dialect), or lockstep with the server's units (native). */
@@ -77,8 +78,11 @@ export interface RunSummary extends PacingFigures {
     server_event_seq?: { sessions: number; gaps: number; missing_events: number; not_rising: number };
   };
   packet_ms: number;
+  /** Each session's input, s (`--duration`); a conversation played once (`conversation_once`): the longest input a session streamed. */
   duration_s: number;
   measurement_origin: Record<string, string>;
+  /** `run --conversation` without `--duration`: each session played the script once; what that came to. */
+  conversation_once?: ConversationOnceFigures;
   /** Present when the server answered with model turns (response.created … response.done). */
   duplex?: DuplexAggregate;
   /** vllm-omni runs: the response figures under vLLM-Omni's benchmark names and meanings. */

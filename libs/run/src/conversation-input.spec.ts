@@ -85,6 +85,98 @@ describe('ConversationInput', () => {
     expect(one.steps[0]).toMatchObject({ step: 0, kind: 'say' });
   });
 
+  describe("a run's sessions: once without --duration, for --duration with it", () => {
+    // The script: a.wav (7 packets), 300 ms of silence (4), a listen until model_done of at most 2 s, a.wav (7), b.wav (4).
+    const SILENT_PASS = 7 + 4 + 25 + 7 + 4;
+
+    /**
+     * A session's player from `c`, streamed as the send path does, one 80 ms packet a tick: the model's
+     * 80 ms chunk arrives (voiced when `speaks(t_s)`), inputOverAt is asked, then the packet is taken.
+     */
+    function stream(c: ConversationInput, speaks: (t_s: number) => boolean = () => false) {
+      let now = 0;
+      const player = c.player(() => now);
+      let over_at: number | null = null;
+      // Whether the last step had ended when each packet went.
+      const lastEnded: boolean[] = [];
+      for (let seq = 0; seq < player.packet_count; seq++) {
+        now = seq * 0.08;
+        player.playout.add(now, 2 * 1920, 24000, speaks(now));
+        if (player.inputOverAt(seq)) {
+          over_at = seq;
+          break;
+        }
+        lastEnded.push(player.steps.length === 5 && player.steps[4].end_s !== null);
+        player.packetBase64(seq);
+      }
+      return { player, over_at, lastEnded };
+    }
+
+    it('plays the script once, bounded by one pass: the input ends after its last step, not before, when the model never answers', async () => {
+      const c = await ConversationInput.read(settings({ conversation_once: true, duration_s: 0 }));
+      expect(c.sessionBoundS()).toBe(c.passBoundS());
+      const { player, over_at, lastEnded } = stream(c);
+      // The session is given the bound as its length: 49 packets.
+      expect(player.packet_count).toBe(49);
+      // The listen ran to its max_s (2 s, a packet more when the boundary falls a hair short of it), and the input ended where b.wav did.
+      expect(player.steps.map((st) => [st.pass, st.step, st.ended_by])).toEqual([
+        [0, 0, undefined],
+        [0, 1, undefined],
+        [0, 2, 'max_s'],
+        [0, 3, undefined],
+        [0, 4, undefined],
+      ]);
+      expect([SILENT_PASS, SILENT_PASS + 1]).toContain(over_at);
+      expect(over_at as number).toBeLessThan(player.packet_count);
+      expect(player.steps[4].end_s).toBeCloseTo((over_at as number) * 0.08, 9);
+      // Not before: b.wav went whole, every step ended uncut, and no packet went after the last step ended.
+      expect((player.steps[4].end_s as number) - player.steps[4].start_s).toBeCloseTo(4 * 0.08, 9);
+      expect(player.steps.every((st) => st.end_s !== null && !st.cut)).toBe(true);
+      expect(lastEnded).toHaveLength(over_at as number);
+      expect(lastEnded.every((ended) => !ended)).toBe(true);
+      expect(player.inputOverAt((over_at as number) + 1)).toBe(true);
+    });
+
+    it('plays the script once to where the model lets it end: an answer that ends early ends the pass early', async () => {
+      const c = await ConversationInput.read(settings({ conversation_once: true, duration_s: 0 }));
+      // The model speaks from 1.2 s to 1.6 s: the listen (from 0.88 s) ends 500 ms of played silence after, at the boundary 2.16 s (packet 27).
+      const { player, over_at } = stream(c, (t) => t >= 1.2 - 1e-9 && t < 1.6 - 1e-9);
+      expect(player.steps[2]).toMatchObject({ ended_by: 'trigger' });
+      expect(player.steps[2].end_s).toBeCloseTo(2.16, 9);
+      expect(over_at).toBe(27 + 7 + 4);
+      expect(player.steps.every((st) => st.pass === 0 && st.end_s !== null && !st.cut)).toBe(true);
+    });
+
+    it('with --duration, as before: the script starts again until the duration ends, and the step then playing is cut', async () => {
+      const c = await ConversationInput.read(settings({ duration_s: 6 }));
+      expect(c.sessionBoundS()).toBe(6);
+      const { player, over_at } = stream(c);
+      expect(player.packet_count).toBe(75);
+      expect(over_at).toBeNull();
+      // Pass 0 over at packet 47 or 48; pass 1's listen (from packet 58 or 59) is cut by the end of the session at 6 s.
+      expect(player.steps.map((st) => [st.pass, st.step])).toEqual([
+        [0, 0],
+        [0, 1],
+        [0, 2],
+        [0, 3],
+        [0, 4],
+        [1, 0],
+        [1, 1],
+        [1, 2],
+      ]);
+      expect(player.steps[7]).toMatchObject({ ended_by: 'session_end' });
+      expect(player.steps[7].end_s).toBeCloseTo(6, 9);
+      // And shorter than one pass: cut in its listen.
+      const short = stream(await ConversationInput.read(settings({ duration_s: 2 })));
+      expect(short.over_at).toBeNull();
+      expect(short.player.steps.map((st) => [st.pass, st.step, st.ended_by])).toEqual([
+        [0, 0, undefined],
+        [0, 1, undefined],
+        [0, 2, 'session_end'],
+      ]);
+    });
+  });
+
   it('states what each behaviour figure is measured from, with the takeover bound and the model speech origin', async () => {
     const c = await ConversationInput.read(settings({ takeover_min_ms: 750 }));
     const o = c.origins();

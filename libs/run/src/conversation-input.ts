@@ -5,7 +5,13 @@ export interface ConversationSettings {
   conversation: string;
   packet_ms: number;
   sample_rate: number;
+  /** Each session's input, s: the script starts again until it ends, its last step cut. Unused when played once. */
   duration_s: number;
+  /**
+   * `run --conversation` without `--duration`: each session plays the script once, to its own end
+   * (at most `passBoundS`), instead of for `duration_s`.
+   */
+  conversation_once?: boolean;
   /** A stop not seen within this of a barge-in is `no_stop`, s. */
   max_stop_s: number;
   /** A span in a pause counts as a takeover from this long, ms. */
@@ -75,12 +81,18 @@ export class ConversationInput {
   }
 
   /**
-   * A new session's input: the script from its first step, on the session's clock, for `duration_s`
-   * (default: the run's); `once`, one pass through it, at most `duration_s`.
+   * A new session's input: the script from its first step, on the session's clock, for `duration_s`;
+   * `once`, one pass through it, at most `duration_s`. By default the run's: played once to its own
+   * end, bounded by `passBoundS` (`conversation_once`), else for the run's `duration_s`.
    */
-  player(now_s: () => number, duration_s = this.settings.duration_s, options: PlayerOptions = {}): ConversationPlayer {
+  player(now_s: () => number, duration_s = this.sessionBoundS(), options: PlayerOptions = { once: this.settings.conversation_once === true }): ConversationPlayer {
     const s = this.settings;
     return new ConversationPlayer(this.script, this.utterances, s.packet_ms, s.sample_rate, duration_s, new ModelPlayout(), now_s, options);
+  }
+
+  /** The longest a session of the run streams, s: one pass's bound when it plays the script once, else the run's `duration_s`. */
+  sessionBoundS(): number {
+    return this.settings.conversation_once === true ? this.passBoundS() : this.settings.duration_s;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Subject } from 'rxjs';
+import { silencePackets } from '@duplex-bench/audio';
 import { nativeServer } from './native-server.spec-helpers';
 import { native, receivedOf, virtualSession } from './session.spec-helpers';
 
@@ -24,6 +25,17 @@ describe('streamInput: the streaming state', () => {
     const appends = receivedOf(v.server.sessions[0], 'input_audio_buffer.append');
     expect(appends.map((a) => a.sglang)).toEqual([{ seq: 0, t_start_ms: 0 }, { seq: 1, t_start_ms: 80 }, { seq: 2, t_start_ms: 160 }]);
     expect(appends.map((a) => Buffer.from(String(a.audio), 'base64').length)).toEqual([2560, 2560, 1280]);
+  });
+
+  it('a source that ends its input early (a conversation played once) ends it there, complete, its units those of the input sent', async () => {
+    // Given 2 s (the script's bound), the source says its input is over before packet 5 (400 ms).
+    const bound = silencePackets(2, 80);
+    const v = virtualSession({ dialect: { protocol: 'native' }, packets: { ...bound, inputOverAt: (seq: number) => seq >= 5 }, accept: (s) => nativeServer(s) });
+    const result = await v.result();
+    expect(result).toMatchObject({ completed: true, packets_sent: 5 });
+    expect(v.server.sessions[0].received.map((e) => e.type).slice(-2)).toEqual(['sglang.input_audio.end', 'session.close']);
+    // Five 80 ms units were input and done; the 20 of the bound never sent are neither expected nor missed.
+    expect(v.ctx.units?.counts()).toMatchObject({ expected: 5, done: 5, missed: 0 });
   });
 
   it('a stop (SIGINT) after packet 3 ends the input there, drains and closes cleanly, and is incomplete as interrupted', async () => {

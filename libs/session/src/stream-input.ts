@@ -1,3 +1,4 @@
+import { pcm16BytesPerMs } from '@duplex-bench/audio';
 import { ResponseTracker } from '@duplex-bench/metrics';
 import { sendCommits, type Connection, type SendReceipt } from '@duplex-bench/transport';
 import type { SessionResult } from './result';
@@ -20,7 +21,7 @@ export function streamInput(b: SessionBook, conn: Connection, result: SessionRes
   return streamPackets({
     ended$: conn.ended$,
     stops: [ctx.stop$, b.errors.stopped$],
-    sends: sendPath({ id: b.id, ctx, conn, flow, packets, sink, units: b.units, unitsDone$: b.unitsDone$, onInputOver: () => (b.inputOver = true) }, start_s),
+    sends: sendPath({ id: b.id, ctx, conn, flow, packets, sink, units: b.units, unitsDone$: b.unitsDone$, onInputOver: () => inputOver(b) }, start_s),
     after: afterSend<SendReceipt & { late?: boolean }>(
       markStreamStart((origin_s) => {
         b.origin_s = origin_s;
@@ -38,4 +39,10 @@ export function streamInput(b: SessionBook, conn: Connection, result: SessionRes
     started: () => b.origin_s !== null,
     onStreamEnd: () => ctx.onStreamEnd(),
   });
+}
+
+/** The source ended its input early (a conversation played once): the stream is complete, and its units are those of the input sent. */
+function inputOver(b: SessionBook): void {
+  b.inputOver = true;
+  b.units?.inputEnded(b.input.bytes / pcm16BytesPerMs(b.packets.sample_rate));
 }

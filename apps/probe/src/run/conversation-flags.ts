@@ -6,7 +6,7 @@ export const CONVERSATION_FLAGS = {
   conversation: {
     kind: 'string',
     group: 'input',
-    help: "follow a conversation script in every session instead of one input: a built-in name (default) or a YAML/JSON file of say, listen and silence_ms steps; it starts again until --duration ends; the summary's behaviour block and turns.jsonl hold its figures",
+    help: "follow a conversation script in every session instead of one input: a built-in name (default) or a YAML/JSON file of say, listen and silence_ms steps; with --duration it starts again until --duration ends, the last step cut; without, run plays it once in each session, to its own end (record: --duration's default); the summary's behaviour block and turns.jsonl hold its figures",
     value: 'NAME|FILE',
   },
   'max-stop-s': { kind: 'number', min: 0, exclusive: true, default: 3, group: 'output', help: 'with --conversation: a barge-in the model has not stopped for within this is no_stop, seconds', value: 'S' },

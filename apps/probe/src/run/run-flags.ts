@@ -27,7 +27,7 @@ export const RUN_FLAGS = {
     help: "the longest session the server allows, seconds: a longer --duration is refused before the run (default: native and the legacy profile 230, sglang-omni's client cap under its 240 s session deadline; others none)",
     value: 'S',
   },
-  duration: { kind: 'number', min: 0, exclusive: true, group: 'load', help: 'audio per session, seconds; required unless --arrival-rate with --session-duration and --run-for', value: 'S' },
+  duration: { kind: 'number', min: 0, exclusive: true, group: 'load', help: "audio per session, seconds; with --conversation the script starts again until it ends; required unless --conversation (each session then plays the script once, to its own end, at most every listen's max_s: the summary's duration_s is the longest input a session streamed) or --arrival-rate with --session-duration and --run-for", value: 'S' },
   output: { kind: 'string', required: true, group: 'output', help: 'run directory (created)', value: 'DIR' },
   processes: { kind: 'int', min: 1, default: 1, group: 'load', help: 'child processes, each with --concurrency sessions', value: 'N' },
   'output-sample-rate': { kind: 'int', min: 1, group: 'dialect', help: "output audio rate of the figures, Hz; overrides the server's grant (default: the grant, else 22050 native, 24000 openai and vllm-omni)", value: 'HZ' },

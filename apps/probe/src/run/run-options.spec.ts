@@ -73,6 +73,20 @@ describe('parseRunOptions', () => {
     expect(usageError([...BASE, '--quiet=yes'])).toBe('--quiet takes no value');
   });
 
+  it('plays a conversation once in each session without --duration; any other run still needs --duration', () => {
+    const noDuration = BASE.filter((_, i) => i !== BASE.indexOf('--duration') && i !== BASE.indexOf('--duration') + 1);
+    // The length is the script's: 0 until the script is read (runSessions sets one pass's bound).
+    expect(parseRunOptions([...noDuration, '--conversation', 'default'])).toMatchObject({ conversation: 'default', conversation_once: true, duration_s: 0 });
+    expect(parseRunOptions([...noDuration, '--conversation', 'default', '--processes', '2']).conversation_once).toBe(true);
+    // With --duration, as before: the script for that long.
+    expect(parseRunOptions([...BASE, '--conversation', 'default'])).toMatchObject({ conversation_once: false, duration_s: 30 });
+    expect(parseRunOptions(BASE).conversation_once).toBe(false);
+    expect(usageError(noDuration)).toBe('--duration is required');
+    expect(usageError([...noDuration, '--audio', 'in.wav'])).toBe('--duration is required');
+    // Arriving sessions take their length from --session-duration (a conversation's own by default), not from this rule.
+    expect(parseRunOptions(['--url', 'ws://127.0.0.1:1/v1/realtime', '--output', 'o', '--arrival-rate', '2', '--run-for', '10', '--conversation', 'default']).conversation_once).toBe(false);
+  });
+
   it('accepts --flag=value and negative-looking values only where numbers are expected', () => {
     expect(parseRunOptions([...BASE, '--warmup-s=5']).warmup_s).toBe(5);
     expect(usageError(withFlag('--duration', '--5'))).toBe('--duration must be a number, got "--5"');

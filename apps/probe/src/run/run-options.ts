@@ -35,7 +35,9 @@ export function parseRunOptions(argv: string[]): RunOptions {
   const arrivals = arrivalOptions(f);
   if (arrivals && f.concurrency !== undefined) throw new UsageError('--arrival-rate and --concurrency are two loads: give one');
   if (!arrivals && f.concurrency === undefined) throw new UsageError('--concurrency is required');
-  if (!arrivals && f.duration === undefined) throw new UsageError('--duration is required');
+  // A conversation without --duration plays once in each session, to its own end: its length is the script's.
+  const conversation_once = !arrivals && f.conversation !== undefined && f.duration === undefined;
+  if (!arrivals && f.duration === undefined && !conversation_once) throw new UsageError('--duration is required');
   if (arrivals && (f.shard !== undefined || f['start-at'] !== undefined || f.processes > 1)) throw new UsageError('--arrival-rate runs in one process: no --shard, --start-at or --processes');
   if (f['metrics-port'] !== undefined && f['metrics-port'] > 0 && f['metrics-port'] + f.processes - 1 > 65535) throw new UsageError(`--metrics-port ${f['metrics-port']} with --processes ${f.processes}: the children's ports (P to P+${f.processes - 1}) pass 65535`);
   if (f['sampler-dir'] !== undefined && !f.sampler) throw new UsageError('--sampler-dir goes with --sampler');
@@ -68,6 +70,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     clock_offset_ms: f['clock-offset-ms'],
     processes: f.processes,
     duration_s,
+    conversation_once,
     output: part.output(f.output),
     output_sample_rate: f['output-sample-rate'] ?? defaultOutputRate(dialect.protocol),
     output_sample_rate_given: f['output-sample-rate'] !== undefined,

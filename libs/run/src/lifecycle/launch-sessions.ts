@@ -2,9 +2,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores } from '@duplex-bench/launcher';
 import { monotonicClock } from '@duplex-bench/pacer';
-import { EXIT, Interrupts, type RunIo } from '@duplex-bench/cli';
+import { AudioFormatError, ConversationError } from '@duplex-bench/audio';
+import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { poolStalls } from '@duplex-bench/telemetry';
 import { mergeChildren, mergeDuplex, readSamplerFile, runFile, writeRunRecord, type MergedSummary, type RunRecord, type RunSummary } from '@duplex-bench/results';
+import { ConversationInput } from '../conversation-input';
 import { CHILD_KEY_ENV, redactArgv, withoutSecrets } from '../dialect-options';
 import { packetSizeOr } from '../packet-size';
 import { ProcessSampler } from '../process-sampler';
@@ -25,6 +27,8 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
   const size = await packetSizeOr(opts.url, opts, opts.connect_timeout_ms, (message) => io.stderr.write(`error: ${message}\n`));
   if (!size) return EXIT.failed;
   const sizeArgs = ['--packet-ms', String(size.packet_ms)];
+  // A script played once in each child's sessions lasts at most one pass: the children's time to run is counted from that.
+  const session_s = opts.conversation_once ? await onceBoundS(opts, size.packet_ms) : opts.duration_s;
   await mkdir(opts.output, { recursive: true });
   const cpu = planCpus(opts.cpu_affinity, opts.cpu_affinity === 'auto' && process.platform === 'linux' ? await readPhysicalCores() : null, opts.processes);
   if (opts.cpu_affinity === 'auto' && process.platform !== 'linux') cpu.warning = 'CPU placement is only done on Linux; skipped';
@@ -44,7 +48,7 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
   const onSpawned = (index: number, pid: number) => {
     pids[index] = pid;
     if (opts.sampler && !sampler && pids.filter((p) => p > 0).length === opts.processes) {
-      sampler = new ProcessSampler(pids, runFile(opts.output, 'sampler'), opts.sampler.interval_ms, opts.start_timeout_ms / 1000 + opts.duration_s + opts.drain_timeout_ms / 1000 + 120);
+      sampler = new ProcessSampler(pids, runFile(opts.output, 'sampler'), opts.sampler.interval_ms, opts.start_timeout_ms / 1000 + session_s + opts.drain_timeout_ms / 1000 + 120);
     }
   };
   const metricsPortOf = (i: number): string[] => (opts.metrics_port === undefined ? [] : ['--metrics-port', String(opts.metrics_port === 0 ? 0 : opts.metrics_port + i)]);
@@ -56,7 +60,7 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
     args: (i) => ['run', ...withoutSecrets(io.argv), ...sizeArgs, '--processes', '1', '--output', join(opts.output, `p${i}`), '--quiet', ...metricsPortOf(i), ...samplerArgs],
     env: opts.api_key ? { [CHILD_KEY_ENV]: opts.api_key } : undefined,
     start_timeout_ms: opts.start_timeout_ms,
-    run_timeout_ms: (opts.duration_s + opts.drain_timeout_ms / 1000 + 60 + (opts.metrics_port === undefined ? 0 : opts.metrics_linger_s)) * 1000,
+    run_timeout_ms: (session_s + opts.drain_timeout_ms / 1000 + 60 + (opts.metrics_port === undefined ? 0 : opts.metrics_linger_s)) * 1000,
     cpu,
     onSpawned,
     onStderr: (i, line) => {
@@ -97,7 +101,7 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
       concurrency_per_process: opts.concurrency,
       packet_ms: size.packet_ms,
       packet_ms_source: size.source,
-      duration_s: opts.duration_s,
+      ...(opts.conversation_once ? { duration_s: null, conversation_once: { bound_s: session_s } } : { duration_s: opts.duration_s }),
     },
     cpu_plan: cpu,
     host: await describeHost(),
@@ -117,4 +121,14 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
   io.stdout.write(`${render(summary, opts.output, v)}\n`);
   io.emit?.(written);
   return exitOf(v, opts.allow_unqualified);
+}
+
+/** The longest one pass of the run's conversation can take, s, at the children's packet size. Throws UsageError for a script or WAV it cannot read. */
+async function onceBoundS(opts: RunOptions, packet_ms: number): Promise<number> {
+  try {
+    return (await ConversationInput.read({ ...opts, conversation: opts.conversation as string, packet_ms })).passBoundS();
+  } catch (err) {
+    if (err instanceof AudioFormatError || err instanceof ConversationError) throw new UsageError(err.message);
+    throw err;
+  }
 }

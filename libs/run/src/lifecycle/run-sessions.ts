@@ -24,7 +24,7 @@ import { describeDuration, meanDurationS } from '../arrivals/session-duration';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
 import { duplexClientFigures, duplexMetrics, videoFigures, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary, writeDuplexMetrics, writeRunRecord, writeRunFile } from '@duplex-bench/results';
-import { legacyFigures } from '@duplex-bench/results';
+import { legacyFigures, withConversationOnce } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier, type SessionResult } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { Progress } from './progress';
@@ -69,6 +69,8 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
     if (opts.conversation !== undefined) conversation = await ConversationInput.read({ ...opts, conversation: opts.conversation, packet_ms: opts.packet_ms });
     // A session as long as its conversation is given the longest one pass can take, and ends where its script does.
     if (conversation && opts.arrivals?.duration.kind === 'conversation') opts.arrivals = { ...opts.arrivals, duration: { kind: 'conversation', bound_s: conversation.passBoundS() } };
+    // Without --duration, each session plays the script once: the run lasts as long as one pass can.
+    if (conversation && opts.conversation_once) opts.duration_s = conversation.sessionBoundS();
   } catch (err) {
     if (err instanceof AudioFormatError || err instanceof ConversationError) throw new UsageError(err.message);
     throw new UsageError(`--audio: ${(err as Error).message}`);
@@ -98,8 +100,8 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
     packets,
     onGrant: (grant) => grants.add(grant),
     stop$,
-    // Arriving sessions end on their own: no input end waits for the others'.
-    ...(opts.arrivals ? {} : { allSent: new SendBarrier() }),
+    // Arriving sessions, and sessions that each play a script once, end on their own: no input end waits for the others'.
+    ...(opts.arrivals || opts.conversation_once ? {} : { allSent: new SendBarrier() }),
     ...hearing?.context,
     ...telemetry?.hooks(),
   });
@@ -126,7 +128,8 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
         : {}),
       packet_ms: opts.packet_ms,
       packet_ms_source: size.source,
-      duration_s: opts.duration_s,
+      // A script played once has no duration set: each session's bound, and the summary its longest input.
+      ...(opts.conversation_once ? { duration_s: null, conversation_once: { bound_s: opts.duration_s } } : { duration_s: opts.duration_s }),
       trace: opts.trace,
       ...(opts.shard ? { shard: `${opts.shard.index}/${opts.shard.count}`, first_session: opts.first_session, sessions_total: opts.sessions_total } : {}),
       ...(opts.start_at_ms !== undefined ? { start_at_epoch_ms: opts.start_at_ms } : {}),
@@ -249,7 +252,8 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
       measures.loadUntil(gate_s + opts.duration_s);
       const starts = spreadStarts(gate_s, opened.length, opts.start_spread_ms);
       if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, gate_s, opts.duration_s / 2, opts.packet_ms, opts.inject_stall_ms, hold);
-      io.stderr.write(`streaming: ${opened.length} of ${sessions.length} sessions passed the start gate\n`);
+      const once = opts.conversation_once && conversation ? `, each playing the ${conversation.record.name} script once (at most ${opts.duration_s.toFixed(2)} s)` : '';
+      io.stderr.write(`streaming: ${opened.length} of ${sessions.length} sessions passed the start gate${once}\n`);
       hooks.onStreaming?.(writer);
       progress.start(() => ({ active: overlap.active, sent: pacing.sent, late: pacing.late, loop_max_ms: loop.figures().max, rss: measures.rss.figures() }));
       results = await Promise.all([...opened.map((s, i) => s.stream(starts[i])), ...failed]);
@@ -270,6 +274,7 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
       pacing_mode: opts.pacing ?? 'realtime',
     });
     if (arrivals) summary.arrivals = arrivals;
+    if (opts.conversation_once) withConversationOnce(summary, results, opts.packet_ms, opts.duration_s);
     runJson.ended_s = clock.now_s();
     runJson.load.client_loop = measures.clientLoop();
     await checkpoint;

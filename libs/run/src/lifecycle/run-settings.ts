@@ -40,7 +40,17 @@ export interface RunOptions extends DialectOptions, ConversationOptions, Telemet
   time_url: string | null;
   clock_offset_ms: number;
   processes: number;
+  /**
+   * Each session's input, s (`--duration`). With `conversation_once`, 0 as parsed, then the longest
+   * one pass of the script can take (`ConversationInput.passBoundS`) once the script is read.
+   */
   duration_s: number;
+  /**
+   * `--conversation` without `--duration` (and without `--arrival-rate`): each session plays the
+   * script once, to its own end, and then ends its input; false: for `duration_s`, the script
+   * starting again until then.
+   */
+  conversation_once: boolean;
   output: string;
   output_sample_rate: number;
   /** False when `--output-sample-rate` was not given: the dialect's usual rate, and nothing is asked of the server. */
