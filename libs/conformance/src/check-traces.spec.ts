@@ -67,6 +67,14 @@ describe('a run checked against its contract', () => {
       await writeFile(join(dir, 'run.json'), JSON.stringify({ protocol: 3 }));
       expect(await runProtocol(dir, false)).toBeNull();
     });
+
+    it("names a run.json cut short, with the parser's place, for the run directory or a trace file in it", async () => {
+      const path = join(dir, 'run.json');
+      await writeFile(path, '{"protocol": "vllm-om');
+      const named = new RegExp(`^${path}: not valid JSON \\(.+\\); the file may be cut short$`);
+      expect(((await caught(runProtocol(dir, false))) as Error).message).toMatch(named);
+      expect(((await caught(runProtocol(await trace('s0', ''), true))) as Error).message).toMatch(named);
+    });
   });
 
   describe('checkTraceFile', () => {

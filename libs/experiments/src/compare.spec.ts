@@ -1,9 +1,10 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lognormal, seeded } from '@duplex-bench/pacer';
 import { parseArm, runCompare, type CompareFile, type ComparePlan } from './compare';
 import { fakeRuns, flag, memoryIo, type RunModel } from './fake-runs.spec-helpers';
+import type { PointRunner } from './point-runner';
 
 // runCompare against fake runs: each run writes the summary.json a real one would, from servers
 // modelled here, so the order, the recording and the statistics are proven without a process.
@@ -119,5 +120,43 @@ describe('runCompare, against fake runs of two servers, TTFP 100 ms and 200 ms',
     expect(stderr).toContain('compare: repetition 1, arm B failed to run (error: cannot connect to ws://127.0.0.1:9/v1/realtime: connect ECONNREFUSED)\n');
     expect(file.runs.filter((r) => r.arm === 'B').map((r) => [r.code, r.qualified, r.values.ttfp_p99_ms])).toEqual([[1, false, null], [1, false, null]]);
     expect(file.results[0].verdict).toBe('too few qualified runs to compare');
+  });
+});
+
+describe('runCompare, given files it cannot read', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'compare-corrupt-'));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  const arms = [arm('A', FAST), arm('B', SLOW)];
+  const plan = (run: PointRunner): ComparePlan => ({ arms, reps: 2, seed: 1, metrics: ['ttfp_p99_ms'], output: dir, script: 'never started', run });
+  const neverRun: PointRunner = () => Promise.reject(new Error('no run was due'));
+  const failure = (p: Promise<unknown>) => p.then(() => new Error('it resolved'), (err: unknown) => err as Error);
+
+  it('names a compare.json cut short, with the parser\'s place, and runs nothing', async () => {
+    const path = join(dir, 'compare.json');
+    await writeFile(path, '{"format":"duplex-bench.compare","arms":[{"label":"A"');
+    const err = await failure(runCompare(plan(neverRun), memoryIo()));
+    expect(err.message).toMatch(new RegExp(`^${path}: not valid JSON \\(.+\\); the file may be cut short$`));
+  });
+
+  it('names a compare.json of these arms whose runs are not a list, rather than failing on it', async () => {
+    const path = join(dir, 'compare.json');
+    await writeFile(path, JSON.stringify({ arms, reps: 2, seed: 1, runs: { A: 1 } }));
+    const err = await failure(runCompare(plan(neverRun), memoryIo()));
+    expect(err.message).toBe(`${path}: not a comparison to resume: its arms and reps are these, but "runs" is not a list of runs`);
+  });
+
+  it("names a run's summary.json cut short", async () => {
+    const cut: PointRunner = async (args) => {
+      const out = flag(args, '--output');
+      await mkdir(out, { recursive: true });
+      await writeFile(join(out, 'summary.json'), '{"qualified":tr');
+      return { code: 0, error: null };
+    };
+    const err = await failure(runCompare(plan(cut), memoryIo()));
+    expect(err.message).toMatch(new RegExp(`^${join(dir, 'rep1-[AB]', 'summary.json')}: not valid JSON \\(.+\\); the file may be cut short$`));
   });
 });

@@ -1,7 +1,7 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { projectRevision, type RunningProcess } from '@duplex-bench/launcher';
-import { runFile, type RunSummary } from '@duplex-bench/results';
+import { readJsonFile, RunFileError, runFile, type RunSummary } from '@duplex-bench/results';
 import { ExperimentError } from './experiment-error';
 import type { ExperimentIo } from './experiment-io';
 import { scriptRunner, type PointRunner } from './point-runner';
@@ -102,8 +102,11 @@ export async function runCompare(plan: ComparePlan, io: ExperimentIo): Promise<C
   const { arms, metrics, output } = plan;
   await mkdir(output, { recursive: true });
   const path = runFile(output, 'compare');
-  const earlier = await readFile(path, 'utf8').then((t) => JSON.parse(t) as CompareFile, () => null);
+  const earlier = await readJsonFile<CompareFile>(path);
   const same = earlier && JSON.stringify(earlier.arms) === JSON.stringify(arms) && earlier.reps === plan.reps;
+  if (same && !(Array.isArray(earlier.runs) && earlier.runs.every((r) => typeof r?.arm === 'string'))) {
+    throw new RunFileError(path, 'not a comparison to resume: its arms and reps are these, but "runs" is not a list of runs');
+  }
   const seed = same ? earlier.seed : plan.seed;
   const a = settingsOf(arms[0].flags);
   const b = settingsOf(arms[1].flags);
@@ -149,7 +152,7 @@ export async function runCompare(plan: ComparePlan, io: ExperimentIo): Promise<C
         io.stderr.write(`compare: repetition ${rep} of ${plan.reps}, arm ${arm.label}\n`);
         const { code, error } = await runArm(['run', ...arm.flags, '--output', dir, '--quiet'], running);
         if (signals.interrupted) break;
-        const summary = await readFile(runFile(dir, 'summary'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
+        const summary = await readJsonFile<RunSummary>(runFile(dir, 'summary'));
         const values = Object.fromEntries(metrics.map((m) => [m, summary ? (COMPARE_METRICS[m].read(summary) ?? null) : null]));
         if (error && code !== 0 && code !== 3) io.stderr.write(`compare: repetition ${rep}, arm ${arm.label} failed to run (${error})\n`);
         file.runs.push({ rep, arm: arm.label, position, dir, code, ...(error ? { error } : {}), qualified: summary?.qualified === true, values });

@@ -1,9 +1,10 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exponential, lognormal, seeded } from '@duplex-bench/pacer';
 import { blockingProbability } from '@duplex-bench/results';
 import { fakeRuns, flag, memoryIo, percentile, sessionsOf, type ReadFigures, type RunModel } from './fake-runs.spec-helpers';
+import type { PointRunner } from './point-runner';
 import { DEFAULT_SLO, parseSlo } from './slo';
 import { capacityOf, pooledBlocking, runSweep, type SweepFile, type SweepPlan, type SweepPoint, type SweepRun, type SweepSettings } from './sweep';
 
@@ -406,5 +407,42 @@ describe('runSweep --slo stop_latency_p95_ms<=400, against a fake server whose s
     expect(truthAt.get(fail)).toBeGreaterThan(400);
     expect(pass).toBeGreaterThan(24);
     expect(file.points.find((p) => p.sessions === fail)?.runs[0].slo).toEqual([{ term: slo, value: expect.any(Number), ok: false }]);
+  });
+});
+
+describe('runSweep, given files it cannot read', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sweep-corrupt-'));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  const plan = (run: PointRunner): SweepPlan => ({ settings: settingsOf(), terms: parseSlo(DEFAULT_SLO), min: 2, max: 4, resolution: 1, output: dir, script: 'never started', run });
+  const neverRun: PointRunner = () => Promise.reject(new Error('no run was due'));
+  const failure = (p: Promise<unknown>) => p.then(() => new Error('it resolved'), (err: unknown) => err as Error);
+
+  it("names a sweep.json cut short, with the parser's place, and runs nothing", async () => {
+    const path = join(dir, 'sweep.json');
+    await writeFile(path, '{"format":"duplex-bench.sweep","settings":{"url":');
+    const err = await failure(runSweep(plan(neverRun), memoryIo()));
+    expect(err.message).toMatch(new RegExp(`^${path}: not valid JSON \\(.+\\); the file may be cut short$`));
+  });
+
+  it('names a sweep.json of these settings whose points are not points with runs, rather than failing on it', async () => {
+    const path = join(dir, 'sweep.json');
+    await writeFile(path, JSON.stringify({ settings: settingsOf(), points: [{ sessions: 2, verdict: 'pass' }] }));
+    const err = await failure(runSweep(plan(neverRun), memoryIo()));
+    expect(err.message).toBe(`${path}: not a sweep to resume: its settings are these, but "points" is not a list of points with their runs`);
+  });
+
+  it("names a run's summary.json cut short", async () => {
+    const cut: PointRunner = async (args) => {
+      const out = flag(args, '--output');
+      await mkdir(out, { recursive: true });
+      await writeFile(join(out, 'summary.json'), '{"qualified":tr');
+      return { code: 0, error: null };
+    };
+    const err = await failure(runSweep(plan(cut), memoryIo()));
+    expect(err.message).toMatch(new RegExp(`^${join(dir, 's2-r1', 'summary.json')}: not valid JSON \\(.+\\); the file may be cut short$`));
   });
 });

@@ -1,7 +1,7 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunningProcess } from '@duplex-bench/launcher';
-import { blockingProbability, runFile, type ArrivalRate, type RunSummary } from '@duplex-bench/results';
+import { blockingProbability, readJsonFile, RunFileError, runFile, type ArrivalRate, type RunSummary } from '@duplex-bench/results';
 import type { ExperimentIo } from './experiment-io';
 import { scriptRunner, type PointRunner } from './point-runner';
 import { checkSlo, SLO_FIGURES, type SloCheck, type SloTerm } from './slo';
@@ -189,8 +189,12 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
   const { settings, terms, min, max, output } = plan;
   await mkdir(output, { recursive: true });
   const path = runFile(output, 'sweep');
-  const earlier = await readFile(path, 'utf8').then((t) => JSON.parse(t) as SweepFile, () => null);
-  const kept = earlier && JSON.stringify(earlier.settings) === JSON.stringify(settings) ? earlier.points.filter((p) => p.runs.length === settings.runs) : [];
+  const earlier = await readJsonFile<SweepFile>(path);
+  const same = earlier && JSON.stringify(earlier.settings) === JSON.stringify(settings);
+  if (same && !(Array.isArray(earlier.points) && earlier.points.every((p) => Array.isArray(p?.runs)))) {
+    throw new RunFileError(path, 'not a sweep to resume: its settings are these, but "points" is not a list of points with their runs');
+  }
+  const kept = same ? earlier.points.filter((p) => p.runs.length === settings.runs) : [];
   const file: SweepFile = {
     format: 'duplex-bench.sweep',
     version: 1,
@@ -232,7 +236,7 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
       const load_args = arrival ? ['--arrival-rate', String(load), '--seed', String(arrival.seed + r - 1)] : ['--concurrency', String(per), ...layout];
       const args = ['--url', settings.url, '--protocol', settings.protocol, ...load_args, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...extra];
       const { code, error } = await runPoint(['run', ...args], running);
-      const summary = await readFile(runFile(dir, 'summary'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
+      const summary = await readJsonFile<RunSummary>(runFile(dir, 'summary'));
       // The run's own page, which the sweep's page links from its count (a run that wrote no summary has none).
       if (summary && plan.afterRun && !extra.includes('--report')) await plan.afterRun(dir).catch((err: Error) => io.stderr.write(`warning: sweep: no page for ${dir}: ${err.message}\n`));
       const a = arrival ? runArrivals(summary) : undefined;

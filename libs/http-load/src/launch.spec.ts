@@ -1,11 +1,11 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createUsHistogram, RssMonitor } from '@duplex-bench/metrics';
 import { ManualTimers } from '@duplex-bench/pacer/testing';
 import { RUN_FILES } from '@duplex-bench/results';
 import { httpSummary, LatencyHistograms, PerSecond, RequestTally, type HttpSummary } from './http-summary';
-import { launchHttpProcesses, shares, withoutFlags, type HttpLaunchOptions } from './launch';
+import { childSummaries, launchHttpProcesses, shares, withoutFlags, type HttpLaunchOptions } from './launch';
 import { newRecord } from './request-record';
 
 describe('withoutFlags', () => {
@@ -209,5 +209,21 @@ describe('launchHttpProcesses', () => {
     expect(r.result.start_failure).toEqual({ index: 0, reason: 'failed before the start gate: no server at the URL' });
     expect(r.summary).toBeNull();
     expect(r.died).toEqual([]);
+  });
+});
+
+describe('childSummaries', () => {
+  let dir: string;
+  beforeEach(async () => (dir = await mkdtemp(join(tmpdir(), 'http-children-'))));
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it("pools the summaries the children wrote; one that left none, or one cut short, is a died line naming why", async () => {
+    for (const [i, text] of ['{"kind":"http"}', '{"kind":"ht', null, '{"kind":"http"}'].entries()) {
+      await mkdir(join(dir, `p${i}`));
+      if (text !== null) await writeFile(join(dir, `p${i}`, 'summary.json'), text);
+    }
+    const { parts, died } = await childSummaries(dir, [0, 1, 2, 3].map((index) => ({ index, failure: index === 3 ? 'exited 1' : null })));
+    expect(parts).toEqual([{ kind: 'http' }, { kind: 'http' }]);
+    expect(died).toEqual([expect.stringMatching(new RegExp(`^process 1 left a summary that does not read: ${join(dir, 'p1', 'summary.json')}: not valid JSON \\(.+\\); the file may be cut short$`)), 'process 2 left no summary']);
   });
 });

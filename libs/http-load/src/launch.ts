@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Launcher, type LaunchResult } from '@duplex-bench/launcher';
 import type { HttpSummary } from './http-summary';
 import { mergeHttpSummaries } from './merge';
-import { runFile } from '@duplex-bench/results';
+import { readJsonFile, runFile } from '@duplex-bench/results';
 
 export interface HttpLaunchOptions {
   /** The entry module whose `http` command each child runs. */
@@ -47,6 +46,25 @@ export function shares(total: number, parts: number): number[] {
 }
 
 /**
+ * The summaries the children wrote under `p<i>/`, and one line for each that left none: its failure,
+ * or that it left no summary, or the summary named with what is wrong with it.
+ */
+export async function childSummaries(output: string, children: ReadonlyArray<{ index: number; failure: string | null }>): Promise<{ parts: HttpSummary[]; died: string[] }> {
+  const parts: HttpSummary[] = [];
+  const died: string[] = [];
+  for (const c of children) {
+    let why = 'left no summary';
+    const part = await readJsonFile<HttpSummary>(runFile(join(output, `p${c.index}`), 'summary')).catch((err: Error) => {
+      why = `left a summary that does not read: ${err.message}`;
+      return null;
+    });
+    if (part) parts.push(part);
+    else died.push(`process ${c.index} ${c.failure ?? why}`);
+  }
+  return { parts, died };
+}
+
+/**
  * `http --processes N`: N children through the launcher, each with its share of the rate (or of the
  * lanes) and of the requests, and its own seed, all starting at one gate; each writes under `p<i>/`.
  * Returns the launcher's outcome and, once they ran, their pooled summary and the ones that left none.
@@ -81,15 +99,7 @@ export async function launchHttpProcesses(o: HttpLaunchOptions, interrupts: (sto
   interrupts(() => launcher.interrupt());
   const result = await launcher.run();
   if (result.start_failure) return { result, summary: null, died: [] };
-  const parts: HttpSummary[] = [];
-  const died: string[] = [];
-  for (const c of result.children) {
-    try {
-      parts.push(JSON.parse(await readFile(runFile(join(o.output, `p${c.index}`), 'summary'), 'utf8')) as HttpSummary);
-    } catch {
-      died.push(`process ${c.index} ${c.failure ?? 'left no summary'}`);
-    }
-  }
+  const { parts, died } = await childSummaries(o.output, result.children);
   const summary = parts.length > 0 ? mergeHttpSummaries(parts) : null;
   if (summary && died.length > 0) {
     summary.qualified = false;

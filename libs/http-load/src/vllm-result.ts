@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { decodeHistogram } from '@duplex-bench/metrics';
+import { notValid, RunFileError } from '@duplex-bench/results';
 import { meetsGoodput, type GoodputBounds } from './goodput';
 import type { HttpSummary } from './http-summary';
 import type { RequestRecord } from './request-record';
@@ -59,10 +60,29 @@ function figures(name: string, values_s: number[], out: Record<string, unknown>)
   for (const p of VLLM_PERCENTILES) out[`p${p}_${name}_ms`] = npPercentile(sorted, p) * 1000;
 }
 
-/** Reads each line of a requests.jsonl in turn, never the whole file at once. */
+/**
+ * Reads each line of a requests.jsonl in turn, never the whole file at once. A line that is not JSON
+ * throws RunFileError naming the file and the line (the last line: that the file may be cut short).
+ */
 export async function forEachRecord(path: string, fn: (r: RequestRecord) => void): Promise<void> {
   const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
-  for await (const line of lines) if (line.trim() !== '') fn(JSON.parse(line) as RequestRecord);
+  let n = 0;
+  let bad: { line: number; err: unknown } | null = null;
+  for await (const line of lines) {
+    n++;
+    if (line.trim() === '') continue;
+    // A line after the bad one: the file was not cut short there.
+    if (bad) throw new RunFileError(path, `line ${bad.line}: ${notValid('JSON', bad.err, false)}`);
+    let record: RequestRecord;
+    try {
+      record = JSON.parse(line) as RequestRecord;
+    } catch (err) {
+      bad = { line: n, err };
+      continue;
+    }
+    fn(record);
+  }
+  if (bad) throw new RunFileError(path, `line ${bad.line}: ${notValid('JSON', bad.err)}`);
 }
 
 const pad2 = (n: number) => String(n).padStart(2, '0');

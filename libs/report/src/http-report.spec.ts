@@ -116,6 +116,19 @@ describe('an http run read for its page', () => {
     expect(await loadHttpReport(dir)).toBeNull();
   });
 
+  it("names a summary.json cut short, and a line of requests.jsonl that does not parse, by its number", async () => {
+    const failure = () => loadHttpReport(dir).then(() => new Error('it resolved'), (e: Error) => e);
+    await writeFile(join(dir, 'summary.json'), JSON.stringify(summary()).slice(0, 60));
+    expect((await failure()).message).toMatch(new RegExp(`^${join(dir, 'summary.json')}: not valid JSON \\(.+\\); the file may be cut short$`));
+    await writeSummary(summary());
+    const path = join(dir, 'requests.jsonl');
+    const line = JSON.stringify(request(0, 100));
+    await writeFile(path, `${line}\n${line.slice(0, 30)}`);
+    expect((await failure()).message).toMatch(new RegExp(`^${path}: line 2: not valid JSON \\(.+\\); the file may be cut short$`));
+    await writeFile(path, `${line}\n\n{oops\n${line}\n`);
+    expect((await failure()).message).toMatch(new RegExp(`^${path}: line 3: not valid JSON \\(.+\\)$`));
+  });
+
   it('draws the summary alone when the run kept no requests.jsonl, with its ITL distribution', async () => {
     await writeSummary(summary({ histograms: { itl_raw: ms([10, 20, 30]) } }));
     const d = (await loadHttpReport(dir)) as HttpReportData;

@@ -4,7 +4,7 @@ import { ReportInputError } from './report-input-error';
 import { clientTtfp, clientTtft, decodeSamples, type ResponseRecord, type SamplesFile, type TimelineFile } from '@duplex-bench/metrics';
 import { checkSlo, DEFAULT_SLO, parseSlo, SLO_FIGURES } from '@duplex-bench/experiments';
 import { isLate } from '@duplex-bench/pacer';
-import { readRunRecord, readServerMetrics, readSessionRows, readSessionSpeech, readTurns, runFile, type RunSummary, type SummaryVerdict, type DuplexMetricsFile } from '@duplex-bench/results';
+import { notValid, readJsonFile, readServerMetrics, readSessionRows, readSessionSpeech, readTurns, RunFileError, runFile, type RunRecord, type RunSummary, type SummaryVerdict, type DuplexMetricsFile } from '@duplex-bench/results';
 import { behaviourReport, type BehaviourReport } from './behaviour-data';
 import type { SessionSpeech, TurnRecord } from '@duplex-bench/metrics';
 
@@ -173,12 +173,13 @@ interface SessionOutcome {
   late: number;
 }
 
+/** A file of the run as JSON, null when it is not there; one that is there but does not read is BAD_RUN_FILE, named with the place. */
 const readJson = async <T>(path: string): Promise<T | null> => {
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as T;
+    return await readJsonFile<T>(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new ReportInputError('BAD_RUN_FILE', `${path}: ${(err as Error).message}`);
+    if (err instanceof RunFileError) throw new ReportInputError('BAD_RUN_FILE', err.message);
+    throw err;
   }
 };
 
@@ -254,7 +255,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
   const bin_s = options.bin_s ?? 0.5;
   const summary = await readJson<SummaryLike>(runFile(dir, 'summary'));
   if (!summary) throw new ReportInputError('NOT_A_RUN', `${dir}: no summary.json (not a run, recording or merged run directory)`);
-  const run = await readRunRecord(dir);
+  const run = await readJson<RunRecord>(runFile(dir, 'run'));
   const dirs = await processDirs(dir, summary);
   const multi = dirs.length > 1;
   const files: SamplesFile[] = [];
@@ -275,7 +276,7 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
     try {
       samples = decodeSamples(await readFile(runFile(d, 'samples')));
     } catch (err) {
-      throw new ReportInputError('BAD_RUN_FILE', `${d}/samples.msgpack: ${(err as Error).message}`);
+      throw new ReportInputError('BAD_RUN_FILE', `${runFile(d, 'samples')}: ${notValid('msgpack', err)}`);
     }
     files.push(samples);
     const timeline = await readJson<TimelineFile>(runFile(d, 'timeline'));

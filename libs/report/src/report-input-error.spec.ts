@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeSamples, PacingRecorder, SampleStore } from '@duplex-bench/metrics';
@@ -48,6 +48,32 @@ describe('the codes, as the report meets each case', () => {
     await writeFile(join(dir, 'summary.json'), JSON.stringify(summary));
     await writeFile(join(dir, 'samples.msgpack'), Buffer.from([0xc1, 0xc1, 0xc1]));
     expect(await rejection(loadReport(dir))).toMatchObject({ code: 'BAD_RUN_FILE', message: expect.stringContaining('samples.msgpack') });
+  });
+
+  it("names each run file cut short, with the parser's place: summary.json, run.json, timeline.json, samples.msgpack, a line of sessions.jsonl", async () => {
+    const cut = (path: string) => new RegExp(`^${path}: not valid JSON \\(.+\\); the file may be cut short$`);
+    await writeFile(join(dir, 'summary.json'), '{"qualified": tru');
+    expect(await rejection(loadReport(dir))).toMatchObject({ code: 'BAD_RUN_FILE', message: expect.stringMatching(cut(join(dir, 'summary.json'))) });
+    await writeFile(join(dir, 'summary.json'), JSON.stringify(summary));
+    await writeFile(join(dir, 'run.json'), '{"command": ["duplex-bench", "ru');
+    expect(await rejection(loadReport(dir))).toMatchObject({ code: 'BAD_RUN_FILE', message: expect.stringMatching(cut(join(dir, 'run.json'))) });
+    await writeFile(join(dir, 'run.json'), '{}');
+    await writeFile(join(dir, 'samples.msgpack'), Buffer.from([0xc1, 0xc1, 0xc1]));
+    expect(await rejection(loadReport(dir))).toMatchObject({ code: 'BAD_RUN_FILE', message: expect.stringMatching(new RegExp(`^${join(dir, 'samples.msgpack')}: not valid msgpack \\(.+\\); the file may be cut short$`)) });
+    await samples();
+    await writeFile(join(dir, 'timeline.json'), '{"samples": [');
+    expect(await rejection(loadReport(dir))).toMatchObject({ code: 'BAD_RUN_FILE', message: expect.stringMatching(cut(join(dir, 'timeline.json'))) });
+    await rm(join(dir, 'timeline.json'));
+    await writeFile(join(dir, 'sessions.jsonl'), '{"id":"s0","completed":true,"packets_sent":1,"late":0}\n{"id":"s1","compl');
+    expect(await rejection(loadReport(dir))).toMatchObject({ message: expect.stringMatching(new RegExp(`^${join(dir, 'sessions.jsonl')}: line 2: not valid JSON \\(.+\\); the file may be cut short$`)) });
+  });
+
+  it("names a recording's sample record cut short", async () => {
+    await writeFile(join(dir, 'summary.json'), JSON.stringify(summary));
+    await samples();
+    await mkdir(join(dir, 'samples'));
+    await writeFile(join(dir, 'samples', 'q-001.json'), '{"sample_id":"q-001","completed":tr');
+    expect(await rejection(loadReport(dir))).toMatchObject({ code: 'BAD_RUN_FILE', message: expect.stringMatching(new RegExp(`^${join(dir, 'samples', 'q-001.json')}: not valid JSON \\(.+\\); the file may be cut short$`)) });
   });
 
   it('NO_MOCK_STATS: a --mock-stats file that does not exist', async () => {

@@ -49,4 +49,14 @@ describe('a conversation sweep: behaviour against the session count', () => {
     const points = [{ sessions: 4, verdict: 'pass' as const, runs: [{ dir: 'elsewhere/s4-r1', processes: 1, sessions_run: 4, code: 0, qualified: true, slo: [] }] }];
     expect((await loadSweepBehaviour(dir, points))[0].values).toEqual([[480]]);
   });
+
+  it("names a run's summary.json cut short", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sweep-behaviour-'));
+    await mkdir(join(dir, 's4-r1'));
+    const path = join(dir, 's4-r1', 'summary.json');
+    await writeFile(path, '{"qualified":true,"behaviour":{');
+    const points = [{ sessions: 4, verdict: 'pass' as const, runs: [{ dir: 'elsewhere/s4-r1', processes: 1, sessions_run: 4, code: 0, qualified: true, slo: [] }] }];
+    const err = await loadSweepBehaviour(dir, points).then(() => new Error('it resolved'), (e: Error) => e);
+    expect(err.message).toMatch(new RegExp(`^${path}: not valid JSON \\(.+\\); the file may be cut short$`));
+  });
 });

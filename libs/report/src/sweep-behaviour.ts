@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { SLO_FIGURES, type SweepPoint } from '@duplex-bench/experiments';
-import { runFile, type RunSummary } from '@duplex-bench/results';
+import { readJsonFile, runFile, type RunSummary } from '@duplex-bench/results';
 
 /** A behaviour figure of a conversation sweep against the session count: each count's value in every run. */
 export interface SweepBehaviourFigure {
@@ -48,7 +47,7 @@ export function behaviourFigures(summaries: Array<Array<RunSummary | null>>): Sw
 
 /** A sweep run's summary: in its directory beside sweep.json (the sweep may have been moved), else where the sweep wrote it. */
 async function runSummary(sweepDir: string, runDir: string): Promise<RunSummary | null> {
-  const read = (dir: string) => readFile(runFile(dir, 'summary'), 'utf8').then((t) => JSON.parse(t) as RunSummary, () => null);
+  const read = (dir: string) => readJsonFile<RunSummary>(runFile(dir, 'summary'));
   if (!runDir) return null;
   return (await read(join(sweepDir, basename(runDir)))) ?? (await read(runDir));
 }

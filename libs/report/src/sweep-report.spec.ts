@@ -73,6 +73,12 @@ describe('a sweep report', () => {
     expect(await loadSweepReport(dir)).toBeNull();
   });
 
+  it("names a sweep.json cut short, with the parser's place", async () => {
+    await writeFile(join(dir, 'sweep.json'), JSON.stringify(countSweep()).slice(0, 120));
+    const err = await loadSweepReport(dir).then(() => new Error('it resolved'), (e: Error) => e);
+    expect(err.message).toMatch(new RegExp(`^${join(dir, 'sweep.json')}: not valid JSON \\(.+\\); the file may be cut short$`));
+  });
+
   it('lays the counts out in load order, each with the place it had in the search', async () => {
     await write(countSweep());
     const d = (await loadSweepReport(dir)) as SweepReportData;

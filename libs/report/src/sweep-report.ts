@@ -1,8 +1,8 @@
-import { access, readFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { loadOf, termLabel, type SweepFile, type SweepPoint } from '@duplex-bench/experiments';
 import { escapeHtml, page } from './report-html';
-import { runFile } from '@duplex-bench/results';
+import { readJsonFile, runFile } from '@duplex-bench/results';
 import { loadSweepBehaviour, type SweepBehaviourFigure } from './sweep-behaviour';
 
 /** Per SLO term: each tested count's (or rate's) value in every run (median drawn), and the bound. */
@@ -40,7 +40,7 @@ export interface SweepReportData {
 
 /** The sweep in `dir` (its sweep.json), or null when there is none. */
 export async function loadSweepReport(dir: string): Promise<SweepReportData | null> {
-  const file = await readFile(runFile(dir, 'sweep'), 'utf8').then((t) => JSON.parse(t) as SweepFile, () => null);
+  const file = await readJsonFile<SweepFile>(runFile(dir, 'sweep'));
   if (!file) return null;
   const points = [...file.points].sort((a, b) => loadOf(a) - loadOf(b));
   const arrival = file.settings.arrivals !== undefined;

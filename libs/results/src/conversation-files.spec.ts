@@ -15,6 +15,6 @@ describe("a conversation run's JSON-lines files", () => {
     expect(await readTurns(dir)).toEqual(turns);
     expect(await readSessionSpeech(dir)).toBeNull();
     await writeFile(join(dir, 'speech.jsonl'), '{"session":"s0","model_speech":"vad","steps":[],"model":[],"events":[]}\n{"session":\n');
-    await expect(readSessionSpeech(dir)).rejects.toMatchObject({ code: 'BAD_RUN_FILE', message: expect.stringMatching(/speech\.jsonl line 2: /) });
+    await expect(readSessionSpeech(dir)).rejects.toMatchObject({ code: 'BAD_RUN_FILE', message: expect.stringMatching(new RegExp(`^${join(dir, 'speech.jsonl')}: line 2: not valid JSON \\(.+\\); the file may be cut short$`)) });
   });
 });

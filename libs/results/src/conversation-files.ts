@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { SessionSpeech, TurnRecord } from '@duplex-bench/metrics';
 import type { SamplerFooter, ThreadSample } from '@duplex-bench/telemetry';
 import { ResultsInputError } from './input-error';
-import { runFile, type RunFile } from './run-files';
+import { parseJsonLines, RunFileError, runFile, type RunFile } from './run-files';
 
 /** Records as JSON lines, each ended by a line break ('' for none). */
 export function jsonLines(records: unknown[]): string {
@@ -23,16 +23,12 @@ async function readRunLines<T>(dir: string, file: RunFile, growing = false): Pro
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new ResultsInputError('BAD_RUN_FILE', `${path}: ${(err as Error).message}`);
   }
-  const out: T[] = [];
-  (growing ? text.slice(0, text.lastIndexOf('\n') + 1) : text).split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    try {
-      out.push(JSON.parse(line) as T);
-    } catch (err) {
-      throw new ResultsInputError('BAD_RUN_FILE', `${path} line ${i + 1}: ${(err as Error).message}`);
-    }
-  });
-  return out;
+  try {
+    return parseJsonLines<T>(path, growing ? text.slice(0, text.lastIndexOf('\n') + 1) : text);
+  } catch (err) {
+    if (err instanceof RunFileError) throw new ResultsInputError('BAD_RUN_FILE', err.message);
+    throw err;
+  }
 }
 
 /** `--conversation`: the run's behaviour events (turns.jsonl); null for a run without a conversation. */

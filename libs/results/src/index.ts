@@ -1,5 +1,5 @@
 /* The run directory: its files named, the figures a run writes, read back and pooled */
-export { readJsonFile, readRunJson, readSessionRows, RunFileError, writeRunFile, RUN_FILES, runFile, sampleRecordFile, SAMPLES_DIR, SESSION_FILES, sessionDir, sessionFile, SESSIONS_DIR, TRACE_LAYOUT, writeRunJson } from './run-files';
+export { notValid, parseJsonLines, readJsonFile, readRunJson, readSessionRows, RunFileError, writeRunFile, RUN_FILES, runFile, sampleRecordFile, SAMPLES_DIR, SESSION_FILES, sessionDir, sessionFile, SESSIONS_DIR, TRACE_LAYOUT, writeRunJson } from './run-files';
 export type { RunFile, SessionFile } from './run-files';
 export { readRunRecord, writeRunRecord } from './run-record';
 export { DuplexMetricsRows, duplexMetricsRow, writeDuplexMetrics } from './duplex-metrics-file';

@@ -1,8 +1,8 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createUsHistogram, decodeSamples, encodeHistogram, encodeSamples, PacingRecorder, SampleStore, unitLagMs, unitMissRate } from '@duplex-bench/metrics';
-import { buildMergedSummary, steadyFrom } from './merge-runs';
+import { buildMergedSummary, mergeChildren, pooledDuplexSessions, readRunForMerge, steadyFrom } from './merge-runs';
 import type { RunSummary } from './summary';
 
 /** One process's samples: one session of `packets` on-time packets. */
@@ -72,5 +72,47 @@ describe('steadyFrom', () => {
     expect(await steadyFrom(dir, { warmup_s: 2 } as RunSummary)).toBe(12.5);
     expect(await steadyFrom(dir, { warmup_s: 0 } as RunSummary)).toBeUndefined();
     expect(await steadyFrom(dir, null)).toBeUndefined();
+  });
+});
+
+describe('run files that do not read, named', () => {
+  const cut = (path: string) => new RegExp(`^${path}: not valid JSON \\(.+\\); the file may be cut short$`);
+  const failure = (p: Promise<unknown>) => p.then(() => new Error('it resolved'), (err: unknown) => err as Error);
+  const runDir = async (name: string, files: Record<string, string | Uint8Array>) => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'merge-corrupt-')), name);
+    await mkdir(dir);
+    for (const [file, data] of Object.entries(files)) await writeFile(join(dir, file), data);
+    return dir;
+  };
+  const goodSummary = JSON.stringify(summary({ server_errors: 0, unknown: {} }));
+
+  it("merge: a run's summary.json cut short", async () => {
+    const dir = await runDir('a', { 'samples.msgpack': encodeSamples(samples(3)), 'summary.json': '{"sessions":{"sta' });
+    expect((await failure(readRunForMerge(dir))).message).toMatch(cut(join(dir, 'summary.json')));
+  });
+
+  it("merge: a run's run.json cut short, read for its warm-up", async () => {
+    const dir = await runDir('a', { 'run.json': '{"gate_s": 10.' });
+    expect((await failure(steadyFrom(dir, { warmup_s: 2 } as RunSummary))).message).toMatch(cut(join(dir, 'run.json')));
+  });
+
+  it("merge: a run's duplex_metrics.json cut short", async () => {
+    const dir = await runDir('a', { 'duplex_metrics.json': '{"duplex_session_metrics":[{"session_id":"s0"' });
+    expect(await failure(pooledDuplexSessions([dir]))).toMatchObject({ code: 'BAD_RUN_FILE', message: expect.stringMatching(cut(join(dir, 'duplex_metrics.json'))) });
+  });
+
+  it("a launched run: a child's summary that does not read counts the child as died, its failure naming the file", async () => {
+    const p0 = await runDir('p0', { 'samples.msgpack': encodeSamples(samples(3)), 'summary.json': goodSummary });
+    const p1 = await runDir('p1', { 'samples.msgpack': encodeSamples(samples(3)), 'summary.json': '{"sessions":' });
+    const { died, summarised, merged } = await mergeChildren([p0, p1], [{ index: 0, failure: null }, { index: 1, failure: null }], 2);
+    expect(summarised).toEqual([p0]);
+    expect(died).toEqual([{ index: 1, failure: expect.stringMatching(new RegExp(`^left a summary that does not read: ${join(p1, 'summary.json')}: not valid JSON \\(.+\\); the file may be cut short$`)) }]);
+    expect(merged.sessions.incomplete_reasons.process_died).toBe(2);
+  });
+
+  it("a launched run: a child's samples.msgpack that does not decode, named", async () => {
+    const p0 = await runDir('p0', { 'samples.msgpack': Buffer.from([0xc1, 0xc1]), 'summary.json': goodSummary });
+    const err = await failure(mergeChildren([p0], [{ index: 0, failure: null }], 1));
+    expect(err.message).toMatch(new RegExp(`^${join(p0, 'samples.msgpack')}: not valid msgpack \\(.+\\); the file may be cut short$`));
   });
 });

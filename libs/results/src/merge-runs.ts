@@ -6,7 +6,7 @@ import { behaviourSummary, decodeHistogram, decodeSamples, mergeHistograms, merg
 import { ResultsInputError } from './input-error';
 import { type DuplexAggregate, duplexMetrics, type DuplexSession, MEASUREMENT_ORIGIN, type RunSummary, UNIT_ORIGIN, unitSummary } from './summary';
 import type { SessionResult } from './session-result';
-import { readRunJson, runFile } from './run-files';
+import { notValid, readRunJson, RunFileError, runFile } from './run-files';
 
 export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   qualified: boolean;
@@ -69,12 +69,10 @@ export async function readRunForMerge(dir: string): Promise<RunForMerge> {
   try {
     samples = decodeSamples(bytes);
   } catch (err) {
-    throw new ResultsInputError('BAD_RUN_FILE', `${dir}/samples.msgpack: ${(err as Error).message}`);
+    throw new ResultsInputError('BAD_RUN_FILE', `${runFile(dir, 'samples')}: ${notValid('msgpack', err)}`);
   }
-  const summary = await readFile(runFile(dir, 'summary'), 'utf8').then(
-    (text) => JSON.parse(text) as RunSummary,
-    () => null, // a process that died before its summary still has its samples
-  );
+  // A process that died before its summary still has its samples; a summary cut short is named.
+  const summary = await readRunJson<RunSummary>(dir, 'summary');
   return { samples, summary, steady_from_s: await steadyFrom(dir, summary) };
 }
 
@@ -214,10 +212,12 @@ async function readDuplexSessions(dir: string): Promise<DuplexSessions> {
     duplex_session_metrics?: Array<Record<string, unknown> & { session_id: string; completed?: boolean; reason?: SessionResult['reason']; responses?: SessionResult['responses'] }>;
   };
   try {
-    file = JSON.parse(await readFile(runFile(dir, 'duplex_metrics'), 'utf8'));
+    const read = await readRunJson<typeof file>(dir, 'duplex_metrics');
+    if (read === null) return [];
+    file = read;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new ResultsInputError('BAD_RUN_FILE', `${dir}/duplex_metrics.json: ${(err as Error).message}`);
+    if (err instanceof RunFileError) throw new ResultsInputError('BAD_RUN_FILE', err.message);
+    throw err;
   }
   return (file.duplex_session_metrics ?? []).map(({ session_id, completed, reason, responses, ...metrics }) => ({
     id: session_id,
@@ -250,7 +250,8 @@ export async function mergeDuplex(dirs: string[], output: string): Promise<Duple
 
 /**
  * Pools the runs of a launcher's children (`dirs[i]` is child i's). A child that died left no
- * summary: its `concurrency` sessions count as incomplete (`process_died`) and it is in `died`.
+ * summary: its `concurrency` sessions count as incomplete (`process_died`) and it is in `died`; one
+ * whose summary does not read counts so too, its failure naming the file and what is wrong.
  */
 export async function mergeChildren(
   dirs: string[],
@@ -259,16 +260,30 @@ export async function mergeChildren(
 ): Promise<{ merged: MergedSummary; died: Array<{ index: number; failure: string | null }>; summarised: string[] }> {
   const children = await Promise.all(
     dirs.map(async (dir) => {
-      const samples = await readFile(runFile(dir, 'samples')).then(decodeSamples, () => null);
-      const summary = await readRunJson<RunSummary>(dir, 'summary');
-      return { samples, summary, steady_from_s: await steadyFrom(dir, summary) };
+      const samples = await readFile(runFile(dir, 'samples')).then(
+        (bytes) => {
+          try {
+            return decodeSamples(bytes);
+          } catch (err) {
+            throw new RunFileError(runFile(dir, 'samples'), notValid('msgpack', err));
+          }
+        },
+        () => null,
+      );
+      // A child whose summary does not read is pooled as one that left none, with what is wrong named;
+      // a run.json that does not read leaves its warm-up uncut, as it always did.
+      const { summary, unread } = await readRunJson<RunSummary>(dir, 'summary').then(
+        (read) => ({ summary: read, unread: null }),
+        (err: Error) => ({ summary: null, unread: `left a summary that does not read: ${err.message}` }),
+      );
+      return { samples, summary, unread, steady_from_s: await steadyFrom(dir, summary).catch(() => undefined) };
     }),
   );
   const merged = buildMergedSummary(
     dirs.filter((_, i) => children[i].samples),
     children.filter((c) => c.samples).map((c) => ({ samples: c.samples as SamplesFile, summary: c.summary, steady_from_s: c.steady_from_s })),
   );
-  const died = outcomes.filter((c) => c.failure !== null || !children[c.index].summary);
+  const died = outcomes.filter((c) => c.failure !== null || !children[c.index].summary).map((c) => ({ ...c, failure: c.failure ?? children[c.index].unread }));
   for (const c of died) {
     if (children[c.index].summary) continue;
     merged.sessions.started += concurrency;

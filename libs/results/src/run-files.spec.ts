@@ -47,12 +47,14 @@ describe('reading and writing run files', () => {
     expect(await readFile(join(dir, 'duplex_metrics.json'), 'utf8')).toBe('{"a":[1,2]}');
   });
 
-  it('reads a run file back as written; null when it is not there or does not parse', async () => {
+  it('reads a run file back as written; null when it is not there; one cut short is named, with the place', async () => {
     await writeRunJson(dir, 'summary', { qualified: true, packets: { sent: 3 } });
     expect(await readRunJson(dir, 'summary')).toEqual({ qualified: true, packets: { sent: 3 } });
     expect(await readRunJson(dir, 'check')).toBeNull();
-    await writeFile(runFile(dir, 'sweep'), '{"points": [');
-    expect(await readRunJson(dir, 'sweep')).toBeNull();
+    await writeFile(runFile(dir, 'run'), '{"command": [');
+    const err = await readRunJson(dir, 'run').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RunFileError);
+    expect((err as Error).message).toMatch(new RegExp(`^${runFile(dir, 'run')}: not valid JSON \\(.+\\); the file may be cut short$`));
   });
 
   it('reads the session rows of sessions.jsonl in order, skipping blank lines', async () => {
@@ -68,6 +70,20 @@ describe('reading and writing run files', () => {
     expect(await readSessionRows(dir)).toEqual([{ id: 'old' }]);
     await writeFile(join(dir, 'sessions.jsonl'), '{"id":"new"}\n');
     expect(await readSessionRows(dir)).toEqual([{ id: 'new' }]);
+  });
+
+  it('names the file and the line of a session row that does not parse; the last one may be cut short', async () => {
+    const path = join(dir, 'sessions.jsonl');
+    await writeFile(path, '{"id":"s1","completed":true}\n{"id":"s0","comp\n');
+    expect((await readSessionRows(dir).catch((e: Error) => e)) as Error).toMatchObject({ name: 'RunFileError', message: expect.stringMatching(new RegExp(`^${path}: line 2: not valid JSON \\(.+\\); the file may be cut short$`)) });
+    await writeFile(path, '{"id":"s1","completed":true}\nnot json\n{"id":"s0"}\n');
+    expect((await readSessionRows(dir).catch((e: Error) => e)) as Error).toMatchObject({ name: 'RunFileError', message: expect.stringMatching(new RegExp(`^${path}: line 2: not valid JSON \\(.+\\)$`)) });
+  });
+
+  it("names an older run's sessions.json cut short", async () => {
+    const path = join(dir, 'sessions.json');
+    await writeFile(path, '{"sessions":[{"id":"old"');
+    expect((await readSessionRows(dir).catch((e: Error) => e)) as Error).toMatchObject({ name: 'RunFileError', message: expect.stringMatching(new RegExp(`^${path}: not valid JSON \\(.+\\); the file may be cut short$`)) });
   });
 
   it('has no session rows when the run wrote neither file, or a sessions.json without them', async () => {

@@ -85,15 +85,6 @@ export function sessionFile(dir: string, id: string, file: SessionFile, attempt?
   return join(sessionDir(dir, id), attempt === undefined ? name : name.replace(/\.(\w+)$/, `.attempt-${attempt}.$1`));
 }
 
-/** A run file read as JSON; null when it is not there or does not parse. */
-export async function readRunJson<T>(dir: string, file: RunFile): Promise<T | null> {
-  try {
-    return JSON.parse(await readFile(runFile(dir, file), 'utf8')) as T;
-  } catch {
-    return null;
-  }
-}
-
 /** A run file that is there but cannot be read as JSON (cut short, or not JSON): the message names the file and the place. */
 export class RunFileError extends Error {
   override readonly name = 'RunFileError';
@@ -103,6 +94,15 @@ export class RunFileError extends Error {
   ) {
     super(`${path}: ${message}`);
   }
+}
+
+/**
+ * What is wrong with a run file's bytes, in the words every reader uses after the file's path: not
+ * valid JSON (or msgpack) with the parser's place, and that the file may be cut short (`cut`: false
+ * for a bad line with more after it).
+ */
+export function notValid(format: 'JSON' | 'msgpack', err: unknown, cut = true): string {
+  return `not valid ${format} (${err instanceof Error ? err.message : String(err)})${cut ? '; the file may be cut short' : ''}`;
 }
 
 /** A JSON file of a run directory, or null when it is not there; one that is there but not JSON throws RunFileError naming it. */
@@ -117,8 +117,31 @@ export async function readJsonFile<T>(path: string): Promise<T | null> {
   try {
     return JSON.parse(text) as T;
   } catch (err) {
-    throw new RunFileError(path, `not valid JSON (${(err as Error).message}); the file may be cut short`);
+    throw new RunFileError(path, notValid('JSON', err));
   }
+}
+
+/** A run file read as JSON; null when it is not there; one that is there but not JSON throws RunFileError naming it (`readJsonFile`). */
+export function readRunJson<T>(dir: string, file: RunFile): Promise<T | null> {
+  return readJsonFile<T>(runFile(dir, file));
+}
+
+/**
+ * The records of a JSON-lines file's text, one a line, blank lines skipped; a line that is not JSON
+ * throws RunFileError naming the file and the line (the last line: that the file may be cut short).
+ */
+export function parseJsonLines<T>(path: string, text: string): T[] {
+  const lines = text.split('\n');
+  const out: T[] = [];
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    try {
+      out.push(JSON.parse(line) as T);
+    } catch (err) {
+      throw new RunFileError(path, `line ${i + 1}: ${notValid('JSON', err, lines.slice(i + 1).every((l) => l.trim() === ''))}`);
+    }
+  });
+  return out;
 }
 
 /**
@@ -145,15 +168,14 @@ export async function writeRunJson(dir: string, file: RunFile, value: unknown, i
   await writeRunFile(dir, file, JSON.stringify(value, null, indent));
 }
 
-/** The run's session rows (sessions.jsonl; a run written before it, sessions.json); [] when there are none. */
+/**
+ * The run's session rows (sessions.jsonl; a run written before it, sessions.json); [] when there are
+ * none. A line or file that is not JSON throws RunFileError naming the file (and the line).
+ */
 export async function readSessionRows<T>(dir: string): Promise<T[]> {
-  const text = await readFile(runFile(dir, 'sessions'), 'utf8').catch(() => null);
-  if (text !== null) {
-    return text
-      .split('\n')
-      .filter((l) => l.length > 0)
-      .map((l) => JSON.parse(l) as T);
-  }
-  const old = await readFile(join(dir, 'sessions.json'), 'utf8').catch(() => null);
-  return old === null ? [] : ((JSON.parse(old) as { sessions?: T[] }).sessions ?? []);
+  const path = runFile(dir, 'sessions');
+  const text = await readFile(path, 'utf8').catch(() => null);
+  if (text !== null) return parseJsonLines<T>(path, text);
+  const old = await readJsonFile<{ sessions?: T[] }>(join(dir, 'sessions.json'));
+  return old?.sessions ?? [];
 }

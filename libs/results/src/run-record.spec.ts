@@ -23,9 +23,10 @@ describe('run.json, one record for every kind of run', () => {
     expect((await readRunRecord(dir))?.ended_s).toBe(40);
   });
 
-  it('is null for a directory without one, or with one that does not parse', async () => {
+  it("is null for a directory without one; one cut short is named, with the parser's place", async () => {
     expect(await readRunRecord(dir)).toBeNull();
     await writeFile(join(dir, 'run.json'), '{"command": [');
-    expect(await readRunRecord(dir)).toBeNull();
+    const err = await readRunRecord(dir).then(() => new Error('it resolved'), (e: Error) => e);
+    expect(err.message).toMatch(new RegExp(`^${join(dir, 'run.json')}: not valid JSON \\(.+\\); the file may be cut short$`));
   });
 });

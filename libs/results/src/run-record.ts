@@ -76,7 +76,7 @@ export interface RunRecord {
   model?: string;
 }
 
-/** The run.json of `dir`; null when there is none or it does not parse. */
+/** The run.json of `dir`; null when there is none; one that does not parse throws RunFileError naming it. */
 export function readRunRecord(dir: string): Promise<RunRecord | null> {
   return readRunJson<RunRecord>(dir, 'run');
 }

@@ -1,11 +1,11 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores } from '@duplex-bench/launcher';
 import { monotonicClock } from '@duplex-bench/pacer';
 import { AudioFormatError, ConversationError } from '@duplex-bench/audio';
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
-import { poolStalls } from '@duplex-bench/telemetry';
-import { mergeChildren, mergeDuplex, readSamplerFile, runFile, writeRunRecord, type MergedSummary, type RunRecord, type RunSummary } from '@duplex-bench/results';
+import { poolStalls, type StallsSummary } from '@duplex-bench/telemetry';
+import { mergeChildren, mergeDuplex, readJsonFile, readSamplerFile, runFile, writeRunRecord, type MergedSummary, type RunRecord, type RunSummary } from '@duplex-bench/results';
 import { ConversationInput } from '../conversation-input';
 import { CHILD_KEY_ENV, redactArgv, withoutSecrets } from '../dialect-options';
 import { packetSizeOr } from '../packet-size';
@@ -16,6 +16,11 @@ import type { RunOptions } from './run-settings';
 
 /** The human lines of merged runs, the verdict last; `more` go before it: the command's to render. */
 export type RenderMerged = (summary: MergedSummary, output: string, v: RunVerdict, more?: string[]) => string;
+
+/** Each process's stall account, from the summary in its directory (`p<i>/`); one that does not read throws RunFileError naming it. */
+export async function processStalls(dirs: string[]): Promise<Array<{ process: string; stalls: StallsSummary | undefined }>> {
+  return Promise.all(dirs.map(async (dir) => ({ process: basename(dir), stalls: (await readJsonFile<RunSummary>(runFile(dir, 'summary')))?.stalls })));
+}
 
 /**
  * A run over processes (`run --processes P`): P children, each running `module`'s `run`, of `--concurrency` sessions each, through the launcher.
@@ -86,9 +91,7 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
   const duplex = await mergeDuplex(summarised, opts.output);
   if (duplex) summary.duplex = duplex;
   if (opts.sampler) {
-    const parts = await Promise.all(
-      summarised.map(async (dir) => ({ process: basename(dir), stalls: (JSON.parse(await readFile(runFile(dir, 'summary'), 'utf8')) as RunSummary).stalls })),
-    );
+    const parts = await processStalls(summarised);
     const pooled = poolStalls(parts, (await readSamplerFile(opts.output, 0).catch(() => null))?.footer ?? null);
     if (pooled) summary.stalls = pooled;
   }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeHistogram, SampleStore } from '@duplex-bench/metrics';
@@ -72,8 +72,18 @@ describe('attempt pacing', () => {
     expect(deviation.maxValue / 1000).toBeCloseTo(10, 1);
   });
 
-  it('fails on a packet file that is not one', async () => {
+  it('fails on a packet file that is not one, naming it', async () => {
     await writeFile(join(dir, 'bad.msgpack'), Buffer.from([0xc1]));
-    await expect(keptPacing(dir, [record('x', 'bad.msgpack')], 80)).rejects.toThrow();
+    const err = await keptPacing(dir, [record('x', 'bad.msgpack')], 80).then(() => new Error('it resolved'), (e: Error) => e);
+    expect(err.message).toMatch(new RegExp(`^${join(dir, 'bad.msgpack')}: not valid msgpack \\(.+\\); the file may be cut short$`));
+  });
+
+  it('names a packet file cut short', async () => {
+    const path = await writeAttemptPacing(dir, 'q-001', store('q-001', 5, 2), 80);
+    const full = join(dir, path as string);
+    const bytes = await readFile(full);
+    await writeFile(full, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    const err = await keptPacing(dir, [record('q-001', path as string)], 80).then(() => new Error('it resolved'), (e: Error) => e);
+    expect(err.message).toMatch(new RegExp(`^${full}: not valid msgpack \\(.+\\); the file may be cut short$`));
   });
 });

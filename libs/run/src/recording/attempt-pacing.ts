@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeSamples, encodeSamples, samplesFileOf, type SampleStore, type SamplesFile, type SessionSampleColumns } from '@duplex-bench/metrics';
 import type { SampleResult } from './sample-results';
-import { sessionDir, sessionFile } from '@duplex-bench/results';
+import { notValid, RunFileError, sessionDir, sessionFile } from '@duplex-bench/results';
 
 /** Writes the packets of a sample's attempt that just ended, one session in the `samples.msgpack` layout; returns its path relative to `dir`. */
 export async function writeAttemptPacing(dir: string, sample_id: string, store: SampleStore, packet_ms: number): Promise<string | null> {
@@ -24,7 +24,14 @@ export async function keptPacing(dir: string, kept: SampleResult[], packet_ms: n
       missing++;
       continue;
     }
-    const file = decodeSamples(await readFile(join(dir, r.pacing_file)));
+    const path = join(dir, r.pacing_file);
+    const bytes = await readFile(path);
+    let file: SamplesFile;
+    try {
+      file = decodeSamples(bytes);
+    } catch (err) {
+      throw new RunFileError(path, notValid('msgpack', err));
+    }
     for (const s of file.sessions) sessions.push({ ...s, id: r.sample_id });
   }
   return { file: samplesFileOf(sessions, packet_ms), missing };

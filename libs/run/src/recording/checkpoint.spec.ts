@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Checkpoint } from './checkpoint';
@@ -54,8 +54,32 @@ describe('Checkpoint', () => {
     expect(await read(path)).toEqual({ n: 4 });
   });
 
-  it('final fails with the write error when the file cannot be written', async () => {
-    const c = new Checkpoint(join(dir, 'missing', 'run.json'), () => ({}));
-    await expect(c.final()).rejects.toMatchObject({ code: 'ENOENT' });
+  it('final fails with the write error, naming the file, when the file cannot be written', async () => {
+    const path = join(dir, 'missing', 'run.json');
+    const c = new Checkpoint(path, () => ({}));
+    await expect(c.final()).rejects.toThrow(new RegExp(`^${path}: cannot write it: ENOENT`));
+  });
+
+  it('an asked-for write that fails is held, not an unhandled rejection; final then names the file', async () => {
+    const path = join(dir, 'missing', 'run.json');
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const c = new Checkpoint(path, () => ({}));
+      c.ask();
+      for (let i = 0; i < 200 && c.failed === null; i++) await new Promise((r) => setTimeout(r, 5));
+      // Past the turn in which Node reports a rejection nobody handled.
+      await new Promise((r) => setTimeout(r, 20));
+      expect(unhandled).toEqual([]);
+      expect(c.failed?.message).toMatch(new RegExp(`^${path}: cannot write it: ENOENT`));
+      await expect(c.final()).rejects.toThrow(new RegExp(`^${path}: cannot write it: ENOENT`));
+      // A later write that succeeds clears it.
+      await mkdir(join(dir, 'missing'));
+      await c.final();
+      expect(c.failed).toBeNull();
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 });

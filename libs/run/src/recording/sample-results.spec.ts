@@ -84,6 +84,22 @@ describe('stored records', () => {
     expect(read.get('short-004-b')).toEqual(b);
   });
 
+  it("names a stored record cut short, with the parser's place", async () => {
+    await writeResult(dir, attempt());
+    const path = sampleRecordFile(dir, 'short-004-b');
+    await writeFile(path, '{"sample_id":"short-004-b","completed":tr');
+    const err = await readResults(dir).then(() => new Error('it resolved'), (e: Error) => e);
+    expect(err.message).toMatch(new RegExp(`^${path}: not valid JSON \\(.+\\); the file may be cut short$`));
+  });
+
+  it("names a stored record that is not a sample's record (no sample_id)", async () => {
+    const path = sampleRecordFile(dir, 'short-004-b');
+    await mkdir(join(dir, SAMPLES_DIR));
+    await writeFile(path, JSON.stringify([{ sample_id: 'short-004-b' }]));
+    const err = await readResults(dir).then(() => new Error('it resolved'), (e: Error) => e);
+    expect(err.message).toBe(`${path}: not a sample's record: it has no "sample_id"`);
+  });
+
   describe('keepEarlierAttempt', () => {
     const id = SAMPLE.id;
     const current = sessionFile('', id, 'pacing');

@@ -1,9 +1,9 @@
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sample } from '@duplex-bench/audio';
 import type { SessionResult } from '@duplex-bench/session';
 import type { PostprocessSummary } from './postprocess';
-import { SAMPLES_DIR, sampleRecordFile, sessionFile, type SessionFile } from '@duplex-bench/results';
+import { readJsonFile, RunFileError, SAMPLES_DIR, sampleRecordFile, sessionFile, type SessionFile } from '@duplex-bench/results';
 
 /** What `record` keeps of one sample, in `samples/<id>.json`; resume reads these back. */
 export interface SampleResult extends Omit<SessionResult, 'id'> {
@@ -65,7 +65,10 @@ export function mergeResult(stored: SampleResult | undefined, fresh: SampleResul
   return { ...keep, attempts };
 }
 
-/** Every stored sample result under `dir/samples`, by sample id. */
+/**
+ * Every stored sample result under `dir/samples`, by sample id. A record that is not JSON, or not a
+ * sample's record (an object with its `sample_id`), throws RunFileError naming the file.
+ */
 export async function readResults(dir: string): Promise<Map<string, SampleResult>> {
   const out = new Map<string, SampleResult>();
   let names: string[];
@@ -75,7 +78,10 @@ export async function readResults(dir: string): Promise<Map<string, SampleResult
     return out; // a new recording
   }
   for (const name of names.filter((n) => n.endsWith('.json'))) {
-    const r = JSON.parse(await readFile(join(dir, SAMPLES_DIR, name), 'utf8')) as SampleResult;
+    const path = join(dir, SAMPLES_DIR, name);
+    const r = await readJsonFile<SampleResult>(path);
+    if (r === null) continue; // gone since the listing
+    if (typeof r?.sample_id !== 'string') throw new RunFileError(path, 'not a sample\'s record: it has no "sample_id"');
     out.set(r.sample_id, r);
   }
   return out;
