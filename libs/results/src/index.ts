@@ -1,6 +1,8 @@
 /* The run directory: its files named, the figures a run writes, read back and pooled */
 export { notValid, parseJsonLines, readJsonFile, readRunJson, readSessionRows, RunFileError, writeRunFile, RUN_FILES, runFile, sampleRecordFile, SAMPLES_DIR, SESSION_FILES, sessionDir, sessionFile, SESSIONS_DIR, TRACE_LAYOUT, writeRunJson } from './run-files';
 export type { RunFile, SessionFile } from './run-files';
+export { appendRunFile, unwrittenLine, writeEvery } from './write-every';
+export type { RunFileWrite, WrittenFiles } from './write-every';
 export { readRunRecord, writeRunRecord } from './run-record';
 export { DuplexMetricsRows, duplexMetricsRow, writeDuplexMetrics } from './duplex-metrics-file';
 export type { ClockOffsetRecord, ClockPair, Invocation, RunRecord } from './run-record';

@@ -50,8 +50,8 @@ export type FromWorker =
       write_ms: number;
       /** Sessions whose files are complete on disk, with the first failure of each, if any. */
       closed: Array<{ session: string; failure?: WriteFailure }>;
-      /** The first failed append to a run file, if one failed in this batch. */
-      record_failure?: WriteFailure;
+      /** The first failed append to a run file, if one failed in this batch, with the file as the run named it. */
+      record_failure?: WriteFailure & { file: string };
     }
   | { kind: 'stopped' };
 

@@ -131,16 +131,34 @@ describe('TraceWriter, receipts only (--trace off)', () => {
     expect([...(await readFile(join(root, 'other.bin')))]).toEqual([1, 2, 3]);
   });
 
-  it('fails the run, naming the path, when a run record cannot be appended', async () => {
-    writer = new TraceWriter({ layout: LAYOUT, root, mode: 'off', start_timeout_ms: BOUND_MS, flush_interval_ms: 20 });
+  it('names a run record it cannot append, takes no more for that file, and goes on writing the rest', async () => {
+    const timers = new ManualTimers();
+    writer = new TraceWriter({ layout: LAYOUT, root, mode: 'off', start_timeout_ms: BOUND_MS, flush_interval_ms: 20, timers });
     await writer.started();
-    const failed = new Promise<Error>((resolve) => writer?.once('failed', resolve));
+    const lost = new Promise<Error>((resolve) => writer?.once('record_failed', resolve));
     writer.append('no-such-dir/records.jsonl', Buffer.from('{}\n'));
-    const err = await failed;
+    writer.append('records.jsonl', Buffer.from('{"a":1}\n'));
+    timers.fire();
+    const err = await lost;
     expect(err).toBeInstanceOf(TraceWriteError);
     expect((err as TraceWriteError).errno).toBe('ENOENT');
     expect(err.message).toContain(join(root, 'no-such-dir', 'records.jsonl'));
-    expect(writer.failure).toBe(err);
+    expect(writer.recordFailure).toBe(err);
+    expect(writer.lost('no-such-dir/records.jsonl')).toBe(true);
+    // The writer is alive: no run failure, and the other file and a session still get written.
+    expect(writer.failure).toBeNull();
+    writer.append('no-such-dir/records.jsonl', Buffer.from('{}\n'));
+    writer.append('records.jsonl', Buffer.from('{"a":2}\n'));
+    const sink = writer.openSession('s1');
+    sink.receipt(receipt(0));
+    const closed = sink.close();
+    // The records' hand-over and the close's window: both timers, then the session is on disk.
+    while (timers.pending.length > 0) timers.fire();
+    await closed;
+    await writer.close();
+    writer = undefined;
+    expect(await readFile(join(root, 'records.jsonl'), 'utf8')).toBe('{"a":1}\n{"a":2}\n');
+    expect(JSON.parse(await readFile(join(root, 'sessions', 's1', 'input-send-receipts.json'), 'utf8')).appends).toHaveLength(1);
   });
 
   it('rejects a session close with TraceWriteError carrying the path and errno when its directory cannot be created', async () => {

@@ -144,6 +144,9 @@ export class TraceWriter extends EventEmitter {
   private backlog = 0;
   private readonly inFlight = new Map<number, number>();
   private dead: Error | null = null;
+  /** The first run record that could not be appended; its file takes no more (`recordFailure`). */
+  private lostRecord: TraceWriteError | null = null;
+  private readonly lostFiles = new Set<string>();
   private readonly counters: TraceWriterStats = { batches: 0, bytes_written: 0, backlog_peak_bytes: 0, max_batch_write_ms: 0, high_water_crossings: 0 };
   private readonly ready: Promise<void>;
   private stopped: ((code: number) => void) | null = null;
@@ -218,6 +221,16 @@ export class TraceWriter extends EventEmitter {
     return this.dead;
   }
 
+  /** The first run record that could not be appended (its file is cut short), if one could not. */
+  get recordFailure(): TraceWriteError | null {
+    return this.lostRecord;
+  }
+
+  /** Whether an append to `file` failed: the file is cut short and took nothing after. */
+  lost(file: string): boolean {
+    return this.lostFiles.has(file);
+  }
+
   stats(): TraceWriterStats {
     return { ...this.counters };
   }
@@ -254,10 +267,12 @@ export class TraceWriter extends EventEmitter {
    * record appended to it before: a run's own records (`sessions.jsonl`, `requests.jsonl`, the
    * samples) go to disk as they end, and only counters and histograms stay in memory. Handed over
    * with the next batch, at most `flush_interval_ms` later; `close()` writes what is left. A failed
-   * append fails the run (`failure`). Text (JSON lines) is joined into one buffer per hand-over.
+   * append (a full disk) is kept as `recordFailure`, naming the file, and that file takes nothing
+   * more; the sessions' traces go on (each fails on its own when its files cannot be written). Text
+   * (JSON lines) is joined into one buffer per hand-over.
    */
   append(file: string, bytes: string | Uint8Array): void {
-    if (this.dead || bytes.length === 0) return;
+    if (this.dead || bytes.length === 0 || this.lostFiles.has(file)) return;
     let r = this.records.get(file);
     if (!r) this.records.set(file, (r = { chunks: [], bytes: 0 }));
     r.chunks.push(bytes);
@@ -443,8 +458,11 @@ export class TraceWriter extends EventEmitter {
           this.emit('drain');
         }
         if (m.record_failure) {
-          this.die(new TraceWriteError(m.record_failure.path, m.record_failure.errno, m.record_failure.message));
-          break;
+          const f = m.record_failure;
+          this.lostFiles.add(f.file);
+          this.records.delete(f.file);
+          this.lostRecord ??= new TraceWriteError(f.path, f.errno, f.message);
+          this.emit('record_failed', this.lostRecord);
         }
         for (const { session, failure } of m.closed) {
           const s = this.sessions.get(session);

@@ -273,7 +273,7 @@ describe('writer-worker', () => {
         { file: 'c.jsonl', chunks: [bytes('{"c":1}\n')] },
       ],
     });
-    expect(done.record_failure).toEqual({ path: join(root, 'missing', 'a.jsonl'), errno: 'ENOENT', message: expect.stringContaining('ENOENT') });
+    expect(done.record_failure).toEqual({ path: join(root, 'missing', 'a.jsonl'), errno: 'ENOENT', message: expect.stringContaining('ENOENT'), file: 'missing/a.jsonl' });
     expect(await readFile(join(root, 'c.jsonl'), 'utf8')).toBe('{"c":1}\n');
     expect(done.bytes).toBe(8);
   });

@@ -106,7 +106,7 @@ function onBatch(message: Extract<ToWorker, { kind: 'batch' }>): void {
       },
     );
   }
-  let record_failure: WriteFailure | undefined;
+  let record_failure: (WriteFailure & { file: string }) | undefined;
   for (const { file, chunks } of message.records) {
     const path = join(options.root, file);
     try {
@@ -117,7 +117,7 @@ function onBatch(message: Extract<ToWorker, { kind: 'batch' }>): void {
       }
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      record_failure ??= { path: e.path ?? path, errno: e.code, message: e.message };
+      record_failure ??= { path: e.path ?? path, errno: e.code, message: e.message, file };
     }
   }
   // A session's receipts file, a part at a time: its head and first entries, then "," and the next.

@@ -5,7 +5,7 @@ import type { GoodputBounds, HttpLiveView, HttpLoad, HttpSummary, PromptSource, 
 import { CHILD_ENV, describeHost, projectRevision, type LauncherLink } from '@duplex-bench/launcher';
 import { createUsHistogram } from '@duplex-bench/metrics';
 import { nodeTimerHost } from '@duplex-bench/pacer';
-import { RUN_FILES, runFile, TRACE_LAYOUT, writeRunRecord, type RunRecord } from '@duplex-bench/results';
+import { RUN_FILES, runFile, TRACE_LAYOUT, unwrittenLine, writeEvery, writeRunFile, writeRunRecord, type RunRecord } from '@duplex-bench/results';
 import { besideClient, clientFamilies, exposeMetrics, httpFamilies, OtlpPush, ServerMetricsScraper, type ClientFigure, type Family, type MetricsEndpoint, type ServerFigureKind } from '@duplex-bench/telemetry';
 import { TraceWriter } from '@duplex-bench/tracer';
 import { redactArgv } from '../dialect-options';
@@ -140,7 +140,7 @@ export async function runRequests(o: HttpRunOptions, prompts: PromptSource, io: 
     await stopScraper();
     if (scraper) summary.server_metrics = besideClient(scraper.summary(), httpClientFigures(summary));
     const written_all = await writer.close().then(
-      () => writer.failure,
+      () => writer.failure ?? writer.recordFailure,
       (err: Error) => err,
     );
     const run = {
@@ -156,15 +156,17 @@ export async function runRequests(o: HttpRunOptions, prompts: PromptSource, io: 
     const failure = written_all ? `${written_all.message}: requests.jsonl is incomplete` : null;
     const v = verdictOf({ ...summary, interrupted: signals.interrupted, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors, failure });
     const written = withVerdict(summary, v);
-    await Promise.all([
-      writeFile(runFile(o.output, 'summary'), JSON.stringify(written, null, 1)),
-      writeRunRecord(o.output, run),
+    const files = await writeEvery([
+      { path: runFile(o.output, 'summary'), write: () => writeRunFile(o.output, 'summary', JSON.stringify(written, null, 1)) },
+      { path: runFile(o.output, 'run'), write: () => writeRunRecord(o.output, run) },
     ]);
+    const unwritten = unwrittenLine(files);
     // Its failure fails the run (exit 1); the run's own files are whole.
     const vllm = o.vllm_result ? await writeVllmResult(o, summary, [runFile(o.output, 'requests')], goodput) : null;
     const more = vllm ? [vllm.line] : [];
     // The error line first: the verdict is the last human line.
     if (failure) io.stderr.write(`error: ${failure}\n`);
+    if (unwritten) io.stderr.write(`error: ${unwritten}\n`);
     else if (v.verdict === 'failed') io.stderr.write(`error: no request completed (${Object.entries(summary.requests.errors).map(([k, v]) => `${k} ${v}`).join(', ')})\n`);
     io.stdout.write(`${render(summary, o.output, v, more)}\n`);
     io.emit?.(written);
@@ -173,7 +175,7 @@ export async function runRequests(o: HttpRunOptions, prompts: PromptSource, io: 
       if (telemetry.metrics_linger_s > 0) say(`metrics: serving the final counts ${telemetry.metrics_linger_s} s more (--metrics-linger-s; Ctrl-C ends it)`);
       await endpoint.linger(telemetry.metrics_linger_s, stop);
     }
-    return vllm && !vllm.ok ? EXIT.failed : exitOf(v, o.allow_unqualified);
+    return unwritten || (vllm && !vllm.ok) ? EXIT.failed : exitOf(v, o.allow_unqualified);
   } finally {
     signals.dispose();
     await stopScraper();
@@ -210,14 +212,19 @@ export async function launchRequests(o: HttpRunOptions, io: RunIo, render: Rende
   const v = verdictOf({ ...summary, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors, failure: died.length > 0 ? died.join('; ') : null });
   const written = withVerdict(summary, v);
   const run = { command: ['duplex-bench', 'http', ...redactArgv(io.typed ?? io.argv)], url: o.url, model: o.model, processes: o.processes, gate_s: result.gate_s, host: await describeHost(), project: await projectRevision(process.cwd()), children: result.children } satisfies RunRecord;
-  await writeFile(runFile(o.output, 'summary'), JSON.stringify(written, null, 1));
-  await writeRunRecord(o.output, run);
+  const unwritten = unwrittenLine(
+    await writeEvery([
+      { path: runFile(o.output, 'summary'), write: () => writeRunFile(o.output, 'summary', JSON.stringify(written, null, 1)) },
+      { path: runFile(o.output, 'run'), write: () => writeRunRecord(o.output, run) },
+    ]),
+  );
+  if (unwritten) io.stderr.write(`error: ${unwritten}\n`);
   const files = result.children.map((c) => runFile(join(o.output, `p${c.index}`), 'requests'));
   const vllm = o.vllm_result ? await writeVllmResult(o, summary, files, goodput) : null;
   const more = vllm ? [vllm.line] : [];
   io.stdout.write(`${render(summary, o.output, v, [`processes: ${o.processes}, CPU ${summary.cpu_cores_per_process.map((c) => c.total.toFixed(2)).join(' + ')} cores`, ...more])}\n`);
   io.emit?.(written);
-  return vllm && !vllm.ok ? EXIT.failed : exitOf(v, o.allow_unqualified);
+  return unwritten || (vllm && !vllm.ok) ? EXIT.failed : exitOf(v, o.allow_unqualified);
 }
 
 /** `--vllm-result FILE`: vLLM's result file from the run's requests; the line that says where (or why not). */

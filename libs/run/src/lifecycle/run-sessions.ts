@@ -1,4 +1,5 @@
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { firstValueFrom, ReplaySubject } from 'rxjs';
 import { AudioFormatError, ConversationError, type PacketSource } from '@duplex-bench/audio';
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
@@ -24,6 +25,7 @@ import { describeDuration, meanDurationS } from '../arrivals/session-duration';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
 import { duplexClientFigures, duplexMetrics, videoFigures, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary, writeDuplexMetrics, writeRunRecord, writeRunFile } from '@duplex-bench/results';
+import { appendRunFile, unwrittenLine, writeEvery } from '@duplex-bench/results';
 import { legacyFigures, withConversationOnce } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier, type SessionResult } from '@duplex-bench/session';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
@@ -303,40 +305,65 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
       });
     }
     grants.addDeltaRates(results);
-    // A run whose server refused what this client sent broke the dialect's contract, whatever its pacing.
-    const refused = results.filter((r) => r.reason === 'client_protocol_error');
-    const failure = writer.failure
-      ? `${writer.failure.message}; the sessions it held are incomplete`
-      : refused.length > 0
-        ? `the server refused what the client sent in ${refused.length} session(s) (${refused[0].server_error?.code ?? refused[0].message}): client_protocol_error`
-        : null;
     // The timeline marks each stall on the monotonic clock, as its bins are.
     const gate_s = runJson.gate_s ?? started_s;
     const stallMarks = summary.stalls?.list.map((st) => ({ start_s: Math.round((gate_s + st.t_s) * 1e6) / 1e6, ms: Math.round(st.ms * 1000) / 1000, cause: st.cause }));
+    // A session whose trace could not be written has a trace cut short (a full disk): it goes first,
+    // so the run's own files may still fit.
+    const cut = opts.trace === 'off' ? [] : results.filter((r) => r.reason === 'trace_write_failed');
+    if (cut.length > 0) {
+      await Promise.all(cut.map((r) => removeTrace(sessionFile(opts.output, r.id, 'trace'), (line) => io.stderr.write(`${line}\n`))));
+      io.stderr.write(`removed the traces of ${cut.length} session(s) cut short by a failed write, to make room for the run's files\n`);
+    }
+    // Every file but the summary, each whole or not at all, each tried whatever the others do (a
+    // full disk); the summary last, with the verdict that knows what could not be written.
+    const samplesBytes = () => encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined, behaviour?.parts));
+    const files = await writeEvery([
+      ...(duplex ? [{ path: runFile(opts.output, 'duplex_metrics'), write: () => (ended ? ended.duplex.close(opts.output, duplex.aggregate) : writeDuplexMetrics(opts.output, duplex.file)) }] : []),
+      ...(behaviour
+        ? [
+            { path: runFile(opts.output, 'turns'), write: () => writeRunFile(opts.output, 'turns', behaviour.turns_jsonl) },
+            { path: runFile(opts.output, 'speech'), write: () => writeRunFile(opts.output, 'speech', behaviour.speech_jsonl) },
+          ]
+        : []),
+      { path: runFile(opts.output, 'run'), write: () => writeRunRecord(opts.output, runJson) },
+      // After the sessions' parts spilled as they went (the writer is closed: they are on disk), the value with the histograms.
+      { path: runFile(opts.output, 'samples'), write: () => (samples.spilled > 0 ? appendRunFile(opts.output, 'samples', samplesBytes()) : writeRunFile(opts.output, 'samples', samplesBytes())) },
+      { path: runFile(opts.output, 'timeline'), write: () => writeRunFile(opts.output, 'timeline', JSON.stringify({ ...measures.timeline.toFile(), ...(stallMarks ? { stalls: stallMarks } : {}) })) },
+      ...(ended ? [] : [{ path: runFile(opts.output, 'sessions'), write: () => writeRunFile(opts.output, 'sessions', sessionLines(results)) }]),
+    ].filter((w) => !writer.lost(basename(w.path))));
+    // A run whose server refused what this client sent broke the dialect's contract, whatever its pacing.
+    const refused = results.filter((r) => r.reason === 'client_protocol_error');
+    // Samples the writer could not append are cut short, and unreadable: removed. Lines already appended stay.
+    const samplesCut = writer.lost(RUN_FILES.samples);
+    if (samplesCut) await rm(runFile(opts.output, 'samples'), { force: true });
+    const lostRecords = writer.recordFailure ? `${writer.recordFailure.message}; ${samplesCut ? `${RUN_FILES.samples} removed, as it was cut short` : 'that file is cut short'}` : null;
+    const unwritten = [lostRecords, unwrittenLine(files)].filter((l): l is string => l !== null).join('; ');
+    const failure = writer.failure
+      ? `${writer.failure.message}; the sessions it held are incomplete`
+      : unwritten
+        ? unwritten
+        : refused.length > 0
+          ? `the server refused what the client sent in ${refused.length} session(s) (${refused[0].server_error?.code ?? refused[0].message}): client_protocol_error`
+          : null;
     const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons, failure });
     const written = withVerdict(summary, v);
-    await Promise.all([
-      ...(duplex ? [ended ? ended.duplex.close(opts.output, duplex.aggregate) : writeDuplexMetrics(opts.output, duplex.file)] : []),
-      ...(behaviour ? [writeRunFile(opts.output, 'turns', behaviour.turns_jsonl), writeRunFile(opts.output, 'speech', behaviour.speech_jsonl)] : []),
-      writeRunFile(opts.output, 'summary', JSON.stringify(written, null, 1)),
-      writeRunRecord(opts.output, runJson),
-      // After the sessions' parts spilled as they went (the writer is closed: they are on disk), the value with the histograms.
-      (samples.spilled > 0 ? appendFile : writeFile)(runFile(opts.output, 'samples'), encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined, behaviour?.parts))),
-      writeRunFile(opts.output, 'timeline', JSON.stringify({ ...measures.timeline.toFile(), ...(stallMarks ? { stalls: stallMarks } : {}) })),
-      ...(ended ? [] : [writeRunFile(opts.output, 'sessions', sessionLines(results))]),
-    ]);
+    const summaryFile = await writeEvery([{ path: runFile(opts.output, 'summary'), write: () => writeRunFile(opts.output, 'summary', JSON.stringify(written, null, 1)) }]);
+    const summaryLost = unwrittenLine(summaryFile, files.written);
     if (opts.trace !== 'off' && !opts.keep_traces) {
       // An incomplete session's trace stays: it holds what ended the session.
       await Promise.all(results.filter((r) => r.completed).map((r) => removeTrace(sessionFile(opts.output, r.id, 'trace'), (line) => io.stderr.write(`${line}\n`))));
     }
     // Error lines first: the verdict is the last human line, on stdout or (with --json) on stderr.
     if (failure) io.stderr.write(`error: ${failure}\n`);
-    else if (v.verdict === 'failed') io.stderr.write(`error: no session completed (${Object.keys(summary.sessions.incomplete_reasons).join(', ')})\n`);
+    if (summaryLost) io.stderr.write(`error: ${summaryLost}\n`);
+    else if (!failure && v.verdict === 'failed') io.stderr.write(`error: no session completed (${Object.keys(summary.sessions.incomplete_reasons).join(', ')})\n`);
     io.stdout.write(`${render(summary, opts.output, v)}\n`);
     io.emit?.(written);
     // The last scrapes see the counts the summary reports.
     await telemetry?.lingerThenClose(opts.metrics_linger_s, firstValueFrom(stop$), say);
     // A lockstep run kept no schedule on purpose: its verdict is "not applicable", not a failed cadence.
+    if (summaryLost) return EXIT.failed;
     if (summary.pacing === 'lockstep' && v.verdict === 'unqualified') return EXIT.ok;
     return exitOf(v, opts.allow_unqualified);
   } finally {
