@@ -10,8 +10,8 @@ export { buildSummary, duplexMetrics, LOCKSTEP_ORIGIN, MEASUREMENT_ORIGIN, UNIT_
 export { legacyFigures } from './summary';
 export type { LegacyFigures } from './summary';
 export type { DuplexAggregate, DuplexMetricsFile, DuplexSession, DuplexSessionRow, LockstepFigures, PacingMode, ResponseFigures, RunSummary, SummaryInputs, SummaryVerdict, UnitFigures, VideoFigures, VllmOmniFigures } from './summary';
-export { buildMergedSummary, mergeChildren, mergeDuplex, pooledDuplexSessions, readRunForMerge, shiftRun, steadyFrom } from './merge-runs';
-export type { MergedSummary, RunForMerge } from './merge-runs';
+export { buildMergedSummary, mergeChildren, mergeDuplex, mergedLegacy, mergeLegacy, pooledDuplexSessions, readRunForMerge, shiftRun, steadyFrom } from './merge-runs';
+export type { LegacyPart, MergedSummary, RunForMerge } from './merge-runs';
 export type { SessionResult } from './session-result';
 export { ARRIVALS_ORIGIN, arrivalsSummary, blockingProbability } from './arrivals-summary';
 export type { ArrivalCountFigures, ArrivalRate, ArrivalsInput, ArrivalsSummary } from './arrivals-summary';

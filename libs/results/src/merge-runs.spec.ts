@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createUsHistogram, decodeSamples, encodeHistogram, encodeSamples, PacingRecorder, SampleStore, unitLagMs, unitMissRate } from '@duplex-bench/metrics';
-import { buildMergedSummary, mergeChildren, pooledDuplexSessions, readRunForMerge, steadyFrom } from './merge-runs';
-import type { RunSummary } from './summary';
+import { buildMergedSummary, mergeChildren, mergedLegacy, mergeLegacy, pooledDuplexSessions, readRunForMerge, steadyFrom } from './merge-runs';
+import { legacyFigures, type RunSummary } from './summary';
 
 /** One process's samples: one session of `packets` on-time packets. */
 function samples(packets: number) {
@@ -114,5 +114,55 @@ describe('run files that do not read, named', () => {
     const p0 = await runDir('p0', { 'samples.msgpack': Buffer.from([0xc1, 0xc1]), 'summary.json': goodSummary });
     const err = await failure(mergeChildren([p0], [{ index: 0, failure: null }], 1));
     expect(err.message).toMatch(new RegExp(`^${join(p0, 'samples.msgpack')}: not valid msgpack \\(.+\\); the file may be cut short$`));
+  });
+});
+
+describe('mergedLegacy (merge of --profile qwen3-omni-half-duplex runs)', () => {
+  /** One legacy session's row as sessions.jsonl keeps it: its oracle counts and, when its probe was answered, the ack. */
+  const row = (created: number, overlapped: number, open: number, probe_ack_ms?: number) => ({
+    dialect_events: { responses_created: created, responses_overlapped_by_speech: overlapped, responses_open_at_close: open, ...(probe_ack_ms !== undefined ? { probe_ack_ms } : {}) },
+  });
+  const p0 = [row(3, 1, 0, 100), row(2, 0, 1, 300)];
+  const p1 = [row(4, 0, 0, 200), row(1, 0, 0)];
+
+  it("pools every part's sessions as run does: counts summed, probe_ack_s over every answered probe of every part", () => {
+    const merged = mergedLegacy([
+      { rows: p0, legacy: legacyFigures(p0) ?? undefined },
+      { rows: p1, legacy: legacyFigures(p1) ?? undefined },
+    ]);
+    expect(merged).toMatchObject({ sessions: 4, responses_created: 10, responses_overlapped_by_speech: 1, responses_open_at_close: 1 });
+    expect(merged?.probe_ack_s).toEqual({ count: 3, mean: 0.2, p50: 0.2, p99: 0.3 });
+    // The same figures as one run of the four sessions.
+    const one = legacyFigures([...p0, ...p1]);
+    expect(merged).toMatchObject({ ...one, measurement_origin: expect.objectContaining(one?.measurement_origin) });
+    expect(merged?.measurement_origin.pooled).toMatch(/over every answered probe of 2 part/);
+  });
+
+  it('a part whose sessions.jsonl holds no rows adds its summary\'s counts; its acks are left out of probe_ack_s, and the origin says so', () => {
+    const merged = mergedLegacy([{ rows: p0 }, { rows: [], legacy: legacyFigures(p1) ?? undefined }]);
+    expect(merged).toMatchObject({ sessions: 4, responses_created: 10, responses_overlapped_by_speech: 1, responses_open_at_close: 1 });
+    expect(merged?.probe_ack_s).toEqual({ count: 2, mean: 0.2, p50: 0.1, p99: 0.3 });
+    expect(merged?.measurement_origin.pooled).toMatch(/probe_ack_s over the 1 part\(s\) with session rows only \(1 acks left out: .*percentiles do not pool\)/);
+  });
+
+  it('only summaries: counts summed, no probe_ack_s', () => {
+    const merged = mergedLegacy([{ rows: [], legacy: legacyFigures(p0) ?? undefined }, { rows: [], legacy: legacyFigures(p1) ?? undefined }]);
+    expect(merged).toMatchObject({ sessions: 4, responses_created: 10, probe_ack_s: null });
+  });
+
+  it('no legacy part: no block', () => {
+    expect(mergedLegacy([{ rows: [{ dialect_events: { frames_sent: 3 } }] }, { rows: [] }])).toBeNull();
+  });
+
+  it("mergeLegacy reads each run's sessions.jsonl; a line that does not read is named", async () => {
+    const base = await mkdtemp(join(tmpdir(), 'merge-legacy-'));
+    const dirs = [join(base, 'a'), join(base, 'b')];
+    for (const [i, rows] of [p0, p1].entries()) {
+      await mkdir(dirs[i]);
+      await writeFile(join(dirs[i], 'sessions.jsonl'), rows.map((r, j) => `${JSON.stringify({ id: `s${j}`, completed: true, ...r })}\n`).join(''));
+    }
+    expect(await mergeLegacy(dirs, [undefined, undefined])).toMatchObject({ sessions: 4, responses_created: 10, probe_ack_s: { count: 3 } });
+    await writeFile(join(dirs[1], 'sessions.jsonl'), '{"id":"s0","dialect');
+    await expect(mergeLegacy(dirs, [undefined, undefined])).rejects.toMatchObject({ code: 'BAD_RUN_FILE' });
   });
 });

@@ -4,9 +4,9 @@ import type { StallsSummary } from '@duplex-bench/telemetry';
 import { readFile } from 'node:fs/promises';
 import { behaviourSummary, decodeHistogram, decodeSamples, mergeHistograms, mergeSamples, type BehaviourParts, type BehaviourSummary, type MergedPacing, type SamplesFile, type UnitCounts } from '@duplex-bench/metrics';
 import { ResultsInputError } from './input-error';
-import { type DuplexAggregate, duplexMetrics, type DuplexSession, MEASUREMENT_ORIGIN, type RunSummary, UNIT_ORIGIN, unitSummary } from './summary';
+import { type DuplexAggregate, duplexMetrics, type DuplexSession, legacyFigures, type LegacyFigures, MEASUREMENT_ORIGIN, type RunSummary, UNIT_ORIGIN, unitSummary } from './summary';
 import type { SessionResult } from './session-result';
-import { notValid, readRunJson, RunFileError, runFile } from './run-files';
+import { notValid, readRunJson, readSessionRows, RunFileError, runFile } from './run-files';
 
 export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   qualified: boolean;
@@ -40,6 +40,8 @@ export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   /** vllm-omni parts: the pooled figures under vLLM-Omni's names. */
   vllm_omni?: RunSummary['vllm_omni'];
   video?: RunSummary['video'];
+  /** sglang-omni legacy parts (`--profile qwen3-omni-half-duplex`): their sessions' figures pooled (`mergedLegacy`). */
+  legacy?: RunSummary['legacy'];
   sources: string[];
   measurement_origin: Record<string, string>;
 }
@@ -233,6 +235,57 @@ async function readDuplexSessions(dir: string): Promise<DuplexSessions> {
 export async function pooledDuplexSessions(dirs: string[]): Promise<DuplexSessions> {
   const runs = await Promise.all(dirs.map(readDuplexSessions));
   return runs.flatMap((run, i) => run.map((s) => ({ ...s, id: `p${i}/${s.id}` })));
+}
+
+/** One part of a merge, for its `legacy` block: its session rows (sessions.jsonl) and its summary's block. */
+export interface LegacyPart {
+  rows: Array<Pick<SessionResult, 'dialect_events'>>;
+  legacy?: LegacyFigures;
+}
+
+/**
+ * The parts' `legacy` blocks pooled as `run` builds one (`legacyFigures`): from every part's session
+ * rows, whose `dialect_events` keep each session's counts and probe ack, so the counts are summed and
+ * `probe_ack_s` is the distribution over every answered probe of every part. A part whose rows hold
+ * none (sessions.jsonl missing or cut) but whose summary has the block adds its sessions and counts;
+ * its probe acks are in its summary only as {count, mean, p50, p99}, and percentiles do not pool, so
+ * `probe_ack_s` leaves them out and its `measurement_origin` says over how many of the parts it is.
+ * Null when no part has legacy figures.
+ */
+export function mergedLegacy(parts: LegacyPart[]): LegacyFigures | null {
+  const fromRows = parts.map((p) => legacyFigures(p.rows));
+  const summaryOnly = parts.filter((p, i) => !fromRows[i] && p.legacy).map((p) => p.legacy as LegacyFigures);
+  const pooled = legacyFigures(parts.filter((_, i) => fromRows[i]).flatMap((p) => p.rows));
+  if (!pooled && summaryOnly.length === 0) return null;
+  const base: LegacyFigures = pooled ?? { ...summaryOnly[0], sessions: 0, probe_ack_s: null, responses_created: 0, responses_overlapped_by_speech: 0, responses_open_at_close: 0 };
+  const merged: LegacyFigures = { ...base, measurement_origin: { ...base.measurement_origin } };
+  for (const l of summaryOnly) {
+    merged.sessions += l.sessions;
+    merged.responses_created += l.responses_created;
+    merged.responses_overlapped_by_speech += l.responses_overlapped_by_speech;
+    merged.responses_open_at_close += l.responses_open_at_close;
+  }
+  const withRows = fromRows.filter((f) => f !== null).length;
+  merged.measurement_origin.pooled =
+    summaryOnly.length === 0
+      ? `every part's sessions (sessions.jsonl dialect_events) pooled: counts summed, probe_ack_s over every answered probe of ${withRows} part(s)`
+      : `counts summed over ${withRows + summaryOnly.length} part(s) (${summaryOnly.length} from their summary's legacy block, their sessions.jsonl holding no rows); probe_ack_s over the ${withRows} part(s) with session rows only (${summaryOnly.reduce((n, l) => n + (l.probe_ack_s?.count ?? 0), 0)} acks left out: a summary keeps {count, mean, p50, p99}, and percentiles do not pool)`;
+  return merged;
+}
+
+/** The `legacy` block of runs merged: each run's session rows read, with its summary's block (`legacies[i]`, run i's) where the rows hold none. */
+export async function mergeLegacy(dirs: string[], legacies: Array<LegacyFigures | undefined>): Promise<LegacyFigures | null> {
+  const parts = await Promise.all(
+    dirs.map(async (dir, i) => {
+      try {
+        return { rows: await readSessionRows<Pick<SessionResult, 'dialect_events'>>(dir), legacy: legacies[i] };
+      } catch (err) {
+        if (err instanceof RunFileError) throw new ResultsInputError('BAD_RUN_FILE', err.message);
+        throw err;
+      }
+    }),
+  );
+  return mergedLegacy(parts);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { UsageError } from '@duplex-bench/cli';
 import type { HttpSummary } from '@duplex-bench/http-load';
-import { readRunRecord, buildMergedSummary, mergeDuplex, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, runFile, shiftRun, vllmOmniFigures, readJsonFile, type VideoFigures, writeRunFile } from '@duplex-bench/results';
+import { readRunRecord, buildMergedSummary, mergeDuplex, mergeLegacy, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, runFile, shiftRun, vllmOmniFigures, readJsonFile, type LegacyFigures, type VideoFigures, writeRunFile } from '@duplex-bench/results';
 import { lineUpClocks, readRunClocks, type ClockLineup } from '../clock-lineup';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
@@ -33,7 +33,7 @@ export async function mergeRuns(given: string[], flags: MergeOptions, io: MergeI
     if (err instanceof RunDirError) throw new UsageError(err.message);
     throw err;
   }
-  const parts = await Promise.all(dirs.map(async (d) => (await readJsonFile<{ kind?: string; video?: VideoFigures }>(runFile(d, 'summary'))) ?? {}));
+  const parts = await Promise.all(dirs.map(async (d) => (await readJsonFile<{ kind?: string; video?: VideoFigures; legacy?: LegacyFigures }>(runFile(d, 'summary'))) ?? {}));
   const kinds = parts.map((p) => p.kind);
   if (kinds.some((k) => k === 'http')) {
     if (!kinds.every((k) => k === 'http')) throw new UsageError('probe merge takes runs of one kind: these mix http runs with realtime runs');
@@ -52,9 +52,14 @@ export async function mergeRuns(given: string[], flags: MergeOptions, io: MergeI
   await mkdir(flags.output, { recursive: true });
   const duplex = await mergeDuplex(dirs, flags.output);
   if (duplex) summary.duplex = duplex;
-  if ((await Promise.all(dirs.map(runProtocolOf))).every((p) => p === 'vllm-omni')) {
+  const protocols = await Promise.all(dirs.map(runProtocolOf));
+  if (protocols.every((p) => p === 'vllm-omni')) {
     const vllm = vllmOmniFigures(await pooledDuplexSessions(dirs));
     if (vllm) summary.vllm_omni = vllm;
+  }
+  if (protocols.every((p) => p === 'sglang-legacy')) {
+    const legacy = await mergeLegacy(dirs, parts.map((p) => p.legacy));
+    if (legacy) summary.legacy = legacy;
   }
   const video = mergedVideo(parts.map((p) => p.video));
   if (video) summary.video = video;
