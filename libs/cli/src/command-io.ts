@@ -1,5 +1,5 @@
 /** Exit status of every command: 0 done, 1 failed, 2 bad input, 3 pacing unqualified, 130 interrupted. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, unqualified: 3, interrupted: 130 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, unqualified: 3, slo_failed: 4, interrupted: 130 } as const;
 
 /** What a command talks to: streams and the process's signals, so tests can drive it. */
 export interface RunIo {

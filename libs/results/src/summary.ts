@@ -91,6 +91,8 @@ export interface RunSummary extends PacingFigures {
   legacy?: LegacyFigures;
   /** `--video`: the camera frames the sessions sent, and their JPEG bytes. */
   video?: VideoFigures;
+  /** `run --slo`: each term judged against this summary's figures, and whether every one held. */
+  slo?: { terms: Array<{ term: string; value: number | null; ok: boolean }>; passed: boolean };
   /** Native, realtime pacing: each unit's lag, pooled over sessions; a unit is missed past one unit. */
   unit_lag_ms?: UnitLagMs;
   unit_miss_rate?: number | null;

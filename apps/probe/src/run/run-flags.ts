@@ -48,6 +48,7 @@ export const RUN_FLAGS = {
   'start-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 60, group: 'limits', help: 'with --processes: bound on every child being connected and ready, seconds', value: 'S' },
   'cpu-affinity': { kind: 'enum', values: ['auto', 'off'], default: 'auto', group: 'load', help: 'with --processes: auto (Linux: pin each child to a physical core) or off' },
   'allow-unqualified': { kind: 'bool', group: 'output', help: 'exit 0 even when a packet was late (else 3)' },
+  slo: { kind: 'string', group: 'output', help: "judge the run at its end on these terms, as sweep's --slo (e.g. ttfp_p99_ms<=1000,incomplete=0): a failed term exits 4 and the last line names it with its figure; a failed (1), unqualified (3) or interrupted (130) run keeps its own status; one process (no --processes)", value: 'TERMS' },
   quiet: { kind: 'bool', group: 'output', help: 'no progress lines' },
   ...TELEMETRY_FLAGS,
   ...SERVER_METRICS_FLAGS,

@@ -66,6 +66,17 @@ describe('parseRunOptions', () => {
     expect(() => parseRunOptions([...url, '--duration', '300', '--protocol', 'vllm-omni', '--max-session-s', '120'])).toThrow("a 300 s session passes the server's session limit of 120 s; give --max-session-s for a server that allows more");
   });
 
+  it("reads --slo as the sweep does; a term that does not read, or --slo with --processes, is a usage error naming it", () => {
+    expect(parseRunOptions([...BASE, '--slo', 'ttfp_p99_ms<=1000,incomplete=0']).slo).toEqual([
+      { figure: 'ttfp_p99_ms', op: '<=', bound: 1000, text: 'ttfp_p99_ms<=1000' },
+      { figure: 'incomplete', op: '=', bound: 0, text: 'incomplete=0' },
+    ]);
+    expect(parseRunOptions(BASE).slo).toBeUndefined();
+    expect(usageError([...BASE, '--slo', 'ttfp<=3'])).toMatch(/^--slo: unknown figure "ttfp"; the figures are ttfp_p99_ms, /);
+    expect(usageError([...BASE, '--slo', 'ttfp_p99_ms<<3'])).toBe('--slo: cannot read "ttfp_p99_ms<<3" (figure<=number, joined by commas)');
+    expect(usageError([...BASE, '--slo', 'incomplete=0', '--processes', '2'])).toMatch(/^--slo judges one process/);
+  });
+
   it('names a missing required flag and an unknown one', () => {
     expect(usageError(BASE.slice(2))).toBe('--url is required');
     expect(usageError([...BASE.slice(0, 2), ...BASE.slice(4)])).toBe('--concurrency is required');

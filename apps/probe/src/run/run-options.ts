@@ -1,5 +1,6 @@
 import { parseFlags, serverMetricsOptions, telemetryOptions, UsageError } from '@duplex-bench/cli';
 import { arrivalOptions, meanDurationS, parseDialectOptions, parseShard, shardSessions, timeUrlOf, type DialectOptions, type RunOptions, type StallKind } from '@duplex-bench/run';
+import { parseSlo, SloError } from '@duplex-bench/results';
 import { conversationOptions } from './conversation-options';
 import { RUN_FLAGS } from './run-flags';
 
@@ -89,10 +90,22 @@ export function parseRunOptions(argv: string[]): RunOptions {
     start_timeout_ms: f['start-timeout-s'] * 1000,
     cpu_affinity: f['cpu-affinity'] as RunOptions['cpu_affinity'],
     allow_unqualified: f['allow-unqualified'],
+    ...(f.slo !== undefined ? { slo: sloTerms(f.slo, f.processes) } : {}),
     quiet: f.quiet,
     ...telemetryOptions(f),
     ...serverMetricsOptions(f),
   };
+}
+
+/** `--slo TERMS`, read as the sweep reads them; a term that does not read is a usage error naming it. */
+function sloTerms(text: string, processes: number) {
+  if (processes > 1) throw new UsageError('--slo judges one process: run it without --processes (or judge the merged run with report --slo)');
+  try {
+    return parseSlo(text);
+  } catch (err) {
+    if (err instanceof SloError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 /** Output rate assumed when the server states none: sglang-omni's 22,050 Hz, OpenAI's 24,000 Hz. */

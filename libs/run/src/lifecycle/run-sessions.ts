@@ -24,6 +24,7 @@ import { estimateClockOffset, type ClockOffset } from '../clock-offset';
 import { describeDuration, meanDurationS } from '../arrivals/session-duration';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
+import { exitWithSlo, judgeSlo } from '../slo-verdict';
 import { duplexClientFigures, duplexMetrics, videoFigures, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary, writeDuplexMetrics, writeRunRecord, writeRunFile } from '@duplex-bench/results';
 import { appendRunFile, unwrittenLine, writeEvery } from '@duplex-bench/results';
 import { legacyFigures, withConversationOnce } from '@duplex-bench/results';
@@ -347,6 +348,8 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
           ? `the server refused what the client sent in ${refused.length} session(s) (${refused[0].server_error?.code ?? refused[0].message}): client_protocol_error`
           : null;
     const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons, failure });
+    const slo = opts.slo ? judgeSlo(opts.slo, summary) : null;
+    if (slo) summary.slo = slo.block;
     const written = withVerdict(summary, v);
     const summaryFile = await writeEvery([{ path: runFile(opts.output, 'summary'), write: () => writeRunFile(opts.output, 'summary', JSON.stringify(written, null, 1)) }]);
     const summaryLost = unwrittenLine(summaryFile, files.written);
@@ -358,14 +361,17 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
     if (failure) io.stderr.write(`error: ${failure}\n`);
     if (summaryLost) io.stderr.write(`error: ${summaryLost}\n`);
     else if (!failure && v.verdict === 'failed') io.stderr.write(`error: no session completed (${Object.keys(summary.sessions.incomplete_reasons).join(', ')})\n`);
-    io.stdout.write(`${render(summary, opts.output, v)}\n`);
+    // A lockstep run kept no schedule on purpose: its verdict is "not applicable", not a failed cadence.
+    const own = summaryLost ? EXIT.failed : summary.pacing === 'lockstep' && v.verdict === 'unqualified' ? EXIT.ok : exitOf(v, opts.allow_unqualified);
+    const code = exitWithSlo(own, slo);
+    // The SLO's line goes last when it decides the status, else just before the verdict.
+    const lines = render(summary, opts.output, v).split('\n');
+    if (slo) lines.splice(code === EXIT.slo_failed ? lines.length : lines.length - 1, 0, slo.line);
+    io.stdout.write(`${lines.join('\n')}\n`);
     io.emit?.(written);
     // The last scrapes see the counts the summary reports.
     await telemetry?.lingerThenClose(opts.metrics_linger_s, firstValueFrom(stop$), say);
-    // A lockstep run kept no schedule on purpose: its verdict is "not applicable", not a failed cadence.
-    if (summaryLost) return EXIT.failed;
-    if (summary.pacing === 'lockstep' && v.verdict === 'unqualified') return EXIT.ok;
-    return exitOf(v, opts.allow_unqualified);
+    return code;
   } finally {
     await sampler?.stop();
     await scraper?.stop();

@@ -1,4 +1,5 @@
 import type { ServerMetricsOptions, TelemetryOptions } from '@duplex-bench/cli';
+import type { SloTerm } from '@duplex-bench/results';
 import type { ArrivalProcess } from '../arrivals/arrival-schedule';
 import type { SessionDuration } from '../arrivals/session-duration';
 import type { DialectOptions } from '../dialect-options';
@@ -70,6 +71,8 @@ export interface RunOptions extends DialectOptions, ConversationOptions, Telemet
   start_timeout_ms: number;
   cpu_affinity: 'auto' | 'off';
   allow_unqualified: boolean;
+  /** `--slo`: the terms the run is judged on at its end (exit 4 when one fails). */
+  slo?: SloTerm[];
   quiet: boolean;
 }
 

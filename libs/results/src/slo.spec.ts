@@ -1,0 +1,27 @@
+import { checkSlo, parseSlo } from './slo';
+import type { RunSummary } from './summary';
+
+describe('SLO terms', () => {
+  it('reads sglang-omni’s unit gates: unit_lag_p95_ms and unit_miss_rate', () => {
+    expect(parseSlo('unit_miss_rate<=0.01, unit_lag_p95_ms<=1000')).toEqual([
+      { figure: 'unit_miss_rate', op: '<=', bound: 0.01, text: 'unit_miss_rate<=0.01' },
+      { figure: 'unit_lag_p95_ms', op: '<=', bound: 1000, text: 'unit_lag_p95_ms<=1000' },
+    ]);
+    const summary = { unit_lag_ms: { count: 100, p50: 40, p95: 75, p99: 120, max: 300 }, unit_miss_rate: 0.02 } as unknown as RunSummary;
+    expect(checkSlo(parseSlo('unit_miss_rate<=0.01,unit_lag_p95_ms<=80'), summary)).toEqual([
+      { term: 'unit_miss_rate<=0.01', value: 0.02, ok: false },
+      { term: 'unit_lag_p95_ms<=80', value: 75, ok: true },
+    ]);
+  });
+
+  it('fails a unit term on a run with no units (another dialect, or lockstep)', () => {
+    const summary = { sessions: { incomplete: 0 } } as unknown as RunSummary;
+    expect(checkSlo(parseSlo('unit_miss_rate<=0.01'), summary)).toEqual([{ term: 'unit_miss_rate<=0.01', value: null, ok: false }]);
+  });
+
+  it('does not count an arrival refused at admission as incomplete: that is blocking, judged on its own', () => {
+    const sessions = { incomplete: 3, incomplete_reasons: { admission_refused: 2, closed: 1 } };
+    expect(checkSlo(parseSlo('incomplete=0'), { sessions, arrivals: {} } as unknown as RunSummary)).toEqual([{ term: 'incomplete=0', value: 1, ok: false }]);
+    expect(checkSlo(parseSlo('incomplete<=3'), { sessions } as unknown as RunSummary)).toEqual([{ term: 'incomplete<=3', value: 3, ok: true }]);
+  });
+});

@@ -1,0 +1,30 @@
+import { EXIT } from '@duplex-bench/cli';
+import { checkSlo, SLO_FIGURES, type RunSummary, type SloTerm } from '@duplex-bench/results';
+
+/** A run judged on its own SLO (`run --slo`): the summary's block, and the line that says it. */
+export interface SloVerdict {
+  block: NonNullable<RunSummary['slo']>;
+  /** "SLO FAILED: ttfp_p99_ms<=1000 (TTFP p99 1234.5), incomplete=0 (2)" or "slo: every term held: …". */
+  line: string;
+}
+
+const figure = (value: number | null) => (value === null ? 'no figure' : String(Math.round(value * 1000) / 1000));
+
+/** Each term against the run's summary: a figure the run does not have fails its term (as the sweep judges it). */
+export function judgeSlo(terms: SloTerm[], summary: RunSummary): SloVerdict {
+  const checks = checkSlo(terms, summary);
+  const passed = checks.every((c) => c.ok);
+  const said = checks.map((c, i) => ({ ok: c.ok, text: `${c.term} (${SLO_FIGURES[terms[i].figure].label} ${figure(c.value)})` }));
+  return {
+    block: { terms: checks, passed },
+    line: passed ? `slo: every term held: ${said.map((t) => t.text).join(', ')}` : `SLO FAILED: ${said.filter((t) => !t.ok).map((t) => t.text).join(', ')}`,
+  };
+}
+
+/**
+ * The exit status with the SLO judged: a failed term makes a run that would exit 0 exit 4; a run
+ * that failed (1), was interrupted (130) or missed its cadence (3) keeps its own status first.
+ */
+export function exitWithSlo(code: number, slo: SloVerdict | null): number {
+  return code === EXIT.ok && slo !== null && !slo.block.passed ? EXIT.slo_failed : code;
+}
