@@ -7,6 +7,7 @@ import { BehaviourLog } from './behaviour-log';
 import { FakeSocket, type Event } from './fake-socket.spec-helpers';
 import { NativeMockSession } from './native-mock-session';
 import type { MockHost } from './openai-mock-session';
+import { videoFramesError } from './vllm-frames';
 import { VllmMockSession } from './vllm-mock-session';
 
 const LIMITS: NativeLimits = { max_input_bytes: 1e9, max_output_bytes: 1e9, max_output_events: 1e6, max_history_chars: 65536, cleanup_timeout_s: 30 };
@@ -117,5 +118,63 @@ describe('the vllm-omni mock takes camera frames as vLLM-Omni does', () => {
     v.send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(2560).toString('base64'), video_frames: [JPEG().toString('base64')] });
     expect(v.codes()).toEqual(['unsupported']);
     expect(v.s.frames).toEqual({ accepted: 1, refused: 1, bytes: 100 });
+  });
+
+  // vllm_omni/protocol/realtime/items.py@576bce30 (validate_realtime_video_frames), engine/duplex/contracts.py
+  // (validate_append_modalities) via engine/duplex/session/manager.py@0488663b.
+  const append = (frames: unknown, extra: Record<string, unknown> = {}) => ({ type: 'input_audio_buffer.append', event_id: 'c1', audio: Buffer.alloc(2560).toString('base64'), video_frames: frames, ...extra });
+  const inputMs = (v: ReturnType<typeof vllmSession>) => (v.s as unknown as { bytes_in: number }).bytes_in;
+
+  it('takes 2 frames on one append; refuses a third, a non-image, an entry over 4,000,000 base64 characters and max_slice_nums, the whole append with them (invalid_video_frames)', () => {
+    const v = vllmSession(false);
+    const f = JPEG().toString('base64');
+    v.send(append([f, f]));
+    expect(v.codes()).toEqual([]);
+    v.send(append([f, f, f]));
+    v.send(append([Buffer.from('GIF89a-not-an-image').toString('base64')]));
+    v.send(append([`/9j/${'A'.repeat(4_000_000)}`]));
+    v.send(append([f], { max_slice_nums: 2 }));
+    const errors = v.ws.frames.filter((e) => e.event.type === 'error').map((e) => e.event.error as { code: string; message: string; event_id?: string });
+    expect(errors.map((e) => [e.code, e.message, e.event_id])).toEqual([
+      ['invalid_video_frames', 'video_frames carries more than 2 frames for one append; send ~1 frame per 1 s chunk', 'c1'],
+      ['invalid_video_frames', 'video_frames entries must be JPEG or PNG images', 'c1'],
+      ['invalid_video_frames', 'video_frames entry exceeds 4MB base64; reduce capture resolution or JPEG quality', 'c1'],
+      ['invalid_video_frames', 'max_slice_nums is not selectable on the wire; Stage0 slices stacked units itself', 'c1'],
+    ]);
+    // The refused appends' audio was not taken: only the first append's 2560 bytes are in.
+    expect(inputMs(v)).toBe(2560);
+    expect(v.s.frames).toMatchObject({ accepted: 2, refused: 6 });
+  });
+
+  it('refuses frames on an append from a model whose capabilities list image input and not video (invalid_input_modality), the append whole', () => {
+    const v = vllmSession(true);
+    v.send(append([JPEG().toString('base64')]));
+    expect(v.ws.frames.filter((e) => e.event.type === 'error').map((e) => e.event.error)).toEqual([
+      { type: 'invalid_request_error', code: 'invalid_input_modality', message: 'This duplex model does not accept video_frames', event_id: 'c1' },
+    ]);
+    expect(inputMs(v)).toBe(0);
+  });
+
+  it('checks an input_image URL as a frame: not an image, invalid_image', () => {
+    const v = vllmSession(true);
+    v.item('x', `data:image/jpeg;base64,${Buffer.from('GIF89a-not-an-image').toString('base64')}`);
+    expect(v.codes()).toEqual(['invalid_image']);
+    expect(v.s.frames.accepted).toBe(0);
+  });
+});
+
+describe('videoFramesError (validate_realtime_video_frames)', () => {
+  const jpeg = JPEG().toString('base64');
+  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(20)]).toString('base64');
+  it('takes up to 2 JPEG or PNG frames, null entries not counted, max_slice_nums 1 or none', () => {
+    expect(videoFramesError([jpeg, png], undefined)).toBeNull();
+    expect(videoFramesError([jpeg, null, png], 1)).toBeNull();
+    expect(videoFramesError([], null)).toBeNull();
+  });
+  it('refuses what their function refuses, with its message', () => {
+    expect(videoFramesError('x', null)).toBe('video_frames must be a list of base64-encoded images');
+    expect(videoFramesError([jpeg, jpeg, jpeg], null)).toMatch(/more than 2 frames/);
+    expect(videoFramesError([''], null)).toBe('video_frames entries must be non-empty base64 strings');
+    expect(videoFramesError([3], null)).toBe('video_frames entries must be non-empty base64 strings');
   });
 });

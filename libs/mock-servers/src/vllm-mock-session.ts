@@ -4,6 +4,7 @@ import { base64ByteLength, decodeFrameBytes, type DecodedFrame } from '@duplex-b
 import type { MockHost } from './openai-mock-session';
 import type { ArrivalOffsets } from './arrival-offsets';
 import { BehaviourSession, type AnswerSink, type BehaviourSettings } from './behaviour-session';
+import { videoFramesError } from './vllm-frames';
 
 /**
  * vLLM-Omni's duplex endpoint as a mock (`--protocol openai --flavor vllm-omni`). Facts from
@@ -261,7 +262,7 @@ export class VllmMockSession {
       case 'session.update':
         break;
       case 'input_audio_buffer.append':
-        this.onAppend(event, arrived_s);
+        this.onAppend(event, arrived_s, client_event_id);
         break;
       case 'input_audio_buffer.commit':
         this.onCommit(client_event_id);
@@ -362,6 +363,8 @@ export class VllmMockSession {
       if (!this.options.image_items) return refuse('unsupported', 'This model does not support input_image conversation items');
       if (!images.every((u) => typeof u === 'string' && /^data:image\/(jpeg|png);base64,/.test(u))) return refuse('invalid_image', 'input_image requires a JPEG or PNG base64 data URL');
       const urls = images as string[];
+      const bad = urls.map((u) => videoFramesError([u.slice(u.indexOf(',') + 1)], null)).find((e) => e !== null);
+      if (bad) return refuse('invalid_image', bad);
       const live = [...this.imageItems.values()].flat();
       if (live.length + urls.length > 8 || [...live, ...urls].reduce((n, u) => n + u.length, 0) > 4 * 1024 * 1024) {
         return refuse('input_backpressure', 'Image context exceeds 8 images or 4 MiB; delete old items');
@@ -373,7 +376,21 @@ export class VllmMockSession {
     this.send({ type: 'conversation.item.created', session_id: this.id, item: event.item, created: true });
   }
 
-  private onAppend(event: Record<string, unknown>, arrived_s: number): void {
+  private onAppend(event: Record<string, unknown>, arrived_s: number, client_event_id?: string): void {
+    // As their endpoint: frames checked while the append is decoded, then against the model's
+    // input modalities; either refusal drops the whole append, audio included (vllm-frames.ts).
+    if (event.video_frames !== undefined && event.video_frames !== null) {
+      const error = videoFramesError(event.video_frames, event.max_slice_nums);
+      const refused = Array.isArray(event.video_frames) ? event.video_frames.length : 1;
+      if (error) {
+        this.frames.refused += refused;
+        return this.journaledError('invalid_video_frames', error, client_event_id);
+      }
+      if (this.options.image_items && refused > 0) {
+        this.frames.refused += refused;
+        return this.journaledError('invalid_input_modality', 'This duplex model does not accept video_frames', client_event_id);
+      }
+    }
     const frames = Array.isArray(event.video_frames) ? (event.video_frames as unknown[]).filter((f) => typeof f === 'string') : [];
     if (frames.length > 0) {
       this.frames.accepted += frames.length;

@@ -74,6 +74,7 @@ export {
   vllmItemDelete,
   vllmFrameTransport,
   VLLM_IMAGE_WINDOW,
+  VLLM_APPEND_FRAMES,
   VLLM_SERVER_VAD_TAIL_MS,
   VLLM_TURN_SETTLE_MS,
   vllmHeartbeat,

@@ -249,6 +249,14 @@ export type VllmFrameTransport = 'append' | 'image_items';
 export const VLLM_IMAGE_WINDOW = { max_items: 8, max_bytes: 4 * 1024 * 1024 };
 
 /**
+ * Frames on one append: at most 2 (a unit's frame and, optionally, its stacked composite), each at
+ * most 4,000,000 base64 characters; more, or a larger one, and the whole append, audio included,
+ * is refused as `invalid_video_frames` (`validate_realtime_video_frames`,
+ * vllm_omni/protocol/realtime/items.py@576bce30, run by protocol/realtime/audio_input.py@23b8f670).
+ */
+export const VLLM_APPEND_FRAMES = { max_frames: 2, max_base64_chars: 4_000_000 };
+
+/**
  * How frames travel, from the capabilities of `session.created` (`select_frame_transport`,
  * duplex_session_inputs.py@0df9048e): on the appends (`video_frames`) when the session states no
  * input-modality contract (`required_input_modalities` / `optional_input_modalities`) or lists

@@ -92,6 +92,23 @@ describe('VllmOmniFlow with camera frames', () => {
     expect(flow.dialectEvents()).toMatchObject({ frames_sent: 3, frame_bytes: 300, image_items_deleted: 0 });
   });
 
+  it('never puts more than 2 frames on one append (vLLM-Omni refuses the append whole): frames due beyond them go on the next appends, and only frames sent are counted', async () => {
+    // 50 a second: 4 due by the end of each 80 ms packet.
+    const { time, conn, flow, side } = await vllmSession(camera(4, 50), {});
+    for (let seq = 0; seq < 5; seq++) conn.send(flow.append(`s0_a${seq}`, seq, seq * 80, PACKET));
+    await time.advance(1);
+    const appends = side.received.filter((e) => e.type === 'input_audio_buffer.append');
+    expect(appends.map((e) => (e.video_frames as string[]).length)).toEqual([2, 2, 2, 2, 2]);
+    // In order: the frames of 0, 20, 40, 60, 80… ms, the k-th image of the run's 4 (looped).
+    expect(appends.flatMap((e) => e.video_frames as string[]).map((f) => Buffer.from(f, 'base64')[3])).toEqual([0, 1, 2, 3, 0, 1, 2, 3, 0, 1]);
+    expect(flow.dialectEvents()).toMatchObject({ frames_sent: 10, frame_bytes: 1000 });
+  });
+
+  it('refuses at the handshake a frame over the 4,000,000 base64 characters of one video_frames entry', async () => {
+    expect(String((await vllmSession(camera(1, null, 3_000_001), {})).shaken)).toMatch(/over the 4000000 base64 characters the server takes of one video_frames entry/);
+    expect((await vllmSession(camera(1, null, 3_000_000), {})).shaken).not.toBeInstanceOf(Error);
+  });
+
   it('sends input_image items when the session lists image input without video, deleting the oldest once 8 are live', async () => {
     const { time, conn, flow, side } = await vllmSession(camera(2, 4), { required_input_modalities: ['audio'], optional_input_modalities: ['image'], supports_image_input: true });
     for (let seq = 0; seq < 30; seq++) conn.send(flow.append(`s0_a${seq}`, seq, seq * 80, PACKET));

@@ -1,6 +1,6 @@
 import { every, monotonicClock } from '@duplex-bench/pacer';
 import type { Subscription } from 'rxjs';
-import { audioDeltaInfo, base64ByteLength, chunkPeriodMs, gaEventName, isKnownOpenAIType, isKnownVllmType, OpenAIEvent, serverError, ServerEventSeqTracker, serverEventSeq, VLLM_ACK_RACE_CODE, VLLM_CLIENT_PROTOCOL_CODES, VllmEvent, vllmAppend, vllmCommit, vllmEventAck, vllmHeartbeat, vllmPlaybackAck, vllmSessionClose, vllmResponseId, vllmSessionRates, vllmSessionUpdate, VLLM_TURN_SETTLE_MS, vllmAppendWithFrames, vllmFrameTransport, vllmImageItem, vllmItemDelete, VLLM_IMAGE_WINDOW, type VllmFrameTransport, type DecodedFrame } from '@duplex-bench/protocol';
+import { audioDeltaInfo, base64ByteLength, chunkPeriodMs, gaEventName, isKnownOpenAIType, isKnownVllmType, OpenAIEvent, serverError, ServerEventSeqTracker, serverEventSeq, VLLM_ACK_RACE_CODE, VLLM_CLIENT_PROTOCOL_CODES, VllmEvent, vllmAppend, vllmCommit, vllmEventAck, vllmHeartbeat, vllmPlaybackAck, vllmSessionClose, vllmResponseId, vllmSessionRates, vllmSessionUpdate, VLLM_TURN_SETTLE_MS, vllmAppendWithFrames, vllmFrameTransport, vllmImageItem, vllmItemDelete, VLLM_APPEND_FRAMES, VLLM_IMAGE_WINDOW, type VllmFrameTransport, type DecodedFrame } from '@duplex-bench/protocol';
 import type { Connection } from './connection';
 import { waitForEvent } from './wait-for';
 import { waitForQuiet } from './wait-quiet';
@@ -40,6 +40,9 @@ export function vllmFramePlan(video: CameraFrames, capabilities: Record<string, 
   const b64 = Math.ceil((times.largest() * 4) / 3);
   if (transport === 'image_items' && b64 > share) {
     throw new TransportError('input_not_granted', `--video: a frame of ${times.largest()} bytes (${b64} in base64) is over its share of the image window (${share} of 4 MiB over 8 items); give smaller frames`);
+  }
+  if (transport === 'append' && b64 > VLLM_APPEND_FRAMES.max_base64_chars) {
+    throw new TransportError('input_not_granted', `--video: a frame of ${times.largest()} bytes (${b64} in base64) is over the ${VLLM_APPEND_FRAMES.max_base64_chars} base64 characters the server takes of one video_frames entry; give smaller frames`);
   }
   return { transport, times };
 }
@@ -111,7 +114,7 @@ export class VllmOmniFlow implements SessionFlow {
   /** Responses whose first ack went and is not yet answered, oldest first. */
   private readonly firstAcks: string[] = [];
   /** With camera frames: how they travel, their schedule, and the live image items (oldest first). */
-  private camera: { transport: VllmFrameTransport; times: FrameTimes; live: string[]; items: number; deleted: number } | null = null;
+  private camera: { transport: VllmFrameTransport; times: FrameTimes; live: string[]; items: number; deleted: number; held: Uint8Array[] } | null = null;
 
   constructor(
     private readonly session_id: string,
@@ -327,14 +330,14 @@ export class VllmOmniFlow implements SessionFlow {
     }
     const chunk = chunkPeriodMs(answer);
     if (chunk) grant.chunk_period_ms = chunk;
-    if (this.config.video) this.camera = { ...vllmFramePlan(this.config.video, session.capabilities as Record<string, unknown> | undefined), live: [], items: 0, deleted: 0 };
+    if (this.config.video) this.camera = { ...vllmFramePlan(this.config.video, session.capabilities as Record<string, unknown> | undefined), live: [], items: 0, deleted: 0, held: [] };
     return grant;
   }
 
   /**
    * The append of a packet. Camera frames due by the end of its audio go with it: in its
-   * `video_frames`, or before it as `input_image` items, the oldest deleted first once 8 are live.
-   * Frames are sent and counted, not traced.
+   * `video_frames` (at most 2 an append, the rest on the next ones), or before it as `input_image`
+   * items, the oldest deleted first once 8 are live. Frames are sent and counted, not traced.
    */
   append(event_id: string, _seq: number, _t_start_ms: number, audio_b64: Uint8Array): Buffer {
     const ms = base64ByteLength(audio_b64) / ((this.input_rate * 2) / 1000);
@@ -343,8 +346,13 @@ export class VllmOmniFlow implements SessionFlow {
     const camera = this.camera;
     if (camera) {
       const due = camera.times.upTo(this.sent_ms);
-      if (due.length > 0 && camera.transport === 'append') return vllmAppendWithFrames(event_id, audio_b64, this.input_rate, ms, this.sent_ms, due.map((f) => f.image));
-      for (const f of due) this.sendImageItem(camera, f.image);
+      if (camera.transport === 'append') {
+        // At most 2 frames ride one append (more and the server refuses the append whole); frames
+        // due beyond them go on the next appends, in order.
+        camera.held.push(...due.map((f) => f.image));
+        const frames = camera.held.splice(0, VLLM_APPEND_FRAMES.max_frames);
+        if (frames.length > 0) return vllmAppendWithFrames(event_id, audio_b64, this.input_rate, ms, this.sent_ms, frames);
+      } else for (const f of due) this.sendImageItem(camera, f.image);
     }
     return vllmAppend(event_id, audio_b64, this.input_rate, ms, this.sent_ms);
   }
@@ -449,7 +457,10 @@ export class VllmOmniFlow implements SessionFlow {
 
   dialectEvents(): Record<string, number> {
     const camera = this.camera;
-    return camera ? { ...this.counts, frames_sent: camera.times.sent, frame_bytes: camera.times.bytes, image_items_deleted: camera.deleted } : { ...this.counts };
+    if (!camera) return { ...this.counts };
+    // Frames held for an append that never came were not sent.
+    const held_bytes = camera.held.reduce((n, f) => n + base64ByteLength(f), 0);
+    return { ...this.counts, frames_sent: camera.times.sent - camera.held.length, frame_bytes: camera.times.bytes - held_bytes, image_items_deleted: camera.deleted };
   }
 
   /** Output audio deltas counted by the rate each stated (`sample_rate_hz`), when any came. */
