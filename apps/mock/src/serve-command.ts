@@ -38,7 +38,7 @@ export async function serveCommand(argv: string[], io: RunIo): Promise<number> {
       behaviour: options.behaviour,
       leading_silence_ms: options.leading_silence_ms,
       images: options.images,
-    });
+    }, options.fault);
   } catch (err) {
     // A script that cannot be read is the user's to fix: a usage error, as a bad flag is.
     if ((err as { name?: string }).name === 'ConversationError') throw new UsageError((err as Error).message);

@@ -64,4 +64,16 @@ describe('mock serve behaviour flags', () => {
     expect(() => parseServeOptions(['--protocol', 'time', '--conversation', 'default'])).toThrow(/not for --protocol time/);
     expect(() => parseServeOptions(['--profile', 'nemotron', '--answer-ms', '0'])).toThrow(UsageError);
   });
+
+  it('takes --fault where the dialect has it, after --fault-after appends (default 10)', () => {
+    expect(parseServeOptions(['--fault', 'oversized_frame']).fault).toEqual({ action: 'oversized_frame', after_appends: 10 });
+    expect(parseServeOptions(['--protocol', 'openai', '--flavor', 'vllm-omni', '--fault', 'no_session_closed', '--fault-after', '0']).fault).toEqual({ action: 'no_session_closed', after_appends: 0 });
+    expect(parseServeOptions([]).fault).toBeUndefined();
+    expect(() => parseServeOptions(['--protocol', 'openai', '--fault', 'no_session_closed'])).toThrow(/not defined for the openai mock/);
+    expect(() => parseServeOptions(['--protocol', 'openai', '--fault', 'duplicate_seq'])).toThrow(UsageError);
+    expect(parseServeOptions(['--protocol', 'openai', '--vllm-extensions', '--fault', 'duplicate_seq']).fault?.action).toBe('duplicate_seq');
+    expect(() => parseServeOptions(['--fault', 'nonsense'])).toThrow(/--fault must be one of/);
+    expect(() => parseServeOptions(['--fault-after', '3'])).toThrow('--fault-after needs --fault');
+    expect(() => parseServeOptions(['--protocol', 'http', '--fault', 'close'])).toThrow(/not for --protocol http/);
+  });
 });

@@ -1,5 +1,5 @@
 import { parseFlags, TELEMETRY_FLAGS, telemetryOptions, UsageError } from '@duplex-bench/cli';
-import type { HttpStubKind, HttpStubOptions, MockBehaviourOptions, MockProfile, ModelOptions } from '@duplex-bench/mock-servers';
+import { MOCK_FAULT_ACTIONS, mockFaultsOf, type HttpStubKind, type HttpStubOptions, type MockBehaviourOptions, type MockFault, type MockProfile, type ModelOptions } from '@duplex-bench/mock-servers';
 
 /**
  * The behaviour rules, as `--help` states them (the model mock's BehaviourSession holds the same):
@@ -71,11 +71,13 @@ export const SERVE_FLAGS = {
   'turn-based': { kind: 'bool', group: 'model', help: 'vllm-omni flavour: a turn-based model (Qwen3-Omni) that answers only committed turns (by server VAD, or the client without it); clients that leave auto_response on, commit under server VAD or close with a turn open are counted in the stats' },
   'tls-cert': { kind: 'string', group: 'connection', help: 'serve wss:// with this PEM certificate (with --tls-key)', value: 'FILE' },
   'tls-key': { kind: 'string', group: 'connection', help: 'the PEM key of --tls-cert', value: 'FILE' },
+  fault: { kind: 'string', group: 'limits', help: `for fault tests: every session misbehaves so from its --fault-after-th append on (what each does: libs/mock-servers/src/mock-fault.ts; what the probe makes of each: docs/reliability.md); one of ${MOCK_FAULT_ACTIONS.join(', ')}, as far as the dialect has it`, value: 'ACTION' },
+  'fault-after': { kind: 'int', min: 0, default: 10, group: 'limits', help: 'with --fault: appends a session takes before it misbehaves (0: at once; native: right after session.updated)', value: 'N' },
 } as const;
 
 const HTTP_FLAG_NAMES = ['stub', 'output-length', 'stream-interval', 'output-len-mean', 'output-len-spread', 'first-chunk-ms', 'first-chunk-spread', 'inter-token-ms', 'response-rate', 'max-concurrency', 'no-usage'];
 const BEHAVIOUR_FLAG_NAMES = ['respond-after-ms', 'answer-ms', 'stop-after-ms', 'takeover-after-ms', 'yield-on-backchannel', 'conversation'];
-const WS_FLAG_NAMES = [...BEHAVIOUR_FLAG_NAMES, 'leading-silence-ms', 'grant-image', 'image-max-per-unit', 'frame-cost-ms', 'profile', 'replies-per-append', 'output-sample-rate', 'burst-units', 'ttfp-ms', 'rtf', 'turn-every-s', 'tokens-per-step', 'capacity-sessions', 'max-sessions', 'unit-ms', 'tls-cert', 'tls-key'];
+const WS_FLAG_NAMES = [...BEHAVIOUR_FLAG_NAMES, 'leading-silence-ms', 'grant-image', 'image-max-per-unit', 'frame-cost-ms', 'profile', 'replies-per-append', 'output-sample-rate', 'burst-units', 'ttfp-ms', 'rtf', 'turn-every-s', 'tokens-per-step', 'capacity-sessions', 'max-sessions', 'unit-ms', 'tls-cert', 'tls-key', 'fault', 'fault-after'];
 
 export interface ServeOptions {
   protocol: 'native' | 'openai' | 'http' | 'time';
@@ -106,6 +108,8 @@ export interface ServeOptions {
   metrics_port?: number;
   /** Keep serving when the parent process ends (else that is taken as SIGTERM). */
   outlive_parent: boolean;
+  /** `--fault`: every session misbehaves so. */
+  fault?: MockFault;
 }
 
 export function parseServeOptions(argv: string[]): ServeOptions {
@@ -166,6 +170,12 @@ export function parseServeOptions(argv: string[]): ServeOptions {
     throw new UsageError('--leading-silence-ms is for a model mock without behaviour flags (--profile nemotron or minicpmo, --protocol openai --profile model, or --flavor vllm-omni)');
   }
   if (behaviourGiven.length > 0 && profile === 'append-echo' && !vllmFlavor) throw new UsageError(`--${behaviourGiven[0]} is for a model mock (--profile nemotron or minicpmo, --protocol openai --profile model, or --flavor vllm-omni)`);
+  if (given('fault-after') && f.fault === undefined) throw new UsageError('--fault-after needs --fault');
+  if (f.fault !== undefined) {
+    if (!(MOCK_FAULT_ACTIONS as readonly string[]).includes(f.fault)) throw new UsageError(`--fault must be one of ${MOCK_FAULT_ACTIONS.join(', ')}, got "${f.fault}"`);
+    const dialect = profile === 'qwen3-omni-half-duplex' ? 'legacy' : vllmFlavor ? 'vllm-omni' : f.protocol === 'openai' ? 'openai' : 'native';
+    if (!mockFaultsOf(dialect, f['vllm-extensions']).includes(f.fault as MockFault['action'])) throw new UsageError(`--fault ${f.fault} is not defined for the ${dialect} mock (it takes ${mockFaultsOf(dialect, f['vllm-extensions']).join(', ')})`);
+  }
   if (f.protocol === 'native' && f['replies-per-append'] < 2) throw new UsageError('--replies-per-append must be at least 2 for the native dialect (an audio delta and sglang.unit.done per unit)');
   const set = <T>(v: T | undefined, key: string) => (v === undefined ? {} : { [key]: v });
   return {
@@ -215,5 +225,6 @@ export function parseServeOptions(argv: string[]): ServeOptions {
     stats_output: f['stats-output'],
     metrics_port: telemetryOptions({ 'metrics-port': f['metrics-port'], 'metrics-linger-s': 0, 'otlp-interval-s': 5 }).metrics_port,
     outlive_parent: f['outlive-parent'],
+    ...(f.fault === undefined ? {} : { fault: { action: f.fault as MockFault['action'], after_appends: f['fault-after'] } }),
   };
 }

@@ -14,3 +14,4 @@ export type { OpenAIMockOptions } from './openai-mock-session';
 export { startHttpStub, HTTP_STUB_DEFAULTS } from './http/http-stub';
 export type { HttpStub, HttpStubKind, HttpStubOptions, HttpStubStats } from './http/http-stub';
 export { startTimeServer } from './time-server';
+export { MOCK_FAULT_ACTIONS, mockFaultsOf, type MockFault } from './mock-fault';

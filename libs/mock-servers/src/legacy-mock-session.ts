@@ -4,7 +4,7 @@ import { decodeFrameBytes, LegacyEvent, LegacyServerEvents, type DecodedFrame, t
 import type { ArrivalOffsets } from './arrival-offsets';
 import { ENERGY_VAD, EnergyVad, type VadEdge } from './energy-vad';
 import type { LeadingSilence } from './leading-silence';
-import type { MockFault } from './mock-fault';
+import { injectFault, type MockFault } from './mock-fault';
 import type { ModelOptions } from './model-session';
 import type { MockHost } from './openai-mock-session';
 
@@ -306,28 +306,21 @@ export class LegacyMockSession {
 
   /** Returns true when the append must not be answered. */
   private applyFault(f: MockFault): boolean {
-    switch (f.action) {
-      case 'close':
-        this.ws.close(1011, 'injected fault');
-        return true;
-      case 'drop':
-        this.ws.terminate();
-        return true;
-      case 'malformed_frame':
-        this.host.send(this.ws, '{"type":"response.audio.delta","delta":');
-        return true;
-      case 'fatal_error':
-        this.send(this.events.error('server_error', 'injected_fault', 'the test server gave up'));
-        this.ws.close(1011, 'injected fault');
-        return true;
-      case 'stop_answering':
-        this.silent = true;
-        return true;
-      case 'unknown_event':
-        if (this.appends === f.after_appends) this.host.send(this.ws, '{"type":"vendor.keepalive","event_id":"evt_keepalive"}');
-        return false;
-      default:
-        throw new RangeError(`fault ${f.action} is not defined for the legacy dialect`);
-    }
+    const shared = injectFault(
+      f,
+      {
+        ws: this.ws,
+        raw: (frame) => this.host.send(this.ws, frame),
+        malformed: '{"type":"response.audio.delta","delta":',
+        unknown: () => '{"type":"vendor.keepalive","event_id":"evt_keepalive"}',
+        fatal: () => this.send(this.events.error('server_error', 'injected_fault', 'the test server gave up')),
+        silence: () => {
+          this.silent = true;
+        },
+      },
+      this.appends === f.after_appends,
+    );
+    if (shared !== 'dialect') return shared === 'skip';
+    throw new RangeError(`fault ${f.action} is not defined for the legacy dialect`);
   }
 }

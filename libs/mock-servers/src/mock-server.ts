@@ -90,6 +90,7 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
   const dialect: MockDialect = isLegacyProfile(options.profile) ? legacyDialect(settings, host) : vllmFlavor ? vllmDialect(settings, options, host, stats) : protocol === 'openai' ? openaiDialect(settings, options, host) : nativeDialect(settings, host, stats, options.images);
 
   let nextId = 0;
+  let upgrades = 0;
   function onSession(ws: WebSocket): void {
     stats.sessionOpened();
     const index = nextId++;
@@ -123,6 +124,13 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
       return;
     }
     if (options.max_sessions !== undefined && dialect.refuses_upgrade_when_full && stats.active >= options.max_sessions) {
+      stats.admission('refused', stats.active);
+      stats.refused503();
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    // `refuse_admission`: the sessions the fault picks are refused as a full server refuses them.
+    if (fault?.action === 'refuse_admission' && upgrades++ % (fault.every_nth_session ?? 1) === 0) {
       stats.admission('refused', stats.active);
       stats.refused503();
       socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');

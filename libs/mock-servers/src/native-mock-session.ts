@@ -25,7 +25,7 @@ import {
 import { BehaviourSession, type BehaviourSettings } from './behaviour-session';
 import { ModelSession, type ModelOptions } from './model-session';
 import { NativeTurnFrames } from './turn-frames';
-import type { MockFault } from './mock-fault';
+import { injectFault, type MockFault } from './mock-fault';
 import type { MockHost } from './openai-mock-session';
 import type { ArrivalOffsets } from './arrival-offsets';
 
@@ -199,6 +199,7 @@ export class NativeMockSession {
     this.accepted_bytes += bytes;
     this.pending_bytes += bytes;
     this.send(nativeAccepted(this.nextEventId(), client_event_id, seq, this.accepted_bytes / NATIVE_INPUT_BYTES_PER_MS));
+    if (this.fault?.action === 'duplicate_seq' && this.appends === Math.max(1, this.fault.after_appends)) this.send(nativeAccepted(this.nextEventId(), client_event_id, seq, this.accepted_bytes / NATIVE_INPUT_BYTES_PER_MS));
     if (!this.model && !this.echoOpen) {
       this.echoOpen = true;
       this.send(nativeResponseCreated(this.nextEventId(), ECHO_RESPONSE));
@@ -291,6 +292,11 @@ export class NativeMockSession {
     this.behaviour?.close();
     if (this.model) this.model.cancel();
     else this.endEcho('client_closed');
+    if (this.fault?.action === 'no_session_closed') {
+      // Neither session.closed nor a close: the client must end the socket on its own, within its bound.
+      this.closed = true;
+      return;
+    }
     this.send(nativeSessionClosed(this.nextEventId(), client_event_id));
     this.closed = true;
     this.host.completed();
@@ -304,46 +310,43 @@ export class NativeMockSession {
 
   /** Returns true when the append must not be answered. */
   private applyFault(f: MockFault, client_event_id: string): boolean {
+    const shared = injectFault(
+      f,
+      {
+        ws: this.ws,
+        raw: (frame) => this.host.send(this.ws, frame),
+        malformed: '{"type":"sglang.input_audio.accepted","seq":',
+        unknown: () => `{"type":"vendor.keepalive","event_id":"${this.nextEventId()}"}`,
+        fatal: () => {
+          // A fatal error ends the session on the server's side: it says so and closes.
+          this.send(nativeError(this.nextEventId(), 'injected_fault', 'the test server gave up', true, client_event_id));
+          this.send(nativeSessionClosed(this.nextEventId(), null, 'error'));
+          this.closed = true;
+        },
+        silence: () => {
+          this.silent = true;
+          this.model?.dispose();
+        },
+        nonFinite: () => this.host.send(this.ws, `{"type":"sglang.input_audio.accepted","event_id":"${this.nextEventId()}","seq":0,"accepted_end_ms":1e999,"client_event_id":"${client_event_id}"}`),
+      },
+      this.appends === f.after_appends,
+    );
+    if (shared !== 'dialect') return shared === 'skip';
     switch (f.action) {
-      case 'close':
-        this.ws.close(1011, 'injected fault');
-        return true;
-      case 'drop':
-        this.ws.terminate();
-        return true;
-      case 'malformed_frame':
-        this.host.send(this.ws, '{"type":"sglang.input_audio.accepted","seq":');
-        return true;
-      case 'non_finite':
-        this.host.send(this.ws, `{"type":"sglang.input_audio.accepted","event_id":"${this.nextEventId()}","seq":0,"accepted_end_ms":1e999,"client_event_id":"${client_event_id}"}`);
-        return true;
-      case 'fatal_error':
-        // A fatal error ends the session on the server's side: it says so and closes.
-        this.send(nativeError(this.nextEventId(), 'injected_fault', 'the test server gave up', true, client_event_id));
-        this.send(nativeSessionClosed(this.nextEventId(), null, 'error'));
-        this.closed = true;
-        this.ws.close(1011, 'injected fault');
-        return true;
       case 'refuse_appends':
         this.refusing = true;
         return false;
-      case 'stop_answering':
-        this.silent = true;
-        this.model?.dispose();
-        return true;
-      case 'unknown_event':
-        if (this.appends === f.after_appends) this.send(`{"type":"vendor.keepalive","event_id":"${this.nextEventId()}"}`);
-        return false;
+      // Applied where they happen: the handshake, the receipt, the tail, the close.
       case 'linger':
       case 'close_in_handshake':
       case 'padded_tail':
       case 'drained_first':
+      case 'no_session_closed':
+      case 'duplicate_seq':
       case 'skip_event_seq':
         return false;
-      default: {
-        const never: never = f.action;
-        throw new Error(`unknown fault ${String(never)}`);
-      }
+      default:
+        throw new RangeError(`fault ${f.action} is not defined for the native dialect`);
     }
   }
 }

@@ -17,7 +17,7 @@ import { BehaviourSession, type AnswerSink, type BehaviourSettings } from './beh
 import { ENERGY_VAD } from './energy-vad';
 import { ModelSession, type ModelOptions } from './model-session';
 import { OpenAITurnFrames } from './turn-frames';
-import type { MockFault } from './mock-fault';
+import { injectFault, type MockFault } from './mock-fault';
 import type { ArrivalOffsets } from './arrival-offsets';
 import type { BehaviourLog } from './behaviour-log';
 
@@ -436,40 +436,37 @@ export class OpenAIMockSession {
 
   /** Returns true when the append must not be answered. */
   private applyFault(f: MockFault): boolean {
+    const first = this.appends === f.after_appends;
+    const shared = injectFault(
+      f,
+      {
+        ws: this.ws,
+        raw: (frame) => this.host.send(this.ws, frame),
+        malformed: '{"type":"response.output_audio.delta","delta":',
+        // Numbered as the session's other events when vLLM-Omni's extensions are on.
+        unknown: () => {
+          const frame = `{"type":"vendor.keepalive","event_id":"${this.id}_k"}`;
+          return this.options.vllm ? `${frame.slice(0, -1)},"server_event_seq":${++this.seq}}` : frame;
+        },
+        fatal: () => this.send(this.events.error('injected_fault', 'the test server gave up')),
+        silence: () => {
+          this.silent = true;
+        },
+        nonFinite: () => this.send(this.events.speechStarted(`item_in_${this.items}`, 0).replace('"audio_start_ms":0', '"audio_start_ms":1e999')),
+      },
+      first,
+    );
+    if (shared !== 'dialect') return shared === 'skip';
     switch (f.action) {
-      case 'close':
-        this.ws.close(1011, 'injected fault');
-        return true;
-      case 'malformed_frame':
-        this.host.send(this.ws, '{"type":"response.output_audio.delta","delta":');
-        return true;
-      case 'fatal_error':
-        this.send(this.events.error('injected_fault', 'the test server gave up'));
-        this.ws.close(1011, 'injected fault');
-        return true;
-      case 'stop_answering':
-        this.silent = true;
-        return true;
       case 'skip_event_seq':
-        if (this.appends === f.after_appends) this.seq++;
+        if (first) this.seq++;
         return false;
-      case 'unknown_event':
-        if (this.appends === f.after_appends) this.send(`{"type":"vendor.keepalive","event_id":"${this.id}_k"}`);
+      case 'duplicate_seq':
+        if (!this.options.vllm) throw new RangeError('fault duplicate_seq needs server_event_seq (vLLM-Omni extensions)');
+        if (first) this.seq--;
         return false;
-      case 'drop':
-        this.ws.terminate();
-        return true;
-      case 'non_finite':
-      case 'refuse_appends':
-      case 'linger':
-      case 'close_in_handshake':
-      case 'padded_tail':
-      case 'drained_first':
-        throw new RangeError(`fault ${f.action} is defined for the native dialect only`);
-      default: {
-        const never: never = f.action;
-        throw new Error(`unknown fault ${String(never)}`);
-      }
+      default:
+        throw new RangeError(`fault ${f.action} is not defined for the openai dialect`);
     }
   }
 }

@@ -69,8 +69,8 @@ export function vllmDialect(settings: MockSettings, options: MockServerOptions, 
 
   return {
     refuses_upgrade_when_full: false,
-    open: (ws, id) => {
-      const session = new VllmMockSession(ws, host, id, vllm, slotOf());
+    open: (ws, id, fault) => {
+      const session = new VllmMockSession(ws, host, id, vllm, slotOf(), fault);
       return {
         session,
         start: () => undefined,

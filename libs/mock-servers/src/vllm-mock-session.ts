@@ -3,6 +3,7 @@ import type WebSocket from 'ws';
 import { base64ByteLength, decodeFrameBytes, type DecodedFrame } from '@duplex-bench/protocol';
 import type { MockHost } from './openai-mock-session';
 import type { ArrivalOffsets } from './arrival-offsets';
+import { injectFault, type MockFault } from './mock-fault';
 import { BehaviourSession, type AnswerSink, type BehaviourSettings } from './behaviour-session';
 import { videoFramesError } from './vllm-frames';
 
@@ -129,6 +130,9 @@ export class VllmMockSession {
   private n = 0;
   private seq = 0;
   private opened = false;
+  /** A fault stopped the session's output (stop_answering, stop_reading, oversized_frame). */
+  private silent = false;
+  private appends = 0;
   private closed = false;
   private configTimer: (() => void) | null;
   private unacked_bytes = 0;
@@ -172,6 +176,7 @@ export class VllmMockSession {
     private readonly id: string,
     private readonly options: VllmMockOptions,
     private readonly slot: VllmSlot,
+    private readonly fault: MockFault | null = null,
   ) {
     this.output_rate = options.output_sample_rate;
     this.arrivals = host.arrivals();
@@ -220,6 +225,7 @@ export class VllmMockSession {
   }
 
   private sendUnjournaled(frame: string): void {
+    if (this.silent) return;
     if (this.ws.readyState === this.ws.OPEN) this.host.send(this.ws, frame);
   }
 
@@ -401,6 +407,8 @@ export class VllmMockSession {
     this.arrivals.add(arrived_s * 1000 - (this.bytes_in / (this.in_rate * 2)) * 1000);
     this.bytes_in += pcm.length;
     this.uncommitted_bytes += pcm.length;
+    this.appends++;
+    if (this.fault && this.appends >= this.fault.after_appends && this.applyFault(this.fault)) return;
     if (this.options.behaviour) {
       if (!this.behaviour) this.behaviour = new BehaviourSession(this.options.behaviour, this.in_rate, this.host.clock, this.host.behaviourLog(this.id), { sink: this.answerSink(), unit_ms: this.options.unit_ms });
       this.behaviour.onInput(pcm, arrived_s);
@@ -684,11 +692,58 @@ export class VllmMockSession {
     if (this.options.turn_based && (this.speaking || [...this.responses.values()].some((r) => !r.done))) this.violation('closed_with_open_turn');
     this.behaviour?.close();
     for (const r of this.responses.values()) r.timer?.();
+    if (this.fault?.action === 'no_session_closed') {
+      // Neither session.closed nor a close: the client must end the socket on its own, within its bound.
+      this.closed = true;
+      this.slot.released();
+      return;
+    }
     this.send({ type: 'session.closed', session_id: this.id, reason: 'client_close', event: {} });
     this.closed = true;
     this.host.completed();
     this.slot.released();
     this.ws.close(1000, 'client_close');
+  }
+
+  /** Returns true when the append must not be answered. */
+  private applyFault(f: MockFault): boolean {
+    const first = this.appends === f.after_appends;
+    const shared = injectFault(
+      f,
+      {
+        ws: this.ws,
+        raw: (frame) => this.host.send(this.ws, frame),
+        malformed: '{"type":"response.output_audio.delta","delta":',
+        unknown: () => `{"type":"vendor.keepalive","event_id":"${this.eventId()}","server_event_seq":${++this.seq}}`,
+        // The session runner's end on a model error: a numbered error, then session.closed.
+        fatal: () => {
+          this.send({ type: 'error', error: { type: 'server_error', code: 'injected_fault', message: 'the test server gave up' } }, false);
+          this.send({ type: 'session.closed', session_id: this.id, reason: 'error', event: {} });
+          this.closed = true;
+          this.slot.released();
+        },
+        silence: () => {
+          this.silent = true;
+          this.behaviour?.close();
+          for (const r of this.responses.values()) r.timer?.();
+        },
+        nonFinite: () => this.host.send(this.ws, `{"type":"input_audio_buffer.speech_started","event_id":"${this.eventId()}","audio_start_ms":1e999,"item_id":"item_in_${this.items}","server_event_seq":${++this.seq}}`),
+      },
+      first,
+    );
+    if (shared !== 'dialect') return shared === 'skip';
+    switch (f.action) {
+      case 'duplicate_seq':
+        if (first) this.seq--;
+        return false;
+      case 'skip_event_seq':
+        if (first) this.seq++;
+        return false;
+      case 'no_session_closed':
+        return false;
+      default:
+        throw new RangeError(`fault ${f.action} is not defined for the vllm-omni dialect`);
+    }
   }
 }
 
