@@ -1,4 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { firstValueFrom, ReplaySubject } from 'rxjs';
 import { describeHost, ProcessPool, projectRevision } from '@duplex-bench/launcher';
@@ -22,6 +22,8 @@ import { Checkpoint } from '../recording/checkpoint';
 import { POSTPROCESS_WORKER, postprocessRecorded, postprocessTask, recordingDataset, recordingSummary, samplePackets, type Invocation } from '../recording/recording';
 import { exitOf } from './exit-status';
 import { duplexMetrics, readRunRecord, writeDuplexMetrics, videoFigures, vllmOmniFigures, runFile, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary, writeRunFile } from '@duplex-bench/results';
+import { readJsonFile, unwrittenLine, writeEvery } from '@duplex-bench/results';
+import { legacyFigures } from '@duplex-bench/results';
 import { RealtimeSession, reasonOf, type SessionResult } from '@duplex-bench/session';
 import type { RecordOptions } from './run-settings';
 import { recordArrivals } from './record-arrivals';
@@ -70,7 +72,8 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
   const skipped = dataset.length - todo.length;
   if (todo.length === 0) {
     // Nothing left to record: the stored recording stands, and no file of it is rewritten.
-    const summary = await readFile(runFile(given.output, 'summary'), 'utf8').then((t) => JSON.parse(t) as Pick<RunSummary, 'qualified' | 'behaviour'>, () => null);
+    // A summary that does not read is named (RunFileError), not taken for none.
+    const summary = await readJsonFile<Pick<RunSummary, 'qualified' | 'behaviour'>>(runFile(given.output, 'summary'));
     io.emit?.(summary);
     io.stdout.write(`${render.nothingLeft({ dataset: dataset.length, stored: summary, file: runFile(given.output, 'summary') })}\n`);
     return summary && !summary.qualified && !given.allow_unqualified ? EXIT.unqualified : EXIT.ok;
@@ -233,6 +236,10 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
       const vllm = vllmOmniFigures(all);
       if (vllm) summary.vllm_omni = vllm;
     }
+    if (opts.protocol === 'sglang-legacy') {
+      const legacy = legacyFigures(all);
+      if (legacy) summary.legacy = legacy;
+    }
     const video = opts.video ? videoFigures(opts.video.source, all) : null;
     if (video) summary.video = video;
     // Every stored sample's behaviour events and speech record, this invocation's and earlier ones', in sample order.
@@ -249,18 +256,27 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
     invocation.completed = results.filter((r) => r.completed).length;
     const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons });
     const written = withVerdict(summary, v);
-    await Promise.all([
-      writeRunFile(opts.output, 'summary', JSON.stringify(written, null, 1)),
-      writeDuplexMetrics(opts.output, duplex?.file ?? { duplex_session_metrics: [] }),
-      ...(behaviour ? [writeRunFile(opts.output, 'turns', behaviour.turns_jsonl), writeRunFile(opts.output, 'speech', behaviour.speech_jsonl)] : []),
-      writeRunFile(opts.output, 'samples', encodeSamples(behaviour ? { ...recorded.samples, behaviour: behaviour.parts } : recorded.samples)),
-      writeRunFile(opts.output, 'timeline', JSON.stringify(measures.timeline.toFile())),
-      checkpoint.final(),
-    ]);
+    // Every file is tried whatever the others do (a full disk), each whole or not at all; one line names those not written.
+    const unwritten = unwrittenLine(
+      await writeEvery([
+        { path: runFile(opts.output, 'summary'), write: () => writeRunFile(opts.output, 'summary', JSON.stringify(written, null, 1)) },
+        { path: runFile(opts.output, 'duplex_metrics'), write: () => writeDuplexMetrics(opts.output, duplex?.file ?? { duplex_session_metrics: [] }) },
+        ...(behaviour
+          ? [
+              { path: runFile(opts.output, 'turns'), write: () => writeRunFile(opts.output, 'turns', behaviour.turns_jsonl) },
+              { path: runFile(opts.output, 'speech'), write: () => writeRunFile(opts.output, 'speech', behaviour.speech_jsonl) },
+            ]
+          : []),
+        { path: runFile(opts.output, 'samples'), write: () => writeRunFile(opts.output, 'samples', encodeSamples(behaviour ? { ...recorded.samples, behaviour: behaviour.parts } : recorded.samples)) },
+        { path: runFile(opts.output, 'timeline'), write: () => writeRunFile(opts.output, 'timeline', JSON.stringify(measures.timeline.toFile())) },
+        { path: runFile(opts.output, 'run'), write: () => checkpoint.final() },
+      ]),
+    );
+    if (unwritten) io.stderr.write(`error: ${unwritten}\n`);
     io.stdout.write(`${render.recorded({ dataset: dataset.length, skipped, recorded: results.length, completed: results.filter((r) => r.completed).length }, summary, v)}\n`);
     io.emit?.(written);
     await telemetry?.lingerThenClose(opts.metrics_linger_s, firstValueFrom(stop$), say);
-    return exitOf(v, opts.allow_unqualified);
+    return unwritten ? EXIT.failed : exitOf(v, opts.allow_unqualified);
   } finally {
     await telemetry?.close();
     measures.stop();
