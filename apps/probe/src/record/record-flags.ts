@@ -3,6 +3,7 @@ import { TELEMETRY_FLAGS } from '@duplex-bench/cli';
 import { CONVERSATION_FLAGS } from '../run/conversation-flags';
 import { DIALECT_FLAGS } from '../run/dialect-flags';
 import { ARRIVAL_FLAGS } from '../run/arrival-flags';
+import { RUN_FLAGS } from '../run/run-flags';
 
 /** With --conversation: each sample's length when --duration is not given, seconds. */
 export const RECORD_CONVERSATION_DURATION_S = 60;
@@ -10,6 +11,8 @@ export const RECORD_CONVERSATION_DURATION_S = 60;
 export const RECORD_FLAGS = {
   url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
   ...DIALECT_FLAGS,
+  // run's --profile, parsed by the same parseDialectOptions: sglang-omni's legacy protocol.
+  profile: RUN_FLAGS.profile,
   concurrency: { kind: 'int', min: 1, group: 'load', help: 'sessions at a time (required unless --arrival-rate)', value: 'N' },
   // The arrival flags of run, less --session-duration: a recorded session lasts its sample.
   arrivals: ARRIVAL_FLAGS.arrivals,

@@ -26,3 +26,16 @@ describe('parseRecordOptions with --conversation', () => {
     expect(usageError([...BASE, '--conversation', 'default', '--dataset', 'wavs'])).toBe('--conversation and --dataset are two inputs: give one');
   });
 });
+
+describe('parseRecordOptions with --profile (sglang-omni legacy protocol, as run takes it)', () => {
+  it('sets the legacy dialect as run does: 16 kHz in 80 ms packets, server_vad unless semantic_vad, 24 kHz output', () => {
+    expect(parseRecordOptions([...BASE, '--profile', 'qwen3-omni-half-duplex'])).toMatchObject({ protocol: 'sglang-legacy', turn_detection: 'server_vad', sample_rate: 16000, packet_ms: 80, output_sample_rate: 24000 });
+    expect(parseRecordOptions([...BASE, '--profile', 'qwen3-omni-half-duplex', '--turn-detection', 'semantic_vad'])).toMatchObject({ turn_detection: 'semantic_vad' });
+  });
+
+  it("refuses what the legacy protocol does not take, with run's messages", () => {
+    expect(usageError([...BASE, '--profile', 'qwen3-omni-half-duplex', '--protocol', 'openai'])).toMatch(/leave out --protocol/);
+    expect(usageError([...BASE, '--profile', 'qwen3-omni-half-duplex', '--turn-detection', 'none'])).toMatch(/server_vad or semantic_vad/);
+    expect(usageError([...BASE, '--profile', 'nemotron'])).toMatch(/qwen3-omni-half-duplex/);
+  });
+});
