@@ -95,3 +95,23 @@ describe('probe run --processes --protocol openai', () => {
     }
   });
 });
+
+describe('probe run without --url', () => {
+  it('serves the built-in mock for the run, says so, writes its stats beside the run, and leaves no mock behind', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'probe-builtin-'));
+    const { code, stderr } = await probe(['run', '--concurrency', '2', '--duration', '1', '--output', dir, '--allow-unqualified']);
+    expect([code, stderr.match(/^error: .*$/m)?.[0] ?? null]).toEqual([0, null]);
+    const said = /^no --url: serving the built-in mock \(duplex-bench serve --profile append-echo\) at ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime, pid (\d+), for this run; its stats go to (\S+)$/m.exec(stderr);
+    expect(said?.[2]).toBe(join(dir, 'mock.json'));
+    const stats = JSON.parse(await readFile(join(dir, 'mock.json'), 'utf8'));
+    const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+    expect(stats.appends).toBe(summary.packets.sent);
+    // Its process is gone: signal 0 to its pid finds none.
+    expect(() => process.kill(Number(said?.[1]), 0)).toThrow(/ESRCH/);
+  });
+
+  it('needs --url for more than one process, in one line, exit 2', async () => {
+    const { code, stderr } = await probe(['run', '--concurrency', '2', '--duration', '1', '--processes', '2', '--output', '/tmp/x']);
+    expect([code, stderr]).toEqual([2, 'error: --url is required with --processes, --shard or --start-at (the built-in mock serves one process)\n']);
+  });
+});

@@ -15,3 +15,5 @@ export type { RunningProcess } from './run-process';
 export { DATA_DIR, mergeJob, shardJob, shellQuote } from './k8s';
 export type { ShardJobOptions } from './k8s';
 export { decodeVideoToJpegs, DECODE_LIMITS } from './decode-video';
+export { startBuiltinMock } from './builtin-mock';
+export type { BuiltinMock } from './builtin-mock';

@@ -64,6 +64,8 @@ export type { RenderRun, RunHooks } from './lifecycle/run-sessions';
 export { recordSessions } from './lifecycle/record-sessions';
 export type { RecordCounts, RecordHooks, RenderRecording } from './lifecycle/record-sessions';
 export type { ArrivalOptions, ConversationOptions, RecordArrivals, RecordOptions, RunOptions } from './lifecycle/run-settings';
+export { builtinMockArgs, withBuiltinMock } from './lifecycle/builtin-mock';
+export type { BuiltinMockOptions } from './lifecycle/builtin-mock';
 export { launchRequests, runRequests } from './lifecycle/run-requests';
 export type { HttpRunOptions, RenderHttp } from './lifecycle/run-requests';
 export { launchSessions } from './lifecycle/launch-sessions';

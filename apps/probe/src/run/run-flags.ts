@@ -5,7 +5,8 @@ import { CONVERSATION_FLAGS } from './conversation-flags';
 import { DIALECT_FLAGS } from './dialect-flags';
 
 export const RUN_FLAGS = {
-  url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
+  url: { kind: 'string', group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server (none: the built-in mock, started for this run, speaking --protocol)', value: 'URL' },
+  'mock-profile': { kind: 'enum', values: ['append-echo', 'nemotron', 'minicpmo', 'model'], group: 'connection', help: 'without --url: the built-in native mock\'s profile (default append-echo; nemotron with --conversation)' },
   ...DIALECT_FLAGS,
   profile: {
     kind: 'enum',

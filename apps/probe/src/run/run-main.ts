@@ -1,6 +1,6 @@
 import type { RunIo } from '@duplex-bench/cli';
 import { entryModule, LauncherLink } from '@duplex-bench/launcher';
-import { dialectWarnings, launchSessions } from '@duplex-bench/run';
+import { dialectWarnings, launchSessions, withBuiltinMock } from '@duplex-bench/run';
 import { runCommand } from './run-command';
 import { parseRunOptions } from './run-options';
 
@@ -10,6 +10,8 @@ const MAIN = entryModule(__dirname, '../main', 'probe');
 /** `run`: one process, a launcher of `--processes` children, or one such child reporting to its launcher. */
 export async function runMain(argv: string[], io: RunIo): Promise<number> {
   const options = parseRunOptions(argv);
+  const builtin = options.builtin_mock;
+  if (builtin && !LauncherLink.inChild()) return withBuiltinMock({ ...options, ...builtin }, io, (url) => runCommand({ ...options, url }, io));
   // Once per command: a launched child leaves the warnings to its launcher.
   if (!LauncherLink.inChild()) for (const line of dialectWarnings(options)) io.stderr.write(`${line}\n`);
   // The merge's lines (and the HTTP summary's, which they may include) load only in the process that launches.

@@ -77,8 +77,14 @@ describe('parseRunOptions', () => {
     expect(usageError([...BASE, '--slo', 'incomplete=0', '--processes', '2'])).toMatch(/^--slo judges one process/);
   });
 
+  it('without --url, serves the built-in mock (with --mock-profile, if given); --mock-profile beside --url is a usage error', () => {
+    expect(parseRunOptions(BASE.slice(2)).builtin_mock).toEqual({});
+    expect(parseRunOptions([...BASE.slice(2), '--mock-profile', 'nemotron']).builtin_mock).toEqual({ mock_profile: 'nemotron' });
+    expect(parseRunOptions(BASE).builtin_mock).toBeUndefined();
+    expect(usageError([...BASE, '--mock-profile', 'nemotron'])).toBe('--mock-profile is for a run without --url (the built-in mock)');
+  });
+
   it('names a missing required flag and an unknown one', () => {
-    expect(usageError(BASE.slice(2))).toBe('--url is required');
     expect(usageError([...BASE.slice(0, 2), ...BASE.slice(4)])).toBe('--concurrency is required');
     expect(usageError([...BASE, '--sessions', '4'])).toBe('unknown flag --sessions');
     expect(usageError([...BASE, '--quiet=yes'])).toBe('--quiet takes no value');

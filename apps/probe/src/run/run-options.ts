@@ -21,17 +21,24 @@ function checkSessionCap(protocol: string, given: number | undefined, session_s:
 }
 
 /** Flags of `probe run`, validated before anything starts. Throws UsageError. */
+/** Where a run without --url points until the built-in mock has told its own URL. */
+const BUILTIN_MOCK_URL = 'ws://127.0.0.1:0/v1/realtime';
+
 export function parseRunOptions(argv: string[]): RunOptions {
   const f = parseFlags(argv, RUN_FLAGS);
   if (f._.length > 0) throw new UsageError(`unexpected argument "${f._[0]}"`);
+  if (f['mock-profile'] !== undefined && f.url !== undefined) throw new UsageError('--mock-profile is for a run without --url (the built-in mock)');
+  // No --url: the run starts the built-in mock and takes its URL (runMain, withBuiltinMock).
+  const builtin = f.url === undefined ? { ...(f['mock-profile'] !== undefined ? { mock_profile: f['mock-profile'] } : {}) } : undefined;
+  const given = f.url ?? BUILTIN_MOCK_URL;
   let url: URL;
   try {
-    url = new URL(f.url);
+    url = new URL(given);
   } catch {
-    throw new UsageError(`--url is not a URL: "${f.url}"`);
+    throw new UsageError(`--url is not a URL: "${given}"`);
   }
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
-    throw new UsageError(`--url must start with ws:// or wss://, got "${f.url}"`);
+    throw new UsageError(`--url must start with ws:// or wss://, got "${given}"`);
   }
   const arrivals = arrivalOptions(f);
   if (arrivals && f.concurrency !== undefined) throw new UsageError('--arrival-rate and --concurrency are two loads: give one');
@@ -59,7 +66,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
   if (f.conversation !== undefined && f.pacing === 'lockstep') throw new UsageError('--conversation streams in real time: it does not go with --pacing lockstep');
   const part = shard ? shardSessions(concurrency, shard) : { first: 0, count: concurrency, output: (root: string) => root };
   return {
-    url: f.url,
+    url: given,
     ...dialect,
     concurrency: part.count,
     arrivals,
@@ -67,7 +74,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     sessions_total: concurrency,
     shard,
     start_at_ms: f['start-at'],
-    time_url: f['time-url'] === 'off' ? null : (f['time-url'] ?? (shard || f['start-at'] !== undefined ? timeUrlOf(f.url) : null)),
+    time_url: f['time-url'] === 'off' ? null : (f['time-url'] ?? (shard || f['start-at'] !== undefined ? timeUrlOf(given) : null)),
     clock_offset_ms: f['clock-offset-ms'],
     processes: f.processes,
     duration_s,
@@ -90,6 +97,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     start_timeout_ms: f['start-timeout-s'] * 1000,
     cpu_affinity: f['cpu-affinity'] as RunOptions['cpu_affinity'],
     allow_unqualified: f['allow-unqualified'],
+    ...(builtin ? { builtin_mock: builtin } : {}),
     ...(f.slo !== undefined ? { slo: sloTerms(f.slo, f.processes) } : {}),
     quiet: f.quiet,
     ...telemetryOptions(f),

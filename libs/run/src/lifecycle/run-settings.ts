@@ -71,6 +71,8 @@ export interface RunOptions extends DialectOptions, ConversationOptions, Telemet
   start_timeout_ms: number;
   cpu_affinity: 'auto' | 'off';
   allow_unqualified: boolean;
+  /** No `--url`: the run serves the built-in mock itself (`withBuiltinMock`); its URL replaces `url`. */
+  builtin_mock?: { mock_profile?: string };
   /** `--slo`: the terms the run is judged on at its end (exit 4 when one fails). */
   slo?: SloTerm[];
   quiet: boolean;
