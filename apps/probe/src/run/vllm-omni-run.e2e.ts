@@ -249,10 +249,14 @@ describe('probe run --protocol vllm-omni against the newest endpoint (reference 
     const mock = await startMockServer({ ...MINICPMO_45, model: { ttfp_ms: 900, rtf: 0.5 }, openai: { ...MINICPMO_45.openai, created_at_first_audio: true } });
     try {
       const flags = ['--protocol', 'vllm-omni', '--model', 'm', '--ref-audio', await voiceWav(), '--audio', await talkWav(5), '--concurrency', '2', '--duration', '5', '--commit-every-s', '0.4'];
-      const { code, summary } = await probe(mock.url, flags);
+      const { code, summary, dir } = await probe(mock.url, flags);
       expect(code).toBe(0);
       expect(summary.sessions).toMatchObject({ started: 2, completed: 2, incomplete: 0 });
       expect(summary.vllm_omni?.playback_ack_too_late).toBeGreaterThanOrEqual(2);
+      // Merged, the refused acks are still counted (the pooled response rows do not hold them).
+      const mergedDir = await mkdtemp(join(tmpdir(), 'vllm-merged-acks-'));
+      await mergeCommand([dir, '--output', mergedDir], { stdout: { write: () => undefined }, stderr: { write: () => undefined } });
+      expect(JSON.parse(await readFile(join(mergedDir, 'summary.json'), 'utf8')).vllm_omni.playback_ack_too_late).toBe(summary.vllm_omni?.playback_ack_too_late);
     } finally {
       await mock.close();
     }

@@ -33,7 +33,7 @@ export async function mergeRuns(given: string[], flags: MergeOptions, io: MergeI
     if (err instanceof RunDirError) throw new UsageError(err.message);
     throw err;
   }
-  const parts = await Promise.all(dirs.map(async (d) => (await readJsonFile<{ kind?: string; video?: VideoFigures; legacy?: LegacyFigures }>(runFile(d, 'summary'))) ?? {}));
+  const parts = await Promise.all(dirs.map(async (d) => (await readJsonFile<{ kind?: string; video?: VideoFigures; legacy?: LegacyFigures; vllm_omni?: { playback_ack_too_late?: number } }>(runFile(d, 'summary'))) ?? {}));
   const kinds = parts.map((p) => p.kind);
   if (kinds.some((k) => k === 'http')) {
     if (!kinds.every((k) => k === 'http')) throw new UsageError('probe merge takes runs of one kind: these mix http runs with realtime runs');
@@ -55,7 +55,8 @@ export async function mergeRuns(given: string[], flags: MergeOptions, io: MergeI
   const protocols = await Promise.all(dirs.map(runProtocolOf));
   if (protocols.every((p) => p === 'vllm-omni')) {
     const vllm = vllmOmniFigures(await pooledDuplexSessions(dirs));
-    if (vllm) summary.vllm_omni = vllm;
+    // The refused acks are counted per session from its events, which duplex_metrics.json does not keep: the parts' counts, summed.
+    if (vllm) summary.vllm_omni = { ...vllm, playback_ack_too_late: parts.reduce((n, p) => n + (p.vllm_omni?.playback_ack_too_late ?? 0), 0) };
   }
   if (protocols.every((p) => p === 'sglang-legacy')) {
     const legacy = await mergeLegacy(dirs, parts.map((p) => p.legacy));
