@@ -33,6 +33,7 @@ export async function serveCommand(argv: string[], io: RunIo): Promise<number> {
       output_sample_rate: options.output_sample_rate,
       max_sessions: options.max_sessions,
       capacity_sessions: options.capacity_sessions,
+      ...(options.stamp_sends ? { stamp_sends: true } : {}),
       profile: options.profile,
       model: options.model,
       behaviour: options.behaviour,

@@ -30,6 +30,7 @@ export const SERVE_FLAGS = {
   profile: { kind: 'enum', values: ['append-echo', 'nemotron', 'minicpmo', 'model', 'qwen3-omni-half-duplex'], default: 'append-echo', group: 'model', help: "append-echo (answers every packet), nemotron, minicpmo (native model profiles), model (openai) or qwen3-omni-half-duplex (sglang-omni's legacy turn-based protocol, whatever --protocol says: server VAD by energy, 24 kHz answers in response.audio.delta)" },
   host: { kind: 'string', default: '127.0.0.1', group: 'connection', help: 'address to listen on', value: 'HOST' },
   port: { kind: 'int', min: 0, default: 8765, group: 'connection', help: 'port to listen on (0: any free port)', value: 'PORT' },
+  'stamp-sends': { kind: 'bool', group: 'model', help: "every text frame sent carries its send time on the host's monotonic clock as its last field (duplex_bench_sent_ms), which no dialect has: the probe reports its own receive delay from it" },
   'replies-per-append': { kind: 'int', min: 1, default: 3, group: 'model', help: 'append-echo: frames answered per packet', value: 'N' },
   'output-sample-rate': { kind: 'int', min: 1, group: 'model', help: "output audio rate, Hz (default: the profile's; 22050 native, 24000 minicpmo and openai)", value: 'HZ' },
   'burst-units': { kind: 'int', min: 1, group: 'model', help: 'output units sent together once that many are produced (or the turn ends)', value: 'N' },
@@ -77,7 +78,7 @@ export const SERVE_FLAGS = {
 
 const HTTP_FLAG_NAMES = ['stub', 'output-length', 'stream-interval', 'output-len-mean', 'output-len-spread', 'first-chunk-ms', 'first-chunk-spread', 'inter-token-ms', 'response-rate', 'max-concurrency', 'no-usage'];
 const BEHAVIOUR_FLAG_NAMES = ['respond-after-ms', 'answer-ms', 'stop-after-ms', 'takeover-after-ms', 'yield-on-backchannel', 'conversation'];
-const WS_FLAG_NAMES = [...BEHAVIOUR_FLAG_NAMES, 'leading-silence-ms', 'grant-image', 'image-max-per-unit', 'frame-cost-ms', 'profile', 'replies-per-append', 'output-sample-rate', 'burst-units', 'ttfp-ms', 'rtf', 'turn-every-s', 'tokens-per-step', 'capacity-sessions', 'max-sessions', 'unit-ms', 'tls-cert', 'tls-key', 'fault', 'fault-after'];
+const WS_FLAG_NAMES = [...BEHAVIOUR_FLAG_NAMES, 'stamp-sends', 'leading-silence-ms', 'grant-image', 'image-max-per-unit', 'frame-cost-ms', 'profile', 'replies-per-append', 'output-sample-rate', 'burst-units', 'ttfp-ms', 'rtf', 'turn-every-s', 'tokens-per-step', 'capacity-sessions', 'max-sessions', 'unit-ms', 'tls-cert', 'tls-key', 'fault', 'fault-after'];
 
 export interface ServeOptions {
   protocol: 'native' | 'openai' | 'http' | 'time';
@@ -97,6 +98,7 @@ export interface ServeOptions {
   output_sample_rate?: number;
   max_sessions?: number;
   capacity_sessions?: number;
+  stamp_sends?: boolean;
   /** Behaviour mode: only when a behaviour flag was given, with only what was given. */
   behaviour?: MockBehaviourOptions;
   /** Each response's leading silence before it speaks, ms (model mocks without behaviour flags). */
@@ -208,6 +210,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
     output_sample_rate: f['output-sample-rate'],
     max_sessions: f['max-sessions'],
     capacity_sessions: f['capacity-sessions'],
+    ...(f['stamp-sends'] ? { stamp_sends: true } : {}),
     ...(behaviourGiven.length > 0
       ? {
           behaviour: {

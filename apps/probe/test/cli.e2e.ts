@@ -101,11 +101,14 @@ describe('probe run without --url', () => {
     const dir = await mkdtemp(join(tmpdir(), 'probe-builtin-'));
     const { code, stderr } = await probe(['run', '--concurrency', '2', '--duration', '1', '--output', dir, '--allow-unqualified']);
     expect([code, stderr.match(/^error: .*$/m)?.[0] ?? null]).toEqual([0, null]);
-    const said = /^no --url: serving the built-in mock \(duplex-bench serve --profile append-echo\) at ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime, pid (\d+), for this run; its stats go to (\S+)$/m.exec(stderr);
+    const said = /^no --url: serving the built-in mock \(duplex-bench serve --profile append-echo --stamp-sends\) at ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime, pid (\d+), for this run; its stats go to (\S+)$/m.exec(stderr);
     expect(said?.[2]).toBe(join(dir, 'mock.json'));
     const stats = JSON.parse(await readFile(join(dir, 'mock.json'), 'utf8'));
     const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
     expect(stats.appends).toBe(summary.packets.sent);
+    // Its frames carry their send time: the client's own receive delay is measured.
+    expect(summary.receive_delay_ms.count).toBeGreaterThan(summary.packets.sent);
+    expect(summary.receive_delay_ms.p50).toBeGreaterThanOrEqual(0);
     // Its process is gone: signal 0 to its pid finds none.
     expect(() => process.kill(Number(said?.[1]), 0)).toThrow(/ESRCH/);
   });

@@ -45,6 +45,8 @@ export interface MockServerOptions {
   unit_ms?: number;
   /** Sessions held at once; further upgrades get HTTP 503. */
   max_sessions?: number;
+  /** Each text frame sent carries its send time on the host's monotonic clock, last (protocol `stampSent`): the probe's receive delay. */
+  stamp_sends?: boolean;
   /** Model profiles: past this many active sessions the model cannot keep up (see ModelOptions.load). */
   capacity_sessions?: number;
   /**

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
 import { nodeTimerHost } from '@duplex-bench/pacer';
-import { TIME_PATH } from '@duplex-bench/protocol';
+import { TIME_PATH, monotonicMs, stampSent } from '@duplex-bench/protocol';
 import type { MockDialect } from './mock-dialect';
 import type { MockFault } from './mock-fault';
 import { behaviourReportSettings, resolveBehaviour } from './behaviour-settings';
@@ -63,8 +63,10 @@ export async function startMockServer(options: MockServerOptions = {}, fault?: M
    * the handler is done. Four writes per append were 42% of the mock's CPU at 512 sessions
    * (docs/performance.md), and each woke the client once more.
    */
+  const stamp = options.stamp_sends === true;
   function send(ws: WebSocket, frame: string): void {
     stats.frameSent();
+    if (stamp) frame = stampSent(frame, monotonicMs());
     const socket = (ws as unknown as { _socket?: Socket })._socket;
     if (socket && !corked.has(socket)) {
       corked.add(socket);

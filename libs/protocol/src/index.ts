@@ -99,3 +99,4 @@ export { TIME_PATH } from './reference-clock';
 /* Response events: what a received frame says of the model's responses, in every dialect's names */
 export { addResponseEvents, modelAudioOf } from './response-events';
 export type { ResponseEvent, ResponseStatus } from './response-events';
+export { monotonicMs, sentStampOf, SENT_STAMP_KEY, stampSent } from './sent-stamp';

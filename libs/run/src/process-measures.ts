@@ -1,4 +1,5 @@
 import {
+  createUsHistogram,
   CpuMeter,
   GcMonitor,
   LoopLagMonitor,
@@ -7,6 +8,7 @@ import {
   peakRssBytes,
   RssMonitor,
   percentilesMs,
+  recordMs,
   SampleStore,
   Timeline,
   UnitLagRecorder,
@@ -37,6 +39,8 @@ export class ProcessMeasures {
   readonly units = new UnitLagRecorder();
   /** Received event types the dialect does not define, counted by type. */
   readonly unknownEvents = new Map<string, number>();
+  /** Each stamped frame's receive delay (server send stamp to this client's receive stamp), µs; empty when the server stamps none. */
+  readonly receiveDelay = createUsHistogram();
 
   constructor(
     readonly packet_ms: number,
@@ -67,6 +71,8 @@ export class ProcessMeasures {
       unknownEvents: this.unknownEvents,
       onStreamStart: () => this.overlap.open(),
       onStreamEnd: () => this.overlap.close(),
+      // One host's monotonic clock on both sides: a reading under 0 is the clocks' resolution, counted as 0.
+      on_sent_stamp: (delay_ms) => recordMs(this.receiveDelay, delay_ms > 0 ? delay_ms : 0),
     };
   }
 
@@ -118,6 +124,7 @@ export class ProcessMeasures {
       duration_s: i.duration_s,
       units: this.units.unit_ms > 0 ? { counts: this.units.counts(), lag: this.units.lag, units_per_s: this.units.units_per_s } : undefined,
       pacing_mode: i.pacing_mode ?? 'realtime',
+      receive_delay: percentilesMs(this.receiveDelay),
     });
   }
 }

@@ -24,6 +24,9 @@ export function renderRunSummary(s: RunSummary, output: string, v: RunVerdict): 
   lines.push(
     `ws.send() call (client): p99 ${ms(s.websocket_send_ms.p99)}  max ${ms(s.websocket_send_ms.max)}; append span (due to sent): p99 ${ms(s.append_span_ms.p99)}`,
     `client event loop lag (10 ms timer): p99 ${ms(s.event_loop_lag_ms.p99)}  max ${ms(s.event_loop_lag_ms.max)}  over 80 ms: ${s.event_loop_lag_ms.over_80ms}; GC pauses ${s.gc_pause_ms.count}, max ${ms(s.gc_pause_ms.max)}`,
+    s.receive_delay_ms
+      ? `client receive delay (server send stamp to client receive stamp, one host's monotonic clock): p50 ${ms(s.receive_delay_ms.p50)}  p99 ${ms(s.receive_delay_ms.p99)}  max ${ms(s.receive_delay_ms.max)} (n ${s.receive_delay_ms.count})`
+      : 'client receive delay: not measured (the server stamps no frame; our mocks do with --stamp-sends)',
     `client CPU: ${s.cpu_cores.total.toFixed(2)} cores (user ${s.cpu_cores.user.toFixed(2)}, system ${s.cpu_cores.system.toFixed(2)})${s.cpu_us_per_packet ? `, ${s.cpu_us_per_packet.toFixed(1)} µs per packet cycle` : ''}; peak RSS ${(s.peak_rss_bytes / 2 ** 20).toFixed(0)} MiB${rssGrowthText(s.rss)}; peak overlapping streams ${s.peak_overlapping_streams}`,
     `written to ${output}`,
   );

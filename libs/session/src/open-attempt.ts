@@ -23,7 +23,7 @@ export function flowOptions(b: SessionBook): FlowOptions {
  */
 export async function openAttempt(b: SessionBook): Promise<void> {
   const { ctx } = b;
-  const conn = (ctx.connect ?? WsConnection.open)(ctx.url, { clock: ctx.clock, ...(ctx.timers ? { timers: ctx.timers } : {}), connect_timeout_ms: ctx.connect_timeout_ms, session_id: b.id, headers: ctx.headers, max_frame_bytes: ctx.max_frame_bytes, max_send_buffer_bytes: ctx.max_send_buffer_bytes });
+  const conn = (ctx.connect ?? WsConnection.open)(ctx.url, { clock: ctx.clock, ...(ctx.timers ? { timers: ctx.timers } : {}), connect_timeout_ms: ctx.connect_timeout_ms, session_id: b.id, headers: ctx.headers, max_frame_bytes: ctx.max_frame_bytes, max_send_buffer_bytes: ctx.max_send_buffer_bytes, ...(ctx.on_sent_stamp ? { on_sent_stamp: ctx.on_sent_stamp } : {}) });
   b.conn = conn;
   b.opening.connected_s = b.opening.handshake_s = null;
   conn.opened.then(

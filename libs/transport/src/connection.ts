@@ -1,7 +1,7 @@
 import { Observable, Subject } from 'rxjs';
 import WebSocket from 'ws';
 import { monotonicClock, timersOn, type Clock, type TimerHost } from '@duplex-bench/pacer';
-import { decodeFrameBytes, ProtocolError, type DecodedFrame } from '@duplex-bench/protocol';
+import { decodeFrameBytes, ProtocolError, type DecodedFrame, sentStampOf } from '@duplex-bench/protocol';
 import { TransportError } from './errors';
 
 // readyState values of the WebSocket standard, which ws uses: constants here, so loading this module
@@ -39,6 +39,12 @@ export interface ConnectOptions {
    * reading ends the session at once, not at the drain bound.
    */
   max_send_buffer_bytes?: number;
+  /**
+   * Called with each received frame's receive delay, ms, when the server stamped its send time
+   * (protocol `stampSent`, our mocks with --stamp-sends): this client's receive stamp minus it, on
+   * the host's monotonic clock.
+   */
+  on_sent_stamp?: (delay_ms: number) => void;
   /** Makes the socket of each attempt (default: a ws WebSocket); the fake server of `./testing` gives its own. */
   socket?: (url: string, options: SocketOptions) => SocketLike;
 }
@@ -342,6 +348,11 @@ export class WsConnection implements Connection {
     } catch (err) {
       this.fail(err as Error);
       return;
+    }
+    const onStamp = this.options.on_sent_stamp;
+    if (onStamp) {
+      const sent_ms = sentStampOf(data);
+      if (sent_ms !== null) onStamp(received_s * 1000 - sent_ms);
     }
     this.subject.next({ frame, raw: data, received_s });
   }

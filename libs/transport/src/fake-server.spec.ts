@@ -1,3 +1,4 @@
+import { stampSent } from '@duplex-bench/protocol';
 import { VirtualTime } from '@duplex-bench/pacer/testing';
 import { FakeServer } from './fake-server';
 import type { TransportError } from './errors';
@@ -31,6 +32,24 @@ describe('FakeServer', () => {
     const e2 = (await time.run(hung.opened.catch((e: unknown) => e))) as TransportError;
     expect(e2.reason).toBe('connect_timeout');
     expect(time.now - t0).toBeCloseTo(2000, 3);
+  });
+
+  it('gives each stamped frame its receive delay on the clock the frame was stamped on, and none for a frame without a stamp', async () => {
+    const time = new VirtualTime();
+    // The server stamps each frame 5 ms after the clock it sends on; delivered 40 ms after sending.
+    const server = new FakeServer(time, () => ({ accept: (side) => side.onMessage(() => {
+      side.send(stampSent('{"type":"echo"}', time.now - 5), 40);
+      side.send('{"type":"plain"}', 40);
+    }) }));
+    const delays: number[] = [];
+    const conn = server.connect('ws://fake/x', { on_sent_stamp: (ms) => delays.push(ms) });
+    const types: string[] = [];
+    conn.events$.subscribe((e) => types.push(String(e.frame.type)));
+    await time.run(conn.opened);
+    conn.send('{"type":"ping"}');
+    await time.advance(100);
+    expect(types).toEqual(['echo', 'plain']);
+    expect(delays).toEqual([expect.closeTo(45, 3)]);
   });
 
   it("a client's bufferedAmount is what the server side sets, and a close the server never answers is dropped at the bound", async () => {

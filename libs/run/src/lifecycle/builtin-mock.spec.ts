@@ -6,16 +6,16 @@ const base = { protocol: 'native' as const, turn_detection: 'none' as const, out
 
 describe('builtinMockArgs', () => {
   it('serves the append-echo mock for a native run, a model with a conversation, or the profile asked', () => {
-    expect(builtinMockArgs(base)).toEqual(['--profile', 'append-echo', '--stats-output', '/r/mock.json']);
-    expect(builtinMockArgs({ ...base, conversation: 'default' })).toEqual(['--profile', 'nemotron', '--conversation', 'default', '--stats-output', '/r/mock.json']);
-    expect(builtinMockArgs({ ...base, mock_profile: 'minicpmo' })).toEqual(['--profile', 'minicpmo', '--stats-output', '/r/mock.json']);
+    expect(builtinMockArgs(base)).toEqual(['--profile', 'append-echo', '--stamp-sends', '--stats-output', '/r/mock.json']);
+    expect(builtinMockArgs({ ...base, conversation: 'default' })).toEqual(['--profile', 'nemotron', '--conversation', 'default', '--stamp-sends', '--stats-output', '/r/mock.json']);
+    expect(builtinMockArgs({ ...base, mock_profile: 'minicpmo' })).toEqual(['--profile', 'minicpmo', '--stamp-sends', '--stats-output', '/r/mock.json']);
   });
 
   it("speaks the run's dialect: openai, vLLM-Omni (turn-based under server VAD) and the legacy protocol", () => {
     expect(builtinMockArgs({ ...base, protocol: 'openai' }).slice(0, 2)).toEqual(['--protocol', 'openai']);
     expect(builtinMockArgs({ ...base, protocol: 'vllm-omni' }).slice(0, 4)).toEqual(['--protocol', 'openai', '--flavor', 'vllm-omni']);
     expect(builtinMockArgs({ ...base, protocol: 'vllm-omni', turn_detection: 'server_vad' })).toContain('--turn-based');
-    expect(builtinMockArgs({ ...base, protocol: 'sglang-legacy', turn_detection: 'server_vad', conversation: 'default' })).toEqual(['--profile', 'qwen3-omni-half-duplex', '--stats-output', '/r/mock.json']);
+    expect(builtinMockArgs({ ...base, protocol: 'sglang-legacy', turn_detection: 'server_vad', conversation: 'default' })).toEqual(['--profile', 'qwen3-omni-half-duplex', '--stamp-sends', '--stats-output', '/r/mock.json']);
   });
 });
 

@@ -19,7 +19,8 @@ export function builtinMockArgs(o: BuiltinMockOptions): string[] {
         : o.protocol === 'openai'
           ? ['--protocol', 'openai']
           : ['--profile', o.mock_profile ?? (o.conversation ? 'nemotron' : 'append-echo')];
-  return [...dialect, ...(o.conversation && o.protocol !== 'sglang-legacy' ? ['--conversation', o.conversation] : []), '--stats-output', join(o.output, 'mock.json')];
+  // Its frames carry their send time, so the run reports its own receive delay.
+  return [...dialect, ...(o.conversation && o.protocol !== 'sglang-legacy' ? ['--conversation', o.conversation] : []), '--stamp-sends', '--stats-output', join(o.output, 'mock.json')];
 }
 
 /**
