@@ -1,5 +1,6 @@
 import { parseFlags, TELEMETRY_FLAGS, telemetryOptions, UsageError } from '@duplex-bench/cli';
-import { MOCK_FAULT_ACTIONS, mockFaultsOf, type HttpStubKind, type HttpStubOptions, type MockBehaviourOptions, type MockFault, type MockProfile, type ModelOptions } from '@duplex-bench/mock-servers';
+import type { HttpStubKind, HttpStubOptions, MockBehaviourOptions, MockProfile, ModelOptions } from '@duplex-bench/mock-servers';
+import { MOCK_FAULT_ACTIONS, mockFaultsOf, type MockFault } from '@duplex-bench/mock-servers/faults';
 
 /**
  * The behaviour rules, as `--help` states them (the model mock's BehaviourSession holds the same):
