@@ -10,7 +10,7 @@ describe('run --conversation against the native mock with behaviour knobs, alone
   it("reads response and stop latency within 60 ms of what the mock's own log says it did", async () => {
     const mock = await startMockServer({ port: 0, profile: 'nemotron', behaviour: { conversation: 'default', respond_after_ms: 400, stop_after_ms: 200, takeover_after_ms: 800 } });
     try {
-      const { code, stderr, summary, turns } = await conversationRun(mock, 'default', 8, 25);
+      const { code, stderr, summary, turns } = await conversationRun(mock, 'default', 8, 18);
       expect(stderr).not.toMatch(/error/);
       expect(code).toBe(0);
       const truth = behaviourDelays(mockSessions(mock));

@@ -112,7 +112,7 @@ describe('probe run --protocol vllm-omni against a vLLM-Omni-like server', () =>
     const runJson = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
     expect(runJson.server_grant).toMatchObject({ chunk_period_ms: 80 });
     // No slot is held afterwards: a second run right after is admitted.
-    const again = await run();
+    const again = await run(['--duration', '2']);
     expect(again.summary.sessions).toMatchObject({ completed: 2, incomplete: 0 });
     expect(mock.stats().sessions).toMatchObject({ refused_full: 0, held_after_disconnect: 0 });
   });
