@@ -5,10 +5,8 @@ import { join } from 'node:path';
 import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
 import { startFaultyMock, type MockFault } from '@duplex-bench/mock-servers/testing';
 import { runCommand, type RunHooks } from './run-command';
-import type { RunIo } from '@duplex-bench/cli';
 import { parseRunOptions } from './run-options';
-import type { RunSummary } from '@duplex-bench/results';
-import { probe } from './run-harness.spec-helpers';
+import { probe, probeWithHooks } from './run-harness.spec-helpers';
 
 jest.setTimeout(60_000);
 
@@ -86,21 +84,7 @@ describe('probe run and its trace writer', () => {
   });
   afterAll(() => mock.close());
 
-  async function runWith(flags: string[], hooks: RunHooks, prepare?: (dir: string) => Promise<void>) {
-    const dir = await mkdtemp(join(tmpdir(), 'probe-trace-'));
-    await prepare?.(dir);
-    let stderr = '';
-    const io: RunIo = {
-      stdout: { write: () => true },
-      stderr: { write: (s: string) => (stderr += s) },
-      signals: new EventEmitter(),
-      exitNow: () => undefined,
-      argv: flags,
-    };
-    const code = await runCommand(parseRunOptions(['--url', mock.url, '--output', dir, '--quiet', ...flags]), io, undefined, hooks);
-    const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as RunSummary;
-    return { code, stderr, summary, dir };
-  }
+  const runWith = (flags: string[], hooks: RunHooks, prepare?: (dir: string) => Promise<void>) => probeWithHooks(mock.url, flags, hooks, prepare);
 
   it('fails the sessions the writer held, and the run, when the writer thread dies', async () => {
     const { code, stderr, summary } = await runWith(['--concurrency', '3', '--duration', '1', '--trace', 'full'], {

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCommand } from './run-command';
+import { runCommand, type RunHooks } from './run-command';
 import type { RunIo } from '@duplex-bench/cli';
 import { parseRunOptions } from './run-options';
 import type { RunSummary } from '@duplex-bench/results';
@@ -41,3 +41,23 @@ export async function probe(url: string, flags: string[], cadence: 'judged' | 'n
   return { code, stdout, stderr, summary, dir };
 }
 
+
+/**
+ * Runs `probe run` in this process against `url` with the run's hooks (a writer slowed or killed),
+ * after `prepare` had the output directory; returns its status, stderr, summary and directory.
+ */
+export async function probeWithHooks(url: string, flags: string[], hooks: RunHooks, prepare?: (dir: string) => Promise<void>): Promise<Omit<ProbeOutcome, 'stdout'>> {
+  const dir = await mkdtemp(join(tmpdir(), 'probe-hooks-'));
+  await prepare?.(dir);
+  let stderr = '';
+  const io: RunIo = {
+    stdout: { write: () => true },
+    stderr: { write: (s: string) => (stderr += s) },
+    signals: new EventEmitter(),
+    exitNow: () => undefined,
+    argv: flags,
+  };
+  const code = await runCommand(parseRunOptions(['--url', url, '--output', dir, '--quiet', ...flags]), io, undefined, hooks);
+  const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as RunSummary;
+  return { code, stderr, summary, dir };
+}

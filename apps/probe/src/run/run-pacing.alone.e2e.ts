@@ -1,15 +1,11 @@
-import { EventEmitter } from 'node:events';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { startMockServer, type MockServer, type MockStats } from '@duplex-bench/mock-servers';
-import { runCommand, type RunHooks } from './run-command';
-import type { RunIo } from '@duplex-bench/cli';
-import { parseRunOptions } from './run-options';
-import type { RunSummary } from '@duplex-bench/results';
+import type { RunHooks } from './run-command';
 import { decodeSamples } from '@duplex-bench/metrics';
-import { probe } from './run-harness.spec-helpers';
+import { probe, probeWithHooks } from './run-harness.spec-helpers';
 
 // The client's own timing, asserted exactly (a stall that makes exactly so many sessions late, none
 // under 80 ms of loop lag): these run alone, with no other test file beside them (jest.e2e-alone.config.ts).
@@ -53,21 +49,7 @@ describe('probe run: its own cadence against the append-echo mock', () => {
   });
   afterAll(() => mock.close());
 
-  async function runWith(flags: string[], hooks: RunHooks, prepare?: (dir: string) => Promise<void>) {
-    const dir = await mkdtemp(join(tmpdir(), 'probe-pacing-'));
-    await prepare?.(dir);
-    let stderr = '';
-    const io: RunIo = {
-      stdout: { write: () => true },
-      stderr: { write: (s: string) => (stderr += s) },
-      signals: new EventEmitter(),
-      exitNow: () => undefined,
-      argv: flags,
-    };
-    const code = await runCommand(parseRunOptions(['--url', mock.url, '--output', dir, '--quiet', ...flags]), io, undefined, hooks);
-    const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as RunSummary;
-    return { code, stderr, summary, dir };
-  }
+  const runWith = (flags: string[], hooks: RunHooks, prepare?: (dir: string) => Promise<void>) => probeWithHooks(mock.url, flags, hooks, prepare);
 
   it('streams every packet, qualifies, and its receipts and samples agree with the summary', async () => {
     const { code, stdout, summary, dir } = await probe(mock.url, ['--concurrency', '4', '--duration', '1.2', '--trace', 'full', '--keep-traces'], 'judged');
