@@ -9,11 +9,14 @@
  *   client's RSS grow per minute after the first minute (the summary's `rss`, least squares over
  *   1 s samples), and is the p99 pacing deviation of the last minute within 1.5× of the second's
  *   (from samples.msgpack, by each packet's send start);
+ * - steady: `run --concurrency N --duration S` against the same mock: the same figures for sessions
+ *   that each stream for the whole run (an hour at 512 sessions is issue 47's check);
  * - http: `http --rate R --duration S` against the max-throughput stub: RSS growth per minute, and
  *   whether requests.jsonl holds every request sent.
  *
- *   node --import tsx tools/bench/long-run.ts [--load churn|http|both] [--rate 20] [--mean-s 15] [--run-for 600]
+ *   node --import tsx tools/bench/long-run.ts [--load churn|http|steady|both|LIST] [--rate 20] [--mean-s 15] [--run-for 600]
  *                                             [--arrivals poisson|constant] [--durations exp|fixed]
+ *                                             [--sessions 512] [--steady-s 3600]
  *                                             [--http-rate 2000] [--http-s 300] [--warmup-s 60] [--out DIR]
  *                                             [--bin dist/duplex-bench.js] [--node-flags=--min-semi-space-size=16]
  *
@@ -38,6 +41,8 @@ const { values } = parseArgs({
     arrivals: { type: 'string', default: 'poisson' },
     durations: { type: 'string', default: 'exp' },
     'run-for': { type: 'string', default: '600' },
+    sessions: { type: 'string', default: '512' },
+    'steady-s': { type: 'string', default: '3600' },
     'http-rate': { type: 'string', default: '2000' },
     'http-s': { type: 'string', default: '300' },
     'warmup-s': { type: 'string', default: '60' },
@@ -142,6 +147,32 @@ async function churn(out: string): Promise<string> {
   ].join('\n');
 }
 
+async function steady(out: string): Promise<string> {
+  const sessions = Number(values.sessions);
+  const seconds = Number(values['steady-s']);
+  const dir = join(out, 'steady');
+  await mkdir(dir, { recursive: true });
+  const mock = await startMock(dir, ['--profile', 'nemotron'], ROOT);
+  const code = await kit(
+    dir,
+    ['run', '--url', mock.url, '--concurrency', String(sessions), '--duration', String(seconds), '--max-session-s', String(seconds + 60), '--warmup-s', String(warmup_s), '--trace', 'off', '--output', join(dir, 'run'), '--quiet', '--allow-unqualified'],
+    seconds + 300,
+  );
+  const note = await stopMock(mock);
+  const s = JSON.parse(await readFile(join(dir, 'run', 'summary.json'), 'utf8')) as { qualified: boolean; packets: { sent: number; late: number }; rss: Rss; cpu_us_per_packet: number; cpu_cores: { total: number }; sessions: { completed: number; incomplete: number } };
+  const samples = decodeSamples(await readFile(join(dir, 'run', 'samples.msgpack')));
+  const [second, last] = p99By(samples, [
+    [60, 120],
+    [seconds - 60, seconds],
+  ]);
+  return [
+    `steady: ${sessions} sessions for ${seconds} s, native nemotron mock (exit ${code}${note ? `; ${note}` : ''}${UNDER_TEST})`,
+    `| qualified | late packets | sessions completed / incomplete | client CPU | RSS growth after ${warmup_s} s (second half) | peak RSS | p99 |dev| min 2 | p99 |dev| last min | ratio |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| ${s.qualified ? 'yes' : 'no'} | ${s.packets.late} of ${s.packets.sent} | ${s.sessions.completed} / ${s.sessions.incomplete} | ${s.cpu_cores.total} cores, ${s.cpu_us_per_packet} µs/packet | ${growth(s.rss)} | ${s.rss.peak_mib?.toFixed(0)} MiB | ${second.toFixed(2)} ms | ${last.toFixed(2)} ms | ${(last / second).toFixed(2)} |`,
+  ].join('\n');
+}
+
 async function lines(file: string): Promise<number> {
   let n = 0;
   for await (const line of createInterface({ input: createReadStream(file) })) if (line.length > 0) n++;
@@ -170,8 +201,14 @@ async function main(): Promise<void> {
   const out = values.out as string;
   await mkdir(out, { recursive: true });
   const report = [`host: ${hostLine(hostInfo(undefined))}`];
-  if (values.load !== 'http') report.push(await churn(out));
-  if (values.load !== 'churn' && !interrupted.now) report.push(await http(out));
+  const loads = values.load === 'both' ? ['churn', 'http'] : values.load.split(',');
+  const known: Record<string, (out: string) => Promise<string>> = { steady, churn, http };
+  for (const load of loads) if (!(load in known)) throw new Error(`long-run.ts: --load takes ${Object.keys(known).join(', ')}, both, or a comma list, not ${load}`);
+  for (const load of loads) {
+    if (interrupted.now) break;
+    report.push(await known[load](out));
+    process.stderr.write(`${report[report.length - 1]}\n\n`);
+  }
   process.stdout.write(`${report.join('\n\n')}\n`);
 }
 
