@@ -20,6 +20,22 @@ describe('ResponseTracker', () => {
     expect(r.rtf).toBeCloseTo(0.7, 6);
   });
 
+  it('tells its onFirst of each TTFT and TTFP once, as it arrives, long before the response ends', () => {
+    const firsts: Array<[string, number, number]> = [];
+    const now = { t: 0 };
+    const t = new ResponseTracker({ output_sample_rate: RATE, onFirst: (figure, ms) => firsts.push([figure, Math.round(ms), now.t]) }, 0);
+    const at = (t_s: number) => (now.t = t_s);
+    t.add({ kind: 'response_created', t_s: at(1), response_id: 'r' });
+    t.add({ kind: 'audio_delta', t_s: at(1.8), response_id: 'r', bytes: BYTES_80MS });
+    t.add({ kind: 'text_delta', t_s: at(1.9), response_id: 'r', chars: 3 });
+    for (let i = 0; i < 100; i++) t.add({ kind: 'audio_delta', t_s: at(2 + i * 0.08), response_id: 'r', bytes: BYTES_80MS });
+    t.add({ kind: 'text_delta', t_s: at(3), response_id: 'r', chars: 3 });
+    expect(firsts).toEqual([
+      ['ttfp', 800, 1.8],
+      ['ttft', 900, 1.9],
+    ]);
+  });
+
   it("reports the server's own TTFT/TTFP when it sends them, names each origin, and keeps the client's", () => {
     const t = new ResponseTracker({ output_sample_rate: RATE }, 0);
     t.add({ kind: 'response_created', t_s: 2, response_id: 'r' });

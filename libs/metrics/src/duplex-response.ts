@@ -93,6 +93,8 @@ export interface ResponseMetricsOptions {
   playback_prebuffer_ms?: number;
   /** Told of each response as it finishes. */
   onDone?(record: ResponseRecord): void;
+  /** Told of a response's client TTFT or TTFP (ms, from `response.created` received) as soon as it is known. */
+  onFirst?(figure: 'ttft' | 'ttfp', ms: number): void;
 }
 
 interface Open {
@@ -236,7 +238,10 @@ export class ResponseTracker {
         const r = this.open.get(e.response_id);
         if (e.chars > 0) {
           this.firstText_s ??= e.t_s;
-          if (r && r.record.ttft_ms === null) r.record.ttft_ms = this.spanMs(r.record.origin_s, e.t_s);
+          if (r && r.record.ttft_ms === null) {
+            r.record.ttft_ms = this.spanMs(r.record.origin_s, e.t_s);
+            this.options.onFirst?.('ttft', r.record.ttft_ms);
+          }
         }
         if (r && e.tokens) this.step(r, e.t_s, e.tokens);
         break;
@@ -248,7 +253,10 @@ export class ResponseTracker {
         this.audio_ms += duration_ms;
         const r = this.open.get(e.response_id);
         if (!r) break;
-        if (r.record.ttfp_ms === null) r.record.ttfp_ms = this.spanMs(r.record.origin_s, e.t_s);
+        if (r.record.ttfp_ms === null) {
+          r.record.ttfp_ms = this.spanMs(r.record.origin_s, e.t_s);
+          this.options.onFirst?.('ttfp', r.record.ttfp_ms);
+        }
         if (!r.heard) this.hear(r, e.t_s, duration_ms, e.voiced_at_ms);
         this.play(r, e.t_s, duration_ms);
         r.lastAudio_s = e.t_s;

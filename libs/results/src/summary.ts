@@ -98,7 +98,12 @@ export interface RunSummary extends PacingFigures {
   /** `--video`: the camera frames the sessions sent, and their JPEG bytes. */
   video?: VideoFigures;
   /** `run --slo`: each term judged against this summary's figures, and whether every one held. */
-  slo?: { terms: Array<{ term: string; value: number | null; ok: boolean }>; passed: boolean };
+  slo?: {
+    terms: Array<{ term: string; value: number | null; ok: boolean }>;
+    passed: boolean;
+    /** `--abort-on-fail`: the term that ended the run early, its figure then, and when (s after the start gate). */
+    aborted?: { term: string; value: number; at_s: number; how: string };
+  };
   /** Native, realtime pacing: each unit's lag, pooled over sessions; a unit is missed past one unit. */
   unit_lag_ms?: UnitLagMs;
   unit_miss_rate?: number | null;

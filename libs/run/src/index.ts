@@ -14,6 +14,8 @@ export type { ClockOffset } from './clock-offset';
 export { lineUpClocks, readRunClocks } from './clock-lineup';
 export type { ClockLineup, RunClocks } from './clock-lineup';
 export { verdictLine, verdictOf, withVerdict } from './verdict';
+export { abortLine, judgedLive, SloWatch } from './slo-watch';
+export type { SloAbort, SloWatchOptions } from './slo-watch';
 export type { RunVerdict, Verdict, VerdictInput } from './verdict';
 
 /* Sessions that arrive and leave: the schedule fixed up front, and the open-loop run of it */

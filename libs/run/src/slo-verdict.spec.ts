@@ -18,6 +18,13 @@ describe('judgeSlo', () => {
     expect(v.line).toBe('SLO FAILED: ttfp_p99_ms<=1000 (TTFP p99 no figure)');
   });
 
+  it('fails a run --abort-on-fail ended early, naming the term that ended it, whatever the end figures say', () => {
+    const aborted = { term: 'ttfp_p99_ms<=100', value: 800.5, at_s: 10.9, how: 'over its bound for 10 s' };
+    const v = judgeSlo(parseSlo('ttfp_p99_ms<=1000'), summary(80, 0), aborted);
+    expect(v.block).toMatchObject({ passed: false, aborted });
+    expect(v.line).toBe('SLO FAILED: ended early on ttfp_p99_ms<=100 (TTFP p99 800.5, over its bound for 10 s) at 10.9 s after the start gate');
+  });
+
   it('says every term held, with the figures', () => {
     const v = judgeSlo(parseSlo('ttfp_p99_ms<=1000,incomplete=0'), summary(812, 0));
     expect(v.block.passed).toBe(true);
@@ -32,6 +39,12 @@ describe('exitWithSlo', () => {
     expect(exitWithSlo(EXIT.ok, failed)).toBe(4);
     expect(exitWithSlo(EXIT.ok, held)).toBe(0);
     expect(exitWithSlo(EXIT.ok, null)).toBe(0);
+  });
+  it('makes a run its SLO ended early exit 4, unless it failed or a signal came too', () => {
+    const early = judgeSlo(parseSlo('incomplete=0'), summary(null, 0), { term: 'incomplete=0', value: 1, at_s: 3, how: 'passed its bound' });
+    expect(exitWithSlo(EXIT.interrupted, early)).toBe(4);
+    expect(exitWithSlo(EXIT.interrupted, early, true)).toBe(EXIT.interrupted);
+    expect(exitWithSlo(EXIT.failed, early)).toBe(EXIT.failed);
   });
   it('keeps a failed, interrupted or unqualified run its own status', () => {
     for (const code of [EXIT.failed, EXIT.interrupted, EXIT.unqualified]) expect(exitWithSlo(code, failed)).toBe(code);

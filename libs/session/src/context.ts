@@ -51,6 +51,8 @@ export interface SessionContext {
   onSessionEnd?(result: SessionResult): void;
   /** Told of each model response as it finishes (live telemetry's latency histograms). */
   onResponse?(response: ResponseRecord): void;
+  /** Told of a response's client TTFT or TTFP as soon as it arrives (`--abort-on-fail`, the live dashboard). */
+  onFirstOutput?(figure: 'ttft' | 'ttfp', ms: number): void;
   /** When set, input ends are held until every session of the run has sent its last packet. */
   allSent?: SendBarrier;
   /** Native servers: each unit's lag (input complete → its `sglang.unit.done`), pooled over the process's sessions. */

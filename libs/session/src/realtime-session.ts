@@ -1,4 +1,4 @@
-import { ConversationPlayer, withTrailingSilence, type PacketSource } from '@duplex-bench/audio';
+import { ConversationPlayer, pcm16BytesPerMs, withTrailingSilence, type PacketSource } from '@duplex-bench/audio';
 import { admitted, createSessionFlow, NATIVE_ADMISSION, trailingSilenceMs, type Connection } from '@duplex-bench/transport';
 import type { SessionTraceSink } from '@duplex-bench/tracer';
 import { closeAfterFault } from './close-after-fault';
@@ -152,6 +152,8 @@ export class RealtimeSession {
       // A stream cut short (SIGINT) ends its session cleanly but is not a complete measurement.
       if (result.packets_sent < b.packets.packet_count && !b.inputOver) {
         Object.assign(result, { reason: 'interrupted', message: `stopped after ${result.packets_sent} of ${b.packets.packet_count} packets` });
+        // The client chose to stop: the units it never sent were never input, neither expected nor missed.
+        b.units?.inputEnded(b.input.bytes / pcm16BytesPerMs(b.packets.sample_rate));
       } else result.completed = true;
     } catch (err) {
       Object.assign(result, endedBy(err, b.errors.last));

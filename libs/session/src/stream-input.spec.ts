@@ -48,5 +48,7 @@ describe('streamInput: the streaming state', () => {
     expect(result).toMatchObject({ completed: false, reason: 'interrupted', packets_sent: 4, message: 'stopped after 4 of 20 packets' });
     const types = v.server.sessions[0].received.map((e) => e.type);
     expect(types.slice(-2)).toEqual(['sglang.input_audio.end', 'session.close']);
+    // The four units sent are expected; the 16 the client chose not to send are neither expected nor missed.
+    expect(v.ctx.units?.counts()).toMatchObject({ expected: 4, missed: 0 });
   });
 });

@@ -25,7 +25,7 @@ export function streamInput(b: SessionBook, conn: Connection, result: SessionRes
     after: afterSend<SendReceipt & { late?: boolean }>(
       markStreamStart((origin_s) => {
         b.origin_s = origin_s;
-        b.responses = new ResponseTracker({ output_sample_rate: b.grant.output_sample_rate, onDone: ctx.onResponse }, origin_s);
+        b.responses = new ResponseTracker({ output_sample_rate: b.grant.output_sample_rate, onDone: ctx.onResponse, onFirst: ctx.onFirstOutput }, origin_s);
         ctx.onStreamStart();
       }),
       countInputSent(packets, b.input, (s, sent_ms, completed_s) => b.units?.inputSent(s, sent_ms, completed_s)),

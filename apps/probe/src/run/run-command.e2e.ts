@@ -155,3 +155,28 @@ describe('probe run against the model mock', () => {
     }
   });
 });
+
+describe('run --slo --abort-on-fail', () => {
+  let mock: MockServer;
+  beforeAll(async () => {
+    mock = await startMockServer({ port: 0, profile: 'nemotron', model: { ttfp_ms: 800 } });
+  });
+  afterAll(() => mock.close());
+
+  it('ends a 60 s run early once TTFP p99 has failed its term for the grace, writes everything, and exits 4 naming the term', async () => {
+    const t0 = performance.now();
+    const { code, stdout, stderr, summary, dir } = await probe(mock.url, ['--concurrency', '4', '--duration', '60', '--slo', 'ttfp_p99_ms<=100', '--abort-on-fail', '--abort-grace-s', '3']);
+    const took_s = (performance.now() - t0) / 1000;
+    expect(code).toBe(4);
+    expect(took_s).toBeLessThan(30);
+    expect(stderr).toMatch(/SLO FAILED, ending the run early: ttfp_p99_ms<=100 \(TTFP p99 \d+(\.\d+)?, over its bound for 3 s/);
+    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^SLO FAILED: ended early on ttfp_p99_ms<=100 \(TTFP p99 (79\d|80\d)(\.\d+)?, /);
+    expect(summary).toMatchObject({ verdict: 'interrupted', interrupted: true, slo: { passed: false, aborted: { term: 'ttfp_p99_ms<=100' } } });
+    // Ended at the first look after 3 s of failing: TTFP is known 0.8 s in, so about 4 s after the gate.
+    expect(summary.slo?.aborted?.at_s).toBeGreaterThanOrEqual(3);
+    expect(summary.slo?.aborted?.at_s).toBeLessThan(8);
+    // Drained and written as an interrupt is; the units never sent are not counted missed.
+    expect((await readdir(dir)).sort()).toEqual(expect.arrayContaining(['run.json', 'samples.msgpack', 'sessions.jsonl', 'summary.json', 'timeline.json']));
+    expect(summary.unit_miss_rate).toBeLessThan(0.5);
+  });
+});

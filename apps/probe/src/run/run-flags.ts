@@ -50,6 +50,8 @@ export const RUN_FLAGS = {
   'cpu-affinity': { kind: 'enum', values: ['auto', 'off'], default: 'auto', group: 'load', help: 'with --processes: auto (Linux: pin each child to a physical core) or off' },
   'allow-unqualified': { kind: 'bool', group: 'output', help: 'exit 0 even when a packet was late (else 3)' },
   slo: { kind: 'string', group: 'output', help: "judge the run at its end on these terms, as sweep's --slo (e.g. ttfp_p99_ms<=1000,incomplete=0): a failed term exits 4 and the last line names it with its figure; a failed (1), unqualified (3) or interrupted (130) run keeps its own status; one process (no --processes)", value: 'TERMS' },
+  'abort-on-fail': { kind: 'bool', group: 'output', help: "with --slo: end the run early, as an interrupt does (drained, every file written), once a term can no longer pass: incomplete passes its bound (a count only grows), or a TTFP, TTFT or RTF p99 over the steady window has failed for --abort-grace-s; exits 4; other terms are judged at the end" },
+  'abort-grace-s': { kind: 'number', min: 0, default: 10, group: 'output', help: 'with --abort-on-fail: how long a percentile term may fail before the run ends, seconds', value: 'S' },
   quiet: { kind: 'bool', group: 'output', help: 'no progress lines' },
   ...TELEMETRY_FLAGS,
   ...SERVER_METRICS_FLAGS,

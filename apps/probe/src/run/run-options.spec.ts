@@ -77,6 +77,14 @@ describe('parseRunOptions', () => {
     expect(usageError([...BASE, '--slo', 'incomplete=0', '--processes', '2'])).toMatch(/^--slo judges one process/);
   });
 
+  it('takes --abort-on-fail only with --slo terms it can judge live, and --abort-grace-s (10 s by default)', () => {
+    expect(parseRunOptions([...BASE, '--slo', 'ttfp_p99_ms<=100', '--abort-on-fail']).abort_on_fail).toEqual({ grace_s: 10 });
+    expect(parseRunOptions([...BASE, '--slo', 'incomplete=0', '--abort-on-fail', '--abort-grace-s', '3']).abort_on_fail).toEqual({ grace_s: 3 });
+    expect(parseRunOptions([...BASE, '--slo', 'ttfp_p99_ms<=100']).abort_on_fail).toBeUndefined();
+    expect(usageError([...BASE, '--abort-on-fail'])).toBe('--abort-on-fail ends a run on its --slo terms: give --slo');
+    expect(usageError([...BASE, '--slo', 'underruns=0', '--abort-on-fail'])).toMatch(/^--abort-on-fail: none of the --slo terms can be judged before the end/);
+  });
+
   it('without --url, serves the built-in mock (with --mock-profile, if given); --mock-profile beside --url is a usage error', () => {
     expect(parseRunOptions(BASE.slice(2)).builtin_mock).toEqual({});
     expect(parseRunOptions([...BASE.slice(2), '--mock-profile', 'nemotron']).builtin_mock).toEqual({ mock_profile: 'nemotron' });

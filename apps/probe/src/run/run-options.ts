@@ -1,5 +1,5 @@
 import { parseFlags, serverMetricsOptions, telemetryOptions, UsageError } from '@duplex-bench/cli';
-import { arrivalOptions, meanDurationS, parseDialectOptions, parseShard, shardSessions, timeUrlOf, type DialectOptions, type RunOptions, type StallKind } from '@duplex-bench/run';
+import { arrivalOptions, judgedLive, meanDurationS, parseDialectOptions, parseShard, shardSessions, timeUrlOf, type DialectOptions, type RunOptions, type StallKind } from '@duplex-bench/run';
 import { parseSlo, SloError } from '@duplex-bench/results';
 import { conversationOptions } from './conversation-options';
 import { RUN_FLAGS } from './run-flags';
@@ -99,10 +99,19 @@ export function parseRunOptions(argv: string[]): RunOptions {
     allow_unqualified: f['allow-unqualified'],
     ...(builtin ? { builtin_mock: builtin } : {}),
     ...(f.slo !== undefined ? { slo: sloTerms(f.slo, f.processes) } : {}),
+    ...abortOnFail(f),
     quiet: f.quiet,
     ...telemetryOptions(f),
     ...serverMetricsOptions(f),
   };
+}
+
+/** `--abort-on-fail [--abort-grace-s S]`: only with --slo, and with at least one term judged live. */
+function abortOnFail(f: { 'abort-on-fail': boolean; 'abort-grace-s': number; slo?: string }): Pick<RunOptions, 'abort_on_fail'> {
+  if (!f['abort-on-fail']) return {};
+  if (f.slo === undefined) throw new UsageError('--abort-on-fail ends a run on its --slo terms: give --slo');
+  if (!parseSlo(f.slo).some(judgedLive)) throw new UsageError(`--abort-on-fail: none of the --slo terms can be judged before the end (live: incomplete<=N, ttfp_p99_ms, ttft_p99_ms, rtf_p99)`);
+  return { abort_on_fail: { grace_s: f['abort-grace-s'] } };
 }
 
 /** `--slo TERMS`, read as the sweep reads them; a term that does not read is a usage error naming it. */

@@ -25,6 +25,7 @@ import { describeDuration, meanDurationS } from '../arrivals/session-duration';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
 import { exitWithSlo, judgeSlo } from '../slo-verdict';
+import { abortLine, eachHook, SloWatch } from '../slo-watch';
 import { duplexClientFigures, duplexMetrics, videoFigures, vllmOmniFigures, runFile, sessionFile, RUN_FILES, TRACE_LAYOUT, type ArrivalsSummary, type RunRecord, type RunSummary, writeDuplexMetrics, writeRunRecord, writeRunFile } from '@duplex-bench/results';
 import { appendRunFile, unwrittenLine, writeEvery } from '@duplex-bench/results';
 import { legacyFigures, withConversationOnce } from '@duplex-bench/results';
@@ -97,6 +98,21 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
   // The exposition reads the writer's backlog, and the writer starts after the sessions' context.
   let backlogBytes = (): number => 0;
   const telemetry = opts.metrics_port === undefined && !opts.otlp ? null : new ProcessTelemetry(measures, () => backlogBytes());
+  const say = (line: string) => io.stderr.write(`${line}\n`);
+  // --abort-on-fail: a term that can no longer pass ends the run as an interrupt does, and exits 4.
+  const watch =
+    opts.slo && opts.abort_on_fail
+      ? new SloWatch({
+          terms: opts.slo,
+          grace_s: opts.abort_on_fail.grace_s,
+          clock,
+          arrivals: opts.arrivals !== undefined,
+          onAbort: (a) => {
+            say(`SLO FAILED, ending the run early: ${abortLine(a)}; stopping sends, draining sessions, writing the summary`);
+            stop$.next();
+          },
+        })
+      : null;
   const grants = new GrantLog(opts.output_sample_rate, opts.output_sample_rate_given, (line) => io.stderr.write(`${line}\n`));
   const ctx = measures.sessionContext({
     ...connectionSettings(opts, opts.packet_ms),
@@ -106,7 +122,7 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
     // Arriving sessions, and sessions that each play a script once, end on their own: no input end waits for the others'.
     ...(opts.arrivals || opts.conversation_once ? {} : { allSent: new SendBarrier() }),
     ...hearing?.context,
-    ...telemetry?.hooks(),
+    ...eachHook(telemetry?.hooks(), watch?.hooks()),
   });
   const runJson = {
     command: ['duplex-bench', 'run', ...redactArgv(io.typed ?? io.argv)],
@@ -163,7 +179,6 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
     const id = `s${String(opts.first_session + i).padStart(width, '0')}`;
     return new RealtimeSession(id, ctx, writer.openSession(id), conversation?.player(() => clock.now_s()));
   });
-  const say = (line: string) => io.stderr.write(`${line}\n`);
 
   const progress = new Progress(io.stderr, opts.quiet, clock);
   let sampler: ProcessSampler | null = null;
@@ -203,6 +218,7 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
       const origin_s = clock.now_s() + GATE_MARGIN_S;
       runJson.gate_s = origin_s;
       measures.steadyFrom(origin_s + opts.warmup_s);
+      watch?.start(origin_s, origin_s + opts.warmup_s);
       measures.loadUntil(origin_s + opts.arrivals.run_for_s);
       if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, origin_s, opts.arrivals.run_for_s / 2, opts.packet_ms, opts.inject_stall_ms, hold);
       const a = opts.arrivals;
@@ -252,6 +268,7 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
       runJson.gate_s = gate_s;
       runJson.gate_clock = at?.pair ?? null;
       measures.steadyFrom(gate_s + opts.warmup_s);
+      watch?.start(gate_s, gate_s + opts.warmup_s);
       measures.loadUntil(gate_s + opts.duration_s);
       const starts = spreadStarts(gate_s, opened.length, opts.start_spread_ms);
       if (opts.inject_stall_ms > 0) scheduleStall(scheduler, clock, gate_s, opts.duration_s / 2, opts.packet_ms, opts.inject_stall_ms, hold);
@@ -262,6 +279,7 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
       results = await Promise.all([...opened.map((s, i) => s.stream(starts[i])), ...failed]);
     }
     progress.stop();
+    watch?.stop();
     // One last scrape at the run's end closes the server's window; its rows go through the writer.
     await scraper?.stop();
     measures.stop();
@@ -270,7 +288,8 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
     await writer.close();
 
     const summary = measures.summary(results, {
-      interrupted: signals.interrupted,
+      // A run its SLO ended early stopped as an interrupt stops it: the summary's slo block says why.
+      interrupted: signals.interrupted || watch?.abort != null,
       trace: writer.stats(),
       warmup_s: opts.warmup_s,
       duration_s: opts.duration_s,
@@ -348,7 +367,7 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
           ? `the server refused what the client sent in ${refused.length} session(s) (${refused[0].server_error?.code ?? refused[0].message}): client_protocol_error`
           : null;
     const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons, failure });
-    const slo = opts.slo ? judgeSlo(opts.slo, summary) : null;
+    const slo = opts.slo ? judgeSlo(opts.slo, summary, watch?.abort ?? null) : null;
     if (slo) summary.slo = slo.block;
     const written = withVerdict(summary, v);
     const summaryFile = await writeEvery([{ path: runFile(opts.output, 'summary'), write: () => writeRunFile(opts.output, 'summary', JSON.stringify(written, null, 1)) }]);
@@ -363,7 +382,7 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
     else if (!failure && v.verdict === 'failed') io.stderr.write(`error: no session completed (${Object.keys(summary.sessions.incomplete_reasons).join(', ')})\n`);
     // A lockstep run kept no schedule on purpose: its verdict is "not applicable", not a failed cadence.
     const own = summaryLost ? EXIT.failed : summary.pacing === 'lockstep' && v.verdict === 'unqualified' ? EXIT.ok : exitOf(v, opts.allow_unqualified);
-    const code = exitWithSlo(own, slo);
+    const code = exitWithSlo(own, slo, signals.interrupted);
     // The SLO's line goes last when it decides the status, else just before the verdict.
     const lines = render(summary, opts.output, v).split('\n');
     if (slo) lines.splice(code === EXIT.slo_failed ? lines.length : lines.length - 1, 0, slo.line);
@@ -377,6 +396,7 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
     await scraper?.stop();
     await telemetry?.close();
     progress.stop();
+    watch?.stop();
     measures.stop();
     signals.dispose();
     await writer.close();

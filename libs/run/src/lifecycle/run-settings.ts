@@ -75,6 +75,8 @@ export interface RunOptions extends DialectOptions, ConversationOptions, Telemet
   builtin_mock?: { mock_profile?: string };
   /** `--slo`: the terms the run is judged on at its end (exit 4 when one fails). */
   slo?: SloTerm[];
+  /** `--abort-on-fail`: end the run as soon as a term can no longer pass, or a percentile has failed for `grace_s`. */
+  abort_on_fail?: { grace_s: number };
   quiet: boolean;
 }
 
