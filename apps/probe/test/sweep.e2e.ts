@@ -46,6 +46,23 @@ describe('sweep against a model mock that holds 12 sessions', () => {
     expect(stderr).toMatch(/sweep: 2 sessions: failed-to-run \(error: cannot connect to /);
   });
 
+  it('ends a failing point early (run --abort-on-fail): a 30 s point costs seconds, and the sweep says it ended early', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sweep-early-'));
+    const t0 = performance.now();
+    // 24 sessions on a server that holds 12: every TTFP about 200 ms, against a bound of 150 ms.
+    const { code, stdout, stderr } = await probe(['sweep', '--url', mock.url, '--sessions', '24:24', '--runs', '1', '--duration', '30', '--slo', 'ttfp_p99_ms<=150', '--abort-grace-s', '1', '--output', dir, '--run-args', '--allow-unqualified']);
+    expect(code).toBe(0);
+    expect((performance.now() - t0) / 1000).toBeLessThan(20);
+    const file = JSON.parse(await readFile(join(dir, 'sweep.json'), 'utf8')) as SweepFile;
+    expect(file.settings.abort_on_fail).toEqual({ grace_s: 1 });
+    expect(file.points.map((p) => [p.runs[0].code, p.runs[0].ended_early?.term])).toEqual([[4, 'ttfp_p99_ms<=150']]);
+    // A late packet (these files share the cores) makes the point client-limited; else the SLO failed it.
+    const [point] = file.points;
+    expect(point.verdict).toBe(point.runs[0].qualified ? 'fail' : 'client-limited');
+    expect(stderr).toMatch(/sweep: 24 sessions, run 1: ended early at \d+(\.\d+)? s on ttfp_p99_ms<=150/);
+    expect(stdout).toMatch(new RegExp(`^24 +1 +${point.verdict} \\(ended early\\)`, 'm'));
+  });
+
   it('refuses --processes auto for the client sweep, and a --run-args that sets the layout', async () => {
     const base = ['sweep', '--url', mock.url, '--output', await mkdtemp(join(tmpdir(), 'sweep-bad-'))];
     expect((await probe([...base, '--target', 'client', '--processes', 'auto'])).code).toBe(2);

@@ -13,7 +13,7 @@ type Behaviour = NonNullable<RunSummary['behaviour']>;
  * `qualified`, the figures of the SLO terms and compare metrics the specs use (checkSlo,
  * COMPARE_METRICS), and the arrival counts (runArrivals). A fake run writes these and nothing more.
  */
-export interface ReadFigures extends Pick<RunSummary, 'qualified'>, Partial<Pick<RunSummary, 'sessions'>> {
+export interface ReadFigures extends Pick<RunSummary, 'qualified'>, Partial<Pick<RunSummary, 'sessions' | 'slo'>> {
   duplex?: Partial<Pick<Duplex, 'playback_underruns'>> & { ttfp_ms: Pick<Duplex['ttfp_ms'], 'p99'> };
   behaviour?: Pick<Behaviour, 'stop_latency_ms'>;
   arrivals?: Pick<ArrivalsSummary, 'offered_erlangs' | 'arrived' | 'client_skipped' | 'started' | 'blocked' | 'blocking_probability' | 'steady'>;
@@ -60,7 +60,8 @@ export function fakeRuns(model: RunModel): { run: PointRunner; calls: string[][]
     const dir = flag(args, '--output');
     await mkdir(dir, { recursive: true });
     await writeFile(runFile(dir, 'summary'), JSON.stringify(out));
-    return { code: out.qualified ? 0 : 3, error: null };
+    // A run its own SLO ended early (--abort-on-fail) exits 4.
+    return { code: !out.qualified ? 3 : out.slo?.aborted ? 4 : 0, error: null };
   };
   return { run, calls };
 }

@@ -150,6 +150,34 @@ describe('runSweep over session counts, against fake runs', () => {
     expect(again.file.points).toEqual(file.points);
   });
 
+  it('with abort_on_fail, hands each one-process run the SLO to end on, and a run that ended early fails its point', async () => {
+    const server = heldServer(12);
+    // A run past the capacity ends itself early on TTFP, as run --abort-on-fail does, and exits 4.
+    const ending: RunModel = (args) => {
+      const figures = server(args);
+      const early = args.includes('--abort-on-fail') && sessionsOf(args) > 12;
+      return early ? { ...figures, sessions: { ...sessionsRun(sessionsOf(args)), completed: 0, incomplete: sessionsOf(args) }, slo: { terms: [], passed: false, aborted: { term: 'ttfp_p99_ms<=1000', value: 2000, at_s: 4.5, how: 'over its bound for 3 s' } } } : figures;
+    };
+    const slo = 'ttfp_p99_ms<=1000';
+    const { file, calls, stderr } = await sweep(ending, { min: 6, max: 24, resolution: 6, output: dir, settings: settingsOf({ slo, abort_on_fail: { grace_s: 3 } }) });
+    expect(calls[0]).toEqual(['run', '--url', SERVER, '--protocol', 'native', '--concurrency', '6', '--duration', '2', '--output', join(dir, 's6-r1'), '--quiet', '--slo', slo, '--abort-on-fail', '--abort-grace-s', '3']);
+    expect(file.points.map((p) => [p.sessions, p.verdict, p.runs[0].code, p.runs[0].ended_early])).toEqual([
+      [6, 'pass', 0, undefined],
+      [12, 'pass', 0, undefined],
+      [24, 'fail', 4, { term: slo, at_s: 4.5 }],
+      [18, 'fail', 4, { term: slo, at_s: 4.5 }],
+    ]);
+    expect(stderr).toContain('sweep: 24 sessions, run 1: ended early at 4.5 s on ttfp_p99_ms<=1000 (2000)\n');
+    expect(file.capacity).toMatchObject({ sessions: 12, range: [12, 18] });
+  });
+
+  it('without abort_on_fail, or with no term judged live, runs every point to its end', async () => {
+    const plain = await sweep(heldServer(12), { min: 6, max: 6, resolution: 6, output: dir });
+    expect(plain.calls[0]).not.toContain('--abort-on-fail');
+    const unjudged = await sweep(heldServer(12), { min: 6, max: 6, resolution: 6, output: join(dir, 'b'), settings: settingsOf({ slo: 'underruns=0', abort_on_fail: { grace_s: 3 } }) });
+    expect(unjudged.calls[0]).not.toContain('--abort-on-fail');
+  });
+
   it('keeps what an interrupted sweep measured, and resumes at the count it stopped in', async () => {
     const plan = { min: 3, max: 48, resolution: 2, output: dir };
     const io = memoryIo();

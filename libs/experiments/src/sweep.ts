@@ -1,7 +1,7 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunningProcess } from '@duplex-bench/launcher';
-import { blockingProbability, readJsonFile, RunFileError, runFile, type ArrivalRate, type RunSummary } from '@duplex-bench/results';
+import { blockingProbability, judgedLive, readJsonFile, RunFileError, runFile, type ArrivalRate, type RunSummary } from '@duplex-bench/results';
 import type { ExperimentIo } from './experiment-io';
 import { scriptRunner, type PointRunner } from './point-runner';
 import { checkSlo, SLO_FIGURES, type SloCheck, type SloTerm } from './slo';
@@ -20,6 +20,8 @@ export interface SweepRun {
   error?: string;
   qualified: boolean;
   slo: SloCheck[];
+  /** The run ended early on an SLO term it could no longer meet (`run --abort-on-fail`): which, and when (s after its start gate). */
+  ended_early?: { term: string; at_s: number };
   /** Arrival sweeps: the run's own arrivals figures (its steady ones after --warmup-s). */
   arrivals?: SweepRunArrivals;
 }
@@ -64,6 +66,8 @@ export interface SweepSettings {
   max_processes: number;
   /** Arrival sweeps (`--arrival-rate MIN:MAX`): the blocking a passing rate may have, and the seed of its first run (run r gets seed + r - 1). */
   arrivals?: { max_blocking: number; seed: number };
+  /** Each one-process run ends as soon as a term it can judge live can no longer pass (`run --abort-on-fail`); absent with `--run-to-end`. */
+  abort_on_fail?: { grace_s: number };
 }
 
 /** The load a point tested: its rate in an arrival sweep, else its session count. */
@@ -120,7 +124,8 @@ export function pooledBlocking(runs: SweepRun[]): ArrivalRate | null {
 }
 
 function verdictOf(runs: SweepRun[], target: 'server' | 'client', maxBlocking?: number): PointVerdict {
-  if (runs.some((r) => r.code !== 0 && r.code !== 3)) return 'failed-to-run';
+  // 4: a run that judged its own SLO (--abort-on-fail) and failed it; the sweep judges the terms itself.
+  if (runs.some((r) => r.code !== 0 && r.code !== 3 && r.code !== 4)) return 'failed-to-run';
   // Sweeping the client, its cadence is the thing measured: a late packet fails the count.
   if (target === 'client') return runs.every((r) => r.qualified) ? 'pass' : 'fail';
   if (runs.some((r) => !r.qualified)) return 'client-limited';
@@ -131,7 +136,7 @@ function verdictOf(runs: SweepRun[], target: 'server' | 'client', maxBlocking?: 
     const b = pooledBlocking(runs);
     if (b?.rate === null || b === null || b.rate > maxBlocking) return 'fail';
   }
-  return runs.every((r) => r.slo.every((c) => c.ok)) ? 'pass' : 'fail';
+  return runs.every((r) => !r.ended_early && r.slo.every((c) => c.ok)) ? 'pass' : 'fail';
 }
 
 /** A run's arrivals figures as the sweep judges them: the steady ones when the run had a warm-up. */
@@ -234,13 +239,27 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
       const layout = p > 1 ? ['--processes', String(p)] : [];
       // An arrival run: one process, its own seed per run, so repeated runs draw different schedules.
       const load_args = arrival ? ['--arrival-rate', String(load), '--seed', String(arrival.seed + r - 1)] : ['--concurrency', String(per), ...layout];
-      const args = ['--url', settings.url, '--protocol', settings.protocol, ...load_args, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...extra];
+      // One process judges its own terms as it goes, and a point that already failed stops in seconds.
+      const abort = settings.abort_on_fail && p === 1 && terms.some(judgedLive) ? ['--slo', settings.slo, '--abort-on-fail', '--abort-grace-s', String(settings.abort_on_fail.grace_s)] : [];
+      const args = ['--url', settings.url, '--protocol', settings.protocol, ...load_args, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...abort, ...extra];
       const { code, error } = await runPoint(['run', ...args], running);
       const summary = await readJsonFile<RunSummary>(runFile(dir, 'summary'));
       // The run's own page, which the sweep's page links from its count (a run that wrote no summary has none).
       if (summary && plan.afterRun && !extra.includes('--report')) await plan.afterRun(dir).catch((err: Error) => io.stderr.write(`warning: sweep: no page for ${dir}: ${err.message}\n`));
       const a = arrival ? runArrivals(summary) : undefined;
-      runs.push({ dir, processes: p, sessions_run: arrival ? (summary?.arrivals?.started ?? 0) : per * p, code, ...(error ? { error } : {}), qualified: summary?.qualified === true, slo: summary ? checkSlo(terms, summary) : [], ...(a ? { arrivals: a } : {}) });
+      const early = summary?.slo?.aborted;
+      if (early) io.stderr.write(`sweep: ${label(load)}, run ${r}: ended early at ${early.at_s} s on ${early.term} (${early.value})\n`);
+      runs.push({
+        dir,
+        processes: p,
+        sessions_run: arrival ? (summary?.arrivals?.started ?? 0) : per * p,
+        code,
+        ...(error ? { error } : {}),
+        qualified: summary?.qualified === true,
+        slo: summary ? checkSlo(terms, summary) : [],
+        ...(early ? { ended_early: { term: early.term, at_s: early.at_s } } : {}),
+        ...(a ? { arrivals: a } : {}),
+      });
     }
     return runs;
   };

@@ -110,8 +110,8 @@
 
   // The loads tested: readable headers, ✓/✗ per cell, the order tested, each load linked to its runs' pages.
   const table = document.getElementById('sessions');
-  const head = ['tested'].concat(data.blocking ? ['rate', 'offered Erlangs', 'blocking (95% interval)'] : ['sessions'], ['verdict', 'qualified runs'], data.terms.map(function (t) { return t.label; }), ['run pages']);
-  const termStart = head.length - data.terms.length - 1;
+  const head = ['tested'].concat(data.blocking ? ['rate', 'offered Erlangs', 'blocking (95% interval)'] : ['sessions'], ['verdict', 'qualified runs'], data.terms.map(function (t) { return t.label; }), ['ended early', 'run pages']);
+  const termStart = head.length - data.terms.length - 2;
   const hr = el('tr');
   head.forEach(function (h, i) {
     const th = el('th', '', h);
@@ -141,6 +141,8 @@
       td.textContent = t.values[i].map(function (v, r) { return (ok[r] ? '✓ ' : '✗ ') + (v === null ? '-' : String(v)); }).join(' / ');
       tr.appendChild(td);
     });
+    const early = data.ended_early ? data.ended_early[i] : null;
+    tr.appendChild(el('td', early ? 'cell-bad' : 'empty', early || '-'));
     const links = el('td');
     (data.links[i] || []).forEach(function (href, r) {
       if (!href) return links.appendChild(el('span', 'empty', 'run ' + (r + 1) + ': no page '));

@@ -85,6 +85,15 @@ describe('a sweep report', () => {
     expect(d).toMatchObject({ kind: 'sweep', title: `duplex-bench sweep: ${dir}`, axis: 'sessions', x: [2, 4, 8], loads: ['2', '4', '8'], order: [2, 3, 1], verdicts: ['pass', 'pass', 'fail'] });
     expect(d.qualified).toEqual(['2 of 2', '2 of 2', '1 of 2']);
     expect(d).toMatchObject({ capacity_x: 4, capacity_text: '4 sessions', blocking: null });
+    expect(d.ended_early).toEqual([null, null, null]);
+  });
+
+  it('says which runs of a point ended early, on which term and when', async () => {
+    const file = countSweep();
+    file.points[0].runs[1] = { ...file.points[0].runs[1], code: 4, ended_early: { term: TTFP, at_s: 4.2 } };
+    await write(file);
+    const d = (await loadSweepReport(dir)) as SweepReportData;
+    expect(d.ended_early).toEqual([null, null, 'run 2 at 4.2 s: TTFP p99 ≤ 1000 ms']);
   });
 
   it('gives each term its bound and, per count and run, its value and whether it held', async () => {
@@ -169,6 +178,11 @@ describe('what decided a failing point', () => {
     expect(decidingOf(point([run('a', 1200)], 0.1))).toBe('TTFP p99 ≤ 1000 ms (1200)');
   });
 
+  it('names first the term a run ended early on, and when', () => {
+    const early = { ...run('a', null), code: 4, ended_early: { term: TTFP, at_s: 4.2 } };
+    expect(decidingOf(point([early, run('b', 1200)]))).toBe('TTFP p99 ≤ 1000 ms (ended the run at 4.2 s), TTFP p99 ≤ 1000 ms (no such figure / 1200)');
+  });
+
   it('says so when no run recorded a missed term', () => {
     expect(decidingOf(point([run('a', 100)]))).toBe('no term recorded as missed');
   });
@@ -189,6 +203,7 @@ describe("the sweep's page", () => {
       blocking: null,
       verdicts: [],
       qualified: [],
+      ended_early: [],
       order: [],
       links: [],
       knee: null,

@@ -24,6 +24,8 @@ export interface SweepReportData {
   blocking: { max: number; values: Array<{ rate: number | null; ci95: [number, number] | null } | null> } | null;
   verdicts: string[];
   qualified: string[];
+  /** Per point: its runs that ended early on a term they could no longer meet ("run 1 at 4.2 s: TTFP p99 ≤ 100 ms"), or null. */
+  ended_early: Array<string | null>;
   /** Each point's place in the order the sweep tested them (1 first). */
   order: number[];
   /** Per point, per run: its own page, relative to the sweep's (null: the run wrote none). */
@@ -71,6 +73,10 @@ export async function loadSweepReport(dir: string): Promise<SweepReportData | nu
     blocking: file.settings.arrivals ? { max: file.settings.arrivals.max_blocking, values: points.map((p) => p.blocking_probability ?? null) } : null,
     verdicts: points.map((p) => p.verdict),
     qualified: points.map((p) => `${p.runs.filter((r) => r.qualified).length} of ${p.runs.length}`),
+    ended_early: points.map((p) => {
+      const early = p.runs.flatMap((r, i) => (r.ended_early ? [`run ${i + 1} at ${r.ended_early.at_s} s: ${termLabel(r.ended_early.term)}`] : []));
+      return early.length > 0 ? early.join('; ') : null;
+    }),
     order: points.map((p) => file.points.indexOf(p) + 1),
     links: await Promise.all(points.map((p) => Promise.all(p.runs.map((r) => runPage(dir, r.dir))))),
     knee: failPoint
@@ -103,10 +109,12 @@ async function runPage(sweepDir: string, runDir: string): Promise<string | null>
 export function decidingOf(p: SweepPoint, maxBlocking?: number): string {
   // Per term, the values of the runs that missed it.
   const missed = new Map<string, string[]>();
+  const early = p.runs.filter((r) => r.ended_early).map((r) => `${termLabel(r.ended_early?.term ?? '')} (ended the run at ${r.ended_early?.at_s} s)`);
   for (const r of p.runs) for (const c of r.slo) if (!c.ok) missed.set(c.term, [...(missed.get(c.term) ?? []), c.value === null ? 'no such figure' : String(c.value)]);
   const out = [...missed].map(([term, values]) => `${termLabel(term)} (${values.join(' / ')})`);
   const b = p.blocking_probability;
   if (maxBlocking !== undefined && b?.rate !== undefined && b.rate !== null && b.rate > maxBlocking) out.unshift(`blocking probability ≤ ${maxBlocking} (${b.rate})`);
+  out.unshift(...early);
   return out.length > 0 ? out.join(', ') : 'no term recorded as missed';
 }
 

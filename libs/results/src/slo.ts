@@ -29,6 +29,26 @@ export const SLO_FIGURES: Record<string, { label: string; unit: string; read: (s
   backchannel_yield_rate: { label: 'backchannel yield rate', unit: '', read: (s) => s.behaviour?.backchannel_yield_rate.rate, what: '--conversation: share of backchannels after which the model stopped' },
 };
 
+/**
+ * The figures `run --abort-on-fail` can judge while a run goes on, and how: a count that only grows
+ * fails for good as soon as it passes its bound; a percentile is over the responses seen in the
+ * steady window (from `--warmup-s` after the start gate) and fails once it has stayed over its
+ * bound for the grace. Every other term is judged at the run's end only.
+ */
+export const LIVE_SLO_FIGURES: Record<string, 'count' | 'percentile'> = {
+  incomplete: 'count',
+  ttfp_p99_ms: 'percentile',
+  ttft_p99_ms: 'percentile',
+  rtf_p99: 'percentile',
+};
+
+/** Whether a term can be judged before the run's end (`--abort-on-fail`). */
+export function judgedLive(term: SloTerm): boolean {
+  const kind = LIVE_SLO_FIGURES[term.figure];
+  // A count that only grows can be known to fail only against an upper bound.
+  return kind === 'percentile' || (kind === 'count' && (term.op === '<=' || term.op === '<' || term.op === '='));
+}
+
 export const DEFAULT_SLO = 'underruns=0,ttfp_p99_ms<=1000,incomplete=0';
 
 const OPS = {

@@ -14,7 +14,7 @@ export type { ClockOffset } from './clock-offset';
 export { lineUpClocks, readRunClocks } from './clock-lineup';
 export type { ClockLineup, RunClocks } from './clock-lineup';
 export { verdictLine, verdictOf, withVerdict } from './verdict';
-export { abortLine, judgedLive, SloWatch } from './slo-watch';
+export { abortLine, eachHook, SloWatch } from './slo-watch';
 export type { SloAbort, SloWatchOptions } from './slo-watch';
 export type { RunVerdict, Verdict, VerdictInput } from './verdict';
 

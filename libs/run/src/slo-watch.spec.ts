@@ -1,7 +1,7 @@
 import type { ResponseRecord } from '@duplex-bench/metrics';
-import { parseSlo } from '@duplex-bench/results';
+import { judgedLive, parseSlo } from '@duplex-bench/results';
 import type { SessionResult } from '@duplex-bench/session';
-import { abortLine, judgedLive, SloWatch, type SloAbort } from './slo-watch';
+import { abortLine, SloWatch, type SloAbort } from './slo-watch';
 
 /** A clock the test moves by hand. */
 const manual = () => {

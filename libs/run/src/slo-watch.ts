@@ -1,28 +1,8 @@
 import { createUsHistogram, percentilesMs, recordMs, type Histogram } from '@duplex-bench/metrics';
 import { every, timersOn, type Clock } from '@duplex-bench/pacer';
-import { SLO_FIGURES, type SloTerm } from '@duplex-bench/results';
+import { judgedLive, LIVE_SLO_FIGURES, SLO_FIGURES, type SloTerm } from '@duplex-bench/results';
 import type { SessionContext } from '@duplex-bench/session';
 import type { Subscription } from 'rxjs';
-
-/**
- * The figures `--abort-on-fail` can judge while a run goes on, and how: a count that only grows
- * fails for good as soon as it passes its bound; a percentile is over the responses that finished
- * in the steady window (from `--warmup-s` after the start gate) and fails once it has stayed over
- * its bound for the grace. Every other term is judged at the run's end only.
- */
-const LIVE: Record<string, 'count' | 'percentile'> = {
-  incomplete: 'count',
-  ttfp_p99_ms: 'percentile',
-  ttft_p99_ms: 'percentile',
-  rtf_p99: 'percentile',
-};
-
-/** Whether a term can be judged before the run's end (`--abort-on-fail`). */
-export function judgedLive(term: SloTerm): boolean {
-  const kind = LIVE[term.figure];
-  // A count that only grows can be known to fail only against an upper bound.
-  return kind === 'percentile' || (kind === 'count' && (term.op === '<=' || term.op === '<' || term.op === '='));
-}
 
 const OPS: Record<SloTerm['op'], (a: number, b: number) => boolean> = {
   '<=': (a, b) => a <= b,
@@ -137,7 +117,7 @@ export class SloWatch {
         this.failingSince.delete(t.text);
         continue;
       }
-      if (LIVE[t.figure] === 'count') return this.end(t, value, now_s, 'passed its bound, and a count only grows');
+      if (LIVE_SLO_FIGURES[t.figure] === 'count') return this.end(t, value, now_s, 'passed its bound, and a count only grows');
       const since = this.failingSince.get(t.text) ?? now_s;
       this.failingSince.set(t.text, since);
       if (now_s - since >= this.options.grace_s) return this.end(t, value, now_s, `over its bound for ${Math.round(now_s - since)} s of the steady window (--abort-grace-s ${this.options.grace_s})`);

@@ -1,6 +1,6 @@
 import { parseFlags, serverMetricsOptions, telemetryOptions, UsageError } from '@duplex-bench/cli';
-import { arrivalOptions, judgedLive, meanDurationS, parseDialectOptions, parseShard, shardSessions, timeUrlOf, type DialectOptions, type RunOptions, type StallKind } from '@duplex-bench/run';
-import { parseSlo, SloError } from '@duplex-bench/results';
+import { arrivalOptions, meanDurationS, parseDialectOptions, parseShard, shardSessions, timeUrlOf, type DialectOptions, type RunOptions, type StallKind } from '@duplex-bench/run';
+import { judgedLive, parseSlo, SloError } from '@duplex-bench/results';
 import { conversationOptions } from './conversation-options';
 import { RUN_FLAGS } from './run-flags';
 

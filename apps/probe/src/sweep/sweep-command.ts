@@ -22,7 +22,7 @@ function renderTable(file: SweepFile, terms: SloTerm[]): string {
       ...(arrival
         ? [String(p.rate_per_s), String(p.offered_erlangs ?? '-'), blocking(p)]
         : [String(p.sessions), [...(p.client_limited_at_processes ?? []).map((n) => `${n} (behind)`), String(p.runs[0]?.processes ?? 1)].join(', ')]),
-      p.verdict,
+      `${p.verdict}${p.runs.some((r) => r.ended_early) ? ' (ended early)' : ''}`,
       `${p.runs.filter((r) => r.qualified).length} of ${p.runs.length}`,
       ...terms.map((_, i) => p.runs.map((r) => (r.slo[i]?.value === null || r.slo[i] === undefined ? '-' : String(r.slo[i].value))).join(' / ')),
     ]);
@@ -76,6 +76,7 @@ export async function sweepCommand(argv: string[], io: RunIo): Promise<number> {
   if (processes === 'auto' && target === 'client') throw new UsageError('--processes auto is for --target server: the client sweep measures a fixed layout (give --processes N)');
   if (f['max-processes'] !== undefined && processes !== 'auto') throw new UsageError('--max-processes goes with --processes auto');
   if (/(^|\s)--(processes|concurrency)\b/.test(f['run-args'])) throw new UsageError('--run-args may not set --processes or --concurrency: the sweep sets them');
+  if (/(^|\s)--(slo|abort-on-fail|abort-grace-s)\b/.test(f['run-args'])) throw new UsageError('--run-args may not set --slo, --abort-on-fail or --abort-grace-s: give the sweep its --slo (and --run-to-end or --abort-grace-s)');
   const settings = {
     url: f.url,
     target,
@@ -87,6 +88,7 @@ export async function sweepCommand(argv: string[], io: RunIo): Promise<number> {
     processes,
     max_processes: processes === 'auto' ? (f['max-processes'] ?? availableParallelism()) : processes,
     ...(arrival ? { arrivals: { max_blocking: f['max-blocking'], seed: f.seed } } : {}),
+    ...(f['run-to-end'] || target === 'client' ? {} : { abort_on_fail: { grace_s: f['abort-grace-s'] } }),
   };
   // A tenth of MIN, kept to 0.01 sessions/s: the doubling's first step is then bisected about three times.
   const resolution = arrival ? (f['rate-resolution'] ?? Math.max(0.01, Math.round(min * 10) / 100)) : f.resolution;

@@ -27,6 +27,8 @@ export const SWEEP_FLAGS = {
     value: 'N|auto',
   },
   'max-processes': { kind: 'int', min: 1, group: 'load', help: 'with --processes auto: at most this many (default: the CPUs available)', value: 'N' },
+  'run-to-end': { kind: 'bool', group: 'load', help: 'run every point for its whole --duration; by default a one-process run ends as soon as an --slo term it can judge live can no longer pass (run --abort-on-fail), so a failing point costs seconds', },
+  'abort-grace-s': { kind: 'number', min: 0, default: 10, group: 'load', help: 'without --run-to-end: how long a TTFP, TTFT or RTF p99 term may fail before a run ends, seconds', value: 'S' },
   protocol: { kind: 'enum', values: ['native', 'openai', 'vllm-omni'], default: 'native', group: 'dialect', help: "the server's dialect" },
   'run-args': { kind: 'string', default: '', group: 'dialect', help: 'further flags for every run, as one string (e.g. "--model m --packet-ms 160")', value: 'FLAGS' },
   output: { kind: 'string', required: true, group: 'output', help: 'sweep directory: sweep.json and one run directory per run; running again resumes', value: 'DIR' },
