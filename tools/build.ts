@@ -24,7 +24,7 @@ export const ENTRIES: Record<string, string> = {
 };
 
 /** Files read at run time beside the module that reads them (the report page's scripts). */
-const ASSETS = ['libs/report/src/charts.js', 'libs/report/src/report-page.js', 'libs/report/src/behaviour-page.js', 'libs/report/src/http-page.js', 'libs/report/src/sweep-page.js'];
+const ASSETS = ['libs/report/src/charts.js', 'libs/report/src/report-page.js', 'libs/report/src/behaviour-page.js', 'libs/report/src/http-page.js', 'libs/report/src/sweep-page.js', 'libs/report/src/dashboard-page.js'];
 
 /** Directories read at run time, copied whole beside the bundles: the built-in conversations and their speech. */
 const ASSET_DIRS = ['libs/audio/speech'];

@@ -3,12 +3,14 @@
  * (its own process), with the telemetry on and without it, interleaved (AB BA AB …) so both arms
  * see the same host. `--arm metrics`: `--metrics-port`, scraped every second by this script;
  * `--arm sampler`: `--sampler`, the /proc sampler at 5 ms in its own process (its own CPU is
- * reported apart, from its account in the summary). The figure is the summary's client
+ * reported apart, from its account in the summary); `--arm dashboard`: `--dashboard-port`, its
+ * /live.json fetched every second by this script as the page does (its own time on the loop, looks
+ * and answers, is read from /live.json's `cost`). The figure is the summary's client
  * CPU per packet cycle (`cpu_us_per_packet`: user + system CPU seconds of the probe over packets
  * sent); the ratio with/without is taken within each pair, and the median and range over pairs.
  * The compiled kit (`npm run build` first).
  *
- *   node --import tsx tools/bench/metrics-overhead.ts [--arm metrics|sampler] [--sessions 512] [--duration 20] [--pairs 3] [--out DIR]
+ *   node --import tsx tools/bench/metrics-overhead.ts [--arm metrics|sampler|dashboard] [--sessions 512] [--duration 20] [--pairs 3] [--out DIR]
  *
  * Every process is bounded in time and stopped by its PID; traffic stays on 127.0.0.1.
  */
@@ -31,7 +33,7 @@ const { values } = parseArgs({
 const BIN = join(ROOT, 'dist', 'duplex-bench.js');
 const sessions = Number(values.sessions);
 const duration_s = Number(values.duration);
-const arm = values.arm === 'sampler' ? 'sampler' : 'metrics';
+const arm = values.arm === 'sampler' ? 'sampler' : values.arm === 'dashboard' ? 'dashboard' : 'metrics';
 const interrupted = { now: false, stop: (): void => undefined };
 installInterrupts(() => {
   interrupted.now = true;
@@ -56,9 +58,10 @@ interface Arm {
 
 async function one(dir: string, url: string, exporter: boolean): Promise<Arm> {
   await mkdir(dir, { recursive: true });
-  const port = exporter && arm === 'metrics' ? await freePort() : null;
+  const port = exporter && arm !== 'sampler' ? await freePort() : null;
   const args = ['run', '--url', url, '--concurrency', String(sessions), '--duration', String(duration_s), '--trace', 'off', '--output', join(dir, 'run'), '--quiet', '--allow-unqualified'];
-  if (port !== null) args.push('--metrics-port', String(port), '--metrics-linger-s', '2');
+  if (port !== null && arm === 'metrics') args.push('--metrics-port', String(port), '--metrics-linger-s', '2');
+  if (port !== null && arm === 'dashboard') args.push('--dashboard-port', String(port), '--dashboard-linger-s', '2');
   if (exporter && arm === 'sampler') args.push('--sampler');
   const child = spawnTracked('client', process.execPath, [BIN, ...args], openLog(join(dir, 'probe.stdout.log')), openLog(join(dir, 'probe.stderr.log')));
   interrupted.stop = () => signalChild(child, 'SIGINT');
@@ -70,10 +73,16 @@ async function one(dir: string, url: string, exporter: boolean): Promise<Arm> {
     port === null
       ? null
       : setInterval(() => {
-          fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(900) })
+          fetch(`http://127.0.0.1:${port}/${arm === 'dashboard' ? 'live.json' : 'metrics'}`, { signal: AbortSignal.timeout(900) })
             .then((r) => r.text())
             .then((text) => {
               scrapes++;
+              if (arm === 'dashboard') {
+                const live = JSON.parse(text) as { rows: Array<{ values: Record<string, number> }>; cost: { look_ms: number } };
+                last = live.rows.at(-1)?.values.duplex_bench_packets_sent_total ?? null;
+                exposition = live.cost.look_ms / 1000;
+                return;
+              }
               const m = /^duplex_bench_packets_sent_total\{[^}]*\} (\d+)$/m.exec(text);
               if (m) last = Number(m[1]);
               const e = /^duplex_bench_exposition_seconds_total\{[^}]*\} ([0-9.e-]+)$/m.exec(text);
@@ -130,10 +139,10 @@ async function main(): Promise<void> {
       ratios.push(ratio);
       // The exporter's own cost, measured inside the probe: its time building scrapes over the run's CPU.
       const share = on.exposition_s === null ? NaN : on.exposition_s / on.cpu_s;
-      if (arm === 'metrics') shares.push(share);
+      if (arm !== 'sampler') shares.push(share);
       else if (on.sampler?.cpu_cores != null) shares.push(on.sampler.cpu_cores);
       rows.push(
-        `| ${p + 1} | ${order[0] ? 'on, off' : 'off, on'} | ${off.cpu_us_per_packet} µs (${off.cores} cores), ${off.late} late | ${on.cpu_us_per_packet} µs (${on.cores} cores), ${on.late} late | ${arm === 'metrics' ? `${on.scrapes}, last ${on.last_scraped_sent} of ${on.sent} sent` : `${on.sampler?.looks ?? '-'} looks`} | ${ratio.toFixed(3)} | ${
+        `| ${p + 1} | ${order[0] ? 'on, off' : 'off, on'} | ${off.cpu_us_per_packet} µs (${off.cores} cores), ${off.late} late | ${on.cpu_us_per_packet} µs (${on.cores} cores), ${on.late} late | ${arm !== 'sampler' ? `${on.scrapes}, last ${on.last_scraped_sent} of ${on.sent} sent` : `${on.sampler?.looks ?? '-'} looks`} | ${ratio.toFixed(3)} | ${
           arm === 'sampler'
             ? `sampler's own CPU ${on.sampler?.cpu_cores ?? '-'} cores`
             : on.exposition_s === null
@@ -151,14 +160,16 @@ async function main(): Promise<void> {
       `${sessions} sessions × ${duration_s} s, native append-echo mock in its own process, arm ${arm}; client CPU per packet cycle (summary cpu_us_per_packet)`,
       arm === 'metrics'
         ? '| pair | order | no exporter | --metrics-port, scraped each second | scrapes | with / without | building the scrapes, of the run\'s CPU |'
-        : '| pair | order | no sampler | --sampler (5 ms) | looks | with / without | the sampler itself |',
+        : arm === 'dashboard'
+          ? '| pair | order | no dashboard | --dashboard-port, /live.json fetched each second | fetches | with / without | its looks and answers, of the run\'s CPU |'
+          : '| pair | order | no sampler | --sampler (5 ms) | looks | with / without | the sampler itself |',
       '| --- | --- | --- | --- | --- | --- | --- |',
       ...rows,
       ratios.length > 0 ? `median ratio ${median(ratios).toFixed(3)} (range ${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}, ${ratios.length} pairs)` : 'no pair finished',
       shares.length === 0
         ? ''
-        : arm === 'metrics'
-          ? `building the scrapes: median ${(median(shares) * 100).toFixed(2)}% of the client's CPU (range ${(Math.min(...shares) * 100).toFixed(2)}-${(Math.max(...shares) * 100).toFixed(2)}%)`
+        : arm !== 'sampler'
+          ? `${arm === 'dashboard' ? "the dashboard's looks and answers" : 'building the scrapes'}: median ${(median(shares) * 100).toFixed(2)}% of the client's CPU (range ${(Math.min(...shares) * 100).toFixed(2)}-${(Math.max(...shares) * 100).toFixed(2)}%)`
           : `the sampler's own CPU: median ${median(shares).toFixed(3)} cores (range ${Math.min(...shares).toFixed(3)}-${Math.max(...shares).toFixed(3)})`,
     ].join('\n') + '\n',
   );

@@ -227,7 +227,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
     ...set(f['leading-silence-ms'], 'leading_silence_ms'),
     ...(f['grant-image'] ? { images: { ...set(f['image-max-per-unit'], 'max_per_unit'), ...set(f['frame-cost-ms'], 'frame_cost_ms') } } : {}),
     stats_output: f['stats-output'],
-    metrics_port: telemetryOptions({ 'metrics-port': f['metrics-port'], 'metrics-linger-s': 0, 'otlp-interval-s': 5 }).metrics_port,
+    metrics_port: telemetryOptions({ 'metrics-port': f['metrics-port'], 'metrics-linger-s': 0, 'otlp-interval-s': 5, 'dashboard-linger-s': 0 }).metrics_port,
     outlive_parent: f['outlive-parent'],
     ...(f.fault === undefined ? {} : { fault: { action: f.fault as MockFault['action'], after_appends: f['fault-after'] } }),
   };

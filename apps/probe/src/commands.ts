@@ -6,6 +6,7 @@ import { MERGE_FLAGS } from './merge/merge-flags';
 import { RECORD_FLAGS } from './record/record-flags';
 import { REPORT_FLAGS } from './report/report-flags';
 import { withReport } from './report/with-report';
+import { withDashboardPage } from './dashboard-page';
 import { RUN_FLAGS } from './run/run-flags';
 import { COMPARE_FLAGS } from './sweep/compare-flags';
 import { SWEEP_FLAGS } from './sweep/sweep-flags';
@@ -16,22 +17,22 @@ import { SWEEP_FLAGS } from './sweep/sweep-flags';
  * other command load none of it.
  */
 export const PROBE_COMMANDS: CliCommand[] = [
-  withReport({
+  withDashboardPage(withReport({
     name: 'run',
     summary: 'stream --concurrency sessions of --duration seconds at an absolute cadence and check every packet',
     usage: '--url ws://HOST:PORT/v1/realtime --concurrency N --duration S --output DIR [flags]',
     flags: RUN_FLAGS,
     json: true,
     run: async (argv, io) => (await import('./run/run-main')).runMain(argv, io),
-  }),
-  withReport({
+  })),
+  withDashboardPage(withReport({
     name: 'record',
     summary: 'record every sample of a dataset as one session each, resumable, with response figures and post-processing',
     usage: '--url URL --concurrency N --output DIR [flags]',
     flags: RECORD_FLAGS,
     json: true,
     run: async (argv, io) => (await import('./record/record-main')).recordMain(argv, io),
-  }),
+  })),
   withReport({
     name: 'merge',
     summary: 'pool the runs of several processes of one host into one summary (percentiles from merged histograms)',
@@ -74,14 +75,14 @@ export const PROBE_COMMANDS: CliCommand[] = [
     json: true,
     run: async (argv, io) => (await import('./sweep/compare-command')).compareCommand(argv, io),
   },
-  withReport({
+  withDashboardPage(withReport({
     name: 'http',
     summary: 'drive an OpenAI-compatible streaming endpoint (SSE), open or closed loop: TTFT, ITL, TPOT and E2E from each intended start',
     usage: '--url http://HOST:PORT (--rate R | --concurrency N) (--requests N | --duration S) --output DIR [flags]',
     flags: HTTP_FLAGS,
     json: true,
     run: async (argv, io) => (await import('./http/http-command')).httpCommand(argv, io),
-  }),
+  })),
   {
     name: 'k8s',
     summary: 'write Kubernetes manifests of a sharded run: an Indexed Job of --shards pods starting at one instant, and the Job that merges them',

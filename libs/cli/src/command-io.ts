@@ -13,4 +13,6 @@ export interface RunIo {
   typed?: string[];
   /** With `--json`: takes the command's final summary, written as one JSON line on stdout. */
   emit?(summary: unknown): void;
+  /** `--dashboard-port`: the live dashboard's page in the report's look (the app renders it; a lib without one serves a plain page). */
+  dashboardPage?(title: string): Promise<string>;
 }

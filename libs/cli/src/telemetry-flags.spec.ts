@@ -17,12 +17,21 @@ function usage(fn: () => unknown): string {
 
 describe('telemetryOptions', () => {
   it('serves no metrics and pushes none unless asked, lingering 15 s and pushing every 5 s when asked', () => {
-    expect(telemetry([])).toEqual({ metrics_port: undefined, metrics_linger_s: 15, otlp: null });
+    expect(telemetry([])).toEqual({ metrics_port: undefined, metrics_linger_s: 15, otlp: null, dashboard: null });
     expect(telemetry(['--metrics-port', '0', '--otlp-endpoint', 'http://collector:4318'])).toEqual({
       metrics_port: 0,
       metrics_linger_s: 15,
       otlp: { endpoint: 'http://collector:4318', interval_s: 5 },
+      dashboard: null,
     });
+  });
+
+  it('serves a dashboard when given its port, lingering 30 s unless told; never on the metrics port', () => {
+    expect(telemetry(['--dashboard-port', '0']).dashboard).toEqual({ port: 0, linger_s: 30 });
+    expect(telemetry(['--dashboard-port', '8088', '--dashboard-linger-s', '0']).dashboard).toEqual({ port: 8088, linger_s: 0 });
+    expect(() => telemetry(['--dashboard-port', '70000'])).toThrow('--dashboard-port must be a TCP port (0 to 65535), got 70000');
+    expect(() => telemetry(['--dashboard-port', '9464', '--metrics-port', '9464'])).toThrow('--dashboard-port and --metrics-port are both 9464: give two ports');
+    expect(telemetry(['--dashboard-port', '0', '--metrics-port', '0']).dashboard?.port).toBe(0);
   });
 
   it('takes the port, the linger and the push interval given', () => {
@@ -30,6 +39,7 @@ describe('telemetryOptions', () => {
       metrics_port: 9464,
       metrics_linger_s: 0,
       otlp: { endpoint: 'https://c.example/v1/metrics', interval_s: 0.5 },
+      dashboard: null,
     });
     expect(telemetry(['--metrics-port', '65535']).metrics_port).toBe(65535);
   });

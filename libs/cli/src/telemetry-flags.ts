@@ -6,6 +6,8 @@ export const TELEMETRY_FLAGS = {
   'metrics-linger-s': { kind: 'number', min: 0, default: 15, group: 'telemetry', help: 'with --metrics-port: keep serving this long after the run, so the last scrape sees the final counts, seconds (Ctrl-C ends it)', value: 'S' },
   'otlp-endpoint': { kind: 'string', group: 'telemetry', help: 'push the same metrics as OTLP/HTTP (JSON) to this collector (http://HOST:4318, or its /v1/metrics URL); GenAI semantic-convention names where they exist', value: 'URL' },
   'otlp-interval-s': { kind: 'number', min: 0, exclusive: true, default: 5, group: 'telemetry', help: 'with --otlp-endpoint: seconds between pushes (and one more at the end)', value: 'S' },
+  'dashboard-port': { kind: 'int', min: 0, group: 'telemetry', help: 'serve a live dashboard at http://127.0.0.1:P/ while the command runs (0: a free port, printed): verdict boxes and charts, once a second, from the recorders /metrics reads', value: 'P' },
+  'dashboard-linger-s': { kind: 'number', min: 0, default: 30, group: 'telemetry', help: 'with --dashboard-port: keep the page up this long after the run, with its final verdict, seconds (Ctrl-C ends it)', value: 'S' },
 } as const;
 
 /** `--server-metrics`: the server's own /metrics beside the client's figures (run, http). */
@@ -20,6 +22,8 @@ export interface TelemetryOptions {
   metrics_linger_s: number;
   /** `--otlp-endpoint`: null without one. */
   otlp: { endpoint: string; interval_s: number } | null;
+  /** `--dashboard-port`: null without one. */
+  dashboard: { port: number; linger_s: number } | null;
 }
 
 export interface ServerMetricsOptions {
@@ -38,12 +42,20 @@ export function serverMetricsOptions(f: { 'server-metrics'?: string; 'server-met
   return { server_metrics: { url, interval_s: f['server-metrics-interval-s'], histograms: f['server-histogram'] ?? [] } };
 }
 
-export function telemetryOptions(f: { 'metrics-port'?: number; 'metrics-linger-s': number; 'otlp-endpoint'?: string; 'otlp-interval-s': number }): TelemetryOptions {
+export function telemetryOptions(f: { 'metrics-port'?: number; 'metrics-linger-s': number; 'otlp-endpoint'?: string; 'otlp-interval-s': number; 'dashboard-port'?: number; 'dashboard-linger-s': number }): TelemetryOptions {
   const port = f['metrics-port'];
   if (port !== undefined && port > 65535) throw new UsageError(`--metrics-port must be a TCP port (0 to 65535), got ${port}`);
+  const dashboard = f['dashboard-port'];
+  if (dashboard !== undefined && dashboard > 65535) throw new UsageError(`--dashboard-port must be a TCP port (0 to 65535), got ${dashboard}`);
+  if (dashboard !== undefined && dashboard !== 0 && dashboard === port) throw new UsageError(`--dashboard-port and --metrics-port are both ${port}: give two ports`);
   const endpoint = f['otlp-endpoint'];
   if (endpoint !== undefined) httpUrl('otlp-endpoint', endpoint);
-  return { metrics_port: port, metrics_linger_s: f['metrics-linger-s'], otlp: endpoint === undefined ? null : { endpoint, interval_s: f['otlp-interval-s'] } };
+  return {
+    metrics_port: port,
+    metrics_linger_s: f['metrics-linger-s'],
+    otlp: endpoint === undefined ? null : { endpoint, interval_s: f['otlp-interval-s'] },
+    dashboard: dashboard === undefined ? null : { port: dashboard, linger_s: f['dashboard-linger-s'] },
+  };
 }
 
 /** `--flag value` must be an http:// or https:// URL. */

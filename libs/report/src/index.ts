@@ -3,6 +3,7 @@ export type { ReportOptions } from './write-report';
 export { deviationCdf, loadReport, pacingBins } from './report-data';
 export type { ByOrigin, PacingBins, ProcessTimeline, ReportData, SessionRow } from './report-data';
 export { escapeHtml, page, renderReportHtml } from './report-html';
+export { renderDashboardHtml } from './dashboard-html';
 export { loadSweepReport, renderSweepHtml } from './sweep-report';
 export type { SweepReportData } from './sweep-report';
 export { loadHttpReport, renderHttpHtml } from './http-report';

@@ -92,6 +92,10 @@ describe('ProcessTelemetry', () => {
     hooks.onSessionEnd?.(ended(false, 'server_closed'));
     hooks.onSessionEnd?.(ended(false, 'server_closed'));
     hooks.onSessionEnd?.(ended(false));
+    // TTFT and TTFP as each arrives, long before the response ends; RTF at its end.
+    hooks.onFirstOutput?.('ttfp', 400);
+    hooks.onFirstOutput?.('ttft', 250);
+    hooks.onFirstOutput?.('ttfp', 300);
     hooks.onResponse?.(response(250, 400, 0.5));
     hooks.onResponse?.(response(null, 300, null));
     expect(telemetry.sessions.completed).toBe(1);

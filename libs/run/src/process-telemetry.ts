@@ -1,4 +1,4 @@
-import { clientTtft, clientTtfp, decodeHistogram, type BehaviourParts } from '@duplex-bench/metrics';
+import { decodeHistogram, type BehaviourParts } from '@duplex-bench/metrics';
 import type { SessionContext } from '@duplex-bench/session';
 import { clientFamilies, duplexFamilies, exposeMetrics, LiveResponses, LiveSessions, OtlpPush, type Family, type Labels, type LiveBehaviour, type MetricsEndpoint } from '@duplex-bench/telemetry';
 import type { ProcessMeasures } from './process-measures';
@@ -48,10 +48,12 @@ export class ProcessTelemetry {
   }
 
   /** What each session tells the exposition: its end, and each response as it finishes. */
-  hooks(): Pick<SessionContext, 'onSessionEnd' | 'onResponse'> {
+  hooks(): Pick<SessionContext, 'onSessionEnd' | 'onResponse' | 'onFirstOutput'> {
     return {
       onSessionEnd: (r) => this.sessions.ended(r.completed, r.reason),
-      onResponse: (r) => this.responses.add({ ttft_ms: clientTtft(r), ttfp_ms: clientTtfp(r), rtf: r.rtf }),
+      // TTFT and TTFP as each arrives (the client's own, from response.created received); RTF once the response ends.
+      onFirstOutput: (figure, ms) => this.responses.first(figure, ms),
+      onResponse: (r) => this.responses.add({ ttft_ms: null, ttfp_ms: null, rtf: r.rtf }),
     };
   }
 

@@ -32,3 +32,6 @@ export { samplerModule } from './sampler-module';
 
 /* Error types */
 export { TelemetryError } from './metrics-endpoint';
+
+export { LiveDashboard, readRow } from './live-dashboard';
+export type { DashboardHistogram, DashboardRow, DashboardState, LiveDashboardOptions } from './live-dashboard';

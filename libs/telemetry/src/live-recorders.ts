@@ -25,6 +25,11 @@ export class LiveResponses {
   /** RTF × 1000 recorded as "ms": the ratio at 10⁻⁶ resolution in a µs histogram. */
   readonly rtf: Histogram = createUsHistogram();
 
+  /** A response's TTFT or TTFP as soon as it arrives: a response that lasts a whole session is seen live. */
+  first(figure: 'ttft' | 'ttfp', ms: number): void {
+    if (ms >= 0) recordMs(figure === 'ttft' ? this.ttft : this.ttfp, ms);
+  }
+
   add(r: LiveResponse): void {
     if (r.ttft_ms !== null && r.ttft_ms >= 0) recordMs(this.ttft, r.ttft_ms);
     if (r.ttfp_ms !== null && r.ttfp_ms >= 0) recordMs(this.ttfp, r.ttfp_ms);

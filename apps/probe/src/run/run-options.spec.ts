@@ -77,6 +77,11 @@ describe('parseRunOptions', () => {
     expect(usageError([...BASE, '--slo', 'incomplete=0', '--processes', '2'])).toMatch(/^--slo judges one process/);
   });
 
+  it('refuses --dashboard-port with --processes: the dashboard draws one process', () => {
+    expect(usageError([...BASE, '--dashboard-port', '0', '--processes', '2'])).toMatch(/^--dashboard-port draws one process/);
+    expect(parseRunOptions([...BASE, '--dashboard-port', '0']).dashboard).toEqual({ port: 0, linger_s: 30 });
+  });
+
   it('takes --abort-on-fail only with --slo terms it can judge live, and --abort-grace-s (10 s by default)', () => {
     expect(parseRunOptions([...BASE, '--slo', 'ttfp_p99_ms<=100', '--abort-on-fail']).abort_on_fail).toEqual({ grace_s: 10 });
     expect(parseRunOptions([...BASE, '--slo', 'incomplete=0', '--abort-on-fail', '--abort-grace-s', '3']).abort_on_fail).toEqual({ grace_s: 3 });

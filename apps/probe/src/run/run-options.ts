@@ -51,6 +51,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
   if (f['sampler-dir'] !== undefined && !f.sampler) throw new UsageError('--sampler-dir goes with --sampler');
   if (f.sampler && process.platform !== 'linux') throw new UsageError('--sampler reads /proc: Linux only');
   if (f['server-metrics'] !== undefined && f.processes > 1) throw new UsageError('--server-metrics scrapes from one process: run it without --processes (or on one shard)');
+  if (f['dashboard-port'] !== undefined && f.processes > 1) throw new UsageError('--dashboard-port draws one process: run it without --processes (each child serves its own /metrics with --metrics-port)');
   if (arrivals && f.pacing === 'lockstep') throw new UsageError('--arrival-rate streams in real time: it does not go with --pacing lockstep');
   const dialect = parseDialectOptions(f);
   // A refused arrival is blocked, which is what an arrival run measures: retried only when asked.

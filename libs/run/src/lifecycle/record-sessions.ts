@@ -27,6 +27,8 @@ import { legacyFigures } from '@duplex-bench/results';
 import { RealtimeSession, reasonOf, type SessionResult } from '@duplex-bench/session';
 import type { RecordOptions } from './run-settings';
 import { recordArrivals } from './record-arrivals';
+import { startDashboard } from './dashboard';
+import type { LiveDashboard } from '@duplex-bench/telemetry';
 
 /** Seam for tests: CPU burnt by each post-processing task. */
 export interface RecordHooks {
@@ -94,7 +96,8 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
   const stop$ = new ReplaySubject<void>(1);
   const writer = new TraceWriter({ root: opts.output, layout: TRACE_LAYOUT, mode: opts.trace });
   measures.timeline.watchBacklog(() => writer.backlogBytes);
-  const telemetry = opts.metrics_port === undefined && !opts.otlp ? null : new ProcessTelemetry(measures, () => writer.backlogBytes);
+  const telemetry = opts.metrics_port === undefined && !opts.otlp && !opts.dashboard ? null : new ProcessTelemetry(measures, () => writer.backlogBytes);
+  let dashboard: LiveDashboard | null = null;
   const say = (line: string) => io.stderr.write(`${line}\n`);
   const results: SessionResult[] = [];
   // Started before the first session, so its start-up never lands on a packet slot.
@@ -153,9 +156,10 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
       if (earlier) stored.set(s.id, await keepEarlierAttempt(opts.output, earlier));
     }
     const labels = { command: 'record', protocol: opts.protocol, process: '0' };
-    if (telemetry && opts.metrics_port !== undefined) {
+    if (telemetry && (opts.metrics_port !== undefined || opts.dashboard)) {
       try {
-        await telemetry.listen(opts.metrics_port, labels, say);
+        if (opts.metrics_port !== undefined) await telemetry.listen(opts.metrics_port, labels, say);
+        if (opts.dashboard) dashboard = await startDashboard(opts.dashboard.port, `duplex-bench record: ${opts.output}`, ['duplex-bench', 'record', ...redactArgv(io.typed ?? io.argv)], telemetry.families, clock, io);
       } catch (err) {
         io.stderr.write(`error: ${(err as Error).message}\n`);
         return EXIT.failed;
@@ -273,12 +277,16 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
       ]),
     );
     if (unwritten) io.stderr.write(`error: ${unwritten}\n`);
-    io.stdout.write(`${render.recorded({ dataset: dataset.length, skipped, recorded: results.length, completed: results.filter((r) => r.completed).length }, summary, v)}\n`);
+    const lines = render.recorded({ dataset: dataset.length, skipped, recorded: results.length, completed: results.filter((r) => r.completed).length }, summary, v);
+    io.stdout.write(`${lines}\n`);
     io.emit?.(written);
-    await telemetry?.lingerThenClose(opts.metrics_linger_s, firstValueFrom(stop$), say);
+    await dashboard?.finish(lines.split('\n').at(-1) ?? '');
+    const ctrlC = firstValueFrom(stop$);
+    await Promise.all([telemetry?.lingerThenClose(opts.metrics_linger_s, ctrlC, say), dashboard?.lingerThenClose(opts.dashboard?.linger_s ?? 0, ctrlC, say)]);
     return unwritten ? EXIT.failed : exitOf(v, opts.allow_unqualified);
   } finally {
     await telemetry?.close();
+    await dashboard?.close();
     measures.stop();
     signals.dispose();
     await writer.close();

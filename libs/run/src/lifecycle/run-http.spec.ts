@@ -29,6 +29,7 @@ const flags = (output: string, over: Partial<HttpFlagValues> = {}): HttpFlagValu
   'start-timeout-s': 30,
   'metrics-linger-s': 15,
   'otlp-interval-s': 5,
+  'dashboard-linger-s': 30,
   'server-metrics-interval-s': 1,
   'server-histogram': [],
   ...over,

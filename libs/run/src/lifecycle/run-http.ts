@@ -37,6 +37,8 @@ export interface HttpFlagValues {
   'metrics-linger-s': number;
   'otlp-endpoint'?: string;
   'otlp-interval-s': number;
+  'dashboard-port'?: number;
+  'dashboard-linger-s': number;
   'server-metrics'?: string;
   'server-metrics-interval-s': number;
   'server-histogram'?: string[];
@@ -64,6 +66,7 @@ export async function httpRun(f: HttpFlagValues, argv: string[], io: RunIo, rend
   telemetryOptions(f);
   serverMetricsOptions(f);
   if (f['server-metrics'] !== undefined && f.processes > 1) throw new UsageError('--server-metrics scrapes from one process: run it without --processes');
+  if (f['dashboard-port'] !== undefined && f.processes > 1) throw new UsageError('--dashboard-port draws one process: run it without --processes (each child serves its own /metrics with --metrics-port)');
   if (f['max-concurrency'] !== undefined && f.rate === undefined) throw new UsageError('--max-concurrency caps an open loop (--rate); a closed loop has --concurrency');
   if (f.processes > 1 && f['max-concurrency'] !== undefined && f['max-concurrency'] < f.processes) throw new UsageError(`--max-concurrency ${f['max-concurrency']} cannot be split over ${f.processes} processes`);
   let goodput: GoodputBounds | undefined;

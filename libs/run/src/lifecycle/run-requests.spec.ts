@@ -61,6 +61,7 @@ describe('runRequests', () => {
       module: 'unused',
       metrics_linger_s: 0,
       otlp: null,
+      dashboard: null,
       server_metrics: null,
     };
     const rendered: Array<{ summary: HttpSummary; output: string; v: RunVerdict }> = [];

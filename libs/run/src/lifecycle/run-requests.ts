@@ -6,7 +6,8 @@ import { CHILD_ENV, describeHost, projectRevision, type LauncherLink } from '@du
 import { createUsHistogram } from '@duplex-bench/metrics';
 import { nodeTimerHost } from '@duplex-bench/pacer';
 import { RUN_FILES, runFile, TRACE_LAYOUT, unwrittenLine, writeEvery, writeRunFile, writeRunRecord, type RunRecord } from '@duplex-bench/results';
-import { besideClient, clientFamilies, exposeMetrics, httpFamilies, OtlpPush, ServerMetricsScraper, type ClientFigure, type Family, type MetricsEndpoint, type ServerFigureKind } from '@duplex-bench/telemetry';
+import { besideClient, clientFamilies, exposeMetrics, httpFamilies, OtlpPush, ServerMetricsScraper, type ClientFigure, type Family, type LiveDashboard, type MetricsEndpoint, type ServerFigureKind } from '@duplex-bench/telemetry';
+import { startDashboard } from './dashboard';
 import { TraceWriter } from '@duplex-bench/tracer';
 import { redactArgv } from '../dialect-options';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
@@ -69,6 +70,7 @@ export async function runRequests(o: HttpRunOptions, prompts: PromptSource, io: 
   const say = (line: string) => io.stderr.write(`${line}\n`);
   let live: HttpLiveView | null = null;
   let endpoint: MetricsEndpoint | null = null;
+  let dashboard: LiveDashboard | null = null;
   let stopScraper: () => Promise<void> | undefined = () => undefined;
   let push: OtlpPush | null = null;
   const closePush = async () => {
@@ -87,9 +89,10 @@ export async function runRequests(o: HttpRunOptions, prompts: PromptSource, io: 
     }
     const families = liveHttpFamilies(() => live);
     const labels = { command: 'http', protocol: 'http', process: process.env[CHILD_ENV] ?? '0' };
-    if (telemetry.metrics_port !== undefined) {
+    if (telemetry.metrics_port !== undefined || telemetry.dashboard) {
       try {
-        endpoint = await exposeMetrics({ port: telemetry.metrics_port, labels, say, families });
+        if (telemetry.metrics_port !== undefined) endpoint = await exposeMetrics({ port: telemetry.metrics_port, labels, say, families });
+        if (telemetry.dashboard) dashboard = await startDashboard(telemetry.dashboard.port, `duplex-bench http: ${o.output}`, ['duplex-bench', 'http', ...redactArgv(io.typed ?? io.argv)], families, nodeTimerHost, io);
       } catch (err) {
         io.stderr.write(`error: ${(err as Error).message}\n`);
         return EXIT.failed;
@@ -168,19 +171,24 @@ export async function runRequests(o: HttpRunOptions, prompts: PromptSource, io: 
     if (failure) io.stderr.write(`error: ${failure}\n`);
     if (unwritten) io.stderr.write(`error: ${unwritten}\n`);
     else if (v.verdict === 'failed') io.stderr.write(`error: no request completed (${Object.entries(summary.requests.errors).map(([k, v]) => `${k} ${v}`).join(', ')})\n`);
-    io.stdout.write(`${render(summary, o.output, v, more)}\n`);
+    const lines = render(summary, o.output, v, more);
+    io.stdout.write(`${lines}\n`);
     io.emit?.(written);
     await closePush();
-    if (endpoint) {
+    await dashboard?.finish(lines.split('\n').at(-1) ?? '');
+    const lingerMetrics = async () => {
+      if (!endpoint) return;
       if (telemetry.metrics_linger_s > 0) say(`metrics: serving the final counts ${telemetry.metrics_linger_s} s more (--metrics-linger-s; Ctrl-C ends it)`);
       await endpoint.linger(telemetry.metrics_linger_s, stop);
-    }
+    };
+    await Promise.all([lingerMetrics(), dashboard?.lingerThenClose(telemetry.dashboard?.linger_s ?? 0, stop, say)]);
     return unwritten || (vllm && !vllm.ok) ? EXIT.failed : exitOf(v, o.allow_unqualified);
   } finally {
     signals.dispose();
     await stopScraper();
     await closePush();
     await endpoint?.close();
+    await dashboard?.close();
     await writer.close().catch(() => undefined);
   }
 }

@@ -6,7 +6,7 @@ import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { CHILD_ENV, describeHost, projectRevision } from '@duplex-bench/launcher';
 import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, scheduleStall, spreadStarts, timersOn, type Clock } from '@duplex-bench/pacer';
-import { besideClient, ServerMetricsScraper } from '@duplex-bench/telemetry';
+import { besideClient, ServerMetricsScraper, type LiveDashboard } from '@duplex-bench/telemetry';
 import { ConversationInput } from '../conversation-input';
 import { behaviourFigures, hearConversationOr } from '../conversation-behaviour';
 import { connectionSettings, dialectRecord, redactArgv } from '../dialect-options';
@@ -33,6 +33,7 @@ import { RealtimeSession, SendBarrier, type SessionResult } from '@duplex-bench/
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { Progress } from './progress';
 import { runArrivals } from './arrival-sessions';
+import { startDashboard } from './dashboard';
 import type { RunOptions } from './run-settings';
 
 /** Gate margin: time between the start decision and the first packet, so no session starts late. */
@@ -97,7 +98,8 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
   const stop$ = new ReplaySubject<void>(1);
   // The exposition reads the writer's backlog, and the writer starts after the sessions' context.
   let backlogBytes = (): number => 0;
-  const telemetry = opts.metrics_port === undefined && !opts.otlp ? null : new ProcessTelemetry(measures, () => backlogBytes());
+  const telemetry = opts.metrics_port === undefined && !opts.otlp && !opts.dashboard ? null : new ProcessTelemetry(measures, () => backlogBytes());
+  let dashboard: LiveDashboard | null = null;
   const say = (line: string) => io.stderr.write(`${line}\n`);
   // --abort-on-fail: a term that can no longer pass ends the run as an interrupt does, and exits 4.
   const watch =
@@ -198,6 +200,7 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
       const labels = { command: 'run', protocol: opts.protocol, process: process.env[CHILD_ENV] ?? '0' };
       if (telemetry && opts.metrics_port !== undefined) await telemetry.listen(opts.metrics_port, labels, say);
       if (telemetry && opts.otlp) await telemetry.pushTo(opts.otlp.endpoint, opts.otlp.interval_s, labels, say);
+      if (telemetry && opts.dashboard) dashboard = await startDashboard(opts.dashboard.port, `duplex-bench run: ${opts.output}`, runJson.command, telemetry.families, clock, io);
       await writer.started();
     } catch (err) {
       io.stderr.write(`error: ${(err as Error).message}\n`);
@@ -388,13 +391,16 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
     if (slo) lines.splice(code === EXIT.slo_failed ? lines.length : lines.length - 1, 0, slo.line);
     io.stdout.write(`${lines.join('\n')}\n`);
     io.emit?.(written);
-    // The last scrapes see the counts the summary reports.
-    await telemetry?.lingerThenClose(opts.metrics_linger_s, firstValueFrom(stop$), say);
+    await dashboard?.finish(lines[lines.length - 1]);
+    // The last scrapes see the counts the summary reports; the dashboard shows them with the verdict.
+    const ctrlC = firstValueFrom(stop$);
+    await Promise.all([telemetry?.lingerThenClose(opts.metrics_linger_s, ctrlC, say), dashboard?.lingerThenClose(opts.dashboard?.linger_s ?? 0, ctrlC, say)]);
     return code;
   } finally {
     await sampler?.stop();
     await scraper?.stop();
     await telemetry?.close();
+    await dashboard?.close();
     progress.stop();
     watch?.stop();
     measures.stop();
