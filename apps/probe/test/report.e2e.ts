@@ -23,7 +23,8 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
   let mock: MockServer;
   let browser: Browser;
   beforeAll(async () => {
-    mock = await startMockServer({ port: 0, profile: 'nemotron', model: { ttfp_ms: 100, rtf: 0.5 } });
+    // It stamps each frame it sends: the report states the client's receive delay.
+    mock = await startMockServer({ port: 0, profile: 'nemotron', model: { ttfp_ms: 100, rtf: 0.5 }, stamp_sends: true });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   });
   afterAll(async () => {
@@ -176,7 +177,7 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
       );
       const hovered = await p.$$eval('#client-charts .uplot[data-time="true"]', (list) => list.map((u) => u.parentElement?.parentElement?.querySelector('.key-value')?.textContent ?? ''));
       const order = await p.$$eval('#sessions tbody tr', (rows) => rows.map((r) => (r.children[0] as unknown as { textContent: string }).textContent));
-      return { verdict: await box('#verdict'), server: await box('#server-verdict'), table: await box('#server-table'), ttfp, legends, uplotLegends, timeCharts, synced, cursors, hovered, order, text: await p.textContent('#server-verdict'), command: await p.textContent('#command') };
+      return { verdict: await box('#verdict'), server: await box('#server-verdict'), table: await box('#server-table'), ttfp, legends, uplotLegends, timeCharts, synced, cursors, hovered, order, text: await p.textContent('#server-verdict'), command: await p.textContent('#command'), receive: await p.textContent('#receive-delay') };
     });
     expect(page.errors).toEqual([]);
     expect(page.canvases.length).toBeGreaterThanOrEqual(8);
@@ -205,6 +206,7 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
     expect(Math.max(...times) - Math.min(...times)).toBeLessThanOrEqual(0.6);
     expect(f.hovered.every((v) => v.trim() !== '')).toBe(true);
     expect(f.order).toHaveLength(6);
+    expect(f.receive).toMatch(/^p50 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms over \d+ frames$/);
     expect(page.firstLate).toBe(0);
     process.stderr.write(`report screenshot: ${page.shot}\n`);
     await stat(page.shot);

@@ -107,6 +107,8 @@ export interface ReportData {
   server_metrics: ServerMetricsView | null;
   /** `--sampler`: every loop stall over 50 ms with its cause and evidence (the summary's block); null without. */
   stalls: RunSummary['stalls'] | null;
+  /** The client's wait before it stamps a received frame (server send stamp to client receive stamp), ms; null when the server stamps none. */
+  receive_delay: { p50: number | null; p99: number | null; max: number | null; n: number; origin: string } | null;
   /** The server's figures, one row each, for the first screen. */
   server_table: ServerRow[];
   /** The server against the SLO (beside the client's pacing verdict). */
@@ -125,7 +127,7 @@ export interface ServerMetricsView {
 }
 
 /** What the report reads of a summary: a run's, a recording's or a merged run's (results' types), as written with its verdict. */
-type SummaryLike = Pick<RunSummary, 'qualified' | 'interrupted' | 'packet_ms' | 'packets' | 'sessions' | 'unit_lag_ms' | 'unit_miss_rate' | 'units' | 'lockstep' | 'behaviour' | 'server_metrics' | 'stalls' | 'video'> & {
+type SummaryLike = Pick<RunSummary, 'qualified' | 'interrupted' | 'packet_ms' | 'packets' | 'sessions' | 'unit_lag_ms' | 'unit_miss_rate' | 'units' | 'lockstep' | 'behaviour' | 'server_metrics' | 'stalls' | 'video' | 'receive_delay_ms'> & {
   measurement_origin?: RunSummary['measurement_origin'];
   /** How the run ended (`run`, `record`, `merge` write it): `failed` when nothing completed or the run itself failed. */
   verdict?: SummaryVerdict;
@@ -379,6 +381,9 @@ export async function loadReport(dir: string, options: { mock_stats?: string; bi
     behaviour: summary.behaviour ? behaviourReport(summary.behaviour, conversations, (process, id) => completedIds.has(`${process}/${id}`)) : null,
     server_metrics: summary.server_metrics ? await serverMetricsView(dir, summary.server_metrics, first_s) : null,
     stalls: summary.stalls ?? null,
+    receive_delay: summary.receive_delay_ms
+      ? { p50: summary.receive_delay_ms.p50, p99: summary.receive_delay_ms.p99, max: summary.receive_delay_ms.max, n: summary.receive_delay_ms.count, origin: summary.measurement_origin?.receive_delay_ms ?? '' }
+      : null,
     server_table: [],
     server_verdict: serverVerdict(summary, options.slo),
   };

@@ -44,6 +44,7 @@ function reportData(over: Partial<ReportData> = {}): ReportData {
     behaviour: null,
     server_metrics: null,
     stalls: null,
+    receive_delay: null,
     server_table: [row()],
     ...over,
   };

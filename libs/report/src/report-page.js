@@ -142,6 +142,13 @@
     if (!late) say(box, 'no late packet: every packet went within one packet interval of its schedule');
   }
 
+  // The other half of "the recording measures the server": how long a received frame waited before the client stamped it.
+  box = section(client, 'Client receive delay (ms: server send stamp to client receive stamp)', "client: each received frame's receive stamp, taken in the socket's message handler, minus the server's send stamp on the same host's monotonic clock; it is added to every TTFT, TTFP and gap this run reports");
+  const rd = data.receive_delay;
+  const rdText = el('p', rd ? '' : 'empty', rd ? 'p50 ' + rd.p50 + ' ms, p99 ' + rd.p99 + ' ms, max ' + rd.max + ' ms over ' + rd.n + ' frames' : "the server stamps none of its frames (our mocks do with serve --stamp-sends): this client's own wait before it stamps a frame is not measured in this run");
+  rdText.id = 'receive-delay';
+  box.appendChild(rdText);
+
   box = section(client, 'Pacing deviation, cumulative (fraction of packets at or below; ms on a log axis)', 'client: every packet of every session; the largest is always drawn');
   if (data.cdf.length === 0) say(box, 'no packet was sent');
   else {

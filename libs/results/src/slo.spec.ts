@@ -24,4 +24,10 @@ describe('SLO terms', () => {
     expect(checkSlo(parseSlo('incomplete=0'), { sessions, arrivals: {} } as unknown as RunSummary)).toEqual([{ term: 'incomplete=0', value: 1, ok: false }]);
     expect(checkSlo(parseSlo('incomplete<=3'), { sessions } as unknown as RunSummary)).toEqual([{ term: 'incomplete<=3', value: 3, ok: true }]);
   });
+
+  it("judges the client's receive delay p99 where the server stamps its frames, and fails it where none are stamped", () => {
+    const stamped = { receive_delay_ms: { count: 5000, p50: 0.4, p90: 0.9, p99: 2.7, p99_9: 4, max: 6 } } as unknown as RunSummary;
+    expect(checkSlo(parseSlo('receive_delay_p99_ms<=5'), stamped)).toEqual([{ term: 'receive_delay_p99_ms<=5', value: 2.7, ok: true }]);
+    expect(checkSlo(parseSlo('receive_delay_p99_ms<=5'), { receive_delay_ms: null } as unknown as RunSummary)).toEqual([{ term: 'receive_delay_p99_ms<=5', value: null, ok: false }]);
+  });
 });

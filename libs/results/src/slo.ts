@@ -15,6 +15,7 @@ export const SLO_FIGURES: Record<string, { label: string; unit: string; read: (s
   rtf_p99: { label: 'RTF p99', unit: '', read: (s) => s.duplex?.rtf.p99, what: 'RTF p99 over responses (client)' },
   drift_p99_ms: { label: 'drift p99', unit: 'ms', read: (s) => s.duplex?.drift_max_ms.p99, what: "largest lag of a session's audio behind real time, p99 over sessions, ms" },
   output_gap_p99_ms: { label: 'longest output gap p99', unit: 'ms', read: (s) => s.duplex?.output_gap_max_ms.p99, what: 'longest output gap of a session, p99 over sessions, ms' },
+  receive_delay_p99_ms: { label: 'client receive delay p99', unit: 'ms', read: (s) => s.receive_delay_ms?.p99, what: "client receive delay p99, ms: each frame's receive stamp minus the server's send stamp (servers that stamp, our mocks with --stamp-sends); no figure where the server stamps none" },
   underruns: { label: 'playback underruns', unit: '', read: (s) => s.duplex?.playback_underruns, what: 'simulated playback underruns, summed over sessions' },
   // An arrival the server refused is blocking, judged by its own rule (sweep --max-blocking), not a session that broke.
   incomplete: { label: 'incomplete sessions', unit: '',

@@ -11,7 +11,7 @@ export const SWEEP_FLAGS = {
   runs: { kind: 'int', min: 1, default: 3, group: 'load', help: 'runs per session count (or rate), each a fresh process; a count passes only when every run does', value: 'N' },
   duration: { kind: 'number', min: 0, exclusive: true, default: 30, group: 'load', help: 'audio per session in each run, seconds', value: 'S' },
   resolution: { kind: 'int', min: 1, default: 4, group: 'load', help: 'bisection stops when the last passing and first failing counts are this close, sessions', value: 'N' },
-  slo: { kind: 'string', default: 'underruns=0,ttfp_p99_ms<=1000,incomplete=0', group: 'load', help: 'what each run must meet, figure<=bound joined by commas; figures: ttfp_p99_ms, ttft_p99_ms, stream_ttfp_p99_ms, stream_rtf_p99, rtf_p99, drift_p99_ms, output_gap_p99_ms, underruns, incomplete, unit_lag_p95_ms, unit_miss_rate, response_latency_p95_ms, stop_latency_p95_ms, pause_takeover_rate, backchannel_yield_rate', value: 'TERMS' },
+  slo: { kind: 'string', default: 'underruns=0,ttfp_p99_ms<=1000,incomplete=0', group: 'load', help: 'what each run must meet, figure<=bound joined by commas; figures: ttfp_p99_ms, ttft_p99_ms, stream_ttfp_p99_ms, stream_rtf_p99, rtf_p99, drift_p99_ms, output_gap_p99_ms, receive_delay_p99_ms, underruns, incomplete, unit_lag_p95_ms, unit_miss_rate, response_latency_p95_ms, stop_latency_p95_ms, pause_takeover_rate, backchannel_yield_rate', value: 'TERMS' },
   target: {
     kind: 'enum',
     values: ['server', 'client'],
