@@ -93,6 +93,8 @@ export class VllmOmniFlow implements SessionFlow {
   private conn: Connection | null = null;
   private ready = false;
   private closeSent = false;
+  /** Whether any frame came since the end of input began: a server silent for the whole drain is not waited on for 20 s more. */
+  private heardDuringEnd = true;
   /** `session.closed` arrived: the session is over, nothing more is sent. */
   private closedByServer = false;
   /** The server answered the opening with an error: there is no session to close. */
@@ -162,6 +164,7 @@ export class VllmOmniFlow implements SessionFlow {
   }
 
   private observe(conn: Connection, frame: DecodedFrame, received_s: number): void {
+    this.heardDuringEnd = true;
     const n = serverEventSeq(frame);
     this.seq.add(n);
     const type = gaEventName(frame.type);
@@ -409,6 +412,7 @@ export class VllmOmniFlow implements SessionFlow {
     const drain_ms = options.drain_timeout_ms ?? FLOW_TIMEOUTS.drain_timeout_ms;
     const close_ms = options.close_timeout_ms ?? VLLM_TIMEOUTS.close_timeout_ms;
     this.ackPlayback();
+    this.heardDuringEnd = false;
     if (this.serverVad) {
       await waitForQuiet(conn, {
         idle: () => !this.speaking && this.open.size === 0,
@@ -451,7 +455,19 @@ export class VllmOmniFlow implements SessionFlow {
     return true;
   }
 
-  async abort(conn: Connection, _error: unknown, options: FlowOptions): Promise<void> {
+  /**
+   * `session.close` after a failure, and `session.closed` waited on as their client waits (20 s).
+   * A server that sent nothing at all through the whole drain bound (it stopped reading, or hangs)
+   * is sent `session.close` (its slot) and not waited on: 20 s more of silence tell nothing, and
+   * the session's reason is already its drain bound's. The socket then closes as any failed one.
+   */
+  async abort(conn: Connection, error: unknown, options: FlowOptions): Promise<void> {
+    const silent = !this.heardDuringEnd && error instanceof TransportError && (error.reason === 'drain_timeout' || error.reason === 'turns_unsettled');
+    if (silent) {
+      if (!this.closeSent) this.send(vllmSessionClose(this.nextId('x')));
+      this.closeSent = true;
+      return;
+    }
     await this.close(conn, options.close_timeout_ms ?? VLLM_TIMEOUTS.close_timeout_ms);
   }
 
