@@ -116,6 +116,22 @@ describe('packetSizeOr', () => {
     expect(said[0]).toMatch(/refused/i);
   });
 
+  it('goes on with the default packet when the server refuses the look at admission (full: HTTP 503), and says so', async () => {
+    const full = createServer((_req, res) => res.writeHead(404).end());
+    full.on('upgrade', (_req, socket: Socket) => socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n'));
+    await new Promise<void>((resolve) => full.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `ws://127.0.0.1:${(full.address() as AddressInfo).port}/v1/realtime`;
+      const errors: string[] = [];
+      const lines: string[] = [];
+      expect(await packetSizeOr(url, options(), 2000, (m) => errors.push(m), (l) => lines.push(l))).toEqual({ packet_ms: options().packet_ms, source: 'default' });
+      expect(errors).toEqual([]);
+      expect(lines).toEqual([expect.stringMatching(/^packets: \d+ ms \(the default\): the server refused the look at its session\.created \(server refused the session with HTTP 503/)]);
+    } finally {
+      await new Promise((resolve) => full.close(resolve));
+    }
+  });
+
   it('gives the size when the server answers, and says nothing', async () => {
     server = new Greeter(created(40));
     const said: string[] = [];

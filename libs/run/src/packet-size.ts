@@ -32,18 +32,26 @@ export async function resolvePacketSize(url: string, o: DialectOptions, connect_
 /**
  * `resolvePacketSize` for a command: a server that cannot be reached is passed to `unreachable`
  * as one message, and the result is null (the command exits 1); bad input still throws its RunInputError.
+ * A server that refuses the look at admission (full: HTTP 503) is reachable: the run goes on with
+ * the default packet, `said` says so, and each session meets the refusal as its own `admission_refused`.
  */
 export async function packetSizeOr(
   url: string,
   o: DialectOptions,
   connect_timeout_ms: number,
   unreachable: (message: string) => void,
+  said: (line: string) => void = () => undefined,
 ): Promise<PacketSize | null> {
   try {
     return await resolvePacketSize(url, o, connect_timeout_ms);
   } catch (err) {
     if (err instanceof RunInputError) throw err;
-    unreachable(reasonOf(err).message);
+    const { reason, message } = reasonOf(err);
+    if (reason === 'admission_refused') {
+      said(`packets: ${o.packet_ms} ms (the default): the server refused the look at its session.created (${message})`);
+      return { packet_ms: o.packet_ms, source: 'default' };
+    }
+    unreachable(message);
     return null;
   }
 }

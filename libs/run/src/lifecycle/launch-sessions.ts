@@ -29,7 +29,7 @@ export async function processStalls(dirs: string[]): Promise<Array<{ process: st
  */
 export async function launchSessions(opts: RunOptions, io: RunIo, render: RenderMerged, module: string): Promise<number> {
   // Children get one packet size: the parent reads the server's, when it announces one.
-  const size = await packetSizeOr(opts.url, opts, opts.connect_timeout_ms, (message) => io.stderr.write(`error: ${message}\n`));
+  const size = await packetSizeOr(opts.url, opts, opts.connect_timeout_ms, (message) => io.stderr.write(`error: ${message}\n`), (line) => io.stderr.write(`${line}\n`));
   if (!size) return EXIT.failed;
   const sizeArgs = ['--packet-ms', String(size.packet_ms)];
   // A script played once in each child's sessions lasts at most one pass: the children's time to run is counted from that.

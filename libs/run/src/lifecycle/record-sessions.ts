@@ -80,7 +80,7 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
     io.stdout.write(`${render.nothingLeft({ dataset: dataset.length, stored: summary, file: runFile(given.output, 'summary') })}\n`);
     return summary && !summary.qualified && !given.allow_unqualified ? EXIT.unqualified : EXIT.ok;
   }
-  const size = await packetSizeOr(given.url, given, given.connect_timeout_ms, (message) => io.stderr.write(`error: ${message}\n`));
+  const size = await packetSizeOr(given.url, given, given.connect_timeout_ms, (message) => io.stderr.write(`error: ${message}\n`), (line) => io.stderr.write(`${line}\n`));
   if (!size) return EXIT.failed;
   const opts: RecordOptions = await withVideo({ ...given, packet_ms: size.packet_ms });
   const script = opts.conversation;

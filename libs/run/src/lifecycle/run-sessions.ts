@@ -54,10 +54,16 @@ export type RenderRun = (summary: RunSummary, output: string, v: RunVerdict) => 
 
 /** A run of sessions (`run`): streams the packets on every session, then writes the run's files and prints the summary `render` makes. Returns the exit status. */
 export async function runSessions(given: RunOptions, io: RunIo, render: RenderRun, clock: Clock = monotonicClock, hooks: RunHooks = {}): Promise<number> {
-  const size = await packetSizeOr(given.url, given, given.connect_timeout_ms, (message) => {
-    io.stderr.write(`error: ${message}\n`);
-    hooks.failedBeforeGate?.(message);
-  });
+  const size = await packetSizeOr(
+    given.url,
+    given,
+    given.connect_timeout_ms,
+    (message) => {
+      io.stderr.write(`error: ${message}\n`);
+      hooks.failedBeforeGate?.(message);
+    },
+    (line) => io.stderr.write(`${line}\n`),
+  );
   if (!size) return EXIT.failed;
   const opts: RunOptions = await withVideo({ ...given, packet_ms: size.packet_ms });
   if (size.source === 'session.created.capabilities.chunk_period_ms') {
