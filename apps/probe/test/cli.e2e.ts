@@ -113,6 +113,16 @@ describe('probe run without --url', () => {
     expect(() => process.kill(Number(said?.[1]), 0)).toThrow(/ESRCH/);
   });
 
+  it('record without --url records a conversation against the built-in nemotron mock, and leaves no mock behind', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'record-builtin-'));
+    const { code, stderr } = await probe(['record', '--conversation', 'default', '--duration', '4', '--concurrency', '2', '--per-subset', '2', '--postprocess', 'off', '--output', dir, '--allow-unqualified']);
+    const said = /^no --url: serving the built-in mock \(duplex-bench serve --profile nemotron --conversation default --stamp-sends\) at ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime, pid (\d+), for this recording; its stats go to (\S+)$/m.exec(stderr);
+    expect([code, said?.[2]]).toEqual([0, join(dir, 'mock.json')]);
+    const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+    expect(summary.sessions.completed).toBeGreaterThan(0);
+    expect(() => process.kill(Number(said?.[1]), 0)).toThrow(/ESRCH/);
+  });
+
   it('needs --url for more than one process, in one line, exit 2', async () => {
     const { code, stderr } = await probe(['run', '--concurrency', '2', '--duration', '1', '--processes', '2', '--output', '/tmp/x']);
     expect([code, stderr]).toEqual([2, 'error: --url is required with --processes, --shard or --start-at (the built-in mock serves one process)\n']);

@@ -70,3 +70,20 @@ describe('sweep against a model mock that holds 12 sessions', () => {
     expect((await probe([...base, '--processes', '0'])).code).toBe(2);
   });
 });
+
+describe('sweep without --url', () => {
+  it('serves one built-in mock for every run, names it in sweep.json by its flags, and leaves none behind', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sweep-builtin-'));
+    const { code, stderr } = await probe(['sweep', '--sessions', '2:4', '--runs', '1', '--duration', '1', '--output', dir, '--mock-profile', 'nemotron', '--run-args', '--allow-unqualified']);
+    expect(code).toBe(0);
+    const said = /^no --url: serving the built-in mock \(duplex-bench serve --profile nemotron --stamp-sends\) at (ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime), pid (\d+), for this sweep; its stats go to (\S+)$/m.exec(stderr);
+    expect(said?.[3]).toBe(join(dir, 'mock.json'));
+    const file = JSON.parse(await readFile(join(dir, 'sweep.json'), 'utf8')) as SweepFile;
+    expect(file.settings.url).toBe('built-in mock: duplex-bench serve --profile nemotron --stamp-sends');
+    expect(file.points.map((p) => p.sessions)).toEqual([2, 4]);
+    // Every run went to that one mock: its stats count their sessions.
+    const stats = JSON.parse(await readFile(join(dir, 'mock.json'), 'utf8')) as { sessions: { opened: number } };
+    expect(stats.sessions.opened).toBe(2 + 4);
+    expect(() => process.kill(Number(said?.[2]), 0)).toThrow(/ESRCH/);
+  });
+});

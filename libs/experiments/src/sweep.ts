@@ -105,6 +105,8 @@ export interface SweepPlan {
   output: string;
   /** The duplex-bench executable each run starts as a fresh process. */
   script: string;
+  /** The URL the runs connect to, when it is not `settings.url` (the built-in mock's port, which a resume does not keep). */
+  url?: string;
   /** Runs one run of a point (`run …` args): by default `script` as a fresh process; a spec gives a fake. */
   run?: PointRunner;
   /**
@@ -241,7 +243,7 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
       const load_args = arrival ? ['--arrival-rate', String(load), '--seed', String(arrival.seed + r - 1)] : ['--concurrency', String(per), ...layout];
       // One process judges its own terms as it goes, and a point that already failed stops in seconds.
       const abort = settings.abort_on_fail && p === 1 && terms.some(judgedLive) ? ['--slo', settings.slo, '--abort-on-fail', '--abort-grace-s', String(settings.abort_on_fail.grace_s)] : [];
-      const args = ['--url', settings.url, '--protocol', settings.protocol, ...load_args, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...abort, ...extra];
+      const args = ['--url', plan.url ?? settings.url, '--protocol', settings.protocol, ...load_args, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...abort, ...extra];
       const { code, error } = await runPoint(['run', ...args], running);
       const summary = await readJsonFile<RunSummary>(runFile(dir, 'summary'));
       // The run's own page, which the sweep's page links from its count (a run that wrote no summary has none).

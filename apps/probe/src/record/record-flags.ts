@@ -9,7 +9,8 @@ import { RUN_FLAGS } from '../run/run-flags';
 export const RECORD_CONVERSATION_DURATION_S = 60;
 
 export const RECORD_FLAGS = {
-  url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
+  url: { kind: 'string', group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server (none: the built-in mock, started for this recording, speaking --protocol)', value: 'URL' },
+  'mock-profile': { kind: 'enum', values: ['append-echo', 'nemotron', 'minicpmo', 'model'], group: 'connection', help: "without --url: the built-in native mock's profile (default append-echo; nemotron with --conversation)" },
   ...DIALECT_FLAGS,
   // run's --profile, parsed by the same parseDialectOptions: sglang-omni's legacy protocol.
   profile: RUN_FLAGS.profile,

@@ -1,5 +1,5 @@
 import type { RunIo } from '@duplex-bench/cli';
-import { dialectWarnings } from '@duplex-bench/run';
+import { dialectWarnings, withBuiltinMock } from '@duplex-bench/run';
 import { recordCommand } from './record-command';
 import { parseRecordOptions } from './record-options';
 
@@ -7,5 +7,7 @@ import { parseRecordOptions } from './record-options';
 export async function recordMain(argv: string[], io: RunIo): Promise<number> {
   const options = parseRecordOptions(argv);
   for (const line of dialectWarnings(options)) io.stderr.write(`${line}\n`);
+  const builtin = options.builtin_mock;
+  if (builtin) return withBuiltinMock({ ...options, ...builtin, processes: 1, command: 'recording' }, io, (url) => recordCommand({ ...options, url }, io));
   return recordCommand(options, io);
 }

@@ -15,6 +15,13 @@ function usageError(argv: string[]): string {
 }
 
 describe('parseRecordOptions with --conversation', () => {
+  it('without --url, records against the built-in mock (its profile with --mock-profile); --mock-profile beside --url is a usage error', () => {
+    expect(parseRecordOptions(BASE.slice(2)).builtin_mock).toEqual({});
+    expect(parseRecordOptions([...BASE.slice(2), '--mock-profile', 'minicpmo']).builtin_mock).toEqual({ mock_profile: 'minicpmo' });
+    expect(parseRecordOptions(BASE).builtin_mock).toBeUndefined();
+    expect(usageError([...BASE, '--mock-profile', 'nemotron'])).toBe('--mock-profile is for a recording without --url (the built-in mock)');
+  });
+
   it('takes a conversation, its length (60 s unless given) and the bounds of its figures', () => {
     expect(parseRecordOptions([...BASE, '--conversation', 'default'])).toMatchObject({ conversation: 'default', duration_s: RECORD_CONVERSATION_DURATION_S, max_stop_s: 3, takeover_min_ms: 500 });
     expect(RECORD_CONVERSATION_DURATION_S).toBe(60);

@@ -9,7 +9,10 @@ export type { RecordOptions } from '@duplex-bench/run';
 export function parseRecordOptions(argv: string[]): RecordOptions {
   const f = parseFlags(argv, RECORD_FLAGS);
   if (f._.length > 0) throw new UsageError(`unexpected argument "${f._[0]}"`);
-  if (!/^wss?:\/\//.test(f.url)) throw new UsageError(`--url must start with ws:// or wss://, got "${f.url}"`);
+  if (f['mock-profile'] !== undefined && f.url !== undefined) throw new UsageError('--mock-profile is for a recording without --url (the built-in mock)');
+  // No --url: recordMain starts the built-in mock and takes its URL.
+  const url = f.url ?? 'ws://127.0.0.1:0/v1/realtime';
+  if (!/^wss?:\/\//.test(url)) throw new UsageError(`--url must start with ws:// or wss://, got "${url}"`);
   const dialect = parseDialectOptions(f);
   // A recording's per-sample summary reports pacing and responses, not lockstep's units/s: a lockstep recording would say nothing true.
   if (dialect.pacing === 'lockstep') throw new UsageError('--pacing lockstep is for run (record reports realtime samples only)');
@@ -25,7 +28,8 @@ export function parseRecordOptions(argv: string[]): RecordOptions {
   // An arriving session a full server refuses is blocked, not retried, unless retries are asked for.
   if (rate !== undefined && f['admission-retries'] === undefined) dialect.admission = { ...dialect.admission, retries: 0 };
   return {
-    url: f.url,
+    url,
+    ...(f.url === undefined ? { builtin_mock: f['mock-profile'] !== undefined ? { mock_profile: f['mock-profile'] } : {} } : {}),
     ...dialect,
     concurrency: f.concurrency ?? 0,
     arrivals:

@@ -1,8 +1,10 @@
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { EXIT, parseFlags, UsageError, type RunIo } from '@duplex-bench/cli';
 import { loadOf, parseSlo, runSweep, type SloTerm, type SweepFile } from '@duplex-bench/experiments';
 import { experimentIo } from './experiment-io';
-import { entryModule } from '@duplex-bench/launcher';
+import { entryModule, startBuiltinMock } from '@duplex-bench/launcher';
+import { builtinMockArgs } from '@duplex-bench/run';
 import { runFile } from '@duplex-bench/results';
 import { SWEEP_FLAGS } from './sweep-flags';
 
@@ -77,8 +79,11 @@ export async function sweepCommand(argv: string[], io: RunIo): Promise<number> {
   if (f['max-processes'] !== undefined && processes !== 'auto') throw new UsageError('--max-processes goes with --processes auto');
   if (/(^|\s)--(processes|concurrency)\b/.test(f['run-args'])) throw new UsageError('--run-args may not set --processes or --concurrency: the sweep sets them');
   if (/(^|\s)--(slo|abort-on-fail|abort-grace-s)\b/.test(f['run-args'])) throw new UsageError('--run-args may not set --slo, --abort-on-fail or --abort-grace-s: give the sweep its --slo (and --run-to-end or --abort-grace-s)');
+  if (f.url !== undefined && (f['mock-profile'] !== undefined || f['mock-args'] !== '')) throw new UsageError('--mock-profile and --mock-args are for a sweep without --url (the built-in mock)');
+  // No --url: one built-in mock serves every run; sweep.json names it by its flags (its port changes on a resume).
+  const mockArgs = f.url === undefined ? [...builtinMockArgs({ protocol: f.protocol as 'native' | 'openai' | 'vllm-omni', turn_detection: 'none', output: f.output, ...(f['mock-profile'] !== undefined ? { mock_profile: f['mock-profile'] } : {}) }), ...f['mock-args'].split(/\s+/).filter(Boolean)] : null;
   const settings = {
-    url: f.url,
+    url: f.url ?? `built-in mock: duplex-bench serve ${(mockArgs ?? []).filter((a, i, all) => a !== '--stats-output' && all[i - 1] !== '--stats-output').join(' ')}`,
     target,
     protocol: f.protocol,
     duration_s: f.duration,
@@ -94,7 +99,14 @@ export async function sweepCommand(argv: string[], io: RunIo): Promise<number> {
   const resolution = arrival ? (f['rate-resolution'] ?? Math.max(0.01, Math.round(min * 10) / 100)) : f.resolution;
   // Each run's own page, linked from the sweep's; the report's code loads once, here.
   const afterRun = async (dir: string) => (await import('@duplex-bench/report')).writeReport(dir);
-  const file = await runSweep({ settings, terms, min, max, resolution, output: f.output, script: DUPLEX_BENCH_MODULE, afterRun }, experimentIo(io));
+  const mock = mockArgs ? await startBuiltinMock(mockArgs) : null;
+  if (mock) io.stderr.write(`no --url: serving the built-in mock (${settings.url.slice('built-in mock: '.length)}) at ${mock.url}, pid ${mock.pid}, for this sweep; its stats go to ${join(f.output, 'mock.json')}\n`);
+  let file: SweepFile;
+  try {
+    file = await runSweep({ settings, terms, min, max, resolution, output: f.output, script: DUPLEX_BENCH_MODULE, afterRun, ...(mock ? { url: mock.url } : {}) }, experimentIo(io));
+  } finally {
+    await mock?.stop();
+  }
   io.stdout.write(`${renderSweep(file, terms, min, f.output)}\n`);
   io.emit?.(file);
   return file.interrupted ? EXIT.interrupted : EXIT.ok;

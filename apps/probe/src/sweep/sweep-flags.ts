@@ -2,7 +2,9 @@
 // command. So the names and defaults it states are written here (command-flags.spec.ts holds them to the lib's).
 
 export const SWEEP_FLAGS = {
-  url: { kind: 'string', required: true, group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server', value: 'URL' },
+  url: { kind: 'string', group: 'connection', help: 'ws:// or wss:// endpoint of the realtime server (none: the built-in mock, started once for the whole sweep, speaking --protocol)', value: 'URL' },
+  'mock-profile': { kind: 'enum', values: ['append-echo', 'nemotron', 'minicpmo', 'model'], group: 'connection', help: "without --url: the built-in native mock's profile (default append-echo)" },
+  'mock-args': { kind: 'string', default: '', group: 'connection', help: 'without --url: further serve flags for the built-in mock, as one string (e.g. "--capacity-sessions 12"), so the sweep has a limit to find', value: 'FLAGS' },
   sessions: { kind: 'string', group: 'load', help: 'session counts to search, MIN:MAX: doubling from MIN, then bisecting (default: 8:512)', value: 'MIN:MAX' },
   'arrival-rate': { kind: 'string', group: 'load', help: 'instead of --sessions: offered rates to search, sessions per second, MIN:MAX: doubling from MIN, then bisecting; each point is run --arrival-rate R (give --session-duration, --run-for and --warmup-s in --run-args)', value: 'MIN:MAX' },
   'rate-resolution': { kind: 'number', min: 0, exclusive: true, group: 'load', help: 'with --arrival-rate: bisection stops when the last passing and first failing rates are this close, sessions/s (default: a tenth of MIN)', value: 'R' },

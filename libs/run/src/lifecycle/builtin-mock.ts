@@ -5,6 +5,8 @@ import type { RunOptions } from './run-settings';
 
 /** What `run` without `--url` serves itself: the mock that speaks the run's dialect. */
 export type BuiltinMockOptions = Pick<RunOptions, 'protocol' | 'turn_detection' | 'conversation' | 'output'> & {
+  /** What the mock serves, for its one line: run (default), recording, sweep. */
+  command?: string;
   /** `--mock-profile`: the native mock's profile (default append-echo; nemotron with --conversation). */
   mock_profile?: string;
 };
@@ -29,11 +31,11 @@ export function builtinMockArgs(o: BuiltinMockOptions): string[] {
  * on an error and on an interrupt alike. One process only: a launched or sharded run needs a server
  * every process can reach, so it needs `--url`.
  */
-export async function withBuiltinMock(o: BuiltinMockOptions & Pick<RunOptions, 'processes' | 'shard' | 'start_at_ms'>, io: RunIo, run: (url: string) => Promise<number>): Promise<number> {
+export async function withBuiltinMock(o: BuiltinMockOptions & Pick<RunOptions, 'processes'> & Partial<Pick<RunOptions, 'shard' | 'start_at_ms'>>, io: RunIo, run: (url: string) => Promise<number>): Promise<number> {
   if (o.processes > 1 || o.shard || o.start_at_ms !== undefined) throw new UsageError('--url is required with --processes, --shard or --start-at (the built-in mock serves one process)');
   const args = builtinMockArgs(o);
   const mock = await startBuiltinMock(args);
-  io.stderr.write(`no --url: serving the built-in mock (duplex-bench serve ${args.filter((a) => !a.endsWith('mock.json') && a !== '--stats-output').join(' ')}) at ${mock.url}, pid ${mock.pid}, for this run; its stats go to ${join(o.output, 'mock.json')}\n`);
+  io.stderr.write(`no --url: serving the built-in mock (duplex-bench serve ${args.filter((a) => !a.endsWith('mock.json') && a !== '--stats-output').join(' ')}) at ${mock.url}, pid ${mock.pid}, for this ${o.command ?? 'run'}; its stats go to ${join(o.output, 'mock.json')}\n`);
   try {
     return await run(mock.url);
   } finally {

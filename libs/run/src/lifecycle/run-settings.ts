@@ -94,6 +94,8 @@ export interface RecordArrivals {
 
 export interface RecordOptions extends DialectOptions, ConversationOptions, TelemetryOptions {
   url: string;
+  /** No `--url`: the built-in mock serves the recording (recordMain starts it and sets `url`). */
+  builtin_mock?: { mock_profile?: string };
   /** Sessions at a time; 0 with arrivals. */
   concurrency: number;
   arrivals: RecordArrivals | null;
