@@ -96,6 +96,27 @@ describe('probe run --processes --protocol openai', () => {
   });
 });
 
+describe('probe run --processes --slo', () => {
+  it('judges the SLO once, on the pooled summary: the children run without it, and a failed term exits 4 naming it', async () => {
+    const mock = await startMockServer({ port: 0, protocol: 'openai', openai: { silence_ms: 200 } });
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'probe-launch-slo-'));
+      const { code, stdout } = await probe([
+        'run', '--url', mock.url, '--protocol', 'openai', '--processes', '2', '--concurrency', '1', '--duration', '0.8',
+        '--cpu-affinity', 'off', '--output', dir, '--allow-unqualified', '--slo', 'ttfp_p99_ms<=0.001,incomplete=0',
+      ]);
+      expect(code).toBe(4);
+      expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^SLO FAILED: ttfp_p99_ms<=0\.001 \(TTFP p99 [\d.]+\)$/);
+      const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+      expect(summary.slo).toMatchObject({ passed: false, terms: [{ term: 'ttfp_p99_ms<=0.001', ok: false }, { term: 'incomplete=0', value: 0, ok: true }] });
+      // Each child ran without the terms: its own summary has no slo block.
+      expect(JSON.parse(await readFile(join(dir, 'p0', 'summary.json'), 'utf8')).slo).toBeUndefined();
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
 describe('probe run without --url', () => {
   it('serves the built-in mock for the run, says so, writes its stats beside the run, and leaves no mock behind', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'probe-builtin-'));

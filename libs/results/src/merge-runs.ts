@@ -14,6 +14,8 @@ export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   behaviour?: BehaviourSummary;
   /** `run --processes --sampler`: every process's loop stalls with their causes, pooled. */
   stalls?: StallsSummary;
+  /** `run --processes --slo`: each term judged on this pooled summary. */
+  slo?: RunSummary['slo'];
   interrupted: boolean;
   sessions: RunSummary['sessions'];
   cpu_cores: { total: number; per_process: number[] };

@@ -74,7 +74,9 @@ describe('parseRunOptions', () => {
     expect(parseRunOptions(BASE).slo).toBeUndefined();
     expect(usageError([...BASE, '--slo', 'ttfp<=3'])).toMatch(/^--slo: unknown figure "ttfp"; the figures are ttfp_p99_ms, /);
     expect(usageError([...BASE, '--slo', 'ttfp_p99_ms<<3'])).toBe('--slo: cannot read "ttfp_p99_ms<<3" (figure<=number, joined by commas)');
-    expect(usageError([...BASE, '--slo', 'incomplete=0', '--processes', '2'])).toMatch(/^--slo judges one process/);
+    // Over processes, the launcher judges the pooled summary.
+    expect(parseRunOptions([...BASE, '--slo', 'incomplete=0', '--processes', '2']).slo).toHaveLength(1);
+    expect(usageError([...BASE, '--slo', 'incomplete=0', '--processes', '2', '--abort-on-fail'])).toMatch(/^--abort-on-fail watches one process/);
   });
 
   it('refuses --dashboard-port with --processes: the dashboard draws one process', () => {

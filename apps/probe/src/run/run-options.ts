@@ -99,7 +99,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     cpu_affinity: f['cpu-affinity'] as RunOptions['cpu_affinity'],
     allow_unqualified: f['allow-unqualified'],
     ...(builtin ? { builtin_mock: builtin } : {}),
-    ...(f.slo !== undefined ? { slo: sloTerms(f.slo, f.processes) } : {}),
+    ...(f.slo !== undefined ? { slo: sloTerms(f.slo) } : {}),
     ...abortOnFail(f),
     quiet: f.quiet,
     ...telemetryOptions(f),
@@ -108,16 +108,16 @@ export function parseRunOptions(argv: string[]): RunOptions {
 }
 
 /** `--abort-on-fail [--abort-grace-s S]`: only with --slo, and with at least one term judged live. */
-function abortOnFail(f: { 'abort-on-fail': boolean; 'abort-grace-s': number; slo?: string }): Pick<RunOptions, 'abort_on_fail'> {
+function abortOnFail(f: { 'abort-on-fail': boolean; 'abort-grace-s': number; slo?: string; processes: number }): Pick<RunOptions, 'abort_on_fail'> {
   if (!f['abort-on-fail']) return {};
   if (f.slo === undefined) throw new UsageError('--abort-on-fail ends a run on its --slo terms: give --slo');
+  if (f.processes > 1) throw new UsageError('--abort-on-fail watches one process: run it without --processes (--slo alone judges the pooled run at its end)');
   if (!parseSlo(f.slo).some(judgedLive)) throw new UsageError(`--abort-on-fail: none of the --slo terms can be judged before the end (live: incomplete<=N, ttfp_p99_ms, ttft_p99_ms, rtf_p99)`);
   return { abort_on_fail: { grace_s: f['abort-grace-s'] } };
 }
 
 /** `--slo TERMS`, read as the sweep reads them; a term that does not read is a usage error naming it. */
-function sloTerms(text: string, processes: number) {
-  if (processes > 1) throw new UsageError('--slo judges one process: run it without --processes (or judge the merged run with report --slo)');
+function sloTerms(text: string) {
   try {
     return parseSlo(text);
   } catch (err) {

@@ -12,6 +12,7 @@ import { packetSizeOr } from '../packet-size';
 import { ProcessSampler } from '../process-sampler';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
+import { exitWithSlo, judgeSlo } from '../slo-verdict';
 import type { RunOptions } from './run-settings';
 
 /** The human lines of merged runs, the verdict last; `more` go before it: the command's to render. */
@@ -62,7 +63,7 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
     module,
     count: opts.processes,
     // Each child serves its own /metrics, on the port after the previous child's (labelled process="i").
-    args: (i) => ['run', ...withoutSecrets(io.argv), ...sizeArgs, '--processes', '1', '--output', join(opts.output, `p${i}`), '--quiet', ...metricsPortOf(i), ...samplerArgs],
+    args: (i) => ['run', ...withoutFlag(withoutSecrets(io.argv), '--slo'), ...sizeArgs, '--processes', '1', '--output', join(opts.output, `p${i}`), '--quiet', ...metricsPortOf(i), ...samplerArgs],
     env: opts.api_key ? { [CHILD_KEY_ENV]: opts.api_key } : undefined,
     start_timeout_ms: opts.start_timeout_ms,
     run_timeout_ms: (session_s + opts.drain_timeout_ms / 1000 + 60 + (opts.metrics_port === undefined ? 0 : opts.metrics_linger_s)) * 1000,
@@ -116,14 +117,32 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
   } satisfies RunRecord;
   const failure = died.length > 0 ? died.map((c) => `process ${c.index} ${c.failure ?? 'left no summary'}`).join('; ') : null;
   const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons, failure });
+  // --slo: judged here, on the pooled summary (the children run without it).
+  // The pooled summary holds every figure a term reads (duplex, sessions, units, behaviour), under the run's names.
+  const slo = opts.slo ? judgeSlo(opts.slo, summary as unknown as RunSummary) : null;
+  if (slo) summary.slo = slo.block;
   const written = withVerdict(summary, v);
   await writeFile(runFile(opts.output, 'summary'), JSON.stringify(written, null, 1));
   await writeRunRecord(opts.output, runJson);
   // Error lines first: the verdict is the last human line.
   for (const c of died) io.stderr.write(`error: process ${c.index} ${c.failure ?? 'left no summary'}\n`);
-  io.stdout.write(`${render(summary, opts.output, v)}\n`);
+  const code = exitWithSlo(exitOf(v, opts.allow_unqualified), slo);
+  // The SLO's line goes last when it decides the status, else just before the verdict.
+  const lines = render(summary, opts.output, v).split('\n');
+  if (slo) lines.splice(code === EXIT.slo_failed ? lines.length : lines.length - 1, 0, slo.line);
+  io.stdout.write(`${lines.join('\n')}\n`);
   io.emit?.(written);
-  return exitOf(v, opts.allow_unqualified);
+  return code;
+}
+
+/** `argv` without `flag` and its value (`--flag V` or `--flag=V`). */
+export function withoutFlag(argv: string[], flag: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === flag) i++;
+    else if (!argv[i].startsWith(`${flag}=`)) out.push(argv[i]);
+  }
+  return out;
 }
 
 /** The longest one pass of the run's conversation can take, s, at the children's packet size. Throws UsageError for a script or WAV it cannot read. */
