@@ -5,8 +5,8 @@ import type { RunIo } from '@duplex-bench/cli';
 import { main } from './main';
 
 // Each command that reads a run directory, given a file of it cut short: one line on stderr naming
-// the file, 'not valid JSON' with the parser's place and that the file may be cut short; exit 1, as
-// report and merge give for a summary.json cut short.
+// the file, 'not valid JSON' with the parser's place and that the file may be cut short; exit 2, as
+// for every input given that does not read (BAD_RUN_FILE).
 
 function io(): RunIo & { out: string[]; err: string[] } {
   const out: string[] = [];
@@ -35,7 +35,7 @@ describe('a run file cut short, given to each command that reads it', () => {
     await writeFile(join(dir, 'samples.msgpack'), '');
     await writeFile(join(dir, file), '{"kind":"ht');
     const given = io();
-    expect(await main(argv(dir), given)).toBe(1);
+    expect(await main(argv(dir), given)).toBe(2);
     expect(given.err).toEqual(oneLine(join(dir, file)));
   });
 });

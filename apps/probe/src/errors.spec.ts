@@ -2,7 +2,7 @@ import { runProgram, UsageError, type CliProgram, type RunIo } from '@duplex-ben
 import { ConformanceError } from '@duplex-bench/conformance';
 import { ExperimentError } from '@duplex-bench/experiments';
 import { ReportInputError } from '@duplex-bench/report';
-import { ResultsInputError, RunDirError } from '@duplex-bench/results';
+import { ResultsInputError, RunDirError, RunFileError } from '@duplex-bench/results';
 import { RunInputError } from '@duplex-bench/run';
 import { BAD_INPUT_ERRORS, usageOf } from './errors';
 
@@ -20,6 +20,7 @@ describe('usageOf', () => {
       new ConformanceError('NO_TRACES', 'd', '/x'),
       new ExperimentError('BAD_SLO', 'e'),
       new ReportInputError('NOT_A_RUN', 'f'),
+      new RunFileError('/x/summary.json', 'not valid JSON'),
     ];
     // Every name in the list is a lib class's own, and every class is listed.
     expect(new Set(each.map((err) => err.name))).toEqual(BAD_INPUT_ERRORS);
