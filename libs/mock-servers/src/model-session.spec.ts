@@ -1,7 +1,8 @@
 import { VirtualTimeScheduler } from 'rxjs';
 import { schedulerTimerHost } from '@duplex-bench/pacer';
 import { ModelSession, type ModelOptions } from './model-session';
-import { NativeTurnFrames } from './turn-frames';
+import { NativeTurnFrames, OpenAITurnFrames } from './turn-frames';
+import { OpenAIServerEvents } from '@duplex-bench/protocol';
 
 /**
  * The model mock's timing in virtual time: every figure is exact, as nothing else shares the clock.
@@ -107,5 +108,22 @@ describe('ModelSession in virtual time', () => {
     const done = m.out.filter((e) => e.type === 'response.done');
     expect(done.map((e) => e.t_ms)).toEqual([250]);
     expect((done[0].event.response as { status: string }).status).toBe('cancelled');
+  });
+
+  it("ends each turn with the transcript its deltas carried, an hour's turn held as a count (OpenAI frames: three turns, the last cancelled)", () => {
+    const scheduler = new VirtualTimeScheduler();
+    const out: Array<Record<string, unknown>> = [];
+    const frames = new OpenAITurnFrames(new OpenAIServerEvents('sess', 'ga'), Buffer.alloc(3840).toString('base64'), schedulerTimerHost(scheduler), false);
+    const session = new ModelSession({ ttfp_ms: 100, rtf: 0.5, burst_units: 1, turn_every_s: 0.4 }, 80, frames, schedulerTimerHost(scheduler), (frame) => out.push(JSON.parse(frame) as Record<string, unknown>));
+    for (let i = 0; i < 14; i++) scheduler.schedule(() => session.onInputUnit(i), i * 80);
+    scheduler.schedule(() => session.cancel(), 14 * 80 + 90);
+    scheduler.flush();
+    const deltas = new Map<string, string>();
+    for (const e of out) if (e.type === 'response.output_audio_transcript.delta') deltas.set(String(e.response_id), (deltas.get(String(e.response_id)) ?? '') + String(e.delta));
+    const done = out.filter((e) => e.type === 'response.output_audio_transcript.done');
+    expect(done.length).toBeGreaterThanOrEqual(3);
+    for (const d of done) expect(d.transcript).toBe(deltas.get(String(d.response_id)) ?? '');
+    // Not all the same text: each turn starts where its first unit fell in the word cycle.
+    expect(new Set(done.map((d) => d.transcript)).size).toBeGreaterThan(1);
   });
 });
