@@ -117,6 +117,27 @@ describe('probe run --processes --slo', () => {
   });
 });
 
+describe('probe run --processes --protocol vllm-omni', () => {
+  it("pools the children's vllm_omni block at the top, as merge does", async () => {
+    const mock = await startMockServer({ port: 0, protocol: 'openai', profile: 'model', max_sessions: 2, model: { ttfp_ms: 100, rtf: 0.5 }, openai: { flavor: 'vllm-omni', silence_ms: 200 } });
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'probe-launch-vllm-'));
+      const { code } = await probe([
+        'run', '--url', mock.url, '--protocol', 'vllm-omni', '--model', 'm', '--audio', join(__dirname, '..', '..', '..', 'libs', 'audio', 'speech', 'q1.wav'), '--processes', '2', '--concurrency', '1', '--duration', '3',
+        '--cpu-affinity', 'off', '--output', dir, '--allow-unqualified',
+      ]);
+      expect(code).toBe(0);
+      const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+      const children = await Promise.all(['p0', 'p1'].map(async (p) => JSON.parse(await readFile(join(dir, p, 'summary.json'), 'utf8'))));
+      expect(children.every((c) => c.vllm_omni !== undefined)).toBe(true);
+      expect(summary.vllm_omni).toBeDefined();
+      expect(summary.vllm_omni.playback_ack_too_late).toBe(children.reduce((n, c) => n + c.vllm_omni.playback_ack_too_late, 0));
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
 describe('probe run without --url', () => {
   it('serves the built-in mock for the run, says so, writes its stats beside the run, and leaves no mock behind', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'probe-builtin-'));

@@ -12,6 +12,7 @@ import { packetSizeOr } from '../packet-size';
 import { ProcessSampler } from '../process-sampler';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
+import { pooledDialectBlocks } from './merge-runs';
 import { exitWithSlo, judgeSlo } from '../slo-verdict';
 import type { RunOptions } from './run-settings';
 
@@ -91,6 +92,8 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
   const summary = { ...merged, interrupted: merged.interrupted || signals.interrupted, layout: { processes: opts.processes, concurrency: opts.concurrency } };
   const duplex = await mergeDuplex(summarised, opts.output);
   if (duplex) summary.duplex = duplex;
+  // The dialect's own blocks (vLLM-Omni, legacy, camera frames), pooled as merge pools them.
+  Object.assign(summary, await pooledDialectBlocks(summarised));
   if (opts.sampler) {
     const parts = await processStalls(summarised);
     const pooled = poolStalls(parts, (await readSamplerFile(opts.output, 0).catch(() => null))?.footer ?? null);

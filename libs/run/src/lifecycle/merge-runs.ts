@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { UsageError } from '@duplex-bench/cli';
 import type { HttpSummary } from '@duplex-bench/http-load';
-import { readRunRecord, buildMergedSummary, mergeDuplex, mergeLegacy, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, runFile, shiftRun, vllmOmniFigures, readJsonFile, type LegacyFigures, type VideoFigures, writeRunFile } from '@duplex-bench/results';
+import { readRunRecord, buildMergedSummary, mergeDuplex, mergeLegacy, pooledDuplexSessions, readRunForMerge, RunDirError, runDirsOfAll, runFile, shiftRun, vllmOmniFigures, readJsonFile, type LegacyFigures, type RunSummary, type VideoFigures, writeRunFile } from '@duplex-bench/results';
 import { lineUpClocks, readRunClocks, type ClockLineup } from '../clock-lineup';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
@@ -21,6 +21,31 @@ export interface RenderMerge {
 }
 
 type MergeIo = { stdout: { write(s: string): unknown }; stderr?: { write(s: string): unknown }; emit?(summary: unknown): void };
+
+type PartBlocks = { video?: VideoFigures; legacy?: LegacyFigures; vllm_omni?: { playback_ack_too_late?: number } };
+
+/**
+ * The dialect's own blocks of runs pooled (`merge`, and `run --processes` over its children): the
+ * vLLM-Omni block when every part spoke it, the legacy block likewise, the camera frames of any.
+ * `parts` are the runs' summaries as read (their blocks); missing ones are read here.
+ */
+export async function pooledDialectBlocks(dirs: string[], parts?: PartBlocks[]): Promise<Pick<RunSummary, 'vllm_omni' | 'legacy' | 'video'>> {
+  const read = parts ?? (await Promise.all(dirs.map(async (d) => (await readJsonFile<PartBlocks>(runFile(d, 'summary'))) ?? {})));
+  const out: Pick<RunSummary, 'vllm_omni' | 'legacy' | 'video'> = {};
+  const protocols = await Promise.all(dirs.map(runProtocolOf));
+  if (protocols.length > 0 && protocols.every((p) => p === 'vllm-omni')) {
+    const vllm = vllmOmniFigures(await pooledDuplexSessions(dirs));
+    // The refused acks are counted per session from its events, which duplex_metrics.json does not keep: the parts' counts, summed.
+    if (vllm) out.vllm_omni = { ...vllm, playback_ack_too_late: read.reduce((n, p) => n + (p.vllm_omni?.playback_ack_too_late ?? 0), 0) };
+  }
+  if (protocols.length > 0 && protocols.every((p) => p === 'sglang-legacy')) {
+    const legacy = await mergeLegacy(dirs, read.map((p) => p.legacy));
+    if (legacy) out.legacy = legacy;
+  }
+  const video = mergedVideo(read.map((p) => p.video));
+  if (video) out.video = video;
+  return out;
+}
 
 /** Runs merged into one (`merge DIR… --output OUT`): pooled summary.json and duplex_metrics.json under `output`. Returns the exit status. */
 export async function mergeRuns(given: string[], flags: MergeOptions, io: MergeIo, render: RenderMerge): Promise<number> {
@@ -52,18 +77,7 @@ export async function mergeRuns(given: string[], flags: MergeOptions, io: MergeI
   await mkdir(flags.output, { recursive: true });
   const duplex = await mergeDuplex(dirs, flags.output);
   if (duplex) summary.duplex = duplex;
-  const protocols = await Promise.all(dirs.map(runProtocolOf));
-  if (protocols.every((p) => p === 'vllm-omni')) {
-    const vllm = vllmOmniFigures(await pooledDuplexSessions(dirs));
-    // The refused acks are counted per session from its events, which duplex_metrics.json does not keep: the parts' counts, summed.
-    if (vllm) summary.vllm_omni = { ...vllm, playback_ack_too_late: parts.reduce((n, p) => n + (p.vllm_omni?.playback_ack_too_late ?? 0), 0) };
-  }
-  if (protocols.every((p) => p === 'sglang-legacy')) {
-    const legacy = await mergeLegacy(dirs, parts.map((p) => p.legacy));
-    if (legacy) summary.legacy = legacy;
-  }
-  const video = mergedVideo(parts.map((p) => p.video));
-  if (video) summary.video = video;
+  Object.assign(summary, await pooledDialectBlocks(dirs, parts));
   // This merge was not interrupted: a part that was makes the pool unqualified (exit 3), as one that left no summary.
   const v = verdictOf({ ...summary, interrupted: false, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons });
   const written = withVerdict(summary, v);
