@@ -53,7 +53,7 @@ export async function serveCommand(argv: string[], io: RunIo): Promise<number> {
     endpoint = await exposeMetrics({
       port: options.metrics_port,
       labels: { command: 'serve', protocol: options.protocol, process: '0' },
-      families: mockFamilies({ counts: () => live.counts() }),
+      families: mockFamilies({ counts: () => live.counts() }, options.gpu),
       say: (line) => io.stderr.write(`${line}\n`),
     });
   } catch (err) {

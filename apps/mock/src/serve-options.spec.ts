@@ -17,6 +17,12 @@ describe('mock serve flags', () => {
     expect(parseServeOptions(['--protocol', 'openai', '--replies-per-append', '1']).replies_per_append).toBe(1);
   });
 
+  it('takes the GPU test double only with --metrics-port, and only when a --gpu-* flag is given', () => {
+    expect(parseServeOptions(['--profile', 'nemotron', '--metrics-port', '0', '--gpu-base-mib', '2000', '--gpu-mib-per-session', '1000']).gpu).toEqual({ base_mib: 2000, mib_per_session: 1000, util_per_session: 0 });
+    expect(parseServeOptions(['--profile', 'nemotron', '--metrics-port', '0']).gpu).toBeUndefined();
+    expect(() => parseServeOptions(['--profile', 'nemotron', '--gpu-util-per-session', '8'])).toThrow('--gpu-util-per-session goes with --metrics-port (the GPU gauges are served on /metrics)');
+  });
+
   it('ends with its parent unless --outlive-parent, for every protocol', () => {
     expect(parseServeOptions([]).outlive_parent).toBe(false);
     expect(parseServeOptions(['--outlive-parent']).outlive_parent).toBe(true);

@@ -54,7 +54,10 @@ export const SERVE_FLAGS = {
   'leading-silence-ms': { kind: 'number', min: 0, group: 'model', help: 'model mocks without behaviour flags: each response opens with this much silence, then speaks (a -20 dBFS tone) instead of staying silent; a client hears it that much after its first audio (audible_ttfp_ms)', value: 'MS' },
   conversation: { kind: 'string', group: 'model', help: `behaviour mode: the conversation script the probe follows (a built-in name: default, or a YAML or JSON file). ${BEHAVIOUR_RULES}`, value: 'NAME|FILE' },
   'max-sessions': { kind: 'int', min: 1, group: 'limits', help: 'refuse the upgrade (HTTP 503) past this many open sessions (vllm-omni flavour: answer the opening session.update with resource_exhausted)', value: 'N' },
-  'metrics-port': { ...TELEMETRY_FLAGS['metrics-port'], help: 'realtime mocks: serve Prometheus metrics (sessions, admissions, frames) at http://127.0.0.1:P/metrics while serving (0: a free port, printed)' },
+  'metrics-port': { ...TELEMETRY_FLAGS['metrics-port'], help: 'realtime mocks: serve Prometheus metrics (sessions, admissions, frames; with a --gpu-* flag, DCGM GPU gauges) at http://127.0.0.1:P/metrics while serving (0: a free port, printed)' },
+  'gpu-base-mib': { kind: 'number', min: 0, default: 0, group: 'telemetry', help: 'with --metrics-port: a test double of a GPU: DCGM_FI_DEV_FB_USED is this many MiB plus --gpu-mib-per-session per active session', value: 'MIB' },
+  'gpu-mib-per-session': { kind: 'number', min: 0, default: 0, group: 'telemetry', help: 'with --metrics-port: DCGM_FI_DEV_FB_USED grows this many MiB per active session', value: 'MIB' },
+  'gpu-util-per-session': { kind: 'number', min: 0, default: 0, group: 'telemetry', help: 'with --metrics-port: DCGM_FI_DEV_GPU_UTIL is min(100, this x active sessions), %', value: 'PCT' },
   'stats-output': { kind: 'string', group: 'output', help: "write the mock's stats (arrival deviation, loop lag, CPU) as JSON here on exit", value: 'FILE' },
   'outlive-parent': { kind: 'bool', group: 'output', help: 'keep serving when the process that started this one ends (by default that ends it as SIGTERM does: stats written, exit 0)' },
   'unit-ms': { kind: 'number', min: 0, exclusive: true, group: 'model', help: "output unit, ms (default: the profile's; openai 80)", value: 'MS' },
@@ -109,6 +112,8 @@ export interface ServeOptions {
   stats_output?: string;
   /** `--metrics-port`: live /metrics on 127.0.0.1 while serving. */
   metrics_port?: number;
+  /** `--gpu-*`: the DCGM gauges of a GPU the mock does not have, on its /metrics; absent without a --gpu-* flag. */
+  gpu?: { base_mib: number; mib_per_session: number; util_per_session: number };
   /** Keep serving when the parent process ends (else that is taken as SIGTERM). */
   outlive_parent: boolean;
   /** `--fault`: every session misbehaves so. */
@@ -230,5 +235,14 @@ export function parseServeOptions(argv: string[]): ServeOptions {
     metrics_port: telemetryOptions({ 'metrics-port': f['metrics-port'], 'metrics-linger-s': 0, 'otlp-interval-s': 5, 'dashboard-linger-s': 0 }).metrics_port,
     outlive_parent: f['outlive-parent'],
     ...(f.fault === undefined ? {} : { fault: { action: f.fault as MockFault['action'], after_appends: f['fault-after'] } }),
+    ...gpuOf(f, argv),
   };
+}
+
+/** `--gpu-base-mib`, `--gpu-mib-per-session`, `--gpu-util-per-session`: any of them exports the DCGM gauges; only with --metrics-port. */
+function gpuOf(f: { 'gpu-base-mib': number; 'gpu-mib-per-session': number; 'gpu-util-per-session': number; 'metrics-port'?: number }, argv: string[]): Pick<ServeOptions, 'gpu'> {
+  const given = ['gpu-base-mib', 'gpu-mib-per-session', 'gpu-util-per-session'].filter((k) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`)));
+  if (given.length === 0) return {};
+  if (f['metrics-port'] === undefined) throw new UsageError(`--${given[0]} goes with --metrics-port (the GPU gauges are served on /metrics)`);
+  return { gpu: { base_mib: f['gpu-base-mib'], mib_per_session: f['gpu-mib-per-session'], util_per_session: f['gpu-util-per-session'] } };
 }

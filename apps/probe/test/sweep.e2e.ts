@@ -2,6 +2,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockServer, type MockServer } from '@duplex-bench/mock-servers';
+import { freePort } from '@duplex-bench/mock-servers/testing';
 import { probe } from './in-process.spec-helpers';
 import type { SweepFile } from '@duplex-bench/experiments';
 
@@ -87,3 +88,29 @@ describe('sweep without --url', () => {
     expect(() => process.kill(Number(said?.[2]), 0)).toThrow(/ESRCH/);
   });
 });
+
+describe('sweep --server-metrics --server-gauge (capacity planning)', () => {
+  it("keeps the server's GPU memory at the capacity it finds: 2,000 MiB + 1,000 per session at 12 sessions, in sweep.json and on the page", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sweep-gauge-'));
+    const port = await freePort();
+    const { code, stdout } = await probe([
+      'sweep', '--mock-profile', 'nemotron', '--mock-args', `--capacity-sessions 12 --metrics-port ${port} --gpu-base-mib 2000 --gpu-mib-per-session 1000`,
+      '--server-metrics', `http://127.0.0.1:${port}/metrics`, '--server-gauge', 'DCGM_FI_DEV_FB_USED',
+      '--sessions', '4:24', '--runs', '1', '--duration', '4', '--output', dir, '--run-args', '--allow-unqualified',
+    ]);
+    expect(code).toBe(0);
+    const file = JSON.parse(await readFile(join(dir, 'sweep.json'), 'utf8')) as SweepFile;
+    const capacity = file.capacity.sessions as number;
+    expect(capacity).toBeGreaterThanOrEqual(8);
+    const max = file.capacity.server_gauges?.DCGM_FI_DEV_FB_USED.max as number;
+    expect(Math.abs(max - (2000 + 1000 * capacity))).toBeLessThanOrEqual(0.1 * (2000 + 1000 * capacity));
+    // Each run kept its own: more sessions, more memory.
+    const byLoad = [...file.points].sort((a, b) => (a.sessions ?? 0) - (b.sessions ?? 0)).map((p) => p.runs[0].server_gauges?.DCGM_FI_DEV_FB_USED.max ?? 0);
+    expect(byLoad).toEqual([...byLoad].sort((a, b) => a - b));
+    expect(stdout).toMatch(new RegExp(`^capacity: ${capacity} sessions .*; there: DCGM_FI_DEV_FB_USED max ${max}, mean [\\d.]+$`, 'm'));
+    expect((await probe(['report', dir])).code).toBe(0);
+    const html = await readFile(join(dir, 'report.html'), 'utf8');
+    expect(html).toMatch(new RegExp(`<div class="sub" id="server-gauges">at the capacity, the server's own gauges: DCGM_FI_DEV_FB_USED max ${max}, mean [\\d.]+</div>`));
+  });
+});
+

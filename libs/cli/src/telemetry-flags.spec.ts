@@ -60,13 +60,18 @@ describe('serverMetricsOptions', () => {
   it('scrapes nothing unless asked; once asked, every second with no extra histogram unless told', () => {
     expect(serverMetrics([])).toEqual({ server_metrics: null });
     expect(serverMetrics(['--server-metrics', 'http://127.0.0.1:8000/metrics'])).toEqual({
-      server_metrics: { url: 'http://127.0.0.1:8000/metrics', interval_s: 1, histograms: [] },
+      server_metrics: { url: 'http://127.0.0.1:8000/metrics', interval_s: 1, histograms: [], gauges: [] },
     });
   });
 
   it('takes the interval and every histogram family named, in order', () => {
     const argv = ['--server-metrics', 'https://s/metrics', '--server-metrics-interval-s', '2.5', '--server-histogram', 'vllm:e2e_request_latency_seconds', '--server-histogram', 'my_ttfb_seconds'];
-    expect(serverMetrics(argv)).toEqual({ server_metrics: { url: 'https://s/metrics', interval_s: 2.5, histograms: ['vllm:e2e_request_latency_seconds', 'my_ttfb_seconds'] } });
+    expect(serverMetrics(argv)).toEqual({ server_metrics: { url: 'https://s/metrics', interval_s: 2.5, histograms: ['vllm:e2e_request_latency_seconds', 'my_ttfb_seconds'], gauges: [] } });
+  });
+
+  it('takes every gauge named, a label set chosen as NAME{label="v"}', () => {
+    const argv = ['--server-metrics', 'http://s/metrics', '--server-gauge', 'DCGM_FI_DEV_FB_USED', '--server-gauge', 'DCGM_FI_DEV_GPU_UTIL{gpu="0"}'];
+    expect(serverMetrics(argv).server_metrics?.gauges).toEqual(['DCGM_FI_DEV_FB_USED', 'DCGM_FI_DEV_GPU_UTIL{gpu="0"}']);
   });
 
   it.each([
@@ -76,6 +81,8 @@ describe('serverMetricsOptions', () => {
     [['--server-metrics', 'http://s/metrics', '--server-histogram', '9lives'], '--server-histogram "9lives" is not a Prometheus metric name'],
     [['--server-metrics', 'http://s/metrics', '--server-histogram', 'a-b'], '--server-histogram "a-b" is not a Prometheus metric name'],
     [['--server-metrics', 'http://s/metrics', '--server-metrics-interval-s', '0'], '--server-metrics-interval-s must be greater than 0, got 0'],
+    [['--server-gauge', 'DCGM_FI_DEV_FB_USED'], '--server-gauge goes with --server-metrics'],
+    [['--server-metrics', 'http://s/metrics', '--server-gauge', 'x{gpu=0}'], '--server-gauge "x{gpu=0}" is not NAME or NAME{label="value",…}'],
   ])('%j is bad input, named in one line', (argv, message) => {
     expect(usage(() => serverMetrics(argv))).toBe(message);
   });

@@ -22,6 +22,8 @@ export interface SweepRun {
   slo: SloCheck[];
   /** The run ended early on an SLO term it could no longer meet (`run --abort-on-fail`): which, and when (s after its start gate). */
   ended_early?: { term: string; at_s: number };
+  /** `--server-gauge`: each gauge's mean and max over the run, from its summary's server_metrics block. */
+  server_gauges?: Record<string, { mean: number; max: number }>;
   /** Arrival sweeps: the run's own arrivals figures (its steady ones after --warmup-s). */
   arrivals?: SweepRunArrivals;
 }
@@ -68,6 +70,8 @@ export interface SweepSettings {
   arrivals?: { max_blocking: number; seed: number };
   /** Each one-process run ends as soon as a term it can judge live can no longer pass (`run --abort-on-fail`); absent with `--run-to-end`. */
   abort_on_fail?: { grace_s: number };
+  /** `--server-metrics URL --server-gauge NAME…`: every run scrapes the server and keeps these gauges. */
+  server?: { metrics_url: string; gauges: string[] };
 }
 
 /** The load a point tested: its rate in an arrival sweep, else its session count. */
@@ -88,6 +92,8 @@ export interface SweepFile {
     note: string;
     rate_per_s?: number | null;
     offered_erlangs?: number | null;
+    /** `--server-gauge`: the capacity point's gauges (the largest max and the mean of the means over its runs). */
+    server_gauges?: Record<string, { mean: number; max: number }>;
   };
   interrupted: boolean;
   /** Bisection stopped when the last pass and the first fail were this close (sessions, or sessions/s). */
@@ -139,6 +145,26 @@ function verdictOf(runs: SweepRun[], target: 'server' | 'client', maxBlocking?: 
     if (b?.rate === null || b === null || b.rate > maxBlocking) return 'fail';
   }
   return runs.every((r) => !r.ended_early && r.slo.every((c) => c.ok)) ? 'pass' : 'fail';
+}
+
+/** A run's `--server-gauge` figures as the sweep keeps them: mean and max of each. */
+function gaugesOf(summary: RunSummary | null): Pick<SweepRun, 'server_gauges'> {
+  const g = summary?.server_metrics?.gauges;
+  if (!g || Object.keys(g).length === 0) return {};
+  return { server_gauges: Object.fromEntries(Object.entries(g).map(([name, f]) => [name, { mean: f.mean, max: f.max }])) };
+}
+
+/** The gauges of a point's runs pooled: the largest max, the mean of the means. */
+export function pointGauges(p: SweepPoint | undefined): Record<string, { mean: number; max: number }> | null {
+  const runs = (p?.runs ?? []).filter((r) => r.server_gauges);
+  if (runs.length === 0) return null;
+  const names = [...new Set(runs.flatMap((r) => Object.keys(r.server_gauges ?? {})))];
+  return Object.fromEntries(
+    names.map((name) => {
+      const each = runs.map((r) => r.server_gauges?.[name]).filter((x): x is { mean: number; max: number } => x !== undefined);
+      return [name, { mean: Math.round((each.reduce((a, x) => a + x.mean, 0) / each.length) * 1000) / 1000, max: Math.max(...each.map((x) => x.max)) }];
+    }),
+  );
 }
 
 /** A run's arrivals figures as the sweep judges them: the steady ones when the run had a warm-up. */
@@ -220,6 +246,10 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
   };
   const save = async () => {
     file.capacity = capacityOf(file.points, min, max, settings.target);
+    // The capacity point's server gauges (--server-gauge): what the server held there.
+    const at = file.points.find((p) => loadOf(p) === (file.capacity.sessions ?? file.capacity.rate_per_s));
+    const gauges = pointGauges(at);
+    if (gauges) file.capacity.server_gauges = gauges;
     await writeFile(`${path}.tmp`, JSON.stringify(file, null, 1));
     await rename(`${path}.tmp`, path);
   };
@@ -243,7 +273,8 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
       const load_args = arrival ? ['--arrival-rate', String(load), '--seed', String(arrival.seed + r - 1)] : ['--concurrency', String(per), ...layout];
       // One process judges its own terms as it goes, and a point that already failed stops in seconds.
       const abort = settings.abort_on_fail && p === 1 && terms.some(judgedLive) ? ['--slo', settings.slo, '--abort-on-fail', '--abort-grace-s', String(settings.abort_on_fail.grace_s)] : [];
-      const args = ['--url', plan.url ?? settings.url, '--protocol', settings.protocol, ...load_args, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...abort, ...extra];
+      const scrape = settings.server ? ['--server-metrics', settings.server.metrics_url, ...settings.server.gauges.flatMap((g) => ['--server-gauge', g])] : [];
+      const args = ['--url', plan.url ?? settings.url, '--protocol', settings.protocol, ...load_args, '--duration', String(settings.duration_s), '--output', dir, '--quiet', ...abort, ...scrape, ...extra];
       const { code, error } = await runPoint(['run', ...args], running);
       const summary = await readJsonFile<RunSummary>(runFile(dir, 'summary'));
       // The run's own page, which the sweep's page links from its count (a run that wrote no summary has none).
@@ -260,6 +291,7 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
         qualified: summary?.qualified === true,
         slo: summary ? checkSlo(terms, summary) : [],
         ...(early ? { ended_early: { term: early.term, at_s: early.at_s } } : {}),
+        ...gaugesOf(summary),
         ...(a ? { arrivals: a } : {}),
       });
     }

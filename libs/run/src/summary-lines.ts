@@ -150,6 +150,7 @@ export function renderServerMetrics(m: ServerMetricsSummary): string[] {
     const c = h.client ? `; client ${h.client.figure} p50 ${v(h.client.p50, h.client.unit)} p99 ${v(h.client.p99, h.client.unit)} (n ${h.client.count})` : '';
     lines.push(`  ${name}: p50 ${v(h.p50, h.unit)} p90 ${v(h.p90, h.unit)} p99 ${v(h.p99, h.unit)} (n ${h.count})${c}`);
   }
+  for (const [name, g] of Object.entries(m.gauges ?? {})) lines.push(`  ${name} (${g.kind}): mean ${g.mean} max ${g.max} last ${g.last}${g.increase !== undefined ? `, increase ${g.increase}` : ''} (${g.n} scrapes)`);
   return lines;
 }
 

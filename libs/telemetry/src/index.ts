@@ -14,8 +14,8 @@ export type { HttpSource } from './http-families';
 export { mockFamilies } from './mock-families';
 export type { MockSource } from './mock-families';
 
-export { ServerMetricsScraper, KNOWN_SERVER_HISTOGRAMS, besideClient } from './server-scraper';
-export type { ServerMetricsSummary, ServerHistogramFigures, ServerFigureKind, ClientFigure, ServerScraperOptions } from './server-scraper';
+export { ServerMetricsScraper, KNOWN_SERVER_HISTOGRAMS, besideClient, parseGaugeSelector } from './server-scraper';
+export type { ServerMetricsSummary, ServerGaugeFigures, ServerHistogramFigures, ServerFigureKind, ClientFigure, ServerScraperOptions } from './server-scraper';
 export { parsePromText } from './prom-text';
 export type { PromSample, PromScrape } from './prom-text';
 export { bucketsOf, bucketDelta, bucketQuantile } from './histogram-deltas';

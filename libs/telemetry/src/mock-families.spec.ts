@@ -48,4 +48,15 @@ describe('mockFamilies', () => {
     expect(kinds.duplex_bench_mock_sessions_active).toBe('gauge');
     expect(Object.entries(kinds).filter(([name]) => name !== 'duplex_bench_mock_sessions_active').map(([, kind]) => kind)).toEqual(Array(5).fill('counter'));
   });
+
+  it('serves the DCGM gauges of a GPU it does not have only when given one: memory and utilisation follow the active sessions', async () => {
+    let counts: Counts = { ...zero, active: 3 };
+    const gpu = { base_mib: 2000, mib_per_session: 1000, util_per_session: 40 };
+    const families = mockFamilies({ counts: () => counts }, gpu);
+    expect(await scrape(families)).toMatchObject({ 'DCGM_FI_DEV_FB_USED{gpu=0}': 5000, 'DCGM_FI_DEV_GPU_UTIL{gpu=0}': 100 });
+    counts = { ...zero, active: 1 };
+    expect(await scrape(families)).toMatchObject({ 'DCGM_FI_DEV_FB_USED{gpu=0}': 3000, 'DCGM_FI_DEV_GPU_UTIL{gpu=0}': 40 });
+    expect(Object.keys(await scrape(mockFamilies({ counts: () => counts }))).filter((k) => k.startsWith('DCGM'))).toEqual([]);
+  });
 });
+

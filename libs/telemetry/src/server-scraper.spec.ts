@@ -130,6 +130,27 @@ describe('ServerMetricsScraper', () => {
     expect(summary.absent).toEqual([]);
   });
 
+  it('reads --server-gauge selectors each scrape: label sets summed or chosen, a counter its increase, one never seen named absent', async () => {
+    s = await setup({ gauges: ['DCGM_FI_DEV_FB_USED', 'DCGM_FI_DEV_FB_USED{gpu="1"}', 'vllm:num_requests_running', 'sglang:token_usage', 'vllm:prompt_tokens_total'] });
+    const exposition = (fb0: number, fb1: number, running: number, tokens: number) =>
+      ['# TYPE DCGM_FI_DEV_FB_USED gauge', `DCGM_FI_DEV_FB_USED{gpu="0"} ${fb0}`, `DCGM_FI_DEV_FB_USED{gpu="1"} ${fb1}`, '# TYPE vllm:num_requests_running gauge', `vllm:num_requests_running{model_name="m"} ${running}`, '# TYPE vllm:prompt_tokens_total counter', `vllm:prompt_tokens_total ${tokens}`, ''].join('\n');
+    s.serve(exposition(1000, 500, 2, 100));
+    s.scraper.start();
+    await s.rowsReach(1);
+    s.serve(exposition(3000, 700, 6, 160));
+    s.timers.fire();
+    await s.rowsReach(2);
+    s.serve(exposition(2000, 600, 4, 200));
+    await s.scraper.stop();
+    const g = s.scraper.summary().gauges ?? {};
+    expect(g.DCGM_FI_DEV_FB_USED).toMatchObject({ kind: 'gauge', n: 3, mean: 2600, max: 3700, last: 2600 });
+    expect(g['DCGM_FI_DEV_FB_USED{gpu="1"}']).toMatchObject({ n: 3, mean: 600, max: 700, last: 600 });
+    expect(g['vllm:num_requests_running']).toMatchObject({ mean: 4, max: 6, last: 4 });
+    expect(g['vllm:prompt_tokens_total']).toMatchObject({ kind: 'counter', increase: 100 });
+    expect(g['sglang:token_usage']).toBeUndefined();
+    expect(s.scraper.summary().absent).toEqual(['sglang:token_usage']);
+  });
+
   it('loses nothing to a server restart mid-run: the counts after it are a fresh start', async () => {
     s = await setup();
     s.serve(histogram(TTFT, [0, 0, 0, 1000, 1000]));

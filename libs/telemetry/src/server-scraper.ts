@@ -24,6 +24,8 @@ export interface ServerScraperOptions {
   interval_s: number;
   /** Histograms named by `--server-histogram`, beside the known ones. */
   extra_histograms: string[];
+  /** Gauges and counters named by `--server-gauge`: `NAME` (label sets summed) or `NAME{label="v",…}` (those sets only). */
+  gauges?: string[];
   timers: TimerHost;
   /** One line of server_metrics.jsonl per scrape, on the client's clock. */
   onRow(line: string): void;
@@ -68,6 +70,33 @@ export function besideClient(s: ServerMetricsSummary, client: Partial<Record<Ser
   return s;
 }
 
+/** One `--server-gauge` over the run: its value in each good scrape that carried it, on the client's clock. */
+export interface ServerGaugeFigures {
+  /** The family's `# TYPE` (`gauge`, `counter`, …), or `untyped`. */
+  kind: string;
+  /** Good scrapes that carried it. */
+  n: number;
+  mean: number;
+  max: number;
+  last: number;
+  /** Counters: last minus first (what the run added, a restart aside). */
+  increase?: number;
+  measurement_origin: string;
+}
+
+/** A `--server-gauge` selector read: the family, and the labels a sample must carry. */
+export function parseGaugeSelector(text: string): { name: string; labels: Record<string, string> } {
+  const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?$/.exec(text.trim());
+  if (!m) throw new Error(`--server-gauge: cannot read "${text}" (NAME or NAME{label="value",…})`);
+  const labels: Record<string, string> = {};
+  for (const part of (m[2] ?? '').split(',').filter((p) => p.trim() !== '')) {
+    const l = /^\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"([^"]*)"\s*$/.exec(part);
+    if (!l) throw new Error(`--server-gauge: cannot read the label "${part}" in "${text}" (label="value")`);
+    labels[l[1]] = l[2];
+  }
+  return { name: m[1], labels };
+}
+
 export interface ServerMetricsSummary {
   url: string;
   interval_s: number;
@@ -75,7 +104,9 @@ export interface ServerMetricsSummary {
   /** Client clock seconds of the first and last good scrape: the window the figures cover. */
   window_s: [number, number] | null;
   histograms: Record<string, ServerHistogramFigures>;
-  /** Histograms asked for that no good scrape carried. */
+  /** `--server-gauge`: each selector's figures over the run, keyed by the selector as given. */
+  gauges?: Record<string, ServerGaugeFigures>;
+  /** Histograms and gauges asked for that no good scrape carried. */
   absent: string[];
   measurement_origin: string;
 }
@@ -98,9 +129,12 @@ export class ServerMetricsScraper {
   private started = false;
   /** Per histogram: the sum of every interval's delta, so a server restart mid-run loses nothing (as PromQL's increase). */
   private readonly run = new Map<string, Buckets>();
+  /** Per `--server-gauge` selector: its readings so far. */
+  private readonly gauges = new Map<string, { selector: { name: string; labels: Record<string, string> }; kind: string; n: number; sum: number; max: number; first: number; last: number }>();
 
   constructor(private readonly o: ServerScraperOptions) {
     this.watched = [...new Set([...Object.keys(KNOWN_SERVER_HISTOGRAMS), ...o.extra_histograms])];
+    for (const text of o.gauges ?? []) this.gauges.set(text, { selector: parseGaugeSelector(text), kind: 'untyped', n: 0, sum: 0, max: -Infinity, first: 0, last: 0 });
   }
 
   /** First scrape now (the baseline), then every interval. */
@@ -168,6 +202,18 @@ export class ServerMetricsScraper {
       interval[name] = { count: d.count, p50: bucketQuantile(d, 0.5), p99: bucketQuantile(d, 0.99) };
       this.run.set(name, addBuckets(this.run.get(name), d));
     }
+    for (const g of this.gauges.values()) {
+      const { name, labels } = g.selector;
+      const matching = scrape.samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v) && Number.isFinite(s.value));
+      if (matching.length === 0) continue;
+      const value = matching.reduce((a, s) => a + s.value, 0);
+      g.kind = scrape.types.get(name) ?? 'untyped';
+      if (g.n === 0) g.first = value;
+      g.n++;
+      g.sum += value;
+      g.max = Math.max(g.max, value);
+      g.last = value;
+    }
     this.o.onRow(`${JSON.stringify({ t_s, ok: true, samples: scrape.samples.filter(keep).map((s) => [s.name, s.labels, s.value]), since_previous: interval })}\n`);
   }
 
@@ -205,12 +251,30 @@ export class ServerMetricsScraper {
       if (d || exported) histograms[name] = this.figures(name, d ?? { le: [], cumulative: [], count: 0, sum: 0 });
       else if (this.o.extra_histograms.includes(name)) absent.push(name);
     }
+    const gauges: Record<string, ServerGaugeFigures> = {};
+    const round = (v: number) => Math.round(v * 1000) / 1000;
+    for (const [text, g] of this.gauges) {
+      if (g.n === 0) {
+        absent.push(text);
+        continue;
+      }
+      gauges[text] = {
+        kind: g.kind,
+        n: g.n,
+        mean: round(g.sum / g.n),
+        max: round(g.max),
+        last: round(g.last),
+        ...(g.kind === 'counter' ? { increase: round(g.last - g.first) } : {}),
+        measurement_origin: `server (${Object.keys(g.selector.labels).length > 0 ? 'the label sets named' : 'every label set, summed'}): its value in each good scrape, on the client's clock; mean and max over those scrapes, last the run's end`,
+      };
+    }
     return {
       url: this.o.url,
       interval_s: this.o.interval_s,
       scrapes: { ok: this.ok, failed: this.failed, skipped_busy: this.skipped, first_failure: this.firstFailure },
       window_s: this.first && this.last ? [this.first.t_s, this.last.t_s] : null,
       histograms,
+      ...(this.gauges.size > 0 ? { gauges } : {}),
       absent,
       measurement_origin: "server's own /metrics, scraped by the client every interval_s on an absolute schedule; each scrape's client send time is its t_s in server_metrics.jsonl",
     };

@@ -43,7 +43,8 @@ function arrivalCapacityLine(c: SweepFile['capacity'], min: number): string {
 export function renderSweep(file: SweepFile, terms: SloTerm[], min: number, output: string): string {
   const c = file.capacity;
   const below = c.sessions === null && c.limited_by !== 'search range' && c.range[1] !== null;
-  const capacity = file.settings.arrivals !== undefined ? arrivalCapacityLine(c, min) : below ? `capacity: below ${min} sessions (${c.note})` : `capacity: ${c.sessions ?? '-'} sessions (${c.limited_by}: ${c.note})`;
+  const gauges = Object.entries(c.server_gauges ?? {}).map(([name, g]) => `${name} max ${g.max}, mean ${g.mean}`);
+  const capacity = `${file.settings.arrivals !== undefined ? arrivalCapacityLine(c, min) : below ? `capacity: below ${min} sessions (${c.note})` : `capacity: ${c.sessions ?? '-'} sessions (${c.limited_by}: ${c.note})`}${gauges.length > 0 ? `; there: ${gauges.join('; ')}` : ''}`;
   return `${renderTable(file, terms)}\n${capacity}\nwritten to ${runFile(output, 'sweep')}`;
 }
 
@@ -94,7 +95,10 @@ export async function sweepCommand(argv: string[], io: RunIo): Promise<number> {
     max_processes: processes === 'auto' ? (f['max-processes'] ?? availableParallelism()) : processes,
     ...(arrival ? { arrivals: { max_blocking: f['max-blocking'], seed: f.seed } } : {}),
     ...(f['run-to-end'] || target === 'client' ? {} : { abort_on_fail: { grace_s: f['abort-grace-s'] } }),
+    ...(f['server-metrics'] !== undefined ? { server: { metrics_url: f['server-metrics'], gauges: f['server-gauge'] ?? [] } } : {}),
   };
+  if (f['server-metrics'] === undefined && f['server-gauge']?.length) throw new UsageError('--server-gauge goes with --server-metrics');
+  if (/(^|\s)--(server-metrics|server-gauge)\b/.test(f['run-args']) && f['server-metrics'] !== undefined) throw new UsageError('--run-args may not set --server-metrics or --server-gauge when the sweep sets them');
   // A tenth of MIN, kept to 0.01 sessions/s: the doubling's first step is then bisected about three times.
   const resolution = arrival ? (f['rate-resolution'] ?? Math.max(0.01, Math.round(min * 10) / 100)) : f.resolution;
   // Each run's own page, linked from the sweep's; the report's code loads once, here.

@@ -111,7 +111,7 @@ export async function runRequests(o: HttpRunOptions, prompts: PromptSource, io: 
       push = await OtlpPush.start({ endpoint: telemetry.otlp.endpoint, interval_s: telemetry.otlp.interval_s, families, labels: { ...labels, ...genai }, resource: { 'service.name': 'duplex-bench' }, say });
     }
     const scraper = serverMetrics
-      ? new ServerMetricsScraper({ ...serverMetrics, extra_histograms: serverMetrics.histograms, timers: nodeTimerHost, onRow: (line) => writer.append(RUN_FILES.server_metrics, line), say })
+      ? new ServerMetricsScraper({ ...serverMetrics, extra_histograms: serverMetrics.histograms, gauges: serverMetrics.gauges, timers: nodeTimerHost, onRow: (line) => writer.append(RUN_FILES.server_metrics, line), say })
       : null;
     scraper?.start();
     stopScraper = () => scraper?.stop();

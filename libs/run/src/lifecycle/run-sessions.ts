@@ -196,6 +196,7 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
         url: opts.server_metrics.url,
         interval_s: opts.server_metrics.interval_s,
         extra_histograms: opts.server_metrics.histograms,
+        gauges: opts.server_metrics.gauges,
         timers: timersOn(clock),
         onRow: (line) => writer.append(RUN_FILES.server_metrics, line),
         say,
