@@ -1,4 +1,4 @@
-export { checkSlo, DEFAULT_SLO, parseSlo, SLO_FIGURES, termLabel } from './slo';
+export { checkSlo, DEFAULT_SLO, parseSlo, SLO_FIGURES, sloFigure, termLabel } from './slo';
 export type { SloCheck, SloTerm } from './slo';
 export { capacityOf, loadOf, pooledBlocking, runSweep } from './sweep';
 export type { PointVerdict, SweepFile, SweepPlan, SweepPoint, SweepRun, SweepRunArrivals, SweepSettings } from './sweep';

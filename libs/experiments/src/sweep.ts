@@ -4,7 +4,7 @@ import type { RunningProcess } from '@duplex-bench/launcher';
 import { blockingProbability, judgedLive, readJsonFile, RunFileError, runFile, type ArrivalRate, type RunSummary } from '@duplex-bench/results';
 import type { ExperimentIo } from './experiment-io';
 import { scriptRunner, type PointRunner } from './point-runner';
-import { checkSlo, SLO_FIGURES, type SloCheck, type SloTerm } from './slo';
+import { checkSlo, sloFigure, type SloCheck, type SloTerm } from './slo';
 
 /** How one load fared: `client-limited` when the client missed its cadence in any run (never the server's limit). */
 export type PointVerdict = 'pass' | 'fail' | 'client-limited' | 'failed-to-run';
@@ -241,7 +241,7 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
         ? `pass: every run was pacing-qualified, skipped no arrival, its blocking probability (blocked / arrivals, pooled over the runs, after --warmup-s when given) was at most ${settings.arrivals.max_blocking}, and it met every SLO term; fail: every run qualified, and the blocking or a term failed; client-limited: a run was not pacing-qualified or skipped arrivals (--max-in-flight), so it measured the client, not the server`
         : 'pass: every run was pacing-qualified and met every SLO term; fail: every run qualified, and a term failed; client-limited: a run was not pacing-qualified, so it measured the client, not the server',
       ...(settings.arrivals ? { offered_erlangs: 'the runs\' arrivals.offered_erlangs: rate x the stated mean of --session-duration', blocking_probability: 'blocked / (arrived - client_skipped) summed over the runs (their steady counts after --warmup-s); 95% Wilson interval' } : {}),
-      ...Object.fromEntries(terms.map((t) => [`slo ${t.figure}`, SLO_FIGURES[t.figure].what])),
+      ...Object.fromEntries(terms.map((t) => [`slo ${t.figure}`, sloFigure(t.figure)?.what ?? ''])),
     },
   };
   const save = async () => {

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ReportInputError } from './report-input-error';
 import { clientTtfp, clientTtft, decodeSamples, type ResponseRecord, type SamplesFile, type TimelineFile } from '@duplex-bench/metrics';
-import { checkSlo, DEFAULT_SLO, parseSlo, SLO_FIGURES } from '@duplex-bench/experiments';
+import { checkSlo, DEFAULT_SLO, parseSlo, sloFigure } from '@duplex-bench/experiments';
 import { isLate } from '@duplex-bench/pacer';
 import { notValid, readJsonFile, readServerMetrics, readSessionRows, readSessionSpeech, readTurns, RunFileError, runFile, type RunRecord, type RunSummary, type SummaryVerdict, type DuplexMetricsFile } from '@duplex-bench/results';
 import { behaviourReport, type BehaviourReport } from './behaviour-data';
@@ -403,7 +403,7 @@ export function serverVerdict(summary: SummaryLike, slo?: string): ServerVerdict
   return {
     slo: text,
     source: slo ? '--slo' : "the sweep's default SLO (give report --slo to choose)",
-    terms: checks.map((c) => ({ term: c.term, value: c.value, ok: c.ok, what: SLO_FIGURES[c.term.replace(/\s*(<=|>=|<|>|=).*$/, '')]?.what ?? '' })),
+    terms: checks.map((c) => ({ term: c.term, value: c.value, ok: c.ok, what: sloFigure(c.term.replace(/\s*(<=|>=|<|>|=).*$/, ''))?.what ?? '' })),
     pass: checks.every((c) => c.ok),
   };
 }

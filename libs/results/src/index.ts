@@ -26,5 +26,5 @@ export type { ServerMetricsRow } from './conversation-files';
 export { RunDirError } from './run-dirs';
 export { ResultsInputError } from './input-error';
 export type { ResultsInputCode } from './input-error';
-export { checkSlo, DEFAULT_SLO, judgedLive, LIVE_SLO_FIGURES, parseSlo, SLO_FIGURES, SloError, termLabel } from './slo';
+export { checkSlo, DEFAULT_SLO, judgedLive, LIVE_SLO_FIGURES, parseSlo, SLO_FIGURES, sloFigure, SloError, termLabel } from './slo';
 export type { SloCheck, SloTerm } from './slo';

@@ -1,4 +1,4 @@
-import { checkSlo, parseSlo } from './slo';
+import { checkSlo, parseSlo, termLabel } from './slo';
 import type { RunSummary } from './summary';
 
 describe('SLO terms', () => {
@@ -30,4 +30,18 @@ describe('SLO terms', () => {
     expect(checkSlo(parseSlo('receive_delay_p99_ms<=5'), stamped)).toEqual([{ term: 'receive_delay_p99_ms<=5', value: 2.7, ok: true }]);
     expect(checkSlo(parseSlo('receive_delay_p99_ms<=5'), { receive_delay_ms: null } as unknown as RunSummary)).toEqual([{ term: 'receive_delay_p99_ms<=5', value: null, ok: false }]);
   });
+
+  it('judges a server gauge as gauge:NAME_max|mean|last, read from the summary of a run with --server-gauge NAME', () => {
+    const summary = { server_metrics: { gauges: { DCGM_FI_DEV_FB_USED: { kind: 'gauge', n: 9, mean: 10000, max: 14000, last: 9000 }, 'vllm:num_requests_running': { kind: 'gauge', n: 9, mean: 3, max: 8, last: 0 } } } } as unknown as RunSummary;
+    const terms = parseSlo('gauge:DCGM_FI_DEV_FB_USED_max<=13000,gauge:DCGM_FI_DEV_FB_USED_mean<=12000,gauge:vllm:num_requests_running_max<=8,gauge:sglang:token_usage_last<=0.9');
+    expect(checkSlo(terms, summary)).toEqual([
+      { term: 'gauge:DCGM_FI_DEV_FB_USED_max<=13000', value: 14000, ok: false },
+      { term: 'gauge:DCGM_FI_DEV_FB_USED_mean<=12000', value: 10000, ok: true },
+      { term: 'gauge:vllm:num_requests_running_max<=8', value: 8, ok: true },
+      { term: 'gauge:sglang:token_usage_last<=0.9', value: null, ok: false },
+    ]);
+    expect(termLabel('gauge:DCGM_FI_DEV_FB_USED_max<=13000')).toBe('DCGM_FI_DEV_FB_USED max ≤ 13000');
+    expect(() => parseSlo('gauge:DCGM_FI_DEV_FB_USED_p99<=1')).toThrow(/cannot read/);
+  });
 });
+

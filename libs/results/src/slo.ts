@@ -50,7 +50,30 @@ export function judgedLive(term: SloTerm): boolean {
   return kind === 'percentile' || (kind === 'count' && (term.op === '<=' || term.op === '<' || term.op === '='));
 }
 
+type SloFigure = (typeof SLO_FIGURES)[string];
+
+/**
+ * The figure a term names: one of SLO_FIGURES, or a server gauge (`gauge:NAME_max`, `gauge:NAME_mean`,
+ * `gauge:NAME_last`) read from the summary's `server_metrics.gauges` (`run --server-gauge NAME`).
+ */
+export function sloFigure(name: string): SloFigure | undefined {
+  const known = SLO_FIGURES[name];
+  if (known) return known;
+  const g = /^gauge:(.+)_(max|mean|last)$/.exec(name);
+  if (!g) return undefined;
+  const [, gauge, stat] = g;
+  return {
+    label: `${gauge} ${stat}`,
+    unit: '',
+    read: (s) => s.server_metrics?.gauges?.[gauge]?.[stat as 'max' | 'mean' | 'last'],
+    what: `server gauge ${gauge} (run --server-gauge ${gauge}): its ${stat} over the run's scrapes, in the server's own unit`,
+  };
+}
+
 export const DEFAULT_SLO = 'underruns=0,ttfp_p99_ms<=1000,incomplete=0';
+
+/** `figure op bound`: a figure of SLO_FIGURES, or `gauge:NAME_stat` (a Prometheus name may hold colons). */
+const TERM = /^([a-z0-9_]+|gauge:[a-zA-Z_:][a-zA-Z0-9_:]*_(?:max|mean|last))\s*(<=|>=|<|>|=)\s*(-?[0-9.]+)$/;
 
 const OPS = {
   '<=': (a: number, b: number) => a <= b,
@@ -71,9 +94,9 @@ export interface SloTerm {
 export function parseSlo(text: string): SloTerm[] {
   return text.split(',').map((raw) => {
     const term = raw.trim();
-    const m = /^([a-z0-9_]+)\s*(<=|>=|<|>|=)\s*(-?[0-9.]+)$/.exec(term);
+    const m = TERM.exec(term);
     if (!m) throw new SloError(`--slo: cannot read "${term}" (figure<=number, joined by commas)`);
-    if (!SLO_FIGURES[m[1]]) throw new SloError(`--slo: unknown figure "${m[1]}"; the figures are ${Object.keys(SLO_FIGURES).join(', ')}`);
+    if (!sloFigure(m[1])) throw new SloError(`--slo: unknown figure "${m[1]}"; the figures are ${Object.keys(SLO_FIGURES).join(', ')}, and gauge:NAME_max|mean|last for a --server-gauge`);
     const bound = Number(m[3]);
     if (!Number.isFinite(bound)) throw new SloError(`--slo: "${term}" has no number`);
     return { figure: m[1], op: m[2] as SloTerm['op'], bound, text: term };
@@ -84,8 +107,8 @@ const SIGNS: Record<string, string> = { '<=': '≤', '>=': '≥', '<': '<', '>':
 
 /** A term as a person reads it: `ttfp_p99_ms<=1000` is "TTFP p99 ≤ 1000 ms"; a term that does not parse is given back. */
 export function termLabel(term: string): string {
-  const m = /^([a-z0-9_]+)\s*(<=|>=|<|>|=)\s*(-?[0-9.]+)$/.exec(term.trim());
-  const f = m ? SLO_FIGURES[m[1]] : undefined;
+  const m = TERM.exec(term.trim());
+  const f = m ? sloFigure(m[1]) : undefined;
   if (!m || !f) return term;
   return `${f.label} ${SIGNS[m[2]]} ${m[3]}${f.unit ? ` ${f.unit}` : ''}`;
 }
@@ -99,7 +122,7 @@ export interface SloCheck {
 /** Each term against a run's summary; a figure the run does not have fails its term. */
 export function checkSlo(terms: SloTerm[], summary: RunSummary): SloCheck[] {
   return terms.map((t) => {
-    const value = SLO_FIGURES[t.figure].read(summary);
+    const value = sloFigure(t.figure)?.read(summary);
     const v = value === undefined || value === null || !Number.isFinite(value) ? null : value;
     return { term: t.text, value: v, ok: v !== null && OPS[t.op](v, t.bound) };
   });

@@ -1,5 +1,5 @@
 import { EXIT } from '@duplex-bench/cli';
-import { checkSlo, SLO_FIGURES, type RunSummary, type SloTerm } from '@duplex-bench/results';
+import { checkSlo, sloFigure, type RunSummary, type SloTerm } from '@duplex-bench/results';
 import { abortLine, type SloAbort } from './slo-watch';
 
 /** A run judged on its own SLO (`run --slo`): the summary's block, and the line that says it. */
@@ -18,7 +18,7 @@ const figure = (value: number | null) => (value === null ? 'no figure' : String(
 export function judgeSlo(terms: SloTerm[], summary: RunSummary, aborted: SloAbort | null = null): SloVerdict {
   const checks = checkSlo(terms, summary);
   const passed = aborted === null && checks.every((c) => c.ok);
-  const said = checks.map((c, i) => ({ ok: c.ok, text: `${c.term} (${SLO_FIGURES[terms[i].figure].label} ${figure(c.value)})` }));
+  const said = checks.map((c, i) => ({ ok: c.ok, text: `${c.term} (${sloFigure(terms[i].figure)?.label ?? terms[i].figure} ${figure(c.value)})` }));
   const failed = said.filter((t) => !t.ok).map((t) => t.text);
   const early = aborted ? `ended early on ${abortLine(aborted)}${failed.length > 0 ? '; at the end: ' : ''}` : '';
   return {
