@@ -96,21 +96,23 @@ describe('sweep --server-metrics --server-gauge (capacity planning)', () => {
     const { code, stdout } = await probe([
       'sweep', '--mock-profile', 'nemotron', '--mock-args', `--capacity-sessions 12 --metrics-port ${port} --gpu-base-mib 2000 --gpu-mib-per-session 1000`,
       '--server-metrics', `http://127.0.0.1:${port}/metrics`, '--server-gauge', 'DCGM_FI_DEV_FB_USED',
-      '--sessions', '4:24', '--runs', '1', '--duration', '4', '--output', dir, '--run-args', '--allow-unqualified',
+      '--sessions', '4:24', '--runs', '1', '--duration', '4', '--gpus', '2', '--output', dir, '--run-args', '--allow-unqualified',
     ]);
     expect(code).toBe(0);
     const file = JSON.parse(await readFile(join(dir, 'sweep.json'), 'utf8')) as SweepFile;
     const capacity = file.capacity.sessions as number;
+    // On 2 GPUs: half the sessions per GPU, and the range halved.
+    expect(file.capacity.per_gpu).toEqual({ gpus: 2, sessions: capacity / 2, sessions_range: [capacity / 2, (file.capacity.range[1] as number) / 2] });
     expect(capacity).toBeGreaterThanOrEqual(8);
     const max = file.capacity.server_gauges?.DCGM_FI_DEV_FB_USED.max as number;
     expect(Math.abs(max - (2000 + 1000 * capacity))).toBeLessThanOrEqual(0.1 * (2000 + 1000 * capacity));
     // Each run kept its own: more sessions, more memory.
     const byLoad = [...file.points].sort((a, b) => (a.sessions ?? 0) - (b.sessions ?? 0)).map((p) => p.runs[0].server_gauges?.DCGM_FI_DEV_FB_USED.max ?? 0);
     expect(byLoad).toEqual([...byLoad].sort((a, b) => a - b));
-    expect(stdout).toMatch(new RegExp(`^capacity: ${capacity} sessions .*; there: DCGM_FI_DEV_FB_USED max ${max}, mean [\\d.]+$`, 'm'));
+    expect(stdout).toMatch(new RegExp(`^capacity: ${capacity} sessions .*; there: per GPU \\(2\\): ${capacity / 2} sessions \\(in [\\d.]+\\.\\.[\\d.]+\\); DCGM_FI_DEV_FB_USED max ${max}, mean [\\d.]+$`, 'm'));
     expect((await probe(['report', dir])).code).toBe(0);
     const html = await readFile(join(dir, 'report.html'), 'utf8');
-    expect(html).toMatch(new RegExp(`<div class="sub" id="server-gauges">at the capacity, the server's own gauges: DCGM_FI_DEV_FB_USED max ${max}, mean [\\d.]+</div>`));
+    expect(html).toMatch(new RegExp(`<div class="sub" id="server-gauges">at the capacity, the server's own gauges: per GPU \\(2\\): ${capacity / 2} sessions; DCGM_FI_DEV_FB_USED max ${max}, mean [\\d.]+</div>`));
   });
 });
 

@@ -1,6 +1,6 @@
 export { checkSlo, DEFAULT_SLO, parseSlo, SLO_FIGURES, sloFigure, termLabel } from './slo';
 export type { SloCheck, SloTerm } from './slo';
-export { capacityOf, loadOf, pooledBlocking, runSweep } from './sweep';
+export { capacityOf, loadOf, perGpu, pointGauges, pooledBlocking, runSweep } from './sweep';
 export type { PointVerdict, SweepFile, SweepPlan, SweepPoint, SweepRun, SweepRunArrivals, SweepSettings } from './sweep';
 export { COMPARE_METRICS, parseArm, runCompare } from './compare';
 export type { Arm, CompareFile, ComparePlan, CompareRun, MetricResult } from './compare';

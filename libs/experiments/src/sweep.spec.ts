@@ -6,7 +6,7 @@ import { blockingProbability } from '@duplex-bench/results';
 import { fakeRuns, flag, memoryIo, percentile, sessionsOf, type ReadFigures, type RunModel } from './fake-runs.spec-helpers';
 import type { PointRunner } from './point-runner';
 import { DEFAULT_SLO, parseSlo } from './slo';
-import { capacityOf, pooledBlocking, runSweep, type SweepFile, type SweepPlan, type SweepPoint, type SweepRun, type SweepSettings } from './sweep';
+import { capacityOf, perGpu, pooledBlocking, runSweep, type SweepFile, type SweepPlan, type SweepPoint, type SweepRun, type SweepSettings } from './sweep';
 
 const point = (sessions: number, verdict: SweepPoint['verdict']): SweepPoint => ({ sessions, runs: [], verdict });
 
@@ -44,6 +44,24 @@ describe('capacityOf, an arrival sweep', () => {
 
   it('never names the server when the client fell behind first', () => {
     expect(capacityOf([rate(6, 'pass'), rate(12, 'client-limited'), rate(24, 'fail')], 6, 48)).toMatchObject({ rate_per_s: 6, limited_by: 'client' });
+  });
+});
+
+describe('perGpu (--gpus N)', () => {
+  it('gives a count sweep its sessions per GPU and the range they lie in', () => {
+    const c = capacityOf([point(8, 'pass'), point(16, 'pass'), point(24, 'pass'), point(32, 'fail'), point(28, 'fail')], 8, 64);
+    expect(perGpu(c, [], 8)).toEqual({ gpus: 8, sessions: 3, sessions_range: [3, 3.5] });
+  });
+
+  it("gives an arrival sweep its offered Erlangs per GPU at the last passing rate, and at the first failing one", () => {
+    const rate = (rate_per_s: number, verdict: SweepPoint['verdict']): SweepPoint => ({ rate_per_s, offered_erlangs: rate_per_s * 15, runs: [], verdict });
+    const points = [rate(1, 'pass'), rate(2, 'pass'), rate(4, 'fail'), rate(3, 'pass')];
+    const c = capacityOf(points, 1, 8);
+    expect(perGpu(c, points, 2)).toEqual({ gpus: 2, erlangs: 22.5, erlangs_range: [22.5, 30] });
+  });
+
+  it('has no per-GPU figure where the sweep found no capacity', () => {
+    expect(perGpu(capacityOf([point(8, 'fail')], 8, 64), [], 4)).toEqual({ gpus: 4, sessions: null, sessions_range: [null, 2] });
   });
 });
 

@@ -72,6 +72,8 @@ export interface SweepSettings {
   abort_on_fail?: { grace_s: number };
   /** `--server-metrics URL --server-gauge NAME…`: every run scrapes the server and keeps these gauges. */
   server?: { metrics_url: string; gauges: string[] };
+  /** `--gpus N`: what the server runs on, for the capacity per GPU. */
+  gpus?: number;
 }
 
 /** The load a point tested: its rate in an arrival sweep, else its session count. */
@@ -94,6 +96,8 @@ export interface SweepFile {
     offered_erlangs?: number | null;
     /** `--server-gauge`: the capacity point's gauges (the largest max and the mean of the means over its runs). */
     server_gauges?: Record<string, { mean: number; max: number }>;
+    /** `--gpus N`: the capacity per GPU of the server, with the range it lies in (count sweeps: sessions; arrival sweeps: offered Erlangs). */
+    per_gpu?: { gpus: number; sessions?: number | null; sessions_range?: [number | null, number | null]; erlangs?: number | null; erlangs_range?: [number | null, number | null] };
   };
   interrupted: boolean;
   /** Bisection stopped when the last pass and the first fail were this close (sessions, or sessions/s). */
@@ -145,6 +149,18 @@ function verdictOf(runs: SweepRun[], target: 'server' | 'client', maxBlocking?: 
     if (b?.rate === null || b === null || b.rate > maxBlocking) return 'fail';
   }
   return runs.every((r) => !r.ended_early && r.slo.every((c) => c.ok)) ? 'pass' : 'fail';
+}
+
+/**
+ * The capacity per GPU (`--gpus N`): a count sweep's sessions, and the range it lies in ([last pass,
+ * first failure]), over N; an arrival sweep's offered Erlangs at the last passing rate, and at the
+ * first failing one, over N.
+ */
+export function perGpu(c: SweepFile['capacity'], points: SweepPoint[], gpus: number): NonNullable<SweepFile['capacity']['per_gpu']> {
+  const per = (x: number | null | undefined) => (x === null || x === undefined ? null : Math.round((x / gpus) * 1000) / 1000);
+  if (c.rate_per_s === undefined) return { gpus, sessions: per(c.sessions), sessions_range: [per(c.range[0]), per(c.range[1])] };
+  const erlangsAt = (rate: number | null) => (rate === null ? null : (points.find((p) => p.rate_per_s === rate)?.offered_erlangs ?? null));
+  return { gpus, erlangs: per(c.offered_erlangs), erlangs_range: [per(erlangsAt(c.range[0])), per(erlangsAt(c.range[1]))] };
 }
 
 /** A run's `--server-gauge` figures as the sweep keeps them: mean and max of each. */
@@ -250,6 +266,7 @@ export async function runSweep(plan: SweepPlan, io: ExperimentIo): Promise<Sweep
     const at = file.points.find((p) => loadOf(p) === (file.capacity.sessions ?? file.capacity.rate_per_s));
     const gauges = pointGauges(at);
     if (gauges) file.capacity.server_gauges = gauges;
+    if (settings.gpus) file.capacity.per_gpu = perGpu(file.capacity, file.points, settings.gpus);
     await writeFile(`${path}.tmp`, JSON.stringify(file, null, 1));
     await rename(`${path}.tmp`, path);
   };

@@ -125,6 +125,8 @@ export function renderSweepHtml(data: SweepReportData): string {
   const per = data.settings.arrivals ? `per rate, blocking at most ${data.settings.arrivals.max_blocking}` : `of ${data.settings.duration_s} s per count`;
   const decided = data.deciding ? `<div class="sub" id="deciding">decided by: ${escapeHtml(data.deciding)} at ${escapeHtml(data.knee?.fail ?? '')}</div>` : '';
   const gauges = Object.entries(c.server_gauges ?? {}).map(([name, g]) => `${name} max ${g.max}, mean ${g.mean}`);
+  const g = c.per_gpu;
+  if (g) gauges.unshift(g.erlangs !== undefined ? `per GPU (${g.gpus}): ${g.erlangs ?? '-'} Erlangs offered` : `per GPU (${g.gpus}): ${g.sessions ?? '-'} sessions`);
   const there = gauges.length > 0 ? `<div class="sub" id="server-gauges">at the capacity, the server's own gauges: ${escapeHtml(gauges.join('; '))}</div>` : '';
   const body = `<div class="verdict ${ok ? 'ok' : 'bad'}" id="verdict">capacity: ${escapeHtml(data.capacity_text)} (${escapeHtml(String(c.limited_by))}: ${escapeHtml(c.note)})${there}${decided}</div>
 <p class="meta">Server: <code>${escapeHtml(data.settings.url)}</code>, ${escapeHtml(data.settings.protocol)}; ${data.settings.runs} run(s) ${per}; SLO <code>${escapeHtml(data.settings.slo)}</code>${data.settings.run_args ? `; run flags <code>${escapeHtml(data.settings.run_args)}</code>` : ''}</p>

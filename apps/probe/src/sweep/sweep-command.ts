@@ -33,6 +33,12 @@ function renderTable(file: SweepFile, terms: SloTerm[]): string {
   return [line(head), ...rows.map(line)].join('\n');
 }
 
+/** "per GPU (8): 6 sessions (in 6..7)" or "per GPU (8): 4.5 Erlangs offered (in 4.5..5.25)". */
+export function perGpuText(g: NonNullable<SweepFile['capacity']['per_gpu']>): string {
+  const range = (r: [number | null, number | null] | undefined) => (r ? ` (in ${r[0] ?? '-'}..${r[1] ?? '-'})` : '');
+  return g.erlangs !== undefined ? `per GPU (${g.gpus}): ${g.erlangs ?? '-'} Erlangs offered${range(g.erlangs_range)}` : `per GPU (${g.gpus}): ${g.sessions ?? '-'} sessions${range(g.sessions_range)}`;
+}
+
 /** An arrival sweep's capacity: the largest passing rate and the Erlangs it offered. */
 function arrivalCapacityLine(c: SweepFile['capacity'], min: number): string {
   if (c.rate_per_s === null || c.rate_per_s === undefined) return c.limited_by !== 'search range' && c.range[1] !== null ? `capacity: below ${min}/s (${c.note})` : `capacity: - (${c.limited_by}: ${c.note})`;
@@ -44,6 +50,7 @@ export function renderSweep(file: SweepFile, terms: SloTerm[], min: number, outp
   const c = file.capacity;
   const below = c.sessions === null && c.limited_by !== 'search range' && c.range[1] !== null;
   const gauges = Object.entries(c.server_gauges ?? {}).map(([name, g]) => `${name} max ${g.max}, mean ${g.mean}`);
+  if (c.per_gpu) gauges.unshift(perGpuText(c.per_gpu));
   const capacity = `${file.settings.arrivals !== undefined ? arrivalCapacityLine(c, min) : below ? `capacity: below ${min} sessions (${c.note})` : `capacity: ${c.sessions ?? '-'} sessions (${c.limited_by}: ${c.note})`}${gauges.length > 0 ? `; there: ${gauges.join('; ')}` : ''}`;
   return `${renderTable(file, terms)}\n${capacity}\nwritten to ${runFile(output, 'sweep')}`;
 }
@@ -96,6 +103,7 @@ export async function sweepCommand(argv: string[], io: RunIo): Promise<number> {
     ...(arrival ? { arrivals: { max_blocking: f['max-blocking'], seed: f.seed } } : {}),
     ...(f['run-to-end'] || target === 'client' ? {} : { abort_on_fail: { grace_s: f['abort-grace-s'] } }),
     ...(f['server-metrics'] !== undefined ? { server: { metrics_url: f['server-metrics'], gauges: f['server-gauge'] ?? [] } } : {}),
+    ...(f.gpus !== undefined ? { gpus: f.gpus } : {}),
   };
   if (f['server-metrics'] === undefined && f['server-gauge']?.length) throw new UsageError('--server-gauge goes with --server-metrics');
   if (/(^|\s)--(server-metrics|server-gauge)\b/.test(f['run-args']) && f['server-metrics'] !== undefined) throw new UsageError('--run-args may not set --server-metrics or --server-gauge when the sweep sets them');

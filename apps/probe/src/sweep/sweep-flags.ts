@@ -31,6 +31,7 @@ export const SWEEP_FLAGS = {
   'max-processes': { kind: 'int', min: 1, group: 'load', help: 'with --processes auto: at most this many (default: the CPUs available)', value: 'N' },
   'server-metrics': { kind: 'string', group: 'telemetry', help: "every run scrapes the server's Prometheus endpoint (run --server-metrics); with --server-gauge, the sweep keeps those gauges per point and names them at its capacity", value: 'URL' },
   'server-gauge': { kind: 'list', group: 'telemetry', help: 'with --server-metrics: a gauge each run reports and the sweep keeps (mean and max per run; the capacity point\'s in sweep.json and on its page), e.g. DCGM_FI_DEV_FB_USED', value: 'NAME' },
+  gpus: { kind: 'int', min: 1, group: 'output', help: 'GPUs the server runs on: the capacity is also given per GPU (sessions, or an arrival sweep\'s offered Erlangs, with the range each lies in)', value: 'N' },
   'run-to-end': { kind: 'bool', group: 'load', help: 'run every point for its whole --duration; by default a one-process run ends as soon as an --slo term it can judge live can no longer pass (run --abort-on-fail), so a failing point costs seconds', },
   'abort-grace-s': { kind: 'number', min: 0, default: 10, group: 'load', help: 'without --run-to-end: how long a TTFP, TTFT or RTF p99 term may fail before a run ends, seconds', value: 'S' },
   protocol: { kind: 'enum', values: ['native', 'openai', 'vllm-omni'], default: 'native', group: 'dialect', help: "the server's dialect" },
