@@ -1,4 +1,6 @@
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockServer } from '@duplex-bench/mock-servers';
@@ -133,6 +135,36 @@ describe('probe run --processes --protocol vllm-omni', () => {
       expect(summary.vllm_omni).toBeDefined();
       expect(summary.vllm_omni.playback_ack_too_late).toBe(children.reduce((n, c) => n + c.vllm_omni.playback_ack_too_late, 0));
     } finally {
+      await mock.close();
+    }
+  });
+});
+
+describe('probe run --processes --server-metrics', () => {
+  it("scrapes the server once for the run, in the launcher: the children do not, and the pooled summary has the server's figures", async () => {
+    const mock = await startMockServer({ port: 0, protocol: 'openai', openai: { silence_ms: 200 } });
+    let scrapes = 0;
+    const metrics = createServer((_req, res) => {
+      scrapes++;
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(`# TYPE DCGM_FI_DEV_FB_USED gauge\nDCGM_FI_DEV_FB_USED{gpu="0"} ${1000 + scrapes}\n`);
+    });
+    await new Promise<void>((resolve) => metrics.listen(0, '127.0.0.1', resolve));
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'probe-launch-scrape-'));
+      const url = `http://127.0.0.1:${(metrics.address() as AddressInfo).port}/metrics`;
+      const { code } = await probe([
+        'run', '--url', mock.url, '--protocol', 'openai', '--processes', '2', '--concurrency', '1', '--duration', '2', '--cpu-affinity', 'off',
+        '--output', dir, '--allow-unqualified', '--server-metrics', url, '--server-metrics-interval-s', '0.5', '--server-gauge', 'DCGM_FI_DEV_FB_USED',
+      ]);
+      expect(code).toBe(0);
+      const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+      expect(summary.server_metrics.gauges.DCGM_FI_DEV_FB_USED).toMatchObject({ kind: 'gauge', max: 1000 + scrapes });
+      // Every scrape was the launcher's: its rows are the scrapes the server answered.
+      const rows = (await readFile(join(dir, 'server_metrics.jsonl'), 'utf8')).trim().split('\n');
+      expect(rows).toHaveLength(scrapes);
+      for (const p of ['p0', 'p1']) expect(JSON.parse(await readFile(join(dir, p, 'summary.json'), 'utf8')).server_metrics).toBeUndefined();
+    } finally {
+      await new Promise((resolve) => metrics.close(resolve));
       await mock.close();
     }
   });

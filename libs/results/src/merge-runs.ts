@@ -16,6 +16,8 @@ export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   stalls?: StallsSummary;
   /** `run --processes --slo`: each term judged on this pooled summary. */
   slo?: RunSummary['slo'];
+  /** `run --processes --server-metrics`: the launcher's one scrape of the server, over the whole run. */
+  server_metrics?: RunSummary['server_metrics'];
   interrupted: boolean;
   sessions: RunSummary['sessions'];
   cpu_cores: { total: number; per_process: number[] };

@@ -50,7 +50,6 @@ export function parseRunOptions(argv: string[]): RunOptions {
   if (f['metrics-port'] !== undefined && f['metrics-port'] > 0 && f['metrics-port'] + f.processes - 1 > 65535) throw new UsageError(`--metrics-port ${f['metrics-port']} with --processes ${f.processes}: the children's ports (P to P+${f.processes - 1}) pass 65535`);
   if (f['sampler-dir'] !== undefined && !f.sampler) throw new UsageError('--sampler-dir goes with --sampler');
   if (f.sampler && process.platform !== 'linux') throw new UsageError('--sampler reads /proc: Linux only');
-  if (f['server-metrics'] !== undefined && f.processes > 1) throw new UsageError('--server-metrics scrapes from one process: run it without --processes (or on one shard)');
   if (f['dashboard-port'] !== undefined && f.processes > 1) throw new UsageError('--dashboard-port draws one process: run it without --processes (each child serves its own /metrics with --metrics-port)');
   if (arrivals && f.pacing === 'lockstep') throw new UsageError('--arrival-rate streams in real time: it does not go with --pacing lockstep');
   const dialect = parseDialectOptions(f);

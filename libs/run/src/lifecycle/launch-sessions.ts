@@ -1,11 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores } from '@duplex-bench/launcher';
-import { monotonicClock } from '@duplex-bench/pacer';
+import { monotonicClock, nodeTimerHost } from '@duplex-bench/pacer';
 import { AudioFormatError, ConversationError } from '@duplex-bench/audio';
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
-import { poolStalls, type StallsSummary } from '@duplex-bench/telemetry';
-import { mergeChildren, mergeDuplex, readJsonFile, readSamplerFile, runFile, writeRunRecord, type MergedSummary, type RunRecord, type RunSummary } from '@duplex-bench/results';
+import { besideClient, poolStalls, ServerMetricsScraper, type StallsSummary } from '@duplex-bench/telemetry';
+import { duplexClientFigures, mergeChildren, mergeDuplex, readJsonFile, readSamplerFile, runFile, writeRunRecord, type MergedSummary, type RunRecord, type RunSummary } from '@duplex-bench/results';
 import { ConversationInput } from '../conversation-input';
 import { CHILD_KEY_ENV, redactArgv, withoutSecrets } from '../dialect-options';
 import { packetSizeOr } from '../packet-size';
@@ -64,7 +64,8 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
     module,
     count: opts.processes,
     // Each child serves its own /metrics, on the port after the previous child's (labelled process="i").
-    args: (i) => ['run', ...withoutFlag(withoutSecrets(io.argv), '--slo'), ...sizeArgs, '--processes', '1', '--output', join(opts.output, `p${i}`), '--quiet', ...metricsPortOf(i), ...samplerArgs],
+    // The children run without the terms (judged here, on the pool) and without the server's scrape (one scraper, here).
+    args: (i) => ['run', ...childArgs(io.argv), ...sizeArgs, '--processes', '1', '--output', join(opts.output, `p${i}`), '--quiet', ...metricsPortOf(i), ...samplerArgs],
     env: opts.api_key ? { [CHILD_KEY_ENV]: opts.api_key } : undefined,
     start_timeout_ms: opts.start_timeout_ms,
     run_timeout_ms: (session_s + opts.drain_timeout_ms / 1000 + 60 + (opts.metrics_port === undefined ? 0 : opts.metrics_linger_s)) * 1000,
@@ -75,11 +76,15 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
     },
   });
   const signals = new Interrupts(io, 'stopping every process; each drains and writes its summary', () => launcher.interrupt());
+  // --server-metrics: one scraper for the run, in this process, from before the children start to after they end.
+  const scraper = opts.server_metrics ? await serverScraper(opts.server_metrics, opts.output, (line) => io.stderr.write(`${line}\n`)) : null;
+  scraper?.scraper.start();
   let result;
   try {
     result = await launcher.run();
   } finally {
     signals.dispose();
+    await scraper?.stop();
   }
   if (result.start_failure) {
     io.stderr.write(`error: process ${result.start_failure.index} ${result.start_failure.reason}\n`);
@@ -94,6 +99,7 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
   if (duplex) summary.duplex = duplex;
   // The dialect's own blocks (vLLM-Omni, legacy, camera frames), pooled as merge pools them.
   Object.assign(summary, await pooledDialectBlocks(summarised));
+  if (scraper) summary.server_metrics = besideClient(scraper.scraper.summary(), duplexClientFigures(summary.duplex));
   if (opts.sampler) {
     const parts = await processStalls(summarised);
     const pooled = poolStalls(parts, (await readSamplerFile(opts.output, 0).catch(() => null))?.footer ?? null);
@@ -136,6 +142,37 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
   io.stdout.write(`${lines.join('\n')}\n`);
   io.emit?.(written);
   return code;
+}
+
+/** A child's arguments: the parent's, without the SLO terms and the server's scrape (the parent does both, once). */
+function childArgs(argv: string[]): string[] {
+  let out = withoutSecrets(argv);
+  for (const flag of ['--slo', '--server-metrics', '--server-metrics-interval-s', '--server-histogram', '--server-gauge']) out = withoutFlag(out, flag);
+  return out;
+}
+
+/** The run's one scraper of the server's /metrics, its rows appended to server_metrics.jsonl at the top. */
+async function serverScraper(o: NonNullable<RunOptions['server_metrics']>, output: string, say: (line: string) => void) {
+  const path = runFile(output, 'server_metrics');
+  await writeFile(path, '');
+  let writing = Promise.resolve();
+  const scraper = new ServerMetricsScraper({
+    url: o.url,
+    interval_s: o.interval_s,
+    extra_histograms: o.histograms,
+    gauges: o.gauges,
+    timers: nodeTimerHost,
+    // Rows are small and once a second: appended in order, off the children's way.
+    onRow: (line) => (writing = writing.then(() => appendFile(path, line)).catch(() => undefined)),
+    say,
+  });
+  return {
+    scraper,
+    stop: async () => {
+      await scraper.stop();
+      await writing;
+    },
+  };
 }
 
 /** `argv` without `flag` and its value (`--flag V` or `--flag=V`). */
