@@ -96,7 +96,7 @@ describe('sweep --server-metrics --server-gauge (capacity planning)', () => {
     const { code, stdout } = await probe([
       'sweep', '--mock-profile', 'nemotron', '--mock-args', `--capacity-sessions 12 --metrics-port ${port} --gpu-base-mib 2000 --gpu-mib-per-session 1000`,
       '--server-metrics', `http://127.0.0.1:${port}/metrics`, '--server-gauge', 'DCGM_FI_DEV_FB_USED',
-      '--sessions', '4:24', '--runs', '1', '--duration', '4', '--gpus', '2', '--output', dir, '--run-args', '--allow-unqualified',
+      '--sessions', '4:24', '--runs', '1', '--duration', '2', '--gpus', '2', '--output', dir, '--run-args', '--allow-unqualified',
     ]);
     expect(code).toBe(0);
     const file = JSON.parse(await readFile(join(dir, 'sweep.json'), 'utf8')) as SweepFile;
