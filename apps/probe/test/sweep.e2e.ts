@@ -112,6 +112,8 @@ describe('sweep --server-metrics --server-gauge (capacity planning)', () => {
     expect(stdout).toMatch(new RegExp(`^capacity: ${capacity} sessions .*; there: per GPU \\(2\\): ${capacity / 2} sessions \\(in [\\d.]+\\.\\.[\\d.]+\\); DCGM_FI_DEV_FB_USED max ${max}, mean [\\d.]+$`, 'm'));
     expect((await probe(['report', dir])).code).toBe(0);
     const html = await readFile(join(dir, 'report.html'), 'utf8');
+    // The page draws the gauge against the load (its data carries each point's max).
+    expect(html).toContain('"gauges":[{"name":"DCGM_FI_DEV_FB_USED","max":[');
     expect(html).toMatch(new RegExp(`<div class="sub" id="server-gauges">at the capacity, the server's own gauges: per GPU \\(2\\): ${capacity / 2} sessions; DCGM_FI_DEV_FB_USED max ${max}, mean [\\d.]+</div>`));
   });
 });

@@ -88,6 +88,17 @@
     if (drawnBelow(t)) return;
     figureChart(t.label + ': the figure against ' + against + ' (median over runs; the bound dashed)', data.origin['slo ' + figureOf(t.term)] || '', figureOf(t.term), t.values.map(median), termOks(t), [{ y: t.bound, label: 'bound: ' + t.label }]);
   });
+  // The server's own gauges (--server-gauge), each against the load: what the server held at each point.
+  (data.gauges || []).forEach(function (g) {
+    figureChart(
+      'Server gauge: ' + g.name + ' against ' + against + ' (the largest over runs)',
+      "server (its /metrics, scraped by each run): the gauge's max over the run's scrapes, in the server's own unit",
+      g.name,
+      g.max,
+      g.max.map(function () { return null; }),
+      [],
+    );
+  });
   behaviour.forEach(function (f) {
     const term = data.terms.find(function (t) { return figureOf(t.term) === f.figure; });
     const extra = f.ci95

@@ -210,6 +210,7 @@ describe("the sweep's page", () => {
       deciding: null,
       terms: [],
       behaviour: [],
+      gauges: [],
       origin: { verdict: 'every run qualified & every term met' },
       ...over,
     };

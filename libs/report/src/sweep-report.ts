@@ -37,6 +37,8 @@ export interface SweepReportData {
   terms: Array<{ term: string; label: string; bound: number; values: Array<Array<number | null>>; ok: Array<Array<boolean | null>> }>;
   /** `--conversation` sweeps: each behaviour figure against the session count; empty for any other. */
   behaviour: SweepBehaviourFigure[];
+  /** `--server-gauge`: each gauge's max per point (the largest over its runs), against the load. */
+  gauges: Array<{ name: string; max: Array<number | null> }>;
   origin: Record<string, string>;
 }
 
@@ -91,6 +93,13 @@ export async function loadSweepReport(dir: string): Promise<SweepReportData | nu
     deciding: failPoint ? decidingOf(failPoint, file.settings.arrivals?.max_blocking) : null,
     terms,
     behaviour: await loadSweepBehaviour(dir, points),
+    gauges: [...new Set(points.flatMap((p) => p.runs.flatMap((r) => Object.keys(r.server_gauges ?? {}))))].map((name) => ({
+      name,
+      max: points.map((p) => {
+        const each = p.runs.map((r) => r.server_gauges?.[name]?.max).filter((v): v is number => v !== undefined);
+        return each.length > 0 ? Math.max(...each) : null;
+      }),
+    })),
     origin: file.measurement_origin,
   };
 }
