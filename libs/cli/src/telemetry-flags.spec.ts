@@ -60,13 +60,13 @@ describe('serverMetricsOptions', () => {
   it('scrapes nothing unless asked; once asked, every second with no extra histogram unless told', () => {
     expect(serverMetrics([])).toEqual({ server_metrics: null });
     expect(serverMetrics(['--server-metrics', 'http://127.0.0.1:8000/metrics'])).toEqual({
-      server_metrics: { url: 'http://127.0.0.1:8000/metrics', interval_s: 1, histograms: [], gauges: [] },
+      server_metrics: { urls: ['http://127.0.0.1:8000/metrics'], interval_s: 1, histograms: [], gauges: [] },
     });
   });
 
   it('takes the interval and every histogram family named, in order', () => {
     const argv = ['--server-metrics', 'https://s/metrics', '--server-metrics-interval-s', '2.5', '--server-histogram', 'vllm:e2e_request_latency_seconds', '--server-histogram', 'my_ttfb_seconds'];
-    expect(serverMetrics(argv)).toEqual({ server_metrics: { url: 'https://s/metrics', interval_s: 2.5, histograms: ['vllm:e2e_request_latency_seconds', 'my_ttfb_seconds'], gauges: [] } });
+    expect(serverMetrics(argv)).toEqual({ server_metrics: { urls: ['https://s/metrics'], interval_s: 2.5, histograms: ['vllm:e2e_request_latency_seconds', 'my_ttfb_seconds'], gauges: [] } });
   });
 
   it('takes every gauge named, a label set chosen as NAME{label="v"}', () => {

@@ -12,7 +12,7 @@ export const TELEMETRY_FLAGS = {
 
 /** `--server-metrics`: the server's own /metrics beside the client's figures (run, http). */
 export const SERVER_METRICS_FLAGS = {
-  'server-metrics': { kind: 'string', group: 'telemetry', help: "scrape the server's Prometheus endpoint during the run (samples on the client's clock in server_metrics.jsonl; the summary's server_metrics block gives its latency histograms' percentiles beside the client's)", value: 'URL' },
+  'server-metrics': { kind: 'list', group: 'telemetry', help: "scrape the server's Prometheus endpoint during the run (samples on the client's clock in server_metrics.jsonl; the summary's server_metrics block gives its latency histograms' percentiles beside the client's); repeatable (a model server and a DCGM exporter), each on its own schedule", value: 'URL' },
   'server-metrics-interval-s': { kind: 'number', min: 0, exclusive: true, default: 1, group: 'telemetry', help: 'with --server-metrics: seconds between scrapes', value: 'S' },
   'server-histogram': { kind: 'list', group: 'telemetry', help: 'with --server-metrics: also report this histogram family (beside vLLM, vLLM-Omni and sglang TTFT/TTFP/RTF)', value: 'NAME' },
   'server-gauge': { kind: 'list', group: 'telemetry', help: 'with --server-metrics: also report this gauge or counter (mean, max and last over the run; a counter its increase): NAME sums its label sets, NAME{label="v"} takes those only (e.g. DCGM_FI_DEV_FB_USED, vllm:num_requests_running)', value: 'NAME' },
@@ -29,20 +29,20 @@ export interface TelemetryOptions {
 
 export interface ServerMetricsOptions {
   /** Null: no scrape. */
-  server_metrics: { url: string; interval_s: number; histograms: string[]; gauges: string[] } | null;
+  server_metrics: { urls: string[]; interval_s: number; histograms: string[]; gauges: string[] } | null;
 }
 
-export function serverMetricsOptions(f: { 'server-metrics'?: string; 'server-metrics-interval-s': number; 'server-histogram'?: string[]; 'server-gauge'?: string[] }): ServerMetricsOptions {
-  const url = f['server-metrics'];
-  if (url === undefined) {
+export function serverMetricsOptions(f: { 'server-metrics'?: string[]; 'server-metrics-interval-s': number; 'server-histogram'?: string[]; 'server-gauge'?: string[] }): ServerMetricsOptions {
+  const urls = f['server-metrics'] ?? [];
+  if (urls.length === 0) {
     if (f['server-histogram']?.length) throw new UsageError('--server-histogram goes with --server-metrics');
     if (f['server-gauge']?.length) throw new UsageError('--server-gauge goes with --server-metrics');
     return { server_metrics: null };
   }
   for (const g of f['server-gauge'] ?? []) if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*(\{\s*[a-zA-Z_][a-zA-Z0-9_]*\s*=\s*"[^"]*"\s*(,\s*[a-zA-Z_][a-zA-Z0-9_]*\s*=\s*"[^"]*"\s*)*\})?$/.test(g)) throw new UsageError(`--server-gauge "${g}" is not NAME or NAME{label="value",…}`);
-  httpUrl('server-metrics', url);
+  for (const url of urls) httpUrl('server-metrics', url);
   for (const name of f['server-histogram'] ?? []) if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(name)) throw new UsageError(`--server-histogram "${name}" is not a Prometheus metric name`);
-  return { server_metrics: { url, interval_s: f['server-metrics-interval-s'], histograms: f['server-histogram'] ?? [], gauges: f['server-gauge'] ?? [] } };
+  return { server_metrics: { urls, interval_s: f['server-metrics-interval-s'], histograms: f['server-histogram'] ?? [], gauges: f['server-gauge'] ?? [] } };
 }
 
 export function telemetryOptions(f: { 'metrics-port'?: number; 'metrics-linger-s': number; 'otlp-endpoint'?: string; 'otlp-interval-s': number; 'dashboard-port'?: number; 'dashboard-linger-s': number }): TelemetryOptions {

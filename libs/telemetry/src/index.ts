@@ -14,7 +14,7 @@ export type { HttpSource } from './http-families';
 export { mockFamilies } from './mock-families';
 export type { MockSource } from './mock-families';
 
-export { ServerMetricsScraper, KNOWN_SERVER_HISTOGRAMS, besideClient, parseGaugeSelector } from './server-scraper';
+export { ServerMetricsScraper, ServerScrapers, KNOWN_SERVER_HISTOGRAMS, besideClient, parseGaugeSelector } from './server-scraper';
 export type { ServerMetricsSummary, ServerGaugeFigures, ServerHistogramFigures, ServerFigureKind, ClientFigure, ServerScraperOptions } from './server-scraper';
 export { parsePromText } from './prom-text';
 export type { PromSample, PromScrape } from './prom-text';

@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ManualTimers, settle } from '@duplex-bench/pacer/testing';
-import { besideClient, ServerMetricsScraper, type ClientFigure, type ServerScraperOptions } from './server-scraper';
+import { besideClient, ServerMetricsScraper, ServerScrapers, type ClientFigure, type ServerScraperOptions } from './server-scraper';
 
 const TTFT = 'vllm:time_to_first_token_seconds';
 
@@ -287,4 +287,34 @@ describe('besideClient', () => {
     expect(summary.histograms.c).not.toHaveProperty('client');
     expect(summary.histograms.d).not.toHaveProperty('client');
   });
+
+  it('scrapes several URLs (a model server and a DCGM exporter), each row naming its URL, into one block', async () => {
+    const exporter = await setup();
+    const model = await setup();
+    exporter.serve('# TYPE DCGM_FI_DEV_FB_USED gauge\nDCGM_FI_DEV_FB_USED{gpu="0"} 5000\n');
+    model.serve(histogram(TTFT, [0, 0, 0, 0, 0]));
+    const rows: string[] = [];
+    let baseline: () => void = () => undefined;
+    const bothAnswered = new Promise<void>((resolve) => (baseline = resolve));
+    const onRow = (l: string) => {
+      rows.push(l);
+      if (rows.length === 2) baseline();
+    };
+    const both = new ServerScrapers([exporter.url, model.url], { interval_s: 5, extra_histograms: [], gauges: ['DCGM_FI_DEV_FB_USED'], timers: exporter.timers, onRow, say: () => undefined });
+    both.start();
+    // Both baselines taken before the model's histogram moves.
+    await bothAnswered;
+    await settle();
+    model.serve(histogram(TTFT, [0, 10, 10, 10, 10]));
+    await both.stop();
+    const summary = both.summary();
+    expect(summary.urls).toEqual([exporter.url, model.url]);
+    expect(summary.gauges?.DCGM_FI_DEV_FB_USED).toMatchObject({ max: 5000 });
+    expect(summary.histograms[TTFT]).toMatchObject({ count: 10 });
+    expect(summary.scrapes.ok).toBe(4);
+    expect(rows.map((l) => (JSON.parse(l) as { url: string }).url).sort()).toEqual([exporter.url, exporter.url, model.url, model.url].sort());
+    await exporter.close();
+    await model.close();
+  });
 });
+

@@ -98,7 +98,11 @@ export function parseGaugeSelector(text: string): { name: string; labels: Record
 }
 
 export interface ServerMetricsSummary {
+  /** The URL scraped (several: joined by spaces, and listed in `urls`). */
   url: string;
+  urls?: string[];
+  /** Several URLs: names two of them export, kept from the first. */
+  shadowed?: string[];
   interval_s: number;
   scrapes: { ok: number; failed: number; skipped_busy: number; first_failure: string | null };
   /** Client clock seconds of the first and last good scrape: the window the figures cover. */
@@ -289,4 +293,74 @@ function addBuckets(a: Buckets | undefined, b: Buckets): Buckets {
   b.le.forEach((le, i) => sum.set(le, (sum.get(le) ?? 0) + b.cumulative[i]));
   const le = [...sum.keys()].sort((x, y) => x - y);
   return { le, cumulative: le.map((x) => sum.get(x) ?? 0), count: a.count + b.count, sum: a.sum + b.sum };
+}
+
+/**
+ * `--server-metrics URL` given more than once (a model server and a DCGM exporter): one scraper a
+ * URL, on one schedule each; each row of server_metrics.jsonl names its `url` when there are several.
+ * Their summaries merge into one block: one URL's block is as it always was; several give `urls`
+ * and every URL's histograms and gauges (a name two URLs export keeps the first URL's, and is named
+ * in `shadowed`).
+ */
+export class ServerScrapers {
+  private readonly scrapers: ServerMetricsScraper[];
+
+  constructor(urls: string[], o: Omit<ServerScraperOptions, 'url'>) {
+    const many = urls.length > 1;
+    this.scrapers = urls.map(
+      (url) =>
+        new ServerMetricsScraper({
+          ...o,
+          url,
+          // Several endpoints: each row says which one it is from.
+          onRow: many ? (line) => o.onRow(`{"url":${JSON.stringify(url)},${line.slice(1)}`) : o.onRow,
+        }),
+    );
+  }
+
+  start(): void {
+    for (const s of this.scrapers) s.start();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.scrapers.map((s) => s.stop()));
+  }
+
+  summary(): ServerMetricsSummary {
+    const all = this.scrapers.map((s) => s.summary());
+    if (all.length === 1) return all[0];
+    const histograms: Record<string, ServerHistogramFigures> = {};
+    const gauges: Record<string, ServerGaugeFigures> = {};
+    const shadowed: string[] = [];
+    const keep = <T>(into: Record<string, T>, from: Record<string, T>, url: string) => {
+      for (const [k, v] of Object.entries(from)) {
+        if (k in into) shadowed.push(`${k} (${url})`);
+        else into[k] = v;
+      }
+    };
+    for (const s of all) {
+      keep(histograms, s.histograms, s.url);
+      keep(gauges, s.gauges ?? {}, s.url);
+    }
+    // A name asked for is absent only when no URL carried it.
+    const absent = [...new Set(all.flatMap((s) => s.absent))].filter((n) => !(n in histograms) && !(n in gauges));
+    const windows = all.map((s) => s.window_s).filter((w): w is [number, number] => w !== null);
+    return {
+      url: all.map((s) => s.url).join(' '),
+      urls: all.map((s) => s.url),
+      interval_s: all[0].interval_s,
+      scrapes: {
+        ok: all.reduce((n, s) => n + s.scrapes.ok, 0),
+        failed: all.reduce((n, s) => n + s.scrapes.failed, 0),
+        skipped_busy: all.reduce((n, s) => n + s.scrapes.skipped_busy, 0),
+        first_failure: all.map((s) => (s.scrapes.first_failure ? `${s.url}: ${s.scrapes.first_failure}` : null)).find((f) => f !== null) ?? null,
+      },
+      window_s: windows.length > 0 ? [Math.min(...windows.map((w) => w[0])), Math.max(...windows.map((w) => w[1]))] : null,
+      histograms,
+      ...(Object.keys(gauges).length > 0 || all.some((s) => s.gauges) ? { gauges } : {}),
+      absent,
+      ...(shadowed.length > 0 ? { shadowed } : {}),
+      measurement_origin: `${all[0].measurement_origin}; each of ${all.length} URLs on its own schedule, its rows naming it`,
+    };
+  }
 }

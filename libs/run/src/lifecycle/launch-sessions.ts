@@ -4,7 +4,7 @@ import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhys
 import { monotonicClock, nodeTimerHost } from '@duplex-bench/pacer';
 import { AudioFormatError, ConversationError } from '@duplex-bench/audio';
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
-import { besideClient, poolStalls, ServerMetricsScraper, type StallsSummary } from '@duplex-bench/telemetry';
+import { besideClient, poolStalls, ServerScrapers, type StallsSummary } from '@duplex-bench/telemetry';
 import { duplexClientFigures, mergeChildren, mergeDuplex, readJsonFile, readSamplerFile, runFile, writeRunRecord, type MergedSummary, type RunRecord, type RunSummary } from '@duplex-bench/results';
 import { ConversationInput } from '../conversation-input';
 import { CHILD_KEY_ENV, redactArgv, withoutSecrets } from '../dialect-options';
@@ -156,8 +156,7 @@ async function serverScraper(o: NonNullable<RunOptions['server_metrics']>, outpu
   const path = runFile(output, 'server_metrics');
   await writeFile(path, '');
   let writing = Promise.resolve();
-  const scraper = new ServerMetricsScraper({
-    url: o.url,
+  const scraper = new ServerScrapers(o.urls, {
     interval_s: o.interval_s,
     extra_histograms: o.histograms,
     gauges: o.gauges,

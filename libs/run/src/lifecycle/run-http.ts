@@ -39,7 +39,7 @@ export interface HttpFlagValues {
   'otlp-interval-s': number;
   'dashboard-port'?: number;
   'dashboard-linger-s': number;
-  'server-metrics'?: string;
+  'server-metrics'?: string[];
   'server-metrics-interval-s': number;
   'server-histogram'?: string[];
 }

@@ -6,7 +6,7 @@ import { CHILD_ENV, describeHost, projectRevision, type LauncherLink } from '@du
 import { createUsHistogram } from '@duplex-bench/metrics';
 import { nodeTimerHost } from '@duplex-bench/pacer';
 import { RUN_FILES, runFile, TRACE_LAYOUT, unwrittenLine, writeEvery, writeRunFile, writeRunRecord, type RunRecord } from '@duplex-bench/results';
-import { besideClient, clientFamilies, exposeMetrics, httpFamilies, OtlpPush, ServerMetricsScraper, type ClientFigure, type Family, type LiveDashboard, type MetricsEndpoint, type ServerFigureKind } from '@duplex-bench/telemetry';
+import { besideClient, clientFamilies, exposeMetrics, httpFamilies, OtlpPush, ServerScrapers, type ClientFigure, type Family, type LiveDashboard, type MetricsEndpoint, type ServerFigureKind } from '@duplex-bench/telemetry';
 import { startDashboard } from './dashboard';
 import { TraceWriter } from '@duplex-bench/tracer';
 import { redactArgv } from '../dialect-options';
@@ -111,7 +111,7 @@ export async function runRequests(o: HttpRunOptions, prompts: PromptSource, io: 
       push = await OtlpPush.start({ endpoint: telemetry.otlp.endpoint, interval_s: telemetry.otlp.interval_s, families, labels: { ...labels, ...genai }, resource: { 'service.name': 'duplex-bench' }, say });
     }
     const scraper = serverMetrics
-      ? new ServerMetricsScraper({ ...serverMetrics, extra_histograms: serverMetrics.histograms, gauges: serverMetrics.gauges, timers: nodeTimerHost, onRow: (line) => writer.append(RUN_FILES.server_metrics, line), say })
+      ? new ServerScrapers(serverMetrics.urls, { interval_s: serverMetrics.interval_s, extra_histograms: serverMetrics.histograms, gauges: serverMetrics.gauges, timers: nodeTimerHost, onRow: (line) => writer.append(RUN_FILES.server_metrics, line), say })
       : null;
     scraper?.start();
     stopScraper = () => scraper?.stop();

@@ -6,7 +6,7 @@ import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { CHILD_ENV, describeHost, projectRevision } from '@duplex-bench/launcher';
 import { encodeSamples } from '@duplex-bench/metrics';
 import { monotonicClock, scheduleStall, spreadStarts, timersOn, type Clock } from '@duplex-bench/pacer';
-import { besideClient, ServerMetricsScraper, type LiveDashboard } from '@duplex-bench/telemetry';
+import { besideClient, ServerScrapers, type LiveDashboard } from '@duplex-bench/telemetry';
 import { ConversationInput } from '../conversation-input';
 import { behaviourFigures, hearConversationOr } from '../conversation-behaviour';
 import { connectionSettings, dialectRecord, redactArgv } from '../dialect-options';
@@ -192,8 +192,7 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
   let sampler: ProcessSampler | null = null;
   const hold = opts.inject_stall_ms > 0 ? prepareStall(opts.inject_stall_kind, clock, opts.output) : undefined;
   const scraper = opts.server_metrics
-    ? new ServerMetricsScraper({
-        url: opts.server_metrics.url,
+    ? new ServerScrapers(opts.server_metrics.urls, {
         interval_s: opts.server_metrics.interval_s,
         extra_histograms: opts.server_metrics.histograms,
         gauges: opts.server_metrics.gauges,
