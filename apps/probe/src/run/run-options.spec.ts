@@ -79,6 +79,12 @@ describe('parseRunOptions', () => {
     expect(usageError([...BASE, '--slo', 'incomplete=0', '--processes', '2', '--abort-on-fail'])).toMatch(/^--abort-on-fail watches one process/);
   });
 
+  it('scrapes the server from shard 0 only: a sharded run has one scraper', () => {
+    const scrape = ['--server-metrics', 'http://127.0.0.1:9/metrics'];
+    expect(parseRunOptions([...BASE, ...scrape, '--shard', '0/2']).server_metrics?.urls).toEqual(['http://127.0.0.1:9/metrics']);
+    expect(parseRunOptions([...BASE, ...scrape, '--shard', '1/2']).server_metrics).toBeNull();
+  });
+
   it('refuses --dashboard-port with --processes: the dashboard draws one process', () => {
     expect(usageError([...BASE, '--dashboard-port', '0', '--processes', '2'])).toMatch(/^--dashboard-port draws one process/);
     expect(parseRunOptions([...BASE, '--dashboard-port', '0']).dashboard).toEqual({ port: 0, linger_s: 30 });

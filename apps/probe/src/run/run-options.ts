@@ -102,7 +102,8 @@ export function parseRunOptions(argv: string[]): RunOptions {
     ...abortOnFail(f),
     quiet: f.quiet,
     ...telemetryOptions(f),
-    ...serverMetricsOptions(f),
+    // One scraper for a sharded run: shard 0's (the others would scrape the same server again).
+    ...(shard && shard.index > 0 ? { server_metrics: (serverMetricsOptions(f), null) } : serverMetricsOptions(f)),
   };
 }
 
