@@ -1,14 +1,40 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockServer, type MockServerOptions } from '@duplex-bench/mock-servers';
 import { EventEmitter } from 'node:events';
+import { chromium } from 'playwright-core';
 import { probe } from './run-harness.spec-helpers';
 import { runCommand } from './run-command';
 import { parseRunOptions } from './run-options';
 
 jest.setTimeout(60_000);
+
+/** Debian's chromium; `.ci/run` installs it. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** The run's report, opened in Chromium: its camera table, header to cell. */
+async function cameraRow(dir: string): Promise<Record<string, string>> {
+  await (await import('@duplex-bench/report')).writeReport(dir);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`file://${join(dir, 'report.html')}`);
+    await page.waitForFunction(() => (globalThis as unknown as { reportReady?: boolean }).reportReady === true, null, { timeout: 15_000 });
+    return await page.$$eval('section', (sections) => {
+      type Node = { textContent: string | null; querySelectorAll(s: string): ArrayLike<Node>; querySelector(s: string): Node | null };
+      const camera = (sections as unknown as Node[]).find((s) => (s.querySelector('h2,h3')?.textContent ?? '').startsWith('Camera frames'));
+      if (!camera) return {};
+      const heads = Array.from(camera.querySelectorAll('th')).map((h) => h.textContent ?? '');
+      const cells = Array.from(camera.querySelectorAll('td')).map((c) => c.textContent ?? '');
+      return Object.fromEntries(heads.map((h, i) => [h, cells[i]]));
+    });
+  } finally {
+    await browser.close();
+  }
+}
 
 /** One JPEG a second for `seconds`, made by ffmpeg from its test pattern, in a directory of their own. */
 async function frameDir(seconds: number): Promise<string> {
@@ -31,12 +57,14 @@ describe('run --video: camera frames as each server takes them', () => {
   it("native: one frame per unit before the unit's first packet when the grant lists image input, each a JPEG the server took", async () => {
     const mock = await startMockServer({ port: 0, profile: 'minicpmo', images: {} });
     try {
-      const { code, summary, stdout, stderr } = await probe(mock.url, ['--concurrency', '2', '--duration', '3', '--video', frames, '--allow-unqualified']);
+      const { code, summary, stdout, stderr, dir } = await probe(mock.url, ['--concurrency', '2', '--duration', '3', '--video', frames, '--allow-unqualified']);
       expect(code).toBe(0);
       expect(`${stdout}${stderr}`).toMatch(new RegExp(`camera frames \\(${frames}\\): 6 sent, [0-9.]+ KiB of JPEG`));
       // 1 s units: units 0, 1 and 2 of each session.
       expect(summary.video).toMatchObject({ source: frames, frames_sent: 6 });
       expect(mock.stats().frames).toMatchObject({ accepted: 6, refused: 0, bytes: summary.video?.frame_bytes });
+      // The run's page shows the frames in the server part, as a person reads it in Chromium.
+      if (existsSync(CHROMIUM)) expect(await cameraRow(dir)).toEqual({ 'frames sent': '6', 'JPEG bytes': String(summary.video?.frame_bytes), 'bytes per frame': String(Math.round((summary.video?.frame_bytes ?? 0) / 6)) });
     } finally {
       await mock.close();
     }
