@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { startMockServer, type MockServerOptions } from '@duplex-bench/mock-servers';
 import { EventEmitter } from 'node:events';
 import { chromium } from 'playwright-core';
+import { writeReport } from '@duplex-bench/report';
 import { probe } from './run-harness.spec-helpers';
 import { runCommand } from './run-command';
 import { parseRunOptions } from './run-options';
@@ -17,7 +18,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** The run's report, opened in Chromium: its camera table, header to cell. */
 async function cameraRow(dir: string): Promise<Record<string, string>> {
-  await (await import('@duplex-bench/report')).writeReport(dir);
+  await writeReport(dir);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   try {
     const page = await browser.newPage();
