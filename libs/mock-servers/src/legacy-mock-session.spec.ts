@@ -5,6 +5,7 @@ import { ArrivalOffsets } from './arrival-offsets';
 import { BehaviourLog } from './behaviour-log';
 import { LegacyMockSession, type LegacyMockOptions } from './legacy-mock-session';
 import { mockSettings } from './mock-options';
+import type { MockFault } from './mock-fault';
 import type { MockHost } from './openai-mock-session';
 import { FakeSocket, type Event } from './fake-socket.spec-helpers';
 
@@ -18,7 +19,7 @@ const OPTIONS: LegacyMockOptions = {
 };
 
 /** One legacy session in virtual time; its frames as they went out. */
-function legacySession(o: Partial<LegacyMockOptions> = {}) {
+function legacySession(o: Partial<LegacyMockOptions> = {}, fault: MockFault | null = null) {
   const scheduler = new VirtualTimeScheduler();
   const clock = schedulerTimerHost(scheduler);
   const ws = new FakeSocket();
@@ -30,7 +31,7 @@ function legacySession(o: Partial<LegacyMockOptions> = {}) {
     completed: () => undefined,
     behaviourLog: (id) => new BehaviourLog(id),
   };
-  const s = new LegacyMockSession(ws as unknown as WebSocket, host, 'mock_0', { ...OPTIONS, ...o }, Buffer.alloc(3840).toString('base64'), null);
+  const s = new LegacyMockSession(ws as unknown as WebSocket, host, 'mock_0', { ...OPTIONS, ...o }, Buffer.alloc(3840).toString('base64'), fault);
   s.start();
   const send = (event: Record<string, unknown>) => s.onMessage(Buffer.from(JSON.stringify(event)), false, clock.now_s());
   const at = (t_ms: number, fn: () => void) => scheduler.schedule(fn, t_ms);
@@ -148,4 +149,19 @@ describe('LegacyMockSession (sglang-omni LegacyRealtimeFacade, --profile qwen3-o
     expect(Buffer.from(settings.output_payload, 'base64')).toHaveLength(3840);
     expect(() => mockSettings({ profile: 'qwen3-omni-half-duplex', protocol: 'openai' })).toThrow(/legacy protocol/);
   });
+
+  it('non_finite: from the fault on, each append is answered by a speech start whose audio_start_ms JSON cannot hold (as the openai mock does)', () => {
+    const m = legacySession({}, { action: 'non_finite', after_appends: 2 });
+    m.configure();
+    m.speak(0, [false, false, false, false]);
+    m.scheduler.flush();
+    const starts = m.of('input_audio_buffer.speech_started');
+    // The fault counts the append in hand: from the second (80 ms) on.
+    expect(starts.map((s) => [s.t_ms, s.event.audio_start_ms])).toEqual([
+      [80, Infinity],
+      [160, Infinity],
+      [240, Infinity],
+    ]);
+  });
 });
+

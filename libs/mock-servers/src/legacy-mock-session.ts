@@ -317,6 +317,8 @@ export class LegacyMockSession {
         silence: () => {
           this.silent = true;
         },
+        // A speech start whose audio_start_ms JSON cannot hold, once.
+        nonFinite: () => this.send(this.events.speechStarted(`item_fault_${this.appends}`, 0).replace('"audio_start_ms":0', '"audio_start_ms":1e999')),
       },
       this.appends === f.after_appends,
     );

@@ -127,7 +127,9 @@ describe('injectFault (the faults every dialect shares)', () => {
     expect(mockFaultsOf('openai')).not.toContain('no_session_closed');
     expect(mockFaultsOf('openai', true)).toContain('duplicate_seq');
     expect(mockFaultsOf('vllm-omni')).toEqual(expect.arrayContaining(['duplicate_seq', 'no_session_closed', 'non_finite']));
-    expect(mockFaultsOf('legacy')).not.toContain('non_finite');
+    // The legacy protocol has no session.close: nothing to leave unanswered.
+    expect(mockFaultsOf('legacy')).toContain('non_finite');
+    expect(mockFaultsOf('legacy')).not.toContain('no_session_closed');
   });
 });
 

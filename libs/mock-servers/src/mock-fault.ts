@@ -181,6 +181,7 @@ export function mockFaultsOf(dialect: 'native' | 'openai' | 'vllm-omni' | 'legac
     case 'vllm-omni':
       return [...SHARED, 'non_finite', 'no_session_closed', 'duplicate_seq', 'skip_event_seq'];
     case 'legacy':
-      return [...SHARED];
+      // No session.close in sglang-omni's legacy protocol: no `no_session_closed` to fake.
+      return [...SHARED, 'non_finite'];
   }
 }
