@@ -431,7 +431,7 @@ if (!haveBrowser && !process.env.CI) process.stderr.write(`report browser tests 
       'incomplete sessions = 0: the figure against the offered Erlangs (median over runs; the bound dashed)',
       'TTFP p99 ≤ 1000 ms: the figure against the offered Erlangs (median over runs; the bound dashed)',
     ]);
-    expect(page.found?.head).toEqual(['tested', 'rate', 'offered Erlangs', 'blocking (95% interval)', 'verdict', 'qualified runs', 'incomplete sessions = 0', 'TTFP p99 ≤ 1000 ms', 'run pages']);
+    expect(page.found?.head).toEqual(['tested', 'rate', 'offered Erlangs', 'blocking (95% interval)', 'verdict', 'qualified runs', 'incomplete sessions = 0', 'TTFP p99 ≤ 1000 ms', 'ended early', 'run pages']);
     expect(page.found?.first.slice(0, 8)).toEqual(['2', '15/s', '7.5', '0.0033 (0.0006..0.0183)', 'pass', '1 of 1', '✓ 0', '✓ 64']);
     expect(page.canvases).toHaveLength(3);
     expect(page.canvases.filter((n) => n === 0)).toEqual([]);
