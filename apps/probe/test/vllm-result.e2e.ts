@@ -118,8 +118,9 @@ describe('duplex-bench http --goodput --vllm-result against the variable-respons
       const summary = JSON.parse(stdout.trim().split('\n').pop() as string) as HttpSummary;
       expect(capped.stats().active_max).toBe(4);
       expect(summary.load.max_concurrency).toBe(4);
-      // Timed from the end of its wait, each TTFT is the server's 100 ms, not the queue's growing wait.
-      expect(summary.latency_ms.ttft.raw.p99 as number).toBeLessThan(150);
+      // Timed from the end of its wait, each TTFT is the server's 100 ms, not the queue's growing wait
+      // (over 500 ms below); the margin is for the cores this file shares (153 ms seen on a clean clone).
+      expect(summary.latency_ms.ttft.raw.p99 as number).toBeLessThan(400);
       expect(summary.latency_ms.client_queue.raw.count).toBe(60);
       expect(summary.latency_ms.client_queue.raw.max as number).toBeGreaterThan(500);
       expect(summary.latency_ms.e2e_including_queue.raw.max as number).toBeGreaterThan((summary.latency_ms.client_queue.raw.max as number) + 100);
