@@ -131,6 +131,18 @@ export class ModelSession {
     else this.pump();
   }
 
+  /**
+   * Input the model has taken and not yet produced from, in ms: the queued units whose output is
+   * not due yet (a real server's accepted minus consumed samples, which it bounds by its grant's
+   * `max_input_bytes`). Produced units waiting for their burst are consumed.
+   */
+  backlog_ms(): number {
+    const now = this.clock.now_s() + DUE_SLACK_S;
+    let ms = 0;
+    for (let i = this.queue.length - 1; i >= 0 && this.queue[i].due_s > now; i--) ms += this.queue[i].duration_ms;
+    return ms;
+  }
+
   /** Whether a turn is taking input. */
   get inTurn(): boolean {
     return this.current !== null;

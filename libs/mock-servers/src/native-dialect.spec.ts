@@ -62,10 +62,9 @@ describe('nativeDialect', () => {
       expect(updated).toMatchObject({ type: 'session.updated', client_event_id: 'u1' });
       const grant = updated.session.sglang.granted;
       expect(grant).toMatchObject({ native_unit_ms: unit_ms, first_unit_ms: unit_ms, input_audio_format: { rate: 16000 }, output_audio_format: { rate }, tail_policy: 'pad' });
-      const hour_s = 3600;
-      // The newest grant's limits (RuntimeLimits): an hour of input, and no more keys than those.
+      // The newest grant's limits (RuntimeLimits' defaults): 60 s of input held unprocessed, and no more keys than those.
       expect(Object.keys(grant.limits).sort()).toEqual(['cleanup_timeout_s', 'max_history_chars', 'max_input_bytes', 'max_output_bytes', 'max_output_events']);
-      expect(grant.limits.max_input_bytes).toBeGreaterThanOrEqual(hour_s * 1000 * NATIVE_INPUT_BYTES_PER_MS);
+      expect(grant.limits).toEqual({ max_input_bytes: 60 * 1000 * NATIVE_INPUT_BYTES_PER_MS, max_output_bytes: 4 * 1024 * 1024, max_output_events: 256, max_history_chars: 65536, cleanup_timeout_s: 30 });
       expect(grant).toMatchObject({ sampling_parameters: [], supports_reference_audio: false });
     }
   });

@@ -5,12 +5,17 @@ import type { MockDialect, MockSettings } from './mock-dialect';
 import { NativeMockSession, type NativeMockOptions } from './native-mock-session';
 import type { MockHost } from './openai-mock-session';
 
-/** What the native mock states it enforces: nothing a benchmark reaches (an hour of input per session). */
+/**
+ * sglang-omni's runtime defaults (`RuntimeLimits`, types.py@dd3240eb). The input bound is on input
+ * held unprocessed (60 s of 16 kHz PCM16), which the model mock enforces: a server that falls that
+ * far behind refuses appends as `buffer_overflow`. The output bounds are on output not yet sent; the
+ * mock states them and never queues that much.
+ */
 const MOCK_LIMITS: NativeLimits = {
-  max_input_bytes: 3600 * 32_000,
-  max_output_bytes: 3600 * 48_000,
-  max_output_events: 3600 * 1000,
-  max_history_chars: 1 << 20,
+  max_input_bytes: 60 * 16_000 * 2,
+  max_output_bytes: 4 * 1024 * 1024,
+  max_output_events: 256,
+  max_history_chars: 64 * 1024,
   cleanup_timeout_s: 30,
 };
 

@@ -46,7 +46,7 @@ const LIMITS: NativeLimits = { max_input_bytes: 1e9, max_output_bytes: 1e9, max_
 const PAYLOAD = Buffer.alloc(3528).toString('base64');
 
 /** One native session on a host in virtual time: 80 ms units, append-echo unless a model is given. */
-function session(o: { fault?: MockFault; model?: ModelOptions; replies?: number } = {}) {
+function session(o: { fault?: MockFault; model?: ModelOptions; replies?: number; limits?: NativeLimits } = {}) {
   const scheduler = new VirtualTimeScheduler();
   const clock = schedulerTimerHost(scheduler);
   const arrivals = new ArrivalOffsets();
@@ -69,7 +69,7 @@ function session(o: { fault?: MockFault; model?: ModelOptions; replies?: number 
     completed: () => completed++,
     behaviourLog: (id) => new BehaviourLog(id),
   };
-  const options = { grant: nativeGrant(22050, 80, LIMITS), replies_per_unit: o.replies ?? 3, model: o.model ?? null, behaviour: null };
+  const options = { grant: nativeGrant(22050, 80, o.limits ?? LIMITS), replies_per_unit: o.replies ?? 3, model: o.model ?? null, behaviour: null };
   const s = new NativeMockSession(ws as unknown as WebSocket, host, 'mock_0', options, PAYLOAD, o.fault ?? null);
   const send = (frame: string | Buffer) => s.onMessage(Buffer.from(frame), false, clock.now_s());
   /** An append of `ms` of 16 kHz input, with the client's seq and media time. */
@@ -176,6 +176,26 @@ describe('NativeMockSession', () => {
     s.scheduler.flush();
     expect(s.ws.frames.filter((f) => f.event?.type === 'response.output_audio.delta').map((f) => f.t_ms)).toEqual([200]);
     expect(s.ws.of('response.done')[0]).toMatchObject({ response: { status: 'cancelled' } });
+  });
+
+  it('a model profile that falls behind refuses appends past its input budget as a non-fatal buffer_overflow, as sglang-omni does', () => {
+    // rtf 2: each 80 ms unit takes 160 ms, so the input held unprocessed grows by 80 ms every 160 ms.
+    const limits = { ...LIMITS, max_input_bytes: 800 * 32 };
+    const s = session({ model: { ttfp_ms: 0, rtf: 2, burst_units: 1, turn_every_s: Infinity }, limits });
+    for (let seq = 0; seq < 40; seq++) s.scheduler.schedule(() => s.append(seq), seq * 80);
+    s.scheduler.flush();
+    const refused = s.ws.of('error');
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused[0]).toMatchObject({ error: { code: 'buffer_overflow', message: 'input budget exhausted; retry this seq' }, sglang: { fatal: false } });
+    const accepted = s.ws.of('sglang.input_audio.accepted');
+    expect(accepted.length + refused.length).toBe(40);
+    // The first refusal comes once 800 ms are held: not before 800 ms of input went in.
+    expect(accepted.length).toBeGreaterThanOrEqual(10);
+    // Within the budget nothing is refused.
+    const roomy = session({ model: { ttfp_ms: 0, rtf: 2, burst_units: 1, turn_every_s: Infinity } });
+    for (let seq = 0; seq < 40; seq++) roomy.scheduler.schedule(() => roomy.append(seq), seq * 80);
+    roomy.scheduler.flush();
+    expect(roomy.ws.of('error')).toEqual([]);
   });
 
   it('a model profile: input end pads the tail to a whole unit of output and drains once the response is done', () => {

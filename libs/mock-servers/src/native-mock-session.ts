@@ -188,6 +188,12 @@ export class NativeMockSession {
       this.send(nativeError(this.nextEventId(), 'input_rejected', 'append refused', false, client_event_id));
       return;
     }
+    const incoming = typeof event.audio === 'string' ? base64ByteLength(event.audio) : 0;
+    if (this.model && this.pending_bytes + this.model.backlog_ms() * NATIVE_INPUT_BYTES_PER_MS + incoming > this.options.grant.limits.max_input_bytes) {
+      // sglang-omni's runtime bounds the input it holds unprocessed: a server this far behind refuses the append, not fatally.
+      this.send(nativeError(this.nextEventId(), 'buffer_overflow', 'input budget exhausted; retry this seq', false, client_event_id));
+      return;
+    }
     let bytes = 0;
     if (typeof event.audio === 'string') {
       if (this.behaviour) {
