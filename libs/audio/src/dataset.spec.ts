@@ -36,6 +36,22 @@ describe('datasets', () => {
     await writeFile(join(dir, 'four.wav'), 'not a wav');
     await expect(wavDataset(dir)).rejects.toThrow(`${join(dir, 'four.wav')}: expected`);
   });
+
+  it("finds each WAV's own camera beside it: NAME.frames/ first, else a video file of the same name; a frame directory is no subset", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dataset-camera-'));
+    const wav = encodeWavPcm16(Buffer.alloc(16000), 16000);
+    for (const name of ['a.wav', 'b.wav', 'c.wav', 'd.wav', 'b.mp4', 'c.MOV', 'd.txt']) await writeFile(join(dir, name), name.endsWith('.wav') ? wav : 'x');
+    await mkdir(join(dir, 'a.frames'));
+    await writeFile(join(dir, 'a.frames', 'inner.wav'), wav);
+    await writeFile(join(dir, 'a.mp4'), 'x');
+    const samples = await wavDataset(dir);
+    expect(samples.map((s) => [s.id, s.video])).toEqual([
+      ['a', join(dir, 'a.frames')],
+      ['b', join(dir, 'b.mp4')],
+      ['c', join(dir, 'c.MOV')],
+      ['d', undefined],
+    ]);
+  });
 });
 
 describe('syntheticPackets', () => {

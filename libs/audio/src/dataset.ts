@@ -1,5 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import { basename, join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { pcmPackets, type PacketSource } from './packets';
 import { readWavAs, type WavConversion } from './wav';
 
@@ -16,6 +16,28 @@ export interface Sample {
   seed: number;
   /** A WAV file that was not mono PCM16 at the input rate: what was done to it on load. */
   conversion?: WavConversion;
+  /** The sample's own camera: a directory of JPEG frames or a video file beside its WAV (`datasetCamera`). */
+  video?: string;
+}
+
+/** Video files a WAV's camera may be, by extension (decoded by ffmpeg). */
+export const CAMERA_VIDEO_EXTENSIONS = ['.mp4', '.mkv', '.webm', '.mov', '.avi'];
+/** A WAV's frame directory: `NAME.frames/` beside `NAME.wav`. */
+export const CAMERA_DIR_SUFFIX = '.frames';
+
+/**
+ * The camera of `NAME.wav` in a dataset: the directory `NAME.frames/` (JPEG frames in name order)
+ * or the video file `NAME.mp4` (or .mkv, .webm, .mov, .avi) beside it; the directory first. `names`
+ * are the entries of the WAV's directory, directories marked.
+ */
+export function datasetCamera(wav: string, names: ReadonlyMap<string, boolean>): string | undefined {
+  const stem = basename(wav).replace(/\.wav$/i, '');
+  const dir = dirname(wav);
+  if (names.get(`${stem}${CAMERA_DIR_SUFFIX}`) === true) return join(dir, `${stem}${CAMERA_DIR_SUFFIX}`);
+  for (const ext of CAMERA_VIDEO_EXTENSIONS) {
+    for (const name of [`${stem}${ext}`, `${stem}${ext.toUpperCase()}`]) if (names.get(name) === false) return join(dir, name);
+  }
+  return undefined;
 }
 
 export interface SyntheticOptions {
@@ -78,27 +100,31 @@ export function syntheticPcm(sample: Sample, sample_rate = 16000): Buffer {
 /**
  * A directory of WAV files as a dataset (subdirectories become subsets). Any PCM or float WAV is
  * taken, mixed to mono and resampled to `sample_rate` (each sample says so in `conversion`); the
- * first file that is no such WAV is refused with its name and what was found.
+ * first file that is no such WAV is refused with its name and what was found. A WAV may have a
+ * camera beside it (`datasetCamera`): the sample's `video`. A frame directory is not a subset.
  */
 export async function wavDataset(dir: string, sample_rate = 16000): Promise<Sample[]> {
-  const files: string[] = [];
+  const files: Array<{ path: string; camera: string | undefined }> = [];
   async function walk(d: string): Promise<void> {
-    for (const entry of await readdir(d, { withFileTypes: true })) {
+    const entries = await readdir(d, { withFileTypes: true });
+    const names = new Map(entries.map((e) => [e.name, e.isDirectory()]));
+    for (const entry of entries) {
       const path = join(d, entry.name);
-      if (entry.isDirectory()) await walk(path);
-      else if (entry.name.toLowerCase().endsWith('.wav')) files.push(path);
+      if (entry.isDirectory()) {
+        if (!entry.name.endsWith(CAMERA_DIR_SUFFIX)) await walk(path);
+      } else if (entry.name.toLowerCase().endsWith('.wav')) files.push({ path, camera: datasetCamera(path, names) });
     }
   }
   await walk(dir);
-  files.sort();
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const out: Sample[] = [];
-  for (const [i, file] of files.entries()) {
+  for (const [i, { path: file, camera }] of files.entries()) {
     const { pcm, conversion } = await readWavAs(file, sample_rate);
     const rel = relative(dir, file);
     const subset = rel.includes(sep) ? rel.split(sep)[0] : 'wav';
     const id = rel.replace(/\.wav$/i, '').replace(/[^A-Za-z0-9_.-]+/g, '_');
     const converted = conversion.resampled || conversion.mixed || conversion.format !== 'pcm' || conversion.bits_per_sample !== 16;
-    out.push({ id, subset, variant: basename(file), duration_s: pcm.length / 2 / sample_rate, file, seed: i, ...(converted ? { conversion } : {}) });
+    out.push({ id, subset, variant: basename(file), duration_s: pcm.length / 2 / sample_rate, file, seed: i, ...(converted ? { conversion } : {}), ...(camera ? { video: camera } : {}) });
   }
   return out;
 }

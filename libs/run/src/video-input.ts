@@ -1,4 +1,4 @@
-import { readVideoFrames, VideoError } from '@duplex-bench/audio';
+import { readVideoFrames, VideoError, type Sample, type VideoFrames } from '@duplex-bench/audio';
 import { UsageError } from '@duplex-bench/cli';
 import { decodeVideoToJpegs } from '@duplex-bench/launcher';
 import type { DialectOptions } from './dialect-options';
@@ -12,4 +12,55 @@ export async function withVideo<T extends DialectOptions>(opts: T): Promise<T> {
     if (err instanceof VideoError) throw new UsageError(err.message);
     throw err;
   }
+}
+
+/** What a camera source is called in its errors: a dataset sample's camera names its sample. */
+const sampleSaid = (sample: Sample) => `--dataset sample ${sample.id}: camera`;
+
+/**
+ * A dataset sample's own camera (`NAME.frames/` or a video file beside its WAV), read as `--video`
+ * is, at `--video-fps`; undefined for a sample without one. Throws UsageError naming the sample and
+ * the file.
+ */
+export async function sampleCamera(sample: Sample, fps: number | undefined): Promise<VideoFrames | undefined> {
+  if (sample.video === undefined) return undefined;
+  try {
+    return await readVideoFrames(sample.video, fps, decodeVideoToJpegs, sampleSaid(sample));
+  } catch (err) {
+    if (err instanceof VideoError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+/** The samples' camera frames one recording holds in memory at most, base64 bytes. */
+export const SAMPLE_CAMERA_LIMIT_BYTES = 1 << 30;
+
+/**
+ * The cameras of the samples to record, read whole before any session opens (`sampleCamera`), and
+ * the name the summary gives the run's frames. A sample camera is sent by the dialects that send
+ * frames (native, vllm-omni), and refused in one line by the others; frames over
+ * SAMPLE_CAMERA_LIMIT_BYTES in all are refused too.
+ */
+export async function sampleCameras(samples: readonly Sample[], opts: { protocol: string; dataset?: string; video_fps?: number }) {
+  const own = samples.filter((s) => s.video !== undefined);
+  if (own.length > 0 && opts.protocol !== 'native' && opts.protocol !== 'vllm-omni') {
+    throw new UsageError(`--dataset ${opts.dataset}: ${own.length} samples have their own camera (${own[0].video}); camera frames are for --protocol native or vllm-omni`);
+  }
+  const frames = new Map<string, VideoFrames>();
+  let held = 0;
+  for (const sample of own) {
+    const camera = (await sampleCamera(sample, opts.video_fps)) as VideoFrames;
+    held += camera.base64.reduce((n, b) => n + b.length, 0);
+    if (held > SAMPLE_CAMERA_LIMIT_BYTES) throw new UsageError(`--dataset ${opts.dataset}: the samples' camera frames come to over ${SAMPLE_CAMERA_LIMIT_BYTES >> 20} MiB of base64 at ${sample.id}; give fewer or smaller frames, or a lower --video-fps`);
+    frames.set(sample.id, camera);
+  }
+  return {
+    frames,
+    /** The summary's name for the frames sent: the run's `--video`, the samples' own, or both; null when none. */
+    source(run_video: string | undefined): string | null {
+      if (frames.size === 0) return run_video ?? null;
+      const samples = `--dataset ${opts.dataset}: ${frames.size} samples' own cameras`;
+      return run_video ? `${samples}, ${run_video} for the rest` : samples;
+    },
+  };
 }

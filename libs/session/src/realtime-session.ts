@@ -1,5 +1,5 @@
 import { ConversationPlayer, pcm16BytesPerMs, withTrailingSilence, type PacketSource } from '@duplex-bench/audio';
-import { admitted, createSessionFlow, NATIVE_ADMISSION, trailingSilenceMs, type Connection } from '@duplex-bench/transport';
+import { admitted, createSessionFlow, NATIVE_ADMISSION, trailingSilenceMs, withSessionCamera, type CameraFrames, type Connection, type DialectConfig } from '@duplex-bench/transport';
 import type { SessionTraceSink } from '@duplex-bench/tracer';
 import { closeAfterFault } from './close-after-fault';
 import type { SessionContext } from './context';
@@ -25,6 +25,8 @@ import { untilInputEnd } from './until-input-end';
 export class RealtimeSession {
   private current: SessionState = 'idle';
   private readonly book: SessionBook;
+  /** The run's dialect, with this session's own camera when it has one. */
+  private readonly dialect: DialectConfig;
 
   constructor(
     readonly id: string,
@@ -32,7 +34,10 @@ export class RealtimeSession {
     sink: SessionTraceSink,
     /** This session's input; the run's shared packets when not given. */
     packets: PacketSource = ctx.packets,
+    /** This session's camera frames (a dataset sample's); the run's `--video` when not given. */
+    video?: CameraFrames,
   ) {
+    this.dialect = withSessionCamera(ctx.dialect, video);
     this.book = {
       id,
       ctx,
@@ -45,7 +50,7 @@ export class RealtimeSession {
       grant: { output_sample_rate: ctx.output_sample_rate },
       input: { bytes: 0 },
       conn: null,
-      flow: createSessionFlow(ctx.dialect, id),
+      flow: createSessionFlow(this.dialect, id),
       reading: [],
       broken: null,
       admission_refusals: 0,
@@ -107,7 +112,7 @@ export class RealtimeSession {
           for (const s of b.reading) s.unsubscribe();
           b.errors.forget();
           b.broken = null;
-          b.flow = createSessionFlow(b.ctx.dialect, this.id);
+          b.flow = createSessionFlow(this.dialect, this.id);
         },
       },
     );

@@ -3,7 +3,7 @@ import { LegacyFlow } from './legacy-flow';
 import { NativeFlow } from './native-flow';
 import { OpenAIFlow } from './openai-flow';
 import { VllmOmniFlow } from './vllm-omni-flow';
-import type { DialectConfig, SessionFlow } from './flow';
+import type { CameraFrames, DialectConfig, SessionFlow } from './flow';
 
 /** A new flow for one session; `session_id` prefixes the event ids the flow sends. */
 export function createSessionFlow(config: DialectConfig, session_id: string): SessionFlow {
@@ -21,6 +21,15 @@ export function createSessionFlow(config: DialectConfig, session_id: string): Se
       throw new Error(`unknown dialect ${JSON.stringify(never)}`);
     }
   }
+}
+
+/**
+ * One session's dialect with its own camera (a dataset sample's frames) in place of the run's; the
+ * dialects that send no frames are as given.
+ */
+export function withSessionCamera(config: DialectConfig, video: CameraFrames | undefined): DialectConfig {
+  if (!video || (config.protocol !== 'native' && config.protocol !== 'vllm-omni')) return config;
+  return { ...config, video };
 }
 
 /**

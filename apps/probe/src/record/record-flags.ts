@@ -24,7 +24,7 @@ export const RECORD_FLAGS = {
   'warmup-s': { kind: 'number', min: 0, default: 0, group: 'load', help: 'with --arrival-rate: arrivals intended this long after the start are also counted apart (steady blocking), seconds', value: 'S' },
   'per-subset': { kind: 'int', min: 1, default: 8, group: 'input', help: 'synthetic dataset: samples per subset (4 subsets, 2 variants each); with --conversation: conversations, one session each', value: 'N' },
   output: { kind: 'string', required: true, group: 'output', help: 'recording directory; recording into it again resumes', value: 'DIR' },
-  dataset: { kind: 'string', group: 'input', help: 'a directory of WAV files (subdirectories become subsets) instead of the synthetic dataset; any PCM or float WAV, mixed to mono and resampled to --sample-rate on load', value: 'DIR' },
+  dataset: { kind: 'string', group: 'input', help: 'a directory of WAV files (subdirectories become subsets) instead of the synthetic dataset; any PCM or float WAV, mixed to mono and resampled to --sample-rate on load; the own camera of NAME.wav frames, when it has them, are the directory NAME.frames/ (JPEGs) or a video file NAME.mp4 (.mkv, .webm, .mov, .avi) beside it, read before the first session and sent as --video sends frames', value: 'DIR' },
   ...CONVERSATION_FLAGS,
   duration: { kind: 'number', min: 0, exclusive: true, group: 'input', help: `with --conversation: each sample's length, seconds (default: ${RECORD_CONVERSATION_DURATION_S})`, value: 'S' },
   'min-input-s': { kind: 'number', min: 0, exclusive: true, default: 20, group: 'input', help: 'synthetic dataset: shortest input, seconds', value: 'S' },

@@ -13,7 +13,7 @@ export function parseRecordOptions(argv: string[]): RecordOptions {
   // No --url: recordMain starts the built-in mock and takes its URL.
   const url = f.url ?? 'ws://127.0.0.1:0/v1/realtime';
   if (!/^wss?:\/\//.test(url)) throw new UsageError(`--url must start with ws:// or wss://, got "${url}"`);
-  const dialect = parseDialectOptions(f);
+  const dialect = parseDialectOptions(f, process.env, { dataset: f.dataset !== undefined });
   // A recording's per-sample summary reports pacing and responses, not lockstep's units/s: a lockstep recording would say nothing true.
   if (dialect.pacing === 'lockstep') throw new UsageError('--pacing lockstep is for run (record reports realtime samples only)');
   if (f.postprocess !== 'off' && f.trace !== 'full') throw new UsageError(`--postprocess ${f.postprocess} replays full traces; use --trace full or --postprocess off`);

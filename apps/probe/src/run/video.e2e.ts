@@ -1,9 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { encodeWavPcm16 } from '@duplex-bench/audio';
+import { UsageError } from '@duplex-bench/cli';
 import { startMockServer, type MockServerOptions } from '@duplex-bench/mock-servers';
+import { recordCommand } from '../record/record-command';
+import { parseRecordOptions } from '../record/record-options';
 import { EventEmitter } from 'node:events';
 import { chromium } from 'playwright-core';
 import { writeReport } from '@duplex-bench/report';
@@ -88,6 +92,40 @@ describe('run --video: camera frames as each server takes them', () => {
       } finally {
         await mock.close();
       }
+    }
+  });
+
+  it("record --dataset: each sample's own camera beside its WAV (a frame directory or a video file), sent only in its own session; a camera that is no JPEG is refused in one line before any session", async () => {
+    const dataset = await mkdtemp(join(tmpdir(), 'camera-dataset-'));
+    const wav = encodeWavPcm16(Buffer.alloc(3 * 32_000), 16_000);
+    for (const name of ['a', 'b', 'c']) await writeFile(join(dataset, `${name}.wav`), wav);
+    execFileSync('cp', ['-r', frames, join(dataset, 'a.frames')]);
+    execFileSync('cp', [clip, join(dataset, 'b.mp4')]);
+    const mock = await startMockServer({ port: 0, profile: 'minicpmo', images: {} });
+    const quiet = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, signals: new EventEmitter(), exitNow: () => undefined as never, argv: [] });
+    try {
+      const out = await mkdtemp(join(tmpdir(), 'camera-record-'));
+      const code = await recordCommand(parseRecordOptions(['--url', mock.url, '--output', out, '--dataset', dataset, '--concurrency', '3', '--trace', 'off', '--postprocess', 'off', '--allow-unqualified']), quiet());
+      expect(code).toBe(0);
+      const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8'));
+      // 1 s units, 3 s of input: a's three JPEGs and b's clip decoded at one a second, one frame a unit each; c sends none.
+      expect(summary.video).toMatchObject({ source: `--dataset ${dataset}: 2 samples' own cameras`, frames_sent: 6 });
+      expect(mock.stats().frames).toMatchObject({ accepted: 6, refused: 0, bytes: summary.video.frame_bytes });
+      const sample = async (id: string) => JSON.parse(await readFile(join(out, 'samples', `${id}.json`), 'utf8'));
+      expect((await sample('a')).camera).toBe(join(dataset, 'a.frames'));
+      expect((await sample('b')).camera).toBe(join(dataset, 'b.mp4'));
+      expect((await sample('c')).camera).toBeUndefined();
+      // A camera frame that is no JPEG: the sample and the file named, before any session.
+      await mkdir(join(dataset, 'c.frames'));
+      await writeFile(join(dataset, 'c.frames', 'f001.jpg'), 'not a jpeg');
+      const appends = mock.stats().appends;
+      const again = await mkdtemp(join(tmpdir(), 'camera-record-'));
+      await expect(recordCommand(parseRecordOptions(['--url', mock.url, '--output', again, '--dataset', dataset, '--concurrency', '3', '--allow-unqualified']), quiet())).rejects.toThrow(
+        new UsageError(`--dataset sample c: camera ${join(dataset, 'c.frames', 'f001.jpg')}: not a JPEG (no start-of-image marker)`),
+      );
+      expect(mock.stats().appends).toBe(appends);
+    } finally {
+      await mock.close();
     }
   });
 

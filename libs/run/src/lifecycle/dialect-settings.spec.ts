@@ -12,6 +12,8 @@ describe('dialect options', () => {
     expect(parseDialectOptions(flags({ protocol: 'native', video: '/frames', 'video-fps': 2 }), {})).toMatchObject({ video_path: '/frames', video_fps: 2 });
     expect(() => parseDialectOptions(flags({ video: '/frames' }), {})).toThrow(new UsageError('--video is for --protocol native or vllm-omni'));
     expect(() => parseDialectOptions(flags({ protocol: 'native', 'video-fps': 2 }), {})).toThrow(new UsageError('--video-fps needs --video'));
+    // A recording's dataset may hold the samples' own cameras, read at --video-fps.
+    expect(parseDialectOptions(flags({ protocol: 'native', 'video-fps': 2 }), {}, { dataset: true })).toMatchObject({ video_fps: 2 });
     const video = { source: '/frames', base64: [Buffer.from('/9j/')], bytes: [3], fps: null };
     const native = parseDialectOptions(flags({ protocol: 'native' }), {});
     expect(dialectConfig({ ...native, video }, 80)).toEqual({ protocol: 'native', video });

@@ -83,7 +83,7 @@ export function dialectWarnings(o: DialectOptions): string[] {
 }
 
 /** Validates the dialect flags; `env` supplies `OPENAI_API_KEY` for the openai dialect. */
-export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv = process.env): DialectOptions {
+export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv = process.env, cameras: { dataset?: boolean } = {}): DialectOptions {
   if (f.profile !== undefined) return parseLegacyProfileOptions(f, env);
   const protocol = f.protocol as DialectOptions['protocol'];
   if (protocol === 'native') {
@@ -100,7 +100,8 @@ export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv
   if (f['ref-audio'] !== undefined && protocol !== 'vllm-omni') throw new UsageError('--ref-audio is for --protocol vllm-omni');
   if (f['session-extra'] !== undefined && protocol !== 'vllm-omni') throw new UsageError('--session-extra is for --protocol vllm-omni');
   if (f.video !== undefined && protocol !== 'native' && protocol !== 'vllm-omni') throw new UsageError('--video is for --protocol native or vllm-omni');
-  if (f['video-fps'] !== undefined && f.video === undefined) throw new UsageError('--video-fps needs --video');
+  // A recording's dataset may give each sample its own camera, read at --video-fps too.
+  if (f['video-fps'] !== undefined && f.video === undefined && !cameras.dataset) throw new UsageError('--video-fps needs --video');
   // vLLM-Omni's client sends turn_detection null by default: the model decides its own turns.
   const turn_detection = (f['turn-detection'] ?? (protocol === 'vllm-omni' ? 'none' : 'server_vad')) as TurnDetection;
   if (f['commit-every-s'] !== undefined && turn_detection !== 'none') {

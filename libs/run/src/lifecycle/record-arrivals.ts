@@ -6,6 +6,7 @@ import { arrivalSchedule } from '../arrivals/arrival-schedule';
 import type { ProcessMeasures } from '../process-measures';
 import { RealtimeSession, type SessionContext, type SessionResult } from '@duplex-bench/session';
 import type { TraceWriter } from '@duplex-bench/tracer';
+import type { CameraFrames } from '@duplex-bench/transport';
 import type { Observable } from 'rxjs';
 import type { RecordArrivals } from './run-settings';
 
@@ -24,6 +25,8 @@ export interface RecordArrivalsInput {
   clock: Clock;
   stop$: Observable<void>;
   packetsOf(sample: Sample): Promise<PacketSource>;
+  /** A sample's own camera frames, read before the run; the run's `--video` for the others. */
+  cameraOf?(sample: Sample): CameraFrames | undefined;
   /** Each session's sample and result as it ends; awaited before the run resolves. */
   finish(sample: Sample, result: SessionResult): Promise<void>;
 }
@@ -70,7 +73,7 @@ export async function recordArrivals(i: RecordArrivalsInput): Promise<ArrivalsSu
       const sample = i.todo[k];
       load(k + PREFETCH);
       keep(k + PREFETCH);
-      const made = (packets: PacketSource) => new RealtimeSession(sample.id, i.ctx, i.writer.openSession(sample.id), packets);
+      const made = (packets: PacketSource) => new RealtimeSession(sample.id, i.ctx, i.writer.openSession(sample.id), packets, i.cameraOf?.(sample));
       const packets = ready.get(k);
       const pending = loading.get(k);
       ready.delete(k);

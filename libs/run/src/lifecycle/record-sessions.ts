@@ -10,7 +10,7 @@ import { TraceWriter } from '@duplex-bench/tracer';
 import { ConversationInput } from '../conversation-input';
 import { behaviourFigures, hearConversationOr } from '../conversation-behaviour';
 import { connectionSettings, dialectRecord, redactArgv } from '../dialect-options';
-import { withVideo } from '../video-input';
+import { sampleCameras, withVideo } from '../video-input';
 import { GrantLog } from '../grant-record';
 import { packetSizeOr } from '../packet-size';
 import { ProcessMeasures } from '../process-measures';
@@ -83,6 +83,8 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
   const size = await packetSizeOr(given.url, given, given.connect_timeout_ms, (message) => io.stderr.write(`error: ${message}\n`), (line) => io.stderr.write(`${line}\n`));
   if (!size) return EXIT.failed;
   const opts: RecordOptions = await withVideo({ ...given, packet_ms: size.packet_ms });
+  // Each sample's own camera, read before the first session so no file is read or decoded on the loop while others stream.
+  const cameras = await sampleCameras(todo, opts);
   const script = opts.conversation;
   const conversation = script === undefined ? null : await readInput(() => ConversationInput.read({ ...opts, conversation: script }));
   // A conversation's model speech is found by the VAD in a thread of its own, started before anything else.
@@ -198,7 +200,7 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
       let first = true;
       while (next < todo.length && !signals.interrupted && unreachable === null) {
         const sample = todo[next++];
-        const session = new RealtimeSession(sample.id, ctx, writer.openSession(sample.id), await input(sample));
+        const session = new RealtimeSession(sample.id, ctx, writer.openSession(sample.id), await input(sample), cameras.frames.get(sample.id));
         let result: SessionResult;
         try {
           await session.open();
@@ -217,7 +219,7 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
     };
     let arrivals: ArrivalsSummary | undefined;
     if (opts.arrivals) {
-      arrivals = await recordArrivals({ arrivals: opts.arrivals, todo, origin_s: clock.now_s() + 0.1, measures, ctx, writer, clock, stop$, packetsOf: input, finish });
+      arrivals = await recordArrivals({ arrivals: opts.arrivals, todo, origin_s: clock.now_s() + 0.1, measures, ctx, writer, clock, stop$, packetsOf: input, cameraOf: (sample) => cameras.frames.get(sample.id), finish });
     } else {
       await Promise.all(Array.from({ length: Math.min(opts.concurrency, todo.length) }, (_, i) => lane(i)));
     }
@@ -244,7 +246,8 @@ export async function recordSessions(given: RecordOptions, io: RunIo, render: Re
       const legacy = legacyFigures(all);
       if (legacy) summary.legacy = legacy;
     }
-    const video = opts.video ? videoFigures(opts.video.source, all) : null;
+    const camera = cameras.source(opts.video?.source);
+    const video = camera ? videoFigures(camera, all) : null;
     if (video) summary.video = video;
     // Every stored sample's behaviour events and speech record, this invocation's and earlier ones', in sample order.
     const behaviour = conversation ? behaviourFigures(conversation, [...stored.values()].sort((a, b) => (a.sample_id < b.sample_id ? -1 : 1))) : null;

@@ -11,6 +11,8 @@ export interface SampleResult extends Omit<SessionResult, 'id'> {
   subset: string;
   variant: string;
   duration_s: number;
+  /** The sample's own camera (frame directory or video file) when it had one. */
+  camera?: string;
   /** The post-processing worker's summary of the session's trace, once it has run. */
   postprocess?: PostprocessSummary;
   postprocess_error?: string;
@@ -49,7 +51,7 @@ function brief(r: SampleResult): AttemptBrief {
 export function sampleResult(sample: Sample, r: SessionResult): SampleResult {
   const rest: Partial<SessionResult> = { ...r };
   delete rest.id; // the sample id stands for it
-  return { sample_id: sample.id, subset: sample.subset, variant: sample.variant, duration_s: sample.duration_s, ...(rest as Omit<SessionResult, 'id'>) };
+  return { sample_id: sample.id, subset: sample.subset, variant: sample.variant, duration_s: sample.duration_s, ...(sample.video ? { camera: sample.video } : {}), ...(rest as Omit<SessionResult, 'id'>) };
 }
 
 /**
