@@ -129,6 +129,21 @@ interface SummaryView {
   sessions?: { started?: number; completed?: number; incomplete?: number; incomplete_reasons?: Record<string, number> };
   packets?: { late?: number };
   peak_rss_bytes?: number;
+  events?: { unknown?: Record<string, number>; dialect?: Record<string, number>; server_event_seq?: { gaps: number; not_rising: number } };
+}
+
+/** What the run noticed of a fault that ends no session: receipts or event numbers out of order, events the dialect does not define. */
+function noticed(s: SummaryView | null): string[] {
+  const e = s?.events;
+  const said: string[] = [];
+  const d = e?.dialect ?? {};
+  if (d.receipt_seq_repeated) said.push(`receipt seq repeated ${d.receipt_seq_repeated}`);
+  if (d.receipt_seq_skipped) said.push(`receipt seq skipped ${d.receipt_seq_skipped}`);
+  if (e?.server_event_seq?.not_rising) said.push(`server_event_seq not rising ${e.server_event_seq.not_rising}`);
+  if (e?.server_event_seq?.gaps) said.push(`server_event_seq gaps ${e.server_event_seq.gaps}`);
+  const unknown = Object.values(e?.unknown ?? {}).reduce((a, b) => a + b, 0);
+  if (unknown > 0) said.push(`unknown events ${unknown}`);
+  return said;
 }
 
 async function runCell(dialect: Dialect, fault: string | null, timeout_ms: number): Promise<Cell> {
@@ -149,6 +164,8 @@ async function runCell(dialect: Dialect, fault: string | null, timeout_ms: numbe
     if (s?.completed) reasons.unshift(`complete ${s.completed}`);
     const unreasoned = s ? (s.incomplete ?? 0) - Object.values(s.incomplete_reasons ?? {}).reduce((a, b) => a + b, 0) : 0;
     if (unreasoned > 0) reasons.push(`**no reason ${unreasoned}**`);
+    const seen = noticed(summary);
+    if (seen.length > 0) reasons.push(`noticed: ${seen.join(', ')}`);
     const lastLine = r.stderr.trim().split('\n').at(-1) ?? '';
     return {
       dialect,

@@ -401,6 +401,34 @@ export function mentions(frame: DecodedFrame, key: string): boolean {
   return text.slice(0, 512 + key.length).includes(key) || text.includes(key, text.length - 1024);
 }
 
+/**
+ * The unsigned integer after `key` (`"name":`, its last occurrence) in a frame, read from its bytes
+ * or text without parsing it; undefined when the key is not there (`mentions`) or no digit follows.
+ */
+export function unsignedField(frame: DecodedFrame, key: string): number | undefined {
+  if (!mentions(frame, key)) return undefined;
+  if (frame.bytes && frame.undecoded) {
+    const b = frame.bytes;
+    const at = b.lastIndexOf(keyBytes(key));
+    return at < 0 ? undefined : digitsAt((i) => b[i], at + key.length);
+  }
+  const text = frame.text;
+  const at = text.lastIndexOf(key);
+  return at < 0 ? undefined : digitsAt((i) => text.charCodeAt(i), at + key.length);
+}
+
+/** The unsigned integer at `i` (after spaces), read code by code; undefined when no digit is there. */
+function digitsAt(codeAt: (i: number) => number, i: number): number | undefined {
+  while (codeAt(i) === 0x20) i++;
+  let value = 0;
+  let digits = 0;
+  for (let c = codeAt(i); c >= 0x30 && c <= 0x39; c = codeAt(++i)) {
+    value = value * 10 + (c - 0x30);
+    digits++;
+  }
+  return digits > 0 ? value : undefined;
+}
+
 /** `key` as bytes, made once per key. */
 export function keyBytes(key: string): Buffer {
   let bytes = KEY_BYTES.get(key);

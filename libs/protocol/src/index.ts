@@ -10,6 +10,7 @@ export {
   nativeInputEnd,
   nativeSessionClose,
   readNativeGrant,
+  NativeReceiptSeq,
   serverError,
 } from './native';
 export type { NativeGrantFigures } from './native';

@@ -1,5 +1,5 @@
 import { ProtocolError } from './errors';
-import { spliceFrame, type DecodedFrame } from './frame';
+import { spliceFrame, unsignedField, type DecodedFrame } from './frame';
 
 /** Event types of the native realtime dialect (sglang-omni duplex, `ws://HOST/v1/realtime`). */
 export const NativeEvent = {
@@ -124,4 +124,29 @@ export function serverError(frame: DecodedFrame): ProtocolError {
     server_type: type,
     fatal: sglang.fatal === true,
   });
+}
+
+const RECEIPT_SEQ_KEY = '"seq":';
+
+/**
+ * The receipts' `seq` (`sglang.input_audio.accepted`) against the appends' order: sglang-omni's
+ * runtime accepts appends only in contiguous order and answers each once, so a receipt that repeats
+ * a seq or skips ahead is the server's fault. Read from the frame's bytes, never parsed.
+ */
+export class NativeReceiptSeq {
+  private next = 0;
+  /** Receipts for a seq already answered (or older). */
+  repeated = 0;
+  /** Seqs skipped over by a receipt ahead of the next one due. */
+  skipped = 0;
+
+  add(frame: DecodedFrame): void {
+    const seq = unsignedField(frame, RECEIPT_SEQ_KEY);
+    if (seq === undefined) return;
+    if (seq < this.next) this.repeated++;
+    else {
+      this.skipped += seq - this.next;
+      this.next = seq + 1;
+    }
+  }
 }

@@ -1,4 +1,4 @@
-import { keyBytes, mentions, spliceFrame, type DecodedFrame } from './frame';
+import { mentions, spliceFrame, unsignedField, type DecodedFrame } from './frame';
 
 /**
  * vLLM-Omni's extensions of the OpenAI dialect (`/v1/realtime`). Each is read when present and
@@ -23,27 +23,7 @@ const SEQ_KEY = '"server_event_seq":';
  * the key is looked for near the frame's ends (`mentions`).
  */
 export function serverEventSeq(frame: DecodedFrame): number | undefined {
-  if (!mentions(frame, SEQ_KEY)) return undefined;
-  if (frame.bytes && frame.undecoded) {
-    const b = frame.bytes;
-    const at = b.lastIndexOf(keyBytes(SEQ_KEY));
-    return at < 0 ? undefined : digitsAt((i) => b[i], at + SEQ_KEY.length);
-  }
-  const text = frame.text;
-  const at = text.lastIndexOf(SEQ_KEY);
-  return at < 0 ? undefined : digitsAt((i) => text.charCodeAt(i), at + SEQ_KEY.length);
-}
-
-/** The unsigned integer at `i` (after spaces), read code by code; undefined when no digit is there. */
-function digitsAt(codeAt: (i: number) => number, i: number): number | undefined {
-  while (codeAt(i) === 0x20) i++;
-  let value = 0;
-  let digits = 0;
-  for (let c = codeAt(i); c >= 0x30 && c <= 0x39; c = codeAt(++i)) {
-    value = value * 10 + (c - 0x30);
-    digits++;
-  }
-  return digits > 0 ? value : undefined;
+  return unsignedField(frame, SEQ_KEY);
 }
 
 /** Per-response timing a server measured itself, from its own request start. */

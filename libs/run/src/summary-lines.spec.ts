@@ -45,10 +45,12 @@ describe('renderRunSummary', () => {
   });
 
   it('puts server error codes and the camera line before "written to", and a failed run says why', () => {
-    const s = summary({ events: { server_errors: 2, server_error_codes: { rate_limited: 2 }, unknown: {} }, video: { source: 'frames/', frames_sent: 10, frame_bytes: 2048 } } as unknown as Partial<RunSummary>);
+    const s = summary({ events: { server_errors: 2, server_error_codes: { rate_limited: 2 }, unknown: {}, dialect: { receipt_seq_repeated: 3, receipt_seq_skipped: 0 } }, video: { source: 'frames/', frames_sent: 10, frame_bytes: 2048 } } as unknown as Partial<RunSummary>);
     const lines = renderRunSummary(s, '/o', { verdict: 'failed', reason: 'no session completed' }).split('\n');
     const written = lines.indexOf('written to /o');
     expect(lines.indexOf('server error events: rate_limited 2 (a native session ends at its first)')).toBeLessThan(written);
+    expect(lines.indexOf('server receipts out of order: 3 repeated a seq, 0 seq skipped (sglang-omni accepts each append once, in order; the sessions went on, as its client does)')).toBeGreaterThan(0);
+    expect(renderRunSummary(summary(), '/o', qualified)).not.toMatch(/receipts out of order/);
     expect(lines.indexOf('camera frames (frames/): 10 sent, 2.0 KiB of JPEG')).toBeLessThan(written);
     expect(lines.at(-1)).toBe('FAILED: no session completed');
   });

@@ -34,6 +34,11 @@ export function renderRunSummary(s: RunSummary, output: string, v: RunVerdict): 
   if (codes.length > 0) {
     lines.splice(lines.length - 1, 0, `server error events: ${codes.map(([code, n]) => `${code} ${n}`).join(', ')} (a native session ends at its first)`);
   }
+  const repeated = s.events.dialect?.receipt_seq_repeated ?? 0;
+  const skipped = s.events.dialect?.receipt_seq_skipped ?? 0;
+  if (repeated + skipped > 0) {
+    lines.splice(lines.length - 1, 0, `server receipts out of order: ${repeated} repeated a seq, ${skipped} seq skipped (sglang-omni accepts each append once, in order; the sessions went on, as its client does)`);
+  }
   if (s.duplex) lines.splice(lines.length - 1, 0, ...renderDuplex(s.duplex));
   lines.splice(lines.length - 1, 0, ...renderUnits(s));
   if (s.video) {

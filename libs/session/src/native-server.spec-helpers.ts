@@ -17,6 +17,8 @@ export interface NativeScript {
   no_closed?: boolean;
   /** Sends this event type, which the dialect does not define, after the grant. */
   unknown_type?: string;
+  /** The seqs of the receipts answering append `seq` (default: `[seq]`): a faulty server's repeats and skips. */
+  receipts?: (seq: number) => number[];
 }
 
 /** Plays a native server on `side` (accepted): grant, acks, units, one response, drain and close. */
@@ -59,7 +61,7 @@ export function nativeServer(side: FakeServerSide, o: NativeScript = {}): void {
         if (o.fault && appends > o.fault.after_appends) return;
         bytes += Buffer.from(String(e.audio), 'base64').length;
         const seq = (e.sglang as { seq: number }).seq;
-        side.send({ type: 'sglang.input_audio.accepted', event_id: id('a'), seq, accepted_end_ms: bytes / 32, client_event_id });
+        for (const receipt of o.receipts?.(seq) ?? [seq]) side.send({ type: 'sglang.input_audio.accepted', event_id: id('a'), seq: receipt, accepted_end_ms: bytes / 32, client_event_id });
         if (!responded) {
           responded = true;
           side.send({ type: 'response.created', event_id: id('r'), response: { id: 'resp_1', status: 'in_progress' } });

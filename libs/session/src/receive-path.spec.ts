@@ -17,4 +17,13 @@ describe('receivePath: what a received frame feeds', () => {
     await v.result();
     expect(v.ctx.unknownEvents.get('sglang.debug.note')).toBe(1);
   });
+
+  it("counts native receipts that repeat or skip a seq, and goes on as sglang-omni's client does", async () => {
+    // Append 2 answered twice; append 5 never, so append 6's receipt skips it.
+    const v = native({ receipts: (seq) => (seq === 2 ? [2, 2] : seq === 5 ? [] : [seq]) }, 0.8);
+    const result = await v.result();
+    expect(result).toMatchObject({ completed: true, dialect_events: { receipt_seq_repeated: 1, receipt_seq_skipped: 1 } });
+    const clean = await native({}, 0.8).result();
+    expect(clean.dialect_events).toBeUndefined();
+  });
 });

@@ -1,5 +1,5 @@
-import { Subscription } from 'rxjs';
-import { isKnownNativeType, NativeEvent, nativeAppend, nativeImageAppend, nativeInputEnd, nativeSessionClose, nativeSessionUpdate, readNativeGrant, serverError, ProtocolError, type NativeGrantFigures } from '@duplex-bench/protocol';
+import type { Subscription } from 'rxjs';
+import { isKnownNativeType, NativeEvent, nativeAppend, nativeImageAppend, nativeInputEnd, nativeSessionClose, nativeSessionUpdate, NativeReceiptSeq, readNativeGrant, serverError, ProtocolError, type NativeGrantFigures } from '@duplex-bench/protocol';
 import { FrameTimes, framePeriodMs } from './camera';
 import type { Connection, ReceivedEvent } from './connection';
 import { TransportError } from './errors';
@@ -95,16 +95,19 @@ export class NativeFlow implements SessionFlow {
   private conn: Connection | null = null;
   /** With camera frames: their schedule, once the grant allowed them. */
   private camera: { unit_ms: number; times: FrameTimes; unit: number } | null = null;
+  /** The receipts' seq against the appends' order: a repeated or skipped one is the server's fault, counted (their client goes on). */
+  private readonly receipts = new NativeReceiptSeq();
 
   constructor(
     private readonly session_id: string,
     private readonly video?: CameraFrames,
   ) {}
 
-  /** Error events end the session through `endsOn`; the connection is kept for the camera's frames. */
+  /** Error events end the session through `endsOn`; the connection is kept for the camera's frames, and each receipt's seq checked. */
   attach(conn: Connection): Subscription {
     this.conn = conn;
-    return new Subscription();
+    const receipts = this.receipts;
+    return conn.events$.subscribe({ next: (e) => e.frame.type === NativeEvent.accepted && receipts.add(e.frame), error: () => undefined });
   }
 
   isKnownType(type: string): boolean {
@@ -165,9 +168,12 @@ export class NativeFlow implements SessionFlow {
     return error instanceof ProtocolError && error.code === 'SERVER_ERROR';
   }
 
-  /** With camera frames: how many went, and their JPEG bytes. */
+  /** With camera frames: how many went, and their JPEG bytes; receipts that repeated or skipped a seq, when any did. */
   dialectEvents(): Record<string, number> | null {
-    return this.camera ? { frames_sent: this.camera.times.sent, frame_bytes: this.camera.times.bytes } : null;
+    const { repeated, skipped } = this.receipts;
+    const receipts = repeated + skipped > 0 ? { receipt_seq_repeated: repeated, receipt_seq_skipped: skipped } : null;
+    const camera = this.camera ? { frames_sent: this.camera.times.sent, frame_bytes: this.camera.times.bytes } : null;
+    return camera || receipts ? { ...camera, ...receipts } : null;
   }
 
   serverEventSeq(): null {
