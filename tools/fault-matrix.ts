@@ -4,7 +4,7 @@
  * time to end, its peak RSS, its late packets and its exit status. Writes the table between the
  * fault-matrix markers of docs/reliability.md ("Faults, per dialect"), or prints it.
  *
- *   npm run build && node --import tsx tools/fault-matrix.ts [--out docs/reliability.md] [--only native,openai] [--cell-timeout-s 90]
+ *   npm run build && node --import tsx tools/fault-matrix.ts [--out docs/reliability.md] [--only native,openai] [--faults duplicate_seq,…] [--cell-timeout-s 90]
  *
  * Every cell is bounded: the mock must say where it listens within 15 s, and the run must end
  * within --cell-timeout-s (default 90); past either both are killed by their PIDs and the cell says
@@ -214,13 +214,16 @@ async function main(argv: string[]): Promise<void> {
   };
   const out = flag('--out');
   const only = flag('--only')?.split(',') as Dialect[] | undefined;
+  // `--faults a,b`: only those faults (and no fault-free cell), to look at a few cells again.
+  const picked = flag('--faults')?.split(',');
   const timeout_ms = Number(flag('--cell-timeout-s') ?? 90) * 1000;
   const dialects = (Object.keys(DIALECTS) as Dialect[]).filter((d) => !only || only.includes(d));
   const t0 = Date.now();
   const cells: Cell[] = [];
   for (const dialect of dialects) {
     const takes = mockFaultsOf(dialect);
-    for (const fault of [null, ...FAULTS.filter((f) => takes.includes(f))]) {
+    const faults = picked ? FAULTS.filter((f) => picked.includes(f) && takes.includes(f)) : [null, ...FAULTS.filter((f) => takes.includes(f))];
+    for (const fault of faults) {
       const cell = await runCell(dialect, fault, timeout_ms);
       process.stderr.write(`${cell.dialect} ${cell.fault}: ${cell.reasons}; ${cell.seconds.toFixed(1)} s; late ${cell.late ?? '-'}; exit ${cell.exit}\n`);
       cells.push(cell);

@@ -1,6 +1,56 @@
 import { join } from 'node:path';
 import { speechDir } from '@duplex-bench/audio';
-import { runPackets } from './open-sessions';
+import type { RealtimeSession, SessionResult } from '@duplex-bench/session';
+import { TransportError } from '@duplex-bench/transport';
+import { openFirstThenAll, runPackets } from './open-sessions';
+
+/** A session whose opening the spec settles by hand: `refuse()` tells a full server's refusal, `fail(err)` or `ok()` ends it. */
+function fakeSession(id: string, log: string[]) {
+  let settle: { ok: () => void; fail: (err: unknown) => void } | null = null;
+  let refused: (() => void) | undefined;
+  const session = {
+    id,
+    open: (hooks: { refused?: () => void } = {}) => {
+      log.push(`${id} open`);
+      refused = hooks.refused;
+      return new Promise<void>((ok, fail) => (settle = { ok, fail }));
+    },
+    abandon: async (err: unknown): Promise<SessionResult> => ({ id, completed: false, reason: (err as TransportError).reason }) as unknown as SessionResult,
+  };
+  return { session: session as unknown as RealtimeSession, refuse: () => refused?.(), ok: () => settle?.ok(), fail: (err: unknown) => settle?.fail(err) };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('openFirstThenAll', () => {
+  it("starts the others once a full server refused the first session (it is reachable), and keeps the first's own wait", async () => {
+    const log: string[] = [];
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => fakeSession(id, log));
+    const opening = openFirstThenAll([a.session, b.session, c.session], 4, () => false);
+    await tick();
+    expect(log).toEqual(['a open']);
+    a.refuse();
+    await tick();
+    expect(log).toEqual(['a open', 'b open', 'c open']);
+    b.ok();
+    c.ok();
+    a.fail(new TransportError('admission_refused', 'server refused the session with HTTP 503 13 times'));
+    const { opened, failed, unreachable } = await opening;
+    expect(unreachable).toBeNull();
+    expect(opened.map((s) => s.id)).toEqual(['b', 'c']);
+    expect(await Promise.all(failed)).toEqual([expect.objectContaining({ id: 'a', reason: 'admission_refused' })]);
+  });
+
+  it('ends before the others try when the first session cannot reach the server', async () => {
+    const log: string[] = [];
+    const [a, b] = ['a', 'b'].map((id) => fakeSession(id, log));
+    const opening = openFirstThenAll([a.session, b.session], 4, () => false);
+    await tick();
+    a.fail(new TransportError('connect_failed', 'connect ECONNREFUSED 127.0.0.1:9'));
+    const { opened, unreachable } = await opening;
+    expect({ opened, unreachable, log }).toEqual({ opened: [], unreachable: 'connect ECONNREFUSED 127.0.0.1:9', log: ['a open'] });
+  });
+});
 
 describe('runPackets', () => {
   it('streams any WAV given as --audio at the input rate, cut to the duration, and says what was done to it', async () => {

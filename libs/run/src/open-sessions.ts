@@ -57,19 +57,28 @@ export async function openAll(sessions: RealtimeSession[], parallel: number, sto
 /**
  * Opens the first session alone, then the rest `parallel` at a time. A first session that cannot
  * reach the server at all ends the run before the others try (`unreachable` says why); one that
- * connects but fails its handshake is one incomplete session like any other.
+ * connects but fails its handshake is one incomplete session like any other. A full server's
+ * refusal of the first session proves it reachable: the others start then, while the first waits
+ * out its admission backoff beside them (one after the other, a server that refused every session
+ * held a vLLM-Omni run for two budgets, 86 s).
  */
 export async function openFirstThenAll(sessions: RealtimeSession[], parallel: number, stopped: () => boolean) {
-  let firstFailed: SessionResult | null = null;
-  try {
-    await sessions[0].open();
-  } catch (err) {
-    const { reason, message } = reasonOf(err);
-    firstFailed = await sessions[0].abandon(err);
+  let refused: () => void = () => undefined;
+  const reached = new Promise<'refused'>((resolve) => (refused = () => resolve('refused')));
+  const first = sessions[0].open({ refused }).then(
+    () => ({ err: null as unknown, ok: true }),
+    (err: unknown) => ({ err, ok: false }),
+  );
+  const early = await Promise.race([first, reached]);
+  if (early !== 'refused' && !early.ok) {
+    const { reason, message } = reasonOf(early.err);
     // An unreachable server, or one that cannot take the run's input, fails the run before the others try.
-    if (reason === 'connect_failed' || reason === 'connect_timeout' || reason === 'input_not_granted') return { opened: [], failed: [Promise.resolve(firstFailed)], unreachable: message };
+    if (reason === 'connect_failed' || reason === 'connect_timeout' || reason === 'input_not_granted') return { opened: [], failed: [sessions[0].abandon(early.err)], unreachable: message };
   }
-  const { opened, failed } = await openAll(sessions.slice(1), parallel, stopped);
+  const rest = openAll(sessions.slice(1), parallel, stopped);
+  const outcome = await first;
+  const firstFailed = outcome.ok ? null : await sessions[0].abandon(outcome.err);
+  const { opened, failed } = await rest;
   if (firstFailed) failed.unshift(Promise.resolve(firstFailed));
   else opened.unshift(sessions[0]);
   return { opened, failed, unreachable: null };

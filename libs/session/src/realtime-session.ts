@@ -88,8 +88,11 @@ export class RealtimeSession {
     return this.book.grant.chunk_period_ms;
   }
 
-  /** Connects and completes the handshake, retried on a full server's refusal by the session's admission policy. */
-  async open(): Promise<void> {
+  /**
+   * Connects and completes the handshake, retried on a full server's refusal by the session's
+   * admission policy; `refused` is told of each refusal (the server was reached, and is full).
+   */
+  async open(hooks: { refused?: () => void } = {}): Promise<void> {
     const b = this.book;
     await admitted(
       () => {
@@ -106,6 +109,7 @@ export class RealtimeSession {
         onRefused: (n, refusal) => {
           b.admission_refusals = n;
           b.sink.admission(n, refusal, b.ctx.clock.now_s());
+          hooks.refused?.();
         },
         // A refused attempt leaves nothing behind: its connection, its receivers and its counts go.
         reset: () => {
