@@ -18,6 +18,8 @@ export interface FakeServerSide {
   onMessage(handler: (event: Record<string, unknown>) => void): void;
   /** Sends a text frame (an object is JSON-encoded) after `delay_ms` on the virtual clock. */
   send(event: Record<string, unknown> | string, delay_ms?: number): void;
+  /** Sends `events` as one socket read: the client gets them one after another with no turn of its loop between them, as ws emits the frames of one read. */
+  sendAll(events: Array<Record<string, unknown> | string>, delay_ms?: number): void;
   /** Runs `fn` after `delay_ms` on the virtual clock (a server's own timer). */
   later(delay_ms: number, fn: () => void): void;
   /** Sends a binary frame. */
@@ -178,6 +180,13 @@ class Side implements FakeServerSide {
   send(event: Record<string, unknown> | string, delay_ms = 0): void {
     const text = typeof event === 'string' ? event : JSON.stringify(event);
     this.timers.arm(delay_ms, () => this.socket.receive(Buffer.from(text), false));
+  }
+
+  sendAll(events: Array<Record<string, unknown> | string>, delay_ms = 0): void {
+    const texts = events.map((e) => (typeof e === 'string' ? e : JSON.stringify(e)));
+    this.timers.arm(delay_ms, () => {
+      for (const text of texts) this.socket.receive(Buffer.from(text), false);
+    });
   }
 
   later(delay_ms: number, fn: () => void): void {

@@ -44,3 +44,28 @@ describe('vLLM-Omni: the close after a failed drain', () => {
     expect(time.now - from).toBeCloseTo(20_000, 3);
   });
 });
+
+describe('vLLM-Omni: event acks', () => {
+  it('acks the frames of one read once, with the last seq (the ack is cumulative); a later read gets its own; nothing for session.closed', async () => {
+    const time = new VirtualTime();
+    const numbered = (type: string, server_event_seq: number) => ({ type, event_id: `e${server_event_seq}`, server_event_seq });
+    const server = new FakeServer(time, () => ({
+      accept: (side) =>
+        side.onMessage((e) => {
+          if (e.type !== 'session.update') return;
+          side.send({ type: 'session.created', session: {} });
+          // One read of three journaled events, then one more 10 ms later, then one read that ends with session.closed.
+          side.later(5, () => side.sendAll([numbered('vendor.note', 1), numbered('vendor.note', 2), numbered('vendor.note', 3)]));
+          side.later(15, () => side.send(numbered('vendor.note', 4)));
+          side.later(25, () => side.sendAll([numbered('vendor.note', 5), numbered('session.closed', 6)]));
+        }),
+    }));
+    const conn = server.connect('ws://fake/v1/realtime', {});
+    const flow = new VllmOmniFlow('s', { turn_detection: 'none', commit_every_packets: 25, no_playback_ack: true });
+    flow.attach(conn);
+    await time.run(flow.handshake(conn, 16_000, {}));
+    await time.advance(100);
+    const acks = server.sessions[0].received.filter((e) => e.type === 'session.event_ack').map((e) => e.server_event_seq);
+    expect(acks).toEqual([3, 4, 5]);
+  });
+});
