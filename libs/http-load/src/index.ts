@@ -15,5 +15,5 @@ export { datasetPrompts, parseTokenCount, syntheticPrompts } from './workload';
 export type { Prompt, PromptSource, TokenCount } from './workload';
 export { mergeHttpSummaries } from './merge';
 export { firstModel } from './openai-stream';
-export { launchHttpProcesses, shares, withoutFlags } from './launch';
+export { launchHttpProcesses, shares } from './launch';
 export type { HttpLaunchOptions } from './launch';

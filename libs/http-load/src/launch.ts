@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Launcher, type LaunchResult } from '@duplex-bench/launcher';
+import { Launcher, withoutFlags, type LaunchResult } from '@duplex-bench/launcher';
 import type { HttpSummary } from './http-summary';
 import { mergeHttpSummaries } from './merge';
 import { readJsonFile, runFile } from '@duplex-bench/results';
@@ -27,17 +27,6 @@ export interface HttpLaunchOptions {
   metrics_port?: number;
   metrics_linger_s?: number;
   onStderr(index: number, line: string): void;
-}
-
-/** `argv` without the given flags and their values (`--name value` and `--name=value`). */
-export function withoutFlags(argv: string[], names: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const name = names.find((n) => argv[i] === `--${n}` || argv[i].startsWith(`--${n}=`));
-    if (!name) out.push(argv[i]);
-    else if (argv[i] === `--${name}`) i++;
-  }
-  return out;
 }
 
 /** `total` split into `parts` whole shares, the first ones one larger. */

@@ -17,3 +17,4 @@ export type { ShardJobOptions } from './k8s';
 export { decodeVideoToJpegs, DECODE_LIMITS } from './decode-video';
 export { startBuiltinMock } from './builtin-mock';
 export type { BuiltinMock } from './builtin-mock';
+export { withoutFlags } from './child-args';

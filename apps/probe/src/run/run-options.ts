@@ -102,9 +102,14 @@ export function parseRunOptions(argv: string[]): RunOptions {
     ...abortOnFail(f),
     quiet: f.quiet,
     ...telemetryOptions(f),
-    // One scraper for a sharded run: shard 0's (the others would scrape the same server again).
-    ...(shard && shard.index > 0 ? { server_metrics: (serverMetricsOptions(f), null) } : serverMetricsOptions(f)),
+    ...scrapeOf(f, shard),
   };
+}
+
+/** `--server-metrics` and its flags, checked in every process; one scraper for a sharded run, shard 0's (the others would scrape the same server again). */
+function scrapeOf(f: Parameters<typeof serverMetricsOptions>[0], shard: { index: number } | null | undefined) {
+  const scrape = serverMetricsOptions(f);
+  return shard && shard.index > 0 ? { server_metrics: null } : scrape;
 }
 
 /** `--abort-on-fail [--abort-grace-s S]`: only with --slo, and with at least one term judged live. */

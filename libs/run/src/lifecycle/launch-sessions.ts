@@ -1,6 +1,6 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores } from '@duplex-bench/launcher';
+import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores, withoutFlags } from '@duplex-bench/launcher';
 import { monotonicClock, nodeTimerHost } from '@duplex-bench/pacer';
 import { AudioFormatError, ConversationError } from '@duplex-bench/audio';
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
@@ -146,9 +146,7 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
 
 /** A child's arguments: the parent's, without the SLO terms and the server's scrape (the parent does both, once). */
 function childArgs(argv: string[]): string[] {
-  let out = withoutSecrets(argv);
-  for (const flag of ['--slo', '--server-metrics', '--server-metrics-interval-s', '--server-histogram', '--server-gauge']) out = withoutFlag(out, flag);
-  return out;
+  return withoutFlags(withoutSecrets(argv), ['slo', 'server-metrics', 'server-metrics-interval-s', 'server-histogram', 'server-gauge']);
 }
 
 /** The run's one scraper of the server's /metrics, its rows appended to server_metrics.jsonl at the top. */
@@ -172,16 +170,6 @@ async function serverScraper(o: NonNullable<RunOptions['server_metrics']>, outpu
       await writing;
     },
   };
-}
-
-/** `argv` without `flag` and its value (`--flag V` or `--flag=V`). */
-export function withoutFlag(argv: string[], flag: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === flag) i++;
-    else if (!argv[i].startsWith(`${flag}=`)) out.push(argv[i]);
-  }
-  return out;
 }
 
 /** The longest one pass of the run's conversation can take, s, at the children's packet size. Throws UsageError for a script or WAV it cannot read. */
