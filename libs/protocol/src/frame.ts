@@ -158,6 +158,12 @@ let spare: Buffer | null = null;
 let last: Buffer | null = null;
 /** Room for the ids and counters of the frames that follow to grow, without a new buffer each time one does. */
 const SLACK = 64;
+/**
+ * Room before each spliced frame for its WebSocket client header (RFC 6455 §5.2: 2 bytes, up to 8
+ * of extended length, 4 of masking key): `clientFrame` writes it there, so the frame goes to the
+ * socket as one buffer, never copied.
+ */
+const HEADER_ROOM = 14;
 
 /**
  * An append as the bytes that go to the socket: an ASCII head, the packet's base64 payload (bytes
@@ -168,13 +174,42 @@ const SLACK = 64;
  */
 export function spliceFrame(head: string, payload: Uint8Array, tail: string): Buffer {
   const n = head.length + payload.length + tail.length;
-  const buf = spare !== null && spare.length >= n ? spare : Buffer.allocUnsafeSlow(n + SLACK);
+  const buf = spare !== null && spare.length >= HEADER_ROOM + n ? spare : Buffer.allocUnsafeSlow(HEADER_ROOM + n + SLACK);
   spare = null;
   last = buf;
-  buf.write(head, 0, 'latin1');
-  buf.set(payload, head.length);
-  buf.write(tail, head.length + payload.length, 'latin1');
-  return buf.subarray(0, n);
+  buf.write(head, HEADER_ROOM, 'latin1');
+  buf.set(payload, HEADER_ROOM + head.length);
+  buf.write(tail, HEADER_ROOM + head.length + payload.length, 'latin1');
+  return buf.subarray(HEADER_ROOM, HEADER_ROOM + n);
+}
+
+/**
+ * The frame spliced last as a whole WebSocket client frame: text, final, masked with the zero key
+ * (so its payload goes as it is; see `zeroMask` in transport), the header written into the room
+ * left before it. Null for any other frame (an older one, or one not spliced): the caller frames
+ * it some other way.
+ */
+export function clientFrame(frame: Uint8Array): Buffer | null {
+  const buf = last;
+  if (buf === null || frame.buffer !== buf.buffer || frame.byteOffset !== buf.byteOffset + HEADER_ROOM) return null;
+  const n = frame.length;
+  const header = n < 126 ? 6 : n < 65_536 ? 8 : 14;
+  let at = HEADER_ROOM - header;
+  const start = at;
+  buf[at++] = 0x81; // FIN, text
+  if (n < 126) buf[at++] = 0x80 | n;
+  else if (n < 65_536) {
+    buf[at++] = 0x80 | 126;
+    buf.writeUInt16BE(n, at);
+    at += 2;
+  } else {
+    buf[at++] = 0x80 | 127;
+    buf.writeUInt32BE(Math.floor(n / 2 ** 32), at);
+    buf.writeUInt32BE(n >>> 0, at + 4);
+    at += 8;
+  }
+  buf.writeUInt32BE(0, at); // the masking key: zero, so the payload is its own masked form
+  return buf.subarray(start, HEADER_ROOM + n);
 }
 
 /**

@@ -1,4 +1,4 @@
-export { decodeFrame, decodeFrameBytes, base64ByteLength, DecodedFrame, audioDeltaInfo, audioDeltaBase64, spliceFrame, frameSent, textDeltaInfo } from './frame';
+export { decodeFrame, decodeFrameBytes, base64ByteLength, DecodedFrame, audioDeltaInfo, audioDeltaBase64, spliceFrame, frameSent, clientFrame, textDeltaInfo } from './frame';
 export type { AudioDeltaInfo, TextDeltaInfo } from './frame';
 export {
   NativeEvent,

@@ -1,6 +1,6 @@
 import { firstValueFrom } from 'rxjs';
 import { ManualTimers } from '@duplex-bench/pacer/testing';
-import { ProtocolError } from '@duplex-bench/protocol';
+import { ProtocolError, spliceFrame } from '@duplex-bench/protocol';
 import { WsConnection } from './connection';
 import { TransportError } from './errors';
 import {
@@ -97,6 +97,35 @@ describe('WsConnection', () => {
       const end = await ended;
       expect(end.completed).toBe(true);
       expect(end.values).toHaveLength(1);
+    });
+
+    it("writes spliced appends framed in place, and any other frame through ws: a ws server reads every one whole, in order, at each length encoding", async () => {
+      const got: string[] = [];
+      let all: () => void = () => undefined;
+      const done = new Promise<void>((resolve) => (all = resolve));
+      server = await startWsTestServer(() => (ws) =>
+        ws.on('message', (data: Buffer, isBinary: boolean) => {
+          got.push(isBinary ? '(binary)' : data.toString());
+          if (got.length === 6) all();
+        }),
+      );
+      conn = WsConnection.open(server.url, {});
+      await within(conn.opened, BOUND_MS, 'opened');
+      const payload = (n: number) => Buffer.alloc(n, 0x41);
+      // 7-bit, 16-bit and 64-bit lengths (RFC 6455 5.2), spliced; a string; an older spliced frame, no longer the last, goes through ws.
+      const small = spliceFrame('{"a":"', payload(10), '"}');
+      conn.send(small);
+      const older = Buffer.from(spliceFrame('{"b":"', payload(200), '"}'));
+      conn.send(spliceFrame('{"b":"', payload(200), '"}'));
+      conn.send(spliceFrame('{"c":"', payload(70_000), '"}'));
+      conn.send('{"d":1}');
+      const kept = spliceFrame('{"e":"', payload(3), '"}');
+      spliceFrame('{"f":"', payload(1), '"}');
+      conn.send(kept);
+      conn.send(older);
+      await within(done, BOUND_MS, 'six frames');
+      expect(got.map((t) => t.slice(0, 6) + t.length)).toEqual(['{"a":"18', '{"b":"208', `{"c":"${70_008}`, '{"d":17', '{"e":"11', '{"b":"208']);
+      expect(got[2]).toBe(`{"c":"${'A'.repeat(70_000)}"}`);
     });
 
     it('errors events$ with server_closed, code and reason, when the server closes mid-session', async () => {

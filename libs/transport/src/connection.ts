@@ -1,7 +1,7 @@
 import { Observable, Subject } from 'rxjs';
 import WebSocket from 'ws';
 import { monotonicClock, timersOn, type Clock, type TimerHost } from '@duplex-bench/pacer';
-import { decodeFrameBytes, ProtocolError, type DecodedFrame, sentStampOf } from '@duplex-bench/protocol';
+import { clientFrame, decodeFrameBytes, ProtocolError, type DecodedFrame, sentStampOf } from '@duplex-bench/protocol';
 import { TransportError } from './errors';
 
 // readyState values of the WebSocket standard, which ws uses: constants here, so loading this module
@@ -96,6 +96,24 @@ function zeroMask(mask: Buffer): void {
 }
 /** ws sends a Buffer as a binary frame unless told otherwise. */
 const TEXT_FRAME = { binary: false };
+
+/** What of ws's WebSocket internals a direct write reads (ws 8): its socket, and whether its sender holds anything back. */
+interface WsInternals {
+  _socket?: { write(data: Uint8Array, cb: (err?: Error | null) => void): boolean } | null;
+  _sender?: { _state?: number; _firstFragment?: boolean; _queue?: unknown[] };
+}
+
+/**
+ * The socket under a ws client, when a frame written to it now goes in order: the sender queues
+ * nothing (its state is DEFAULT, 0, and no fragmented message is open). Null otherwise (a spec's
+ * fake, or a sender mid-message), and the frame goes through ws.
+ */
+function directSocket(ws: SocketLike): NonNullable<WsInternals['_socket']> | null {
+  const w = ws as unknown as WsInternals;
+  const sender = w._sender;
+  if (!w._socket || !sender || sender._state !== 0 || sender._firstFragment !== true || (sender._queue?.length ?? 0) > 0) return null;
+  return w._socket;
+}
 const UNEXPECTED_STATUS = /Unexpected server response: (\d+)/;
 
 /**
@@ -190,7 +208,14 @@ export class WsConnection implements Connection {
       return;
     }
     if (typeof frame === 'string') ws.send(frame, this.onSent);
-    else ws.send(frame, TEXT_FRAME, this.onSent);
+    else {
+      // A spliced append is framed in place and written as one buffer: ws would write its header and
+      // the payload as two (a writev), through its sender, for the same bytes on the wire.
+      const framed = clientFrame(frame);
+      const socket = framed ? directSocket(ws) : null;
+      if (framed && socket) socket.write(framed, this.onSent);
+      else ws.send(frame, TEXT_FRAME, this.onSent);
+    }
     const limit = this.options.max_send_buffer_bytes ?? DEFAULTS.max_send_buffer_bytes;
     if (ws.bufferedAmount > limit) {
       this.fail(new TransportError('send_backpressure', `the server stopped reading: ${ws.bufferedAmount} bytes queued unsent, past --max-send-buffer-bytes ${limit}`, this.context()));
