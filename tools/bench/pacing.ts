@@ -2,7 +2,7 @@
  * Pacing benchmark: the probe and the Python baseline client, each against a fresh append-echo mock,
  * at several session counts, interleaved in the same sweep so all clients see the same machine.
  *
- *   node --import tsx tools/bench/pacing.ts [--sessions 64,256,512,1024] [--runs 3] [--duration 30]
+ *   node --import tsx tools/bench/pacing.ts [--sessions 64,256,512,1024] [--runs 3] [--duration 30] [--stamp-sends]
  *        [--clients probe,python] [--out out/bench] [--write-doc docs/performance.md] [--doc-section pacing]
  *        [--python PYTHON] [--python-client FILE] [--settle 2]
  *

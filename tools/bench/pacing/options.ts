@@ -23,12 +23,14 @@ export interface Options {
   /** Another checkout (a worktree of an earlier commit): client `baseline` runs its probe against its own mock. */
   baseline_root?: string;
   settle_s: number;
+  /** `--stamp-sends`: every mock stamps each frame it sends, and the probe's receive delay (server send stamp to client receive stamp) is in the table. */
+  stamp_sends: boolean;
 }
 
 const USAGE =
   'usage: node --import tsx tools/bench/pacing.ts [--sessions 64,256,512,1024] [--runs 3] [--duration 30] ' +
   '[--clients probe,probe-full,probe-openai,probe-talk,probe-conversation,python] [--out out/bench] [--write-doc docs/performance.md] [--doc-section pacing] ' +
-  '[--python BIN] [--python-client FILE] [--settle 2] [--baseline DIR, with client baseline]';
+  '[--python BIN] [--python-client FILE] [--settle 2] [--baseline DIR, with client baseline] [--stamp-sends]';
 
 function positiveInt(name: string, text: string, max: number): number {
   const value = Number(text);
@@ -72,6 +74,7 @@ export function parseOptions(argv: string[]): Options {
         'python-client': { type: 'string', default: DEFAULT_PYTHON_CLIENT },
         baseline: { type: 'string' },
         settle: { type: 'string', default: '2' },
+        'stamp-sends': { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
     }));
@@ -98,6 +101,7 @@ export function parseOptions(argv: string[]): Options {
     python_client: path.resolve(values['python-client']),
     baseline_root: values.baseline === undefined ? undefined : path.resolve(values.baseline),
     settle_s: positiveNumber('settle', values.settle, 60, true),
+    stamp_sends: values['stamp-sends'] === true,
   };
 }
 

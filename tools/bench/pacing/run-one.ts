@@ -37,6 +37,8 @@ export interface RunResult {
   client_cpu_us_per_packet: number | null;
   client_peak_rss_bytes: number | null;
   client_loop_lag_max_ms: number | null;
+  /** The probe's receive delay p99, ms (server send stamp to client receive stamp), with `--stamp-sends`. */
+  receive_delay_p99_ms: number | null;
   /** Probe trace writer (probe-full; zero or null for the others). MB are 10^6 bytes; MB/s is over duration_s. */
   trace_mb_written: number | null;
   trace_mb_per_s: number | null;
@@ -59,10 +61,11 @@ export interface RunResult {
  * The mock each client runs against: append-echo, its openai flavour, or (probe-talk and
  * probe-conversation, a pair) the nemotron model mock that answers the built-in conversation.
  */
-function mockArgs(client: ClientName): string[] {
-  if (client === 'probe-openai') return ['--protocol', 'openai'];
-  if (client === 'probe-talk' || client === 'probe-conversation') return ['--profile', 'nemotron', '--conversation', 'default', '--respond-after-ms', '400', '--stop-after-ms', '200'];
-  return [];
+function mockArgs(client: ClientName, stamp: boolean): string[] {
+  const stamps = stamp ? ['--stamp-sends'] : [];
+  if (client === 'probe-openai') return ['--protocol', 'openai', ...stamps];
+  if (client === 'probe-talk' || client === 'probe-conversation') return ['--profile', 'nemotron', '--conversation', 'default', '--respond-after-ms', '400', '--stop-after-ms', '200', ...stamps];
+  return stamps;
 }
 
 function clientCommand(client: ClientName, options: Options, url: string, sessions: number, dir: string): [string, string[]] {
@@ -103,7 +106,7 @@ function emptyResult(run: number, sessions: number, client: ClientName, position
     run, sessions, client, position, status: 'failed', exit_code: null, exit_signal: null, wall_s: 0, dir,
     qualified: null, sessions_started: null, sessions_incomplete: null, packets_sent: null, late_packets: null,
     p50_deviation_ms: null, p99_deviation_ms: null, max_deviation_ms: null,
-    client_cpu_cores: null, client_cpu_us_per_packet: null, client_peak_rss_bytes: null, client_loop_lag_max_ms: null,
+    client_cpu_cores: null, client_cpu_us_per_packet: null, client_peak_rss_bytes: null, client_loop_lag_max_ms: null, receive_delay_p99_ms: null,
     trace_mb_written: null, trace_mb_per_s: null, trace_backlog_peak_mb: null, trace_max_batch_write_ms: null,
     mock_cpu_cores: null, mock_cpu_s_during_client: null, mock_cpu_cores_load: null, mock_cpu_us_per_append: null, mock_arrival_p99_ms: null, mock_arrival_max_ms: null, mock_loop_lag_max_ms: null,
     notes: [],
@@ -142,6 +145,7 @@ function applyClientSummary(result: RunResult, s: ClientSummary, duration_s: num
   result.client_cpu_us_per_packet = cpu_s !== null && result.packets_sent ? round((cpu_s / result.packets_sent) * 1e6, 1) : null;
   result.client_peak_rss_bytes = finite(s.peak_rss_bytes);
   result.client_loop_lag_max_ms = finite(s.event_loop_lag_ms?.max);
+  result.receive_delay_p99_ms = finite(s.receive_delay_ms?.p99);
   result.trace_mb_written = megabytes(finite(s.trace?.bytes_written));
   result.trace_mb_per_s = result.trace_mb_written === null ? null : round(result.trace_mb_written / duration_s, 3);
   result.trace_backlog_peak_mb = megabytes(finite(s.trace_backlog_peak_bytes));
@@ -174,7 +178,7 @@ async function benchOne(options: Options, run: number, sessions: number, client:
   const result = emptyResult(run, sessions, client, position, dir);
   let mock: Mock;
   try {
-    mock = await startMock(dir, mockArgs(client), client === 'baseline' ? options.baseline_root : ROOT);
+    mock = await startMock(dir, mockArgs(client, options.stamp_sends), client === 'baseline' ? options.baseline_root : ROOT);
   } catch (err) {
     result.failure = `mock: ${(err as Error).message}`;
     return result;

@@ -45,6 +45,7 @@ function mainTable(options: Options, results: RunResult[]): string {
     'client', 'sessions', 'qualified runs', 'late packets (sum)', 'p99 deviation ms, median [min–max]',
     'max deviation ms, median [min–max]', 'client CPU cores (median)', 'client CPU µs per packet cycle, median [min–max]',
     'mock CPU cores (median)', 'mock CPU cores under load (median)', 'mock CPU µs per append, median [min–max]', 'client peak RSS MiB (median)',
+    ...(options.stamp_sends ? ['receive delay p99 ms, median [min–max]'] : []),
   ];
   const rows: string[][] = [];
   for (const client of options.clients) {
@@ -58,6 +59,7 @@ function mainTable(options: Options, results: RunResult[]): string {
         fmtCores(medianOf(ok, (r) => r.mock_cpu_cores)), fmtCores(medianOf(ok, (r) => r.mock_cpu_cores_load)),
         fmtSpread(present(ok.map((r) => r.mock_cpu_us_per_append)), fmtUs),
         rss_mib === null ? '–' : rss_mib.toFixed(0),
+        ...(options.stamp_sends ? [fmtSpread(present(ok.map((r) => r.receive_delay_p99_ms)), fmtMs)] : []),
       ]);
     }
   }
