@@ -117,11 +117,12 @@ describe('duplex-bench http against the variable-response stub', () => {
     expect(run.model).toBe('stub');
   });
 
-  it('--processes 2: children split the requests and start at one gate; the merged summary adds them up and pools their histograms', async () => {
+  it("--processes 2: children split the requests and start at one gate; the merged summary adds them up and pools their histograms; the launcher alone scrapes the server", async () => {
     stub ??= await startHttpStub({ kind: 'variable-response', first_chunk_ms: 50, inter_token_ms: 5, output_len_mean: 10 });
     const dir = await mkdtemp(join(tmpdir(), 'http-p2-'));
     // What is tested is the split and the merge, not the pacing: a late send on a busy host is allowed.
-    const { code, stdout, stderr } = await probe(['--url', stub.url, '--concurrency', '5', '--requests', '31', '--processes', '2', '--output', dir, '--json', '--allow-unqualified']);
+    const scrape = ['--server-metrics', `${stub.url}/metrics`, '--server-metrics-interval-s', '0.5'];
+    const { code, stdout, stderr } = await probe(['--url', stub.url, '--concurrency', '5', '--requests', '31', '--processes', '2', '--output', dir, '--json', '--allow-unqualified', ...scrape]);
     expect(stderr).not.toMatch(/^error/m);
     expect(code).toBe(0);
     const merged = JSON.parse(stdout.trim().split('\n').pop() as string) as HttpSummary & { processes: number };
@@ -131,6 +132,9 @@ describe('duplex-bench http against the variable-response stub', () => {
     expect(parts.map((p) => p.load.concurrency)).toEqual([3, 2]);
     expect(merged).toMatchObject({ processes: 2, requests: { sent: 31, completed: 31 }, load: { mode: 'closed', concurrency: 5 } });
     expect(merged.latency_ms.ttft.raw.count).toBe(31);
+    // One scraper, the launcher's, from before the gate to after the last child: the stub's own TTFT histogram grew by the run's requests.
+    expect(merged.server_metrics?.histograms['vllm:time_to_first_token_seconds']?.count).toBe(31);
+    expect(parts.map((p) => p.server_metrics)).toEqual([undefined, undefined]);
     expect(merged.latency_ms.itl.raw.count).toBe(parts[0].latency_ms.itl.raw.count + parts[1].latency_ms.itl.raw.count);
     // The pooled max is the larger of the two, to the histograms' 3 significant digits.
     const max = Math.max(parts[0].latency_ms.ttft.raw.max as number, parts[1].latency_ms.ttft.raw.max as number);

@@ -1,10 +1,10 @@
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores, withoutFlags } from '@duplex-bench/launcher';
-import { monotonicClock, nodeTimerHost } from '@duplex-bench/pacer';
+import { monotonicClock } from '@duplex-bench/pacer';
 import { AudioFormatError, ConversationError } from '@duplex-bench/audio';
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
-import { besideClient, poolStalls, ServerScrapers, type StallsSummary } from '@duplex-bench/telemetry';
+import { besideClient, poolStalls, type StallsSummary } from '@duplex-bench/telemetry';
 import { duplexClientFigures, mergeChildren, mergeDuplex, readJsonFile, readSamplerFile, runFile, writeRunRecord, type MergedSummary, type RunRecord, type RunSummary } from '@duplex-bench/results';
 import { ConversationInput } from '../conversation-input';
 import { CHILD_KEY_ENV, redactArgv, withoutSecrets } from '../dialect-options';
@@ -14,6 +14,7 @@ import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
 import { pooledDialectBlocks } from './merge-runs';
 import { exitWithSlo, judgeSlo } from '../slo-verdict';
+import { serverScraper, SERVER_SCRAPE_FLAGS } from './server-scraper';
 import type { RunOptions } from './run-settings';
 
 /** The human lines of merged runs, the verdict last; `more` go before it: the command's to render. */
@@ -146,30 +147,7 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
 
 /** A child's arguments: the parent's, without the SLO terms and the server's scrape (the parent does both, once). */
 function childArgs(argv: string[]): string[] {
-  return withoutFlags(withoutSecrets(argv), ['slo', 'server-metrics', 'server-metrics-interval-s', 'server-histogram', 'server-gauge']);
-}
-
-/** The run's one scraper of the server's /metrics, its rows appended to server_metrics.jsonl at the top. */
-async function serverScraper(o: NonNullable<RunOptions['server_metrics']>, output: string, say: (line: string) => void) {
-  const path = runFile(output, 'server_metrics');
-  await writeFile(path, '');
-  let writing = Promise.resolve();
-  const scraper = new ServerScrapers(o.urls, {
-    interval_s: o.interval_s,
-    extra_histograms: o.histograms,
-    gauges: o.gauges,
-    timers: nodeTimerHost,
-    // Rows are small and once a second: appended in order, off the children's way.
-    onRow: (line) => (writing = writing.then(() => appendFile(path, line)).catch(() => undefined)),
-    say,
-  });
-  return {
-    scraper,
-    stop: async () => {
-      await scraper.stop();
-      await writing;
-    },
-  };
+  return withoutFlags(withoutSecrets(argv), ['slo', ...SERVER_SCRAPE_FLAGS]);
 }
 
 /** The longest one pass of the run's conversation can take, s, at the children's packet size. Throws UsageError for a script or WAV it cannot read. */

@@ -85,7 +85,6 @@ describe('httpRun', () => {
     ['a --metrics-port past 65535', { 'metrics-port': 70000 }, '--metrics-port must be a TCP port (0 to 65535), got 70000'],
     ['a ws:// --otlp-endpoint', { 'otlp-endpoint': 'ws://127.0.0.1:4318' }, '--otlp-endpoint must be http:// or https://, got "ws://127.0.0.1:4318"'],
     ['--server-histogram without --server-metrics', { 'server-histogram': ['vllm:x'] }, '--server-histogram goes with --server-metrics'],
-    ['--server-metrics with --processes', { 'server-metrics': ['http://127.0.0.1:9/metrics'], processes: 2 }, '--server-metrics scrapes from one process: run it without --processes'],
     ['--max-concurrency in a closed loop', { rate: undefined, concurrency: 5, 'max-concurrency': 2 }, '--max-concurrency caps an open loop (--rate); a closed loop has --concurrency'],
     ['--max-concurrency below --processes', { 'max-concurrency': 1, processes: 2 }, '--max-concurrency 1 cannot be split over 2 processes'],
     ['an unknown --goodput figure', { goodput: 'itl:20' }, '--goodput: unknown figure "itl"; the figures are ttft, tpot, e2el'],

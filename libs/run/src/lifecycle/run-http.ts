@@ -65,7 +65,6 @@ export async function httpRun(f: HttpFlagValues, argv: string[], io: RunIo, rend
   // Telemetry flags are checked with the rest, before anything starts.
   telemetryOptions(f);
   serverMetricsOptions(f);
-  if ((f['server-metrics']?.length ?? 0) > 0 && f.processes > 1) throw new UsageError('--server-metrics scrapes from one process: run it without --processes');
   if (f['dashboard-port'] !== undefined && f.processes > 1) throw new UsageError('--dashboard-port draws one process: run it without --processes (each child serves its own /metrics with --metrics-port)');
   if (f['max-concurrency'] !== undefined && f.rate === undefined) throw new UsageError('--max-concurrency caps an open loop (--rate); a closed loop has --concurrency');
   if (f.processes > 1 && f['max-concurrency'] !== undefined && f['max-concurrency'] < f.processes) throw new UsageError(`--max-concurrency ${f['max-concurrency']} cannot be split over ${f.processes} processes`);

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, Interrupts, type RunIo, type ServerMetricsOptions, type TelemetryOptions } from '@duplex-bench/cli';
 import type { GoodputBounds, HttpLiveView, HttpLoad, HttpSummary, PromptSource, TokenCounter } from '@duplex-bench/http-load';
-import { CHILD_ENV, describeHost, projectRevision, type LauncherLink } from '@duplex-bench/launcher';
+import { CHILD_ENV, describeHost, projectRevision, withoutFlags, type LauncherLink } from '@duplex-bench/launcher';
 import { createUsHistogram } from '@duplex-bench/metrics';
 import { nodeTimerHost } from '@duplex-bench/pacer';
 import { RUN_FILES, runFile, TRACE_LAYOUT, unwrittenLine, writeEvery, writeRunFile, writeRunRecord, type RunRecord } from '@duplex-bench/results';
@@ -12,6 +12,7 @@ import { TraceWriter } from '@duplex-bench/tracer';
 import { redactArgv } from '../dialect-options';
 import { verdictOf, withVerdict, type RunVerdict } from '../verdict';
 import { exitOf } from './exit-status';
+import { serverScraper, SERVER_SCRAPE_FLAGS } from './server-scraper';
 
 // The HTTP engine (and its client, undici) is imported where a request is made, so that the
 // realtime commands, which load this lib too, never load it.
@@ -197,8 +198,11 @@ export async function runRequests(o: HttpRunOptions, prompts: PromptSource, io: 
 export async function launchRequests(o: HttpRunOptions, io: RunIo, render: RenderHttp, goodput?: GoodputBounds): Promise<number> {
   io.stderr.write(`launching ${o.processes} processes to ${o.url} (model ${o.model})\n`);
   let signals: Interrupts | null = null;
-  const options = { module: o.module, processes: o.processes, argv: io.argv, output: o.output, model: o.model, api_key: o.api_key, seed: o.seed, rate: o.rate, concurrency: o.concurrency, max_concurrency: o.max_concurrency, requests: o.requests, duration_s: o.duration_s };
+  // --server-metrics: one scraper for the run, here, from before the children start to after they end; the children go without.
+  const scrape = o.server_metrics ? await serverScraper(o.server_metrics, o.output, (line) => io.stderr.write(`${line}\n`)) : null;
+  const options = { module: o.module, processes: o.processes, argv: withoutFlags(io.argv, SERVER_SCRAPE_FLAGS), output: o.output, model: o.model, api_key: o.api_key, seed: o.seed, rate: o.rate, concurrency: o.concurrency, max_concurrency: o.max_concurrency, requests: o.requests, duration_s: o.duration_s };
   const { launchHttpProcesses } = await import('@duplex-bench/http-load');
+  scrape?.scraper.start();
   const { result, summary, died } = await launchHttpProcesses(
     {
       ...options,
@@ -209,7 +213,10 @@ export async function launchRequests(o: HttpRunOptions, io: RunIo, render: Rende
       onStderr: (i, line) => /^(error|warning|metrics:)/.test(line) && io.stderr.write(`[p${i}] ${line}\n`),
     },
     (stop) => (signals = new Interrupts(io, 'stopping every process; each writes its summary', stop)),
-  ).finally(() => signals?.dispose());
+  ).finally(async () => {
+    signals?.dispose();
+    await scrape?.stop();
+  });
   if (result.start_failure) {
     io.stderr.write(`error: process ${result.start_failure.index} ${result.start_failure.reason}\n`);
     return EXIT.failed;
@@ -217,6 +224,7 @@ export async function launchRequests(o: HttpRunOptions, io: RunIo, render: Rende
   for (const d of died) io.stderr.write(`error: ${d}\n`);
   if (!summary) return EXIT.failed;
   summary.interrupted ||= (signals as Interrupts | null)?.interrupted ?? false;
+  if (scrape) summary.server_metrics = besideClient(scrape.scraper.summary(), httpClientFigures(summary));
   const v = verdictOf({ ...summary, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors, failure: died.length > 0 ? died.join('; ') : null });
   const written = withVerdict(summary, v);
   const run = { command: ['duplex-bench', 'http', ...redactArgv(io.typed ?? io.argv)], url: o.url, model: o.model, processes: o.processes, gate_s: result.gate_s, host: await describeHost(), project: await projectRevision(process.cwd()), children: result.children } satisfies RunRecord;
