@@ -128,6 +128,38 @@ describe('WsConnection', () => {
       expect(got[2]).toBe(`{"c":"${'A'.repeat(70_000)}"}`);
     });
 
+    it("takes the socket's bytes from ws's receiver once open (the direct reading is on)", async () => {
+      server = await startWsTestServer(() => () => undefined);
+      conn = WsConnection.open(server.url, {});
+      await within(conn.opened, BOUND_MS, 'opened');
+      const socket = (conn as unknown as { ws: { _socket: { listeners(e: string): Array<{ name: string }> } } }).ws._socket;
+      expect(socket.listeners('data').map((l) => l.name)).toEqual(['onData']);
+    });
+
+    it("reads the server's frames itself, answers its pings, and gives ws a fragmented message and all after it: every frame arrives whole, in order", async () => {
+      let ponged: (payload: string) => void = () => undefined;
+      const pong = new Promise<string>((resolve) => (ponged = resolve));
+      server = await startWsTestServer(() => (ws) => {
+        ws.on('pong', (payload: Buffer) => ponged(payload.toString()));
+        ws.send('{"type":"one"}');
+        ws.ping('hb');
+        ws.send('{"type":"two"}');
+        // A message in two fragments: the reader hands the connection to ws, which joins them.
+        ws.send('{"type":', { fin: false });
+        ws.send('"three"}', { fin: true });
+        ws.send('{"type":"four"}');
+      });
+      conn = WsConnection.open(server.url, {});
+      const types: string[] = [];
+      let four: () => void = () => undefined;
+      const all = new Promise<void>((resolve) => (four = resolve));
+      conn.events$.subscribe({ next: (e) => (types.push(e.frame.type), types.length === 4 && four()), error: () => undefined });
+      await within(conn.opened, BOUND_MS, 'opened');
+      await within(all, BOUND_MS, 'four frames');
+      expect(types).toEqual(['one', 'two', 'three', 'four']);
+      expect(await within(pong, BOUND_MS, 'pong')).toBe('hb');
+    });
+
     it('errors events$ with server_closed, code and reason, when the server closes mid-session', async () => {
       server = await startWsTestServer(() => (ws) => {
         ws.send('{"type":"session.created"}');

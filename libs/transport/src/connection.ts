@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import { monotonicClock, timersOn, type Clock, type TimerHost } from '@duplex-bench/pacer';
 import { clientFrame, decodeFrameBytes, ProtocolError, type DecodedFrame, sentStampOf } from '@duplex-bench/protocol';
 import { TransportError } from './errors';
+import { FrameReader } from './frame-reader';
 
 // readyState values of the WebSocket standard, which ws uses: constants here, so loading this module
 // reads nothing of ws (the bundle leaves ws unloaded in a process that opens no socket).
@@ -101,6 +102,13 @@ const TEXT_FRAME = { binary: false };
 interface WsInternals {
   _socket?: { write(data: Uint8Array, cb: (err?: Error | null) => void): boolean } | null;
   _sender?: { _state?: number; _firstFragment?: boolean; _queue?: unknown[] };
+}
+
+/** What of ws's WebSocket internals the direct reading uses (ws 8): its socket's listeners, its receiver's state, its pong. */
+interface WsReadInternals {
+  _socket?: { listeners(event: 'data'): Array<(...args: unknown[]) => void>; removeListener(event: 'data', l: (chunk: Buffer) => void): unknown; on(event: 'data', l: (chunk: Buffer) => void): unknown } | null;
+  _receiver?: { _state?: number; _bufferedBytes?: number };
+  pong?(data: Buffer): void;
 }
 
 /**
@@ -318,6 +326,7 @@ export class WsConnection implements Connection {
       ws.on('open', () => {
         open = true;
         cancelTimeout();
+        this.readFramesDirectly(ws);
         resolve();
       });
       ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
@@ -358,6 +367,35 @@ export class WsConnection implements Connection {
         }
       });
     });
+  }
+
+  /**
+   * From the open on, the socket's bytes go to a `FrameReader` instead of ws's receiver: whole data
+   * frames straight to `onMessage`, pings answered through ws. At the first frame the reader does
+   * not take (a close, a fragment, anything odd) ws's own reader gets the bytes back, from that
+   * frame on, and keeps them. Left to ws when its internals are not as read here (ws 8; a spec's fake).
+   */
+  private readFramesDirectly(ws: SocketLike): void {
+    const w = ws as unknown as WsReadInternals;
+    const socket = w._socket;
+    const receiver = w._receiver;
+    const wsOnData = socket?.listeners('data').find((l) => l.name === 'socketOnData') as ((this: unknown, chunk: Buffer) => void) | undefined;
+    if (!socket || !receiver || !wsOnData || receiver._state !== 0 || receiver._bufferedBytes !== 0) return;
+    const reader = new FrameReader(
+      {
+        message: (payload, isBinary) => this.onMessage(payload, isBinary),
+        ping: (payload) => w.pong?.(payload),
+        handOff: (rest) => {
+          socket.removeListener('data', onData);
+          socket.on('data', wsOnData);
+          wsOnData.call(socket, rest);
+        },
+      },
+      this.options.max_frame_bytes ?? DEFAULTS.max_frame_bytes,
+    );
+    const onData = (chunk: Buffer) => reader.push(chunk);
+    socket.removeListener('data', wsOnData);
+    socket.on('data', onData);
   }
 
   private onMessage(data: Buffer, isBinary: boolean): void {
