@@ -189,6 +189,27 @@ describe.each(DECODERS)('decoding from %s', (from, decodeFrame) => {
       }
     });
 
+    it('reads the same from the bytes as from the text, for every layout the byte reader takes and every one it gives to the text path', () => {
+      const b64 = Buffer.alloc(3000).toString('base64');
+      const layouts = [
+        `"response_id":"resp_1","item_id":"i","delta":"${b64}","sglang":{"unit_id":"unit_1","chunk_seq":1}`,
+        `"response_id" : "r","content_index": 2 ,"delta":"${b64}"`,
+        `"response_id":"r","delta":"${b64}","item_id":"late","content_index":1`,
+        `"response_id":"r","sample_rate_hz":24000,"delta":"${b64}","sample_rate_hz":16000`,
+        `"response_id":"r","sample_rate_hz":22050.0,"delta":"${b64}"`,
+        `"response_id":"r\\u00e9","delta":"${b64}"`,
+        `"response_id":"réponse","item_id":"é","delta":"${b64}"`,
+        `"item_id":"i","delta":"${b64}","response_id":"r"`,
+        `"response_id":"r","item_id":7,"delta":"${b64}"`,
+        `"response_id":"r","delta":"${b64}","metadata":{"audio_duration_ms":80}`,
+      ];
+      for (const layout of layouts) {
+        const text = `{"type":"response.output_audio.delta",${layout}}`;
+        const bytes = decodeFrameBytes(Buffer.from(text));
+        expect({ layout: layout.replace(b64, '…'), info: audioDeltaInfo(bytes) }).toEqual({ layout: layout.replace(b64, '…'), info: audioDeltaInfo(decodeText(text)) });
+      }
+    });
+
     it('falls back to parsing when the layout differs', () => {
       const frame = decodeFrame(JSON.stringify({ type: 'response.audio.delta', delta: Buffer.alloc(30).toString('base64'), response_id: 'r' }, null, 1));
       expect(audioDeltaInfo(frame)).toEqual({ response_id: 'r', bytes: 30 });
