@@ -27,6 +27,29 @@ describe('SessionUnits', () => {
     expect(unitMissRate(recorder.counts())).toBe(0.5);
   });
 
+  it('times an hour of units, each done 3 units late, and 2,000 units sent ahead of their answers, from the same moments as a few', () => {
+    // 80 ms units for an hour: 45,000, each done 240 ms after its input was complete.
+    const recorder = new UnitLagRecorder();
+    const hour = recorder.session(80, 3_600_000);
+    for (let seq = 0; seq < 45_000; seq++) {
+      const start_s = (seq * 80) / 1000;
+      hour.inputSent(start_s, (seq + 1) * 80, start_s + 0.001);
+      if (seq >= 3) hour.unitDone(start_s + 0.001);
+    }
+    expect(unitLagMs(recorder.lag)).toMatchObject({ count: 44_997, max: 240 });
+    // Many in flight at once (the server far behind): the units kept grow with them, and each lag is still its own.
+    const behind = new UnitLagRecorder();
+    const late = behind.session(80, 160_000);
+    sendRealtime(late, 160_000);
+    for (let k = 0; k < 2000; k++) late.unitDone(200 + k * 0.001);
+    const lag = unitLagMs(behind.lag);
+    expect(lag.count).toBe(2000);
+    // Unit 0 complete at 0.001 s, done at 200 s; unit 1,999 complete at 159.921 s, done at 201.999 s.
+    expect(lag.max).toBeCloseTo(199_999, -2);
+    expect(lag.p50).toBeGreaterThan(119_000);
+    expect(lag.p50).toBeLessThan(122_000);
+  });
+
   it('counts the short last unit, leaves out the empty end-of-input unit, and misses a unit that never came', () => {
     const recorder = new UnitLagRecorder();
     // 3.3 s at 80 ms units: 41 whole units and one of 20 ms.

@@ -91,7 +91,13 @@ const END_SLACK_MS = 1e-6;
 /** One session's units: when each unit's input was complete, and the lag of each `unit.done`. */
 export class SessionUnits {
   private units: number;
-  private readonly ready_s: Float64Array;
+  /**
+   * When each unit's input was complete, for the units sent and not yet done (`doneCount` to
+   * `ready`): a ring, unit k at `k & (length - 1)`, doubled when more are in flight. An array of the
+   * whole input's units grew a session 8 bytes a unit as its pages were touched: an hour at 512
+   * sessions, 2-3 MiB a minute.
+   */
+  private ready_s = new Float64Array(64);
   private ready = 0;
   private doneCount = 0;
   private first_start_s = NaN;
@@ -106,7 +112,16 @@ export class SessionUnits {
     private input_ms: number,
   ) {
     this.units = Math.ceil(input_ms / unit_ms - END_SLACK_MS / unit_ms);
-    this.ready_s = new Float64Array(this.units);
+  }
+
+  /** Unit `k`'s input was complete at `t_s`. */
+  private setReady(k: number, t_s: number): void {
+    if (k - this.doneCount >= this.ready_s.length) {
+      const grown = new Float64Array(this.ready_s.length * 2);
+      for (let j = Math.max(this.doneCount, 0); j < k; j++) grown[j & (grown.length - 1)] = this.ready_s[j & (this.ready_s.length - 1)];
+      this.ready_s = grown;
+    }
+    this.ready_s[k & (this.ready_s.length - 1)] = t_s;
   }
 
   /** Units the whole input holds: the last one may be short. */
@@ -123,8 +138,8 @@ export class SessionUnits {
   inputSent(start_s: number, end_ms: number, completed_s: number): void {
     if (this.ready === 0 && Number.isNaN(this.first_start_s)) this.first_start_s = start_s;
     this.last_completed_s = completed_s;
-    const { unit_ms, input_ms, total, ready_s } = this;
-    while (this.ready < total && Math.min((this.ready + 1) * unit_ms, input_ms) <= end_ms + END_SLACK_MS) ready_s[this.ready++] = completed_s;
+    const { unit_ms, input_ms, total } = this;
+    while (this.ready < total && Math.min((this.ready + 1) * unit_ms, input_ms) <= end_ms + END_SLACK_MS) this.setReady(this.ready++, completed_s);
   }
 
   /**
@@ -136,7 +151,7 @@ export class SessionUnits {
     if (end_ms >= this.input_ms) return;
     this.input_ms = end_ms;
     this.units = Math.ceil(end_ms / this.unit_ms - END_SLACK_MS / this.unit_ms);
-    while (this.ready < this.units) this.ready_s[this.ready++] = this.last_completed_s;
+    while (this.ready < this.units) this.setReady(this.ready++, this.last_completed_s);
   }
 
   /** A `sglang.unit.done` arrived at `received_s`. */
@@ -150,7 +165,7 @@ export class SessionUnits {
       r.done_before_input++;
       return;
     }
-    const lag_ms = (received_s - this.ready_s[k]) * 1000;
+    const lag_ms = (received_s - this.ready_s[k & (this.ready_s.length - 1)]) * 1000;
     recordMs(r.lag, lag_ms > 0 ? lag_ms : 0);
     if (lag_ms > this.unit_ms) r.missed++;
   }
