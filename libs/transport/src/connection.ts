@@ -100,7 +100,7 @@ const TEXT_FRAME = { binary: false };
 
 /** What of ws's WebSocket internals a direct write reads (ws 8): its socket, and whether its sender holds anything back. */
 interface WsInternals {
-  _socket?: { write(data: Uint8Array, cb: (err?: Error | null) => void): boolean } | null;
+  _socket?: { write(data: Uint8Array, cb: (err?: Error | null) => void): boolean; cork?(): void; uncork?(): void } | null;
   _sender?: { _state?: number; _firstFragment?: boolean; _queue?: unknown[] };
 }
 
@@ -145,6 +145,9 @@ export interface Connection {
   readonly isOpen: boolean;
   /** Hands a text frame (a string, or its UTF-8 bytes) to the socket; a failure arrives later through events$. */
   send(frame: string | Buffer): void;
+  /** Holds the frames sent from now until `uncork` for one write to the kernel (Node's `socket.cork`); absent where there is no socket. */
+  cork?(): void;
+  uncork?(): void;
   /** Sets the frame `fail` sends before its close frame while the socket is open (null: nothing to say). */
   setFarewell(farewell: () => string | null): void;
   /** Closes normally; waits at most `timeout_ms`, then drops the socket. events$ completes. */
@@ -228,6 +231,15 @@ export class WsConnection implements Connection {
     if (ws.bufferedAmount > limit) {
       this.fail(new TransportError('send_backpressure', `the server stopped reading: ${ws.bufferedAmount} bytes queued unsent, past --max-send-buffer-bytes ${limit}`, this.context()));
     }
+  }
+
+  /** Holds the frames sent from now until `uncork` for one write to the kernel. */
+  cork(): void {
+    (this.ws as unknown as WsInternals | null)?._socket?.cork?.();
+  }
+
+  uncork(): void {
+    (this.ws as unknown as WsInternals | null)?._socket?.uncork?.();
   }
 
   /**

@@ -46,7 +46,7 @@ describe('vLLM-Omni: the close after a failed drain', () => {
 });
 
 describe('vLLM-Omni: event acks', () => {
-  it('acks the frames of one read once, with the last seq (the ack is cumulative); a later read gets its own; nothing for session.closed', async () => {
+  it('acks every numbered event of a read, in order, as their client does; nothing for session.closed, nor after it', async () => {
     const time = new VirtualTime();
     const numbered = (type: string, server_event_seq: number) => ({ type, event_id: `e${server_event_seq}`, server_event_seq });
     const server = new FakeServer(time, () => ({
@@ -66,6 +66,6 @@ describe('vLLM-Omni: event acks', () => {
     await time.run(flow.handshake(conn, 16_000, {}));
     await time.advance(100);
     const acks = server.sessions[0].received.filter((e) => e.type === 'session.event_ack').map((e) => e.server_event_seq);
-    expect(acks).toEqual([3, 4, 5]);
+    expect(acks).toEqual([1, 2, 3, 4, 5]);
   });
 });

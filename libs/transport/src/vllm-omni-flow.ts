@@ -81,13 +81,16 @@ export function vllmFramePlan(video: CameraFrames, capabilities: Record<string, 
  * with its socket open says `session.close` before the close frame: a plain disconnect holds the
  * server's slot for its disconnect grace.
  */
+/** Acks held for one write to the kernel at most (about 15 KB). */
+const ACKS_PER_WRITE = 256;
+
 export class VllmOmniFlow implements SessionFlow {
   readonly protocol = 'vllm-omni';
   private readonly seq = new ServerEventSeqTracker();
   private lastAcked = 0;
-  /** The seq the last ack sent carried, and whether one is queued for the end of the current read. */
-  private ackSent = 0;
-  private ackQueued = false;
+  /** Whether the socket is corked for the acks of the read being dispatched, and how many went since. */
+  private corked = false;
+  private corkedAcks = 0;
   private readonly playback = new Map<string, Playback>();
   /** Each response's audio on the session's playout clock. */
   private readonly playout = new ItemPlayout();
@@ -247,30 +250,26 @@ export class VllmOmniFlow implements SessionFlow {
     }
     // Every journaled event is acknowledged, as their client does after dispatching it; nothing
     // is sent after session.closed (their client is closed by it, and does not ack it).
-    if (type === VllmEvent.sessionClosed) {
-      // The events before it in the same read are acked first, as their client acked each one before it came.
-      this.sendAck();
-      this.closedByServer = true;
-    }
+    if (type === VllmEvent.sessionClosed) this.closedByServer = true;
     if (n !== undefined && n > this.lastAcked && !this.closedByServer) {
       this.lastAcked = n;
-      // The frames of one socket read are dispatched in one go (ws emits them synchronously): they
-      // are acked once, with the last one's seq, when the read is done. The server's ack is
-      // cumulative (its journal drops every event up to the seq), so its state is the one one ack
-      // per event leaves; one ack per frame cost a 20,000-event flood 80,000 sends and 25 late packets.
-      if (!this.ackQueued) {
-        this.ackQueued = true;
-        queueMicrotask(() => this.sendAck());
+      // The acks of one socket read go to the kernel in one write: the socket is corked until the
+      // read's frames are dispatched (ws emits them in one go). Each event still gets its own ack,
+      // in order, as their client sends them; a flood of 20,000 numbered events made 20,000 writes.
+      // At most ACKS_PER_WRITE at a time: corked bytes count as queued, against --max-send-buffer-bytes.
+      if (!this.corked) {
+        this.corked = true;
+        conn.cork?.();
+        queueMicrotask(() => {
+          this.corked = false;
+          this.corkedAcks = 0;
+          conn.uncork?.();
+        });
+      } else if (++this.corkedAcks % ACKS_PER_WRITE === 0) {
+        conn.uncork?.();
+        conn.cork?.();
       }
-    }
-  }
-
-  /** The ack of the last journaled event of a read; none once the server closed the session (`send`). */
-  private sendAck(): void {
-    this.ackQueued = false;
-    if (this.lastAcked > this.ackSent) {
-      this.ackSent = this.lastAcked;
-      this.send(vllmEventAck(this.lastAcked));
+      this.send(vllmEventAck(n));
     }
   }
 
