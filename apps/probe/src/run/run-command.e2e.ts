@@ -171,7 +171,8 @@ describe('run --slo --abort-on-fail', () => {
     expect(took_s).toBeLessThan(30);
     // At least the grace; a look once a second that came late (files share these cores) says a second more.
     expect(stderr).toMatch(/SLO FAILED, ending the run early: ttfp_p99_ms<=100 \(TTFP p99 \d+(\.\d+)?, over its bound for [3-9] s/);
-    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^SLO FAILED: ended early on ttfp_p99_ms<=100 \(TTFP p99 (79\d|80\d)(\.\d+)?, /);
+    // The server's 800 ms, and up to 200 ms more on cores shared with the other e2e files (a clean clone's CI read 856).
+    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^SLO FAILED: ended early on ttfp_p99_ms<=100 \(TTFP p99 (79\d|8\d\d|9\d\d)(\.\d+)?, /);
     expect(summary).toMatchObject({ verdict: 'interrupted', interrupted: true, slo: { passed: false, aborted: { term: 'ttfp_p99_ms<=100' } } });
     // Ended at the first look after 3 s of failing: TTFP is known 0.8 s in, so about 4 s after the gate.
     expect(summary.slo?.aborted?.at_s).toBeGreaterThanOrEqual(3);
