@@ -3,40 +3,28 @@ import { UsageError } from '@duplex-bench/cli';
 import { decodeVideoToJpegs } from '@duplex-bench/launcher';
 import type { DialectOptions } from './dialect-options';
 
-/** `--video`'s frames read once for every session of the run (a file decoded by the launcher's ffmpeg); a frame source that cannot be read is bad usage, said in one line naming it. */
-export async function withVideo<T extends DialectOptions>(opts: T): Promise<T> {
-  if (opts.video_path === undefined) return opts;
+/** Frames read from a directory or a video file (the launcher's ffmpeg decodes one); one that cannot be read is bad usage, said in one line led by `said` and naming the file. */
+async function readCamera(path: string, fps: number | undefined, said?: string): Promise<VideoFrames> {
   try {
-    return { ...opts, video: await readVideoFrames(opts.video_path, opts.video_fps, decodeVideoToJpegs) };
+    return await readVideoFrames(path, fps, decodeVideoToJpegs, said);
   } catch (err) {
     if (err instanceof VideoError) throw new UsageError(err.message);
     throw err;
   }
 }
 
-/** What a camera source is called in its errors: a dataset sample's camera names its sample. */
-const sampleSaid = (sample: Sample) => `--dataset sample ${sample.id}: camera`;
-
-/**
- * A dataset sample's own camera (`NAME.frames/` or a video file beside its WAV), read as `--video`
- * is, at `--video-fps`; undefined for a sample without one. Throws UsageError naming the sample and
- * the file.
- */
-export async function sampleCamera(sample: Sample, fps: number | undefined): Promise<VideoFrames | undefined> {
-  if (sample.video === undefined) return undefined;
-  try {
-    return await readVideoFrames(sample.video, fps, decodeVideoToJpegs, sampleSaid(sample));
-  } catch (err) {
-    if (err instanceof VideoError) throw new UsageError(err.message);
-    throw err;
-  }
+/** `--video`'s frames read once for every session of the run. */
+export async function withVideo<T extends DialectOptions>(opts: T): Promise<T> {
+  if (opts.video_path === undefined) return opts;
+  return { ...opts, video: await readCamera(opts.video_path, opts.video_fps) };
 }
 
 /** The samples' camera frames one recording holds in memory at most, base64 bytes. */
 export const SAMPLE_CAMERA_LIMIT_BYTES = 1 << 30;
 
 /**
- * The cameras of the samples to record, read whole before any session opens (`sampleCamera`), and
+ * The cameras of the samples to record (`NAME.frames/` or a video file beside each WAV, at
+ * `--video-fps`), read whole before any session opens, errors naming the sample and the file, and
  * the name the summary gives the run's frames. A sample camera is sent by the dialects that send
  * frames (native, vllm-omni), and refused in one line by the others; frames over
  * SAMPLE_CAMERA_LIMIT_BYTES in all are refused too.
@@ -49,7 +37,7 @@ export async function sampleCameras(samples: readonly Sample[], opts: { protocol
   const frames = new Map<string, VideoFrames>();
   let held = 0;
   for (const sample of own) {
-    const camera = (await sampleCamera(sample, opts.video_fps)) as VideoFrames;
+    const camera = await readCamera(sample.video as string, opts.video_fps, `--dataset sample ${sample.id}: camera`);
     held += camera.base64.reduce((n, b) => n + b.length, 0);
     if (held > SAMPLE_CAMERA_LIMIT_BYTES) throw new UsageError(`--dataset ${opts.dataset}: the samples' camera frames come to over ${SAMPLE_CAMERA_LIMIT_BYTES >> 20} MiB of base64 at ${sample.id}; give fewer or smaller frames, or a lower --video-fps`);
     frames.set(sample.id, camera);
