@@ -254,7 +254,7 @@ export class VllmOmniFlow implements SessionFlow {
     if (n !== undefined && n > this.lastAcked && !this.closedByServer) {
       this.lastAcked = n;
       // The acks of one socket read go to the kernel in one write: the socket is corked until the
-      // read's frames are dispatched (ws emits them in one go). Each event still gets its own ack,
+      // read's frames are dispatched (the frame reader hands them on in one go). Each event still gets its own ack,
       // in order, as their client sends them; a flood of 20,000 numbered events made 20,000 writes.
       // At most ACKS_PER_WRITE at a time: corked bytes count as queued, against --max-send-buffer-bytes.
       if (!this.corked) {
