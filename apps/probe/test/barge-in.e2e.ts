@@ -98,7 +98,8 @@ describe('barge-in against the model mocks: what the probe sends is what was hea
       const sessions = mockLog(mock);
       const acks = sessions.flat().filter((e) => e.kind === 'playback_ack' && (e.played_ms as number) > 0);
       expect(acks.length).toBeGreaterThanOrEqual(20);
-      for (const a of acks) expect(Math.abs((a.played_ms as number) - (a.heard_ms as number))).toBeLessThan(100);
+      // Within 200 ms of what played (received ms would be up to a whole 1 s unit ahead); a clean clone's CI, its cores shared with the other e2e files, read 129.
+      for (const a of acks) expect(Math.abs((a.played_ms as number) - (a.heard_ms as number))).toBeLessThan(200);
       const b = summary.behaviour;
       expect(b.stop_latency_ms.count).toBeGreaterThanOrEqual(4);
       expect(Math.abs((b.stop_latency_ms.p50 as number) - median(behaviourDelays(mock.stats().behaviour?.sessions ?? []).stop_ms))).toBeLessThan(60);
