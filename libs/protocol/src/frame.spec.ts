@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ProtocolError } from './errors';
-import { audioDeltaInfo, base64ByteLength, decodeFrame as decodeText, decodeFrameBytes, frameSent, mentions, spliceFrame, textDeltaInfo, type DecodedFrame } from './frame';
+import { audioDeltaInfo, base64ByteLength, decodeFrame as decodeText, decodeFrameBytes, frameSent, mentions, spliceFrame, textDeltaInfo, unsignedField, type DecodedFrame } from './frame';
 
 /** Every decoding test runs twice: on the frame's text, and on its bytes as they came off the socket. */
 const DECODERS: [string, (text: string) => DecodedFrame][] = [
@@ -263,6 +263,19 @@ describe('frames read from their bytes', () => {
     const escaped = b64.slice(0, 100) + '\\/' + b64.slice(102);
     const frame = decode(delta(escaped).toString());
     expect(audioDeltaInfo(frame).bytes).toBe(Buffer.from(JSON.parse(`"${escaped}"`) as string, 'base64').length);
+  });
+
+  it.each(DECODERS)('reads an unsigned field from %s: its last occurrence, spaces skipped; none when no digit follows', (_from, decode) => {
+    expect(unsignedField(decode('{"type":"x","seq": 12,"n":{"seq":  345}}'), '"seq":')).toBe(345);
+    expect(unsignedField(decode('{"type":"x","seq":"7"}'), '"seq":')).toBeUndefined();
+    expect(unsignedField(decode('{"type":"x","seq":-3}'), '"seq":')).toBeUndefined();
+    expect(unsignedField(decode('{"type":"x"}'), '"seq":')).toBeUndefined();
+  });
+
+  it.each([', "sample_rate_hz": 2.4e4', ', "sample_rate_hz": "24000"'])('reads the figures of a delta whose rate is not plain digits (%s) from its bytes as from its text', (extra) => {
+    const odd = delta(b64, extra);
+    expect(audioDeltaInfo(decodeFrameBytes(odd))).toEqual(audioDeltaInfo(decodeText(odd.toString())));
+    expect(audioDeltaInfo(decodeFrameBytes(delta(b64, ', "sample_rate_hz": 24000'))).sample_rate_hz).toBe(24000);
   });
 
   it('decodes the text of a frame read from bytes when asked, once', () => {

@@ -423,12 +423,27 @@ function stringAfter(b: Buffer, key: Buffer, from: number, to: number): string |
 function digitsAfter(b: Buffer, key: Buffer, from: number, to: number): number | null | undefined {
   const i = valueAt(b, key, from, to);
   if (i < 0) return undefined;
+  const value = digitsIn(b, i);
+  const next = b[digitsEnd];
+  // Digits then the value's end: a fraction, an exponent or a sign goes to the text path.
+  return value >= 0 && (next === 0x2c || next === 0x7d || isJsonSpace(next)) ? value : null;
+}
+
+/** The byte or UTF-16 code at `i` (undefined or NaN past the end). */
+function codeAt(src: Buffer | string, i: number): number {
+  return typeof src === 'string' ? src.charCodeAt(i) : src[i];
+}
+
+/** Where the digits `digitsIn` read last ended (a scratch, so that a read makes no object). */
+let digitsEnd = 0;
+
+/** The unsigned integer written in `src` from `i` (bytes or text), -1 when no digit is there; `digitsEnd` is where its digits end. */
+function digitsIn(src: Buffer | string, i: number): number {
   let value = 0;
   let j = i;
-  for (let c = b[j]; c >= 0x30 && c <= 0x39; c = b[++j]) value = value * 10 + (c - 0x30);
-  const next = b[j];
-  // Digits then the value's end: a fraction, an exponent or a sign goes to the text path.
-  return j > i && (next === 0x2c || next === 0x7d || isJsonSpace(next)) ? value : null;
+  for (let c = codeAt(src, j); c >= 0x30 && c <= 0x39; c = codeAt(src, ++j)) value = value * 10 + (c - 0x30);
+  digitsEnd = j;
+  return j > i ? value : -1;
 }
 
 /**
@@ -515,26 +530,13 @@ export function mentions(frame: DecodedFrame, key: string): boolean {
  */
 export function unsignedField(frame: DecodedFrame, key: string): number | undefined {
   if (!mentions(frame, key)) return undefined;
-  if (frame.bytes && frame.undecoded) {
-    const b = frame.bytes;
-    const at = b.lastIndexOf(keyBytes(key));
-    return at < 0 ? undefined : digitsAt((i) => b[i], at + key.length);
-  }
-  const text = frame.text;
-  const at = text.lastIndexOf(key);
-  return at < 0 ? undefined : digitsAt((i) => text.charCodeAt(i), at + key.length);
-}
-
-/** The unsigned integer at `i` (after spaces), read code by code; undefined when no digit is there. */
-function digitsAt(codeAt: (i: number) => number, i: number): number | undefined {
-  while (codeAt(i) === 0x20) i++;
-  let value = 0;
-  let digits = 0;
-  for (let c = codeAt(i); c >= 0x30 && c <= 0x39; c = codeAt(++i)) {
-    value = value * 10 + (c - 0x30);
-    digits++;
-  }
-  return digits > 0 ? value : undefined;
+  const src = frame.bytes && frame.undecoded ? frame.bytes : frame.text;
+  const at = typeof src === 'string' ? src.lastIndexOf(key) : src.lastIndexOf(keyBytes(key));
+  if (at < 0) return undefined;
+  let i = at + key.length;
+  while (codeAt(src, i) === 0x20) i++;
+  const value = digitsIn(src, i);
+  return value < 0 ? undefined : value;
 }
 
 /** `key` as bytes, made once per key. */

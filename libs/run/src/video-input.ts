@@ -1,6 +1,7 @@
 import { readVideoFrames, VideoError, type Sample, type VideoFrames } from '@duplex-bench/audio';
 import { UsageError } from '@duplex-bench/cli';
 import { decodeVideoToJpegs } from '@duplex-bench/launcher';
+import { sendsCameraFrames } from '@duplex-bench/transport';
 import type { DialectOptions } from './dialect-options';
 
 /** Frames read from a directory or a video file (the launcher's ffmpeg decodes one); one that cannot be read is bad usage, said in one line led by `said` and naming the file. */
@@ -31,7 +32,7 @@ export const SAMPLE_CAMERA_LIMIT_BYTES = 1 << 30;
  */
 export async function sampleCameras(samples: readonly Sample[], opts: { protocol: string; dataset?: string; video_fps?: number }) {
   const own = samples.filter((s) => s.video !== undefined);
-  if (own.length > 0 && opts.protocol !== 'native' && opts.protocol !== 'vllm-omni') {
+  if (own.length > 0 && !sendsCameraFrames(opts.protocol)) {
     throw new UsageError(`--dataset ${opts.dataset}: ${own.length} samples have their own camera (${own[0].video}); camera frames are for --protocol native or vllm-omni`);
   }
   const frames = new Map<string, VideoFrames>();

@@ -23,12 +23,24 @@ export function createSessionFlow(config: DialectConfig, session_id: string): Se
   }
 }
 
+/** The dialects that send camera frames: sglang-omni's native one and vLLM-Omni's. */
+type CameraDialect = Extract<DialectConfig, { protocol: 'native' | 'vllm-omni' }>['protocol'];
+
+/** Whether the dialect named `protocol` sends camera frames (`--video`, a dataset sample's own). */
+export function sendsCameraFrames(protocol: string): protocol is CameraDialect {
+  return protocol === 'native' || protocol === 'vllm-omni';
+}
+
+function takesCamera(config: DialectConfig): config is Extract<DialectConfig, { protocol: CameraDialect }> {
+  return sendsCameraFrames(config.protocol);
+}
+
 /**
  * One session's dialect with its own camera (a dataset sample's frames) in place of the run's; the
  * dialects that send no frames are as given.
  */
 export function withSessionCamera(config: DialectConfig, video: CameraFrames | undefined): DialectConfig {
-  if (!video || (config.protocol !== 'native' && config.protocol !== 'vllm-omni')) return config;
+  if (!video || !takesCamera(config)) return config;
   return { ...config, video };
 }
 

@@ -12,7 +12,7 @@ export { OpenAIFlow, readSessionCreated } from './openai-flow';
 export { VllmOmniFlow } from './vllm-omni-flow';
 export { LegacyFlow } from './legacy-flow';
 export { sendCommits } from './send-commits';
-export { createSessionFlow, trailingSilenceMs, withSessionCamera } from './create-flow';
+export { createSessionFlow, sendsCameraFrames, trailingSilenceMs, withSessionCamera } from './create-flow';
 export type { CameraFrames, DialectConfig, EndReport, FlowOptions, NativeDrainReport, OpenAIFlowConfig, SentHook, ServerEventSeqFigures, SessionFlow, SessionGrant, VllmOmniFlowConfig } from './flow';
 export { FLOW_TIMEOUTS, VLLM_TIMEOUTS } from './flow';
 export type { LegacyFlowConfig } from './flow';

@@ -91,6 +91,12 @@ export class VllmOmniFlow implements SessionFlow {
   /** Whether the socket is corked for the acks of the read being dispatched, and how many went since. */
   private corked = false;
   private corkedAcks = 0;
+  /** Sends what the read's acks left corked: one function for the session, not one per read. */
+  private readonly uncorkAcks = (): void => {
+    this.corked = false;
+    this.corkedAcks = 0;
+    this.conn?.uncork?.();
+  };
   private readonly playback = new Map<string, Playback>();
   /** Each response's audio on the session's playout clock. */
   private readonly playout = new ItemPlayout();
@@ -260,11 +266,7 @@ export class VllmOmniFlow implements SessionFlow {
       if (!this.corked) {
         this.corked = true;
         conn.cork?.();
-        queueMicrotask(() => {
-          this.corked = false;
-          this.corkedAcks = 0;
-          conn.uncork?.();
-        });
+        queueMicrotask(this.uncorkAcks);
       } else if (++this.corkedAcks % ACKS_PER_WRITE === 0) {
         conn.uncork?.();
         conn.cork?.();

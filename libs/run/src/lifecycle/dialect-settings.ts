@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { UsageError } from '@duplex-bench/cli';
 import { OPENAI_PCM_RATE, wavDataUrl, type TurnDetection } from '@duplex-bench/protocol';
-import { VLLM_TIMEOUTS } from '@duplex-bench/transport';
+import { sendsCameraFrames, VLLM_TIMEOUTS } from '@duplex-bench/transport';
 import { checkPacket, CHILD_KEY_ENV, DEFAULT_PACKET_MS, DEFAULT_UNIT_TIMEOUT_MS, type DialectOptions } from '../dialect-options';
 import { RunInputError } from '../input-error';
 import { parseLegacyProfileOptions } from './legacy-settings';
@@ -99,7 +99,7 @@ export function parseDialectOptions(f: DialectFlagValues, env: NodeJS.ProcessEnv
   if (f['no-playback-ack'] && protocol !== 'vllm-omni') throw new UsageError('--no-playback-ack is for --protocol vllm-omni');
   if (f['ref-audio'] !== undefined && protocol !== 'vllm-omni') throw new UsageError('--ref-audio is for --protocol vllm-omni');
   if (f['session-extra'] !== undefined && protocol !== 'vllm-omni') throw new UsageError('--session-extra is for --protocol vllm-omni');
-  if (f.video !== undefined && protocol !== 'native' && protocol !== 'vllm-omni') throw new UsageError('--video is for --protocol native or vllm-omni');
+  if (f.video !== undefined && !sendsCameraFrames(protocol)) throw new UsageError('--video is for --protocol native or vllm-omni');
   // A recording's dataset may give each sample its own camera, read at --video-fps too.
   if (f['video-fps'] !== undefined && f.video === undefined && !cameras.dataset) throw new UsageError('--video-fps needs --video');
   // vLLM-Omni's client sends turn_detection null by default: the model decides its own turns.
