@@ -23,12 +23,13 @@
  * Every process is bounded in time and stopped by its PID; traffic stays on 127.0.0.1.
  */
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { decodeSamples } from '@duplex-bench/metrics';
 import { hostInfo, hostLine } from './host';
+import { HostSampler, stallsOf, stallTable } from './host-sampler';
 import { exited, HTTP_LISTENING, installInterrupts, openLog, ROOT, signalChild, spawnTracked, startMock, stopMock } from './processes';
 
 /** This checkout's compiled kit, the bundle run unless `--bin` names another. */
@@ -65,12 +66,15 @@ installInterrupts(() => {
 });
 
 /** Runs the kit's command to its end, bounded; SIGINT on our interrupt. */
-async function kit(dir: string, args: string[], bound_s: number): Promise<number | null> {
+async function kit(dir: string, args: string[], bound_s: number, sampler?: HostSampler): Promise<number | null> {
   const out = openLog(join(dir, 'probe.stdout.log'));
   const err = openLog(join(dir, 'probe.stderr.log'));
   const child = spawnTracked('client', process.execPath, [...NODE_FLAGS, BIN, ...args], out, err);
+  if (sampler) sampler.client = child;
   interrupted.stop = () => signalChild(child, 'SIGINT');
-  return exited(child, bound_s * 1000);
+  const code = await exited(child, bound_s * 1000);
+  sampler?.stop();
+  return code;
 }
 
 interface Rss {
@@ -117,6 +121,15 @@ function p99By(file: ReturnType<typeof decodeSamples>, windows: Array<[number, n
   });
 }
 
+/** The stalls' table, and the host's samples kept beside the run (host.jsonl) for a closer look. */
+async function stallsAfter(dir: string, file: ReturnType<typeof decodeSamples>, sampler: HostSampler): Promise<string> {
+  sampler.stop();
+  await writeFile(join(dir, 'host.jsonl'), sampler.samples.map((h) => JSON.stringify(h)).join('\n') + '\n');
+  let first = Infinity;
+  for (const s of file.sessions) if (s.start_s.length > 0) first = Math.min(first, s.start_s[0]);
+  return stallTable(stallsOf(file.sessions, sampler.samples, file.packet_ms), sampler.samples, first);
+}
+
 async function churn(out: string): Promise<string> {
   const rate = Number(values.rate);
   const mean_s = Number(values['mean-s']);
@@ -127,10 +140,12 @@ async function churn(out: string): Promise<string> {
   const dir = join(out, 'churn');
   await mkdir(dir, { recursive: true });
   const mock = await startMock(dir, ['--profile', 'nemotron'], ROOT);
+  const sampler = new HostSampler(mock.child);
   const code = await kit(
     dir,
     ['run', '--url', mock.url, '--arrival-rate', String(rate), '--arrivals', process_, '--session-duration', duration, '--run-for', String(run_for), '--warmup-s', String(warmup_s), '--seed', '1', '--trace', 'off', '--output', join(dir, 'run'), '--quiet', '--allow-unqualified'],
     run_for + 20 * mean_s + 120,
+    sampler,
   );
   const note = await stopMock(mock);
   const s = JSON.parse(await readFile(join(dir, 'run', 'summary.json'), 'utf8')) as { qualified: boolean; packets: { sent: number; late: number }; rss: Rss; peak_overlapping_streams: number; cpu_us_per_packet: number; cpu_cores: { total: number }; arrivals: { started: number; peak_in_flight: number } };
@@ -144,6 +159,8 @@ async function churn(out: string): Promise<string> {
     `| qualified | late packets | sessions | peak in flight | client CPU | RSS growth after ${warmup_s} s (second half) | in flight at most, by ${warmup_s} s → by the end; slope while that held | peak RSS | p99 |dev| min 2 | p99 |dev| last min | ratio |`,
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     `| ${s.qualified ? 'yes' : 'no'} | ${s.packets.late} of ${s.packets.sent} | ${s.arrivals.started} | ${s.arrivals.peak_in_flight} | ${s.cpu_cores.total} cores, ${s.cpu_us_per_packet} µs/packet | ${growth(s.rss)} | ${highWater(s.rss)} | ${s.rss.peak_mib?.toFixed(0)} MiB | ${second.toFixed(2)} ms | ${last.toFixed(2)} ms | ${(last / second).toFixed(2)} |`,
+    '',
+    await stallsAfter(dir, samples, sampler),
   ].join('\n');
 }
 
@@ -153,10 +170,12 @@ async function steady(out: string): Promise<string> {
   const dir = join(out, 'steady');
   await mkdir(dir, { recursive: true });
   const mock = await startMock(dir, ['--profile', 'nemotron'], ROOT);
+  const sampler = new HostSampler(mock.child);
   const code = await kit(
     dir,
     ['run', '--url', mock.url, '--concurrency', String(sessions), '--duration', String(seconds), '--max-session-s', String(seconds + 60), '--warmup-s', String(warmup_s), '--trace', 'off', '--output', join(dir, 'run'), '--quiet', '--allow-unqualified'],
     seconds + 300,
+    sampler,
   );
   const note = await stopMock(mock);
   const s = JSON.parse(await readFile(join(dir, 'run', 'summary.json'), 'utf8')) as { qualified: boolean; packets: { sent: number; late: number }; rss: Rss; cpu_us_per_packet: number; cpu_cores: { total: number }; sessions: { completed: number; incomplete: number } };
@@ -170,6 +189,8 @@ async function steady(out: string): Promise<string> {
     `| qualified | late packets | sessions completed / incomplete | client CPU | RSS growth after ${warmup_s} s (second half) | peak RSS | p99 |dev| min 2 | p99 |dev| last min | ratio |`,
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     `| ${s.qualified ? 'yes' : 'no'} | ${s.packets.late} of ${s.packets.sent} | ${s.sessions.completed} / ${s.sessions.incomplete} | ${s.cpu_cores.total} cores, ${s.cpu_us_per_packet} µs/packet | ${growth(s.rss)} | ${s.rss.peak_mib?.toFixed(0)} MiB | ${second.toFixed(2)} ms | ${last.toFixed(2)} ms | ${(last / second).toFixed(2)} |`,
+    '',
+    await stallsAfter(dir, samples, sampler),
   ].join('\n');
 }
 

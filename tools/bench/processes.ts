@@ -86,6 +86,21 @@ export function procCpuSeconds(child: ChildProcess): number | null {
   }
 }
 
+/**
+ * User + system CPU seconds of this process's children that have ended and been reaped, from
+ * /proc/self/stat (cutime, cstime): the difference across one child's life is that child's whole
+ * CPU, start-up to exit, counted by the kernel the same way for every client. Null when unreadable.
+ */
+export function reapedChildrenCpuSeconds(): number | null {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3
+    return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS_PER_S;
+  } catch {
+    return null;
+  }
+}
+
 export interface Mock {
   child: ChildProcess;
   url: string;

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { MockStats } from '@duplex-bench/mock-servers';
 import type { RunSummary } from '@duplex-bench/results';
-import { entryOf, killChild, openLog, procCpuSeconds, ROOT, spawnTracked, startMock, stopMock, waitForExit, type Exit, type Mock } from '../processes';
+import { entryOf, killChild, openLog, procCpuSeconds, reapedChildrenCpuSeconds, ROOT, spawnTracked, startMock, stopMock, waitForExit, type Exit, type Mock } from '../processes';
 import type { ClientName, Options } from './options';
 import { fmtCores, fmtMb, fmtMs, round } from './format';
 import { runFile, SESSIONS_DIR } from '@duplex-bench/results';
@@ -33,7 +33,9 @@ export interface RunResult {
   p99_deviation_ms: number | null;
   max_deviation_ms: number | null;
   client_cpu_cores: number | null;
-  /** Client CPU seconds over packets sent, µs: one packet cycle (an append out, its answers in). */
+  /** The client process's whole CPU, start-up to exit (user + system, the kernel's count when it was reaped), seconds. */
+  client_cpu_s: number | null;
+  /** client_cpu_s over packets sent, µs: one packet cycle (an append out, its answers in), counted alike for every client. */
   client_cpu_us_per_packet: number | null;
   client_peak_rss_bytes: number | null;
   client_loop_lag_max_ms: number | null;
@@ -84,6 +86,7 @@ function clientCommand(client: ClientName, options: Options, url: string, sessio
 interface ClientExit extends Exit {
   timed_out: boolean;
   wall_s: number;
+  cpu_s: number | null;
 }
 
 async function runClient(client: ClientName, options: Options, url: string, sessions: number, dir: string): Promise<ClientExit> {
@@ -91,6 +94,7 @@ async function runClient(client: ClientName, options: Options, url: string, sess
   const stdout_fd = openLog(path.join(dir, 'client.stdout.log'));
   const stderr_fd = openLog(path.join(dir, 'client.stderr.log'));
   const started_ns = process.hrtime.bigint();
+  const reaped_before_s = reapedChildrenCpuSeconds();
   const child = spawnTracked('client', file, args, stdout_fd, stderr_fd, client === 'baseline' ? options.baseline_root : ROOT);
   fs.closeSync(stdout_fd);
   fs.closeSync(stderr_fd);
@@ -98,7 +102,10 @@ async function runClient(client: ClientName, options: Options, url: string, sess
   const timed_out = exit === null;
   if (timed_out) exit = await killChild(child);
   const wall_s = Number(process.hrtime.bigint() - started_ns) / 1e9;
-  return { code: exit?.code ?? null, signal: exit?.signal ?? null, timed_out, wall_s };
+  // Nothing else of ours ends while a client runs (the mock outlives it), so the reaped CPU that grew is the client's.
+  const reaped_after_s = reapedChildrenCpuSeconds();
+  const cpu_s = reaped_before_s === null || reaped_after_s === null ? null : reaped_after_s - reaped_before_s;
+  return { code: exit?.code ?? null, signal: exit?.signal ?? null, timed_out, wall_s, cpu_s };
 }
 
 function emptyResult(run: number, sessions: number, client: ClientName, position: number, dir: string): RunResult {
@@ -106,7 +113,7 @@ function emptyResult(run: number, sessions: number, client: ClientName, position
     run, sessions, client, position, status: 'failed', exit_code: null, exit_signal: null, wall_s: 0, dir,
     qualified: null, sessions_started: null, sessions_incomplete: null, packets_sent: null, late_packets: null,
     p50_deviation_ms: null, p99_deviation_ms: null, max_deviation_ms: null,
-    client_cpu_cores: null, client_cpu_us_per_packet: null, client_peak_rss_bytes: null, client_loop_lag_max_ms: null, receive_delay_p99_ms: null,
+    client_cpu_cores: null, client_cpu_s: null, client_cpu_us_per_packet: null, client_peak_rss_bytes: null, client_loop_lag_max_ms: null, receive_delay_p99_ms: null,
     trace_mb_written: null, trace_mb_per_s: null, trace_backlog_peak_mb: null, trace_max_batch_write_ms: null,
     mock_cpu_cores: null, mock_cpu_s_during_client: null, mock_cpu_cores_load: null, mock_cpu_us_per_append: null, mock_arrival_p99_ms: null, mock_arrival_max_ms: null, mock_loop_lag_max_ms: null,
     notes: [],
@@ -130,7 +137,7 @@ function readJson<T>(file: string): T | undefined {
   }
 }
 
-function applyClientSummary(result: RunResult, s: ClientSummary, duration_s: number): void {
+function applyClientSummary(result: RunResult, s: ClientSummary, duration_s: number, cpu_s: number | null): void {
   result.qualified = typeof s.qualified === 'boolean' ? s.qualified : null;
   result.sessions_started = finite(s.sessions?.started);
   result.sessions_incomplete = finite(s.sessions?.incomplete);
@@ -140,8 +147,8 @@ function applyClientSummary(result: RunResult, s: ClientSummary, duration_s: num
   result.p99_deviation_ms = finite(s.pacing_deviation_ms?.p99);
   result.max_deviation_ms = finite(s.pacing_deviation_ms?.max);
   result.client_cpu_cores = finite(s.cpu_cores?.total);
-  // CPU seconds as the client counted them; the Python baseline states only cores, over about the run.
-  const cpu_s = finite(s.cpu_cores?.cpu_s) ?? (result.client_cpu_cores === null ? null : result.client_cpu_cores * duration_s);
+  // The kernel's count of the whole process, not the client's own: the Python baseline counts only its sessions' span.
+  result.client_cpu_s = cpu_s === null ? null : round(cpu_s, 2);
   result.client_cpu_us_per_packet = cpu_s !== null && result.packets_sent ? round((cpu_s / result.packets_sent) * 1e6, 1) : null;
   result.client_peak_rss_bytes = finite(s.peak_rss_bytes);
   result.client_loop_lag_max_ms = finite(s.event_loop_lag_ms?.max);
@@ -197,7 +204,7 @@ async function benchOne(options: Options, run: number, sessions: number, client:
   result.wall_s = round(exit.wall_s, 3);
 
   const summary = readJson<ClientSummary>(runFile(dir, 'summary'));
-  if (summary) applyClientSummary(result, summary, options.duration_s);
+  if (summary) applyClientSummary(result, summary, options.duration_s, exit.cpu_s);
   classify(result, exit, summary !== undefined);
   const stats = readJson<MockStats>(mock.stats_file);
   if (stats) applyMockStats(result, stats);

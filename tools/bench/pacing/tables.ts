@@ -173,8 +173,8 @@ export function report(options: Options, results: RunResult[]): string {
       'Deviation is |send start − (origin + N × 80 ms)| as each client measured it.',
       '"mock CPU cores" is the mock\'s own figure (CPU seconds per wall second since it started, idle time included);',
       '"under load" is the mock\'s CPU seconds from client start to client exit (/proc) divided by the run duration.',
-      'CPU per packet cycle is the client\'s CPU seconds (user + system, its own count; the Python baseline states only cores, taken',
-      'over the run duration) over packets sent, in µs; the mock\'s is its CPU seconds under load over the appends it received.',
+      'CPU per packet cycle is the client process\'s whole CPU seconds, start-up to exit (user + system as the kernel counted them',
+      'when it was reaped: the same count for every client), over packets sent, in µs; the mock\'s is its CPU seconds under load over the appends it received.',
     ].join(' '),
   );
   if (options.clients.includes('probe') && options.clients.includes('python')) {

@@ -1,0 +1,144 @@
+// What the host did while a run's packets went late: the CPU the hypervisor took (steal), the CPU
+// of the client, of the mock, and of everything else, sampled from /proc every `every_ms`, on the
+// monotonic clock the kit stamps its packets with (CLOCK_MONOTONIC, the same in every process).
+// A late packet is one whose send started over a packet after its schedule; `stallsOf` joins the
+// late packets of a run into stalls and says, for each, which of those took the cores meanwhile.
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { SessionSampleColumns } from '@duplex-bench/metrics';
+import { runQuiet } from './processes';
+
+const CLOCK_TICKS_PER_S = Number(runQuiet('getconf', ['CLK_TCK']) ?? 100) || 100;
+const NS_PER_S = 1e9;
+
+/** One interval: its end on the monotonic clock (s), its length (s), and cores used in it by each. */
+export interface HostSample {
+  t_s: number;
+  span_s: number;
+  steal: number;
+  client: number;
+  mock: number;
+  others: number;
+}
+
+interface Ticks {
+  t_s: number;
+  busy: number;
+  steal: number;
+  client: number;
+  mock: number;
+}
+
+/** busy (every state but idle, iowait and steal) and steal, in clock ticks, from /proc/stat's first line. */
+function hostTicks(): { busy: number; steal: number } {
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = cpu;
+  return { busy: user + nice + system + irq + softirq, steal };
+}
+
+function childTicks(child: ChildProcess | undefined): number {
+  if (child?.pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples until `stop()`; `client` may be set after the start (the kit starts after its mock). */
+export class HostSampler {
+  readonly samples: HostSample[] = [];
+  client: ChildProcess | undefined;
+  private last: Ticks;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly mock: ChildProcess,
+    every_ms = 100,
+  ) {
+    this.last = this.read();
+    this.timer = setInterval(() => this.sample(), every_ms);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private read(): Ticks {
+    const host = hostTicks();
+    return { t_s: Number(process.hrtime.bigint()) / NS_PER_S, ...host, client: childTicks(this.client), mock: childTicks(this.mock) };
+  }
+
+  private sample(): void {
+    const now = this.read();
+    const span_s = now.t_s - this.last.t_s;
+    const cores = (ticks: number) => Math.max(0, ticks) / CLOCK_TICKS_PER_S / span_s;
+    const client = cores(now.client - this.last.client);
+    const mock = cores(now.mock - this.last.mock);
+    this.samples.push({ t_s: now.t_s, span_s, steal: cores(now.steal - this.last.steal), client, mock, others: Math.max(0, cores(now.busy - this.last.busy) - client - mock) });
+    this.last = now;
+  }
+}
+
+/** A stretch of time in which some packet's send was waiting over a packet past its schedule. */
+export interface Stall {
+  from_s: number;
+  to_s: number;
+  late: number;
+  worst_ms: number;
+  steal: number;
+  client: number;
+  mock: number;
+  others: number;
+}
+
+/**
+ * Joins the late packets (|deviation| over `late_ms`) into stalls: each packet waited from its
+ * schedule to its send start; waits that overlap are one stall. Each stall gets the mean cores of
+ * the host samples that overlap it.
+ */
+export function stallsOf(sessions: SessionSampleColumns[], samples: HostSample[], late_ms: number): Stall[] {
+  const waits: Array<[number, number, number]> = [];
+  for (const s of sessions) {
+    for (let i = 0; i < s.start_s.length; i++) {
+      if (Math.abs(s.deviation_ms[i]) > late_ms) waits.push([s.start_s[i] - s.deviation_ms[i] / 1000, s.start_s[i], Math.abs(s.deviation_ms[i])]);
+    }
+  }
+  waits.sort((a, b) => a[0] - b[0]);
+  const stalls: Stall[] = [];
+  for (const [from_s, to_s, ms] of waits) {
+    const open = stalls[stalls.length - 1];
+    if (open && from_s <= open.to_s) {
+      open.to_s = Math.max(open.to_s, to_s);
+      open.late++;
+      open.worst_ms = Math.max(open.worst_ms, ms);
+    } else stalls.push({ from_s, to_s, late: 1, worst_ms: ms, steal: 0, client: 0, mock: 0, others: 0 });
+  }
+  for (const stall of stalls) {
+    const over = samples.filter((h) => h.t_s > stall.from_s && h.t_s - h.span_s < stall.to_s);
+    const mean = (k: 'steal' | 'client' | 'mock' | 'others') => over.reduce((sum, h) => sum + h[k], 0) / Math.max(1, over.length);
+    Object.assign(stall, { steal: mean('steal'), client: mean('client'), mock: mean('mock'), others: mean('others') });
+  }
+  return stalls;
+}
+
+/** The whole run's mean cores, for the stalls' table to be read against. */
+export function meanOf(samples: HostSample[]): Omit<HostSample, 't_s' | 'span_s'> {
+  const mean = (k: 'steal' | 'client' | 'mock' | 'others') => samples.reduce((sum, h) => sum + h[k], 0) / Math.max(1, samples.length);
+  return { steal: mean('steal'), client: mean('client'), mock: mean('mock'), others: mean('others') };
+}
+
+/** A markdown table of the stalls, the run's means first; `first_s` is the run's first packet. */
+export function stallTable(stalls: Stall[], samples: HostSample[], first_s: number): string {
+  const all = meanOf(samples);
+  const f = (x: number) => x.toFixed(2);
+  const rows = stalls.map((s) => `| ${(s.from_s - first_s).toFixed(1)} | ${((s.to_s - s.from_s) * 1000).toFixed(0)} | ${s.late} | ${s.worst_ms.toFixed(0)} | ${f(s.steal)} | ${f(s.client)} | ${f(s.mock)} | ${f(s.others)} |`);
+  return [
+    `stalls (packets over a packet late, joined where their waits overlap), with the cores each took meanwhile (/proc every 100 ms); whole run: steal ${f(all.steal)}, client ${f(all.client)}, mock ${f(all.mock)}, others ${f(all.others)}`,
+    '| from s | ms | late packets | worst ms | steal | client | mock | others |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n');
+}
