@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import { monotonicClock, timersOn, type Clock, type TimerHost } from '@duplex-bench/pacer';
 import { clientFrame, decodeFrameBytes, ProtocolError, type DecodedFrame, sentStampOf } from '@duplex-bench/protocol';
 import { TransportError } from './errors';
+import { Fanout } from './fanout';
 import { FrameReader } from './frame-reader';
 
 // readyState values of the WebSocket standard, which ws uses: constants here, so loading this module
@@ -11,7 +12,7 @@ const CONNECTING = 0;
 const OPEN = 1;
 const CLOSED = 3;
 
-/** A frame as it arrived, stamped with the clock reading taken in the socket's message handler. */
+/** A frame as it arrived, stamped with the clock reading taken when the socket read that held its last byte reached the connection. */
 export interface ReceivedEvent {
   frame: DecodedFrame;
   /** The frame's bytes as they arrived, for traces written without re-encoding. */
@@ -171,7 +172,7 @@ export class WsConnection implements Connection {
   readonly opened: Promise<void>;
   /** Upgrade attempts made (one: a refused one is retried by admission, on a new connection). */
   attempts = 0;
-  private readonly subject = new Subject<ReceivedEvent>();
+  private readonly frames = new Fanout<ReceivedEvent>();
   private readonly end$ = new Subject<never>();
   private readonly clock: Clock;
   /** The timers every wait on this connection uses: its own bounds and its flow's. */
@@ -191,7 +192,7 @@ export class WsConnection implements Connection {
   ) {
     this.clock = options.clock ?? monotonicClock;
     this.timers = options.timers ?? timersOn(this.clock);
-    this.events$ = this.subject.asObservable();
+    this.events$ = this.frames.observable;
     this.ended$ = this.end$.asObservable();
     this.opened = this.openOnce();
     // The failure is also delivered through events$; this keeps an unawaited promise from being unhandled.
@@ -290,14 +291,14 @@ export class WsConnection implements Connection {
     } else if (ws && ws.readyState === CONNECTING) {
       ws.terminate();
     }
-    this.subject.error(error);
+    this.frames.error(error);
     this.end$.error(error);
   }
 
   private finish(): void {
     if (this.ended) return;
     this.ended = true;
-    this.subject.complete();
+    this.frames.complete();
     this.end$.complete();
   }
 
@@ -341,7 +342,7 @@ export class WsConnection implements Connection {
         this.readFramesDirectly(ws);
         resolve();
       });
-      ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
+      ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary, this.clock.now_s()));
       ws.on('error', (err: Error & { code?: string }) => {
         cancelTimeout();
         if (open) {
@@ -395,7 +396,7 @@ export class WsConnection implements Connection {
     if (!socket || !receiver || !wsOnData || receiver._state !== 0 || receiver._bufferedBytes !== 0) return;
     const reader = new FrameReader(
       {
-        message: (payload, isBinary) => this.onMessage(payload, isBinary),
+        message: (payload, isBinary) => this.onMessage(payload, isBinary, read_s),
         ping: (payload) => w.pong?.(payload),
         handOff: (rest) => {
           socket.removeListener('data', onData);
@@ -405,13 +406,19 @@ export class WsConnection implements Connection {
       },
       this.options.max_frame_bytes ?? DEFAULTS.max_frame_bytes,
     );
-    const onData = (chunk: Buffer) => reader.push(chunk);
+    // The frames of one read arrived together: they get the read's stamp, not one each taken as the
+    // frames before them are handed on (that would add this client's own work to their times).
+    let read_s = 0;
+    const onData = (chunk: Buffer) => {
+      read_s = this.clock.now_s();
+      reader.push(chunk);
+    };
     socket.removeListener('data', wsOnData);
     socket.on('data', onData);
   }
 
-  private onMessage(data: Buffer, isBinary: boolean): void {
-    const received_s = this.clock.now_s();
+  /** A whole frame, stamped `received_s`: when the socket read that held its last byte was taken. */
+  private onMessage(data: Buffer, isBinary: boolean, received_s: number): void {
     if (this.ended) return;
     if (isBinary) {
       this.fail(new ProtocolError('MALFORMED_FRAME', `binary frame of ${data.length} bytes on a text-only dialect`));
@@ -429,6 +436,6 @@ export class WsConnection implements Connection {
       const sent_ms = sentStampOf(data);
       if (sent_ms !== null) onStamp(received_s * 1000 - sent_ms);
     }
-    this.subject.next({ frame, raw: data, received_s });
+    this.frames.next({ frame, raw: data, received_s });
   }
 }
