@@ -119,7 +119,7 @@ export function isZeroBase64(b64: Uint8Array): boolean {
   let n = b64.length;
   while (n > 0 && b64[n - 1] === 0x3d) n--;
   if (zeroBase64.length < n) zeroBase64 = Buffer.alloc(Math.max(n, 2 * zeroBase64.length), 'A');
-  return Buffer.compare(b64.subarray(0, n), zeroBase64.subarray(0, n)) === 0;
+  return zeroBase64.compare(b64, 0, n, 0, n) === 0;
 }
 
 /** Windows in which `firstVoicedMs` looks for the first voiced audio, ms. */

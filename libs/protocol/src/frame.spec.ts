@@ -278,6 +278,13 @@ describe('frames read from their bytes', () => {
     expect(audioDeltaInfo(decodeFrameBytes(delta(b64, ', "sample_rate_hz": 24000'))).sample_rate_hz).toBe(24000);
   });
 
+  it('reads each frame\'s own type from its bytes, the same type again and again, two whose hashes collide (Aa, BB), and past 300 types', () => {
+    const types = ['Aa', 'BB', 'ab', 'ba', 'response.output_audio.delta', ...Array.from({ length: 300 }, (_, i) => `t.${i}`)];
+    for (let round = 0; round < 2; round++) {
+      for (const type of types) expect(decodeFrameBytes(Buffer.from(`{"type":"${type}","x":1}`)).type).toBe(type);
+    }
+  });
+
   it('decodes the text of a frame read from bytes when asked, once', () => {
     const bytes = delta(b64);
     const frame = decodeFrameBytes(bytes);
@@ -308,6 +315,8 @@ describe('frames read from their bytes', () => {
       ['the response id after the delta', { delta: 'ab', response_id: 'late' }, { response_id: 'late', chars: 2 }],
       ['a token count', { response_id: 'r', delta: 'ab', sglang: { num_tokens: 3 } }, { response_id: 'r', chars: 2, tokens: 3 }],
       ['no response id', { delta: 'ab' }, { response_id: '', chars: 2 }],
+      ['an escape in the response id', { response_id: 'r"1', delta: 'ab' }, { response_id: 'r"1', chars: 2 }],
+      ['a non-ASCII response id after the delta', { delta: 'ab', response_id: 'réponse' }, { response_id: 'réponse', chars: 2 }],
     ])('gives what parsing gives for %s', (_name, fields, expected) => {
       const text = transcript(fields);
       expect(textDeltaInfo(decodeFrameBytes(Buffer.from(text)))).toEqual(expected);

@@ -117,10 +117,30 @@ function leadingType(b: Buffer): string | undefined {
   const stop = Math.min(b.length, start + MAX_TYPE_BYTES);
   for (; i < stop; i++) {
     const c = b[i];
-    if (c === QUOTE) return i > start ? b.toString('latin1', start, i) : undefined;
+    if (c === QUOTE) return i > start ? typeOf(b, start, i) : undefined;
     if (c === BACKSLASH || c < 0x20 || c >= 0x80) return undefined;
   }
   return undefined;
+}
+
+/** Types read before, by a hash of their bytes: a server sends a few types over and over. */
+const TYPES_SEEN = new Map<number, string>();
+/** The most types kept: a server that sends a new type with every frame costs a string a frame, no more. */
+const TYPES_SEEN_MAX = 256;
+
+/** The ASCII type in `b[start, end)`: the string made for it before when there was one, so a frame's type makes no string. */
+function typeOf(b: Buffer, start: number, end: number): string {
+  let hash = end - start;
+  for (let i = start; i < end; i++) hash = (Math.imul(hash, 31) + b[i]) | 0;
+  const seen = TYPES_SEEN.get(hash);
+  if (seen !== undefined && seen.length === end - start) {
+    let same = true;
+    for (let k = 0; same && k < seen.length; k++) same = seen.charCodeAt(k) === b[start + k];
+    if (same) return seen;
+  }
+  const type = b.toString('latin1', start, end);
+  if (TYPES_SEEN.size < TYPES_SEEN_MAX) TYPES_SEEN.set(hash, type);
+  return type;
 }
 
 /**
@@ -491,8 +511,10 @@ export function textDeltaInfo(frame: DecodedFrame): TextDeltaInfo {
         if (c === QUOTE || c === BACKSLASH || c >= 0x80) break;
       }
       if (b[start - 1] === QUOTE && b[end] === QUOTE) {
-        const id = RESPONSE_ID.exec(b.toString('utf8', 0, key)) ?? RESPONSE_ID.exec(b.toString('utf8', end + 1));
-        if (id) return { response_id: id[1], chars: end - start };
+        // The id read from the bytes before the text, else after it: no string of the frame's head or tail.
+        const head = stringAfter(b, RESPONSE_ID_BYTES, 0, key);
+        const id = typeof head === 'string' ? head : stringAfter(b, RESPONSE_ID_BYTES, end + 1, b.length);
+        if (typeof id === 'string') return { response_id: id, chars: end - start };
       }
     }
   }
