@@ -7,12 +7,14 @@ function watch(fanout: Fanout<number> | Subject<number>, seen: string[], n = Inf
   return (n === Infinity ? source : source.pipe(take(n))).subscribe({ next: (v) => seen.push(String(v)), error: (e) => seen.push(`error:${e}`), complete: () => seen.push('complete') });
 }
 
+// Every case runs on a Subject too: the fanout must behave as the Subject it replaces.
+const MAKERS: [string, () => Fanout<number> | Subject<number>][] = [
+  ['Fanout', () => new Fanout<number>()],
+  ['Subject', () => new Subject<number>()],
+];
+
 describe('Fanout', () => {
-  // Every case runs on a Subject too: the fanout must behave as the Subject it replaces.
-  it.each([
-    ['Fanout', () => new Fanout<number>()],
-    ['Subject', () => new Subject<number>()],
-  ])('hands each value to every subscriber in order, and the end to late ones (%s)', (_name, make) => {
+  it.each(MAKERS)('hands each value to every subscriber in order, and the end to late ones (%s)', (_name, make) => {
     const f = make();
     const a: string[] = [];
     const b: string[] = [];
@@ -31,10 +33,7 @@ describe('Fanout', () => {
     expect(late).toEqual(['error:boom']);
   });
 
-  it.each([
-    ['Fanout', () => new Fanout<number>()],
-    ['Subject', () => new Subject<number>()],
-  ])('hands nothing more to a subscriber that one before it unsubscribed during a value, and completes once (%s)', (_name, make) => {
+  it.each(MAKERS)('hands nothing more to a subscriber that one before it unsubscribed during a value, and completes once (%s)', (_name, make) => {
     const f = make();
     const first: string[] = [];
     const second: string[] = [];
