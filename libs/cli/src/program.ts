@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
 import { Command } from 'commander';
 import { EXIT, type RunIo } from './command-io';
 import { helpOf, UsageError, type FlagSpecs } from './flags';
@@ -106,23 +105,9 @@ export function processIo(argv: string[]): RunIo {
  */
 export const BUFFER_POOL_BYTES = 64 * 1024;
 
-/**
- * When V8 starts marking the old generation (incremental steps on the loop, then a mark-compact
- * pause): past 90 % of its limit. Left to itself, V8 starts as soon as the room under the limit is
- * less than a young generation's worth (16 MiB); a process of ours keeps a small old generation
- * (17-25 MiB under a 40 MiB limit), so the room is always short of that and it marked again after
- * every collection: at 256 sessions a mark-compact every 0.3-0.7 s, and the fewer objects the
- * probe made the more often, as V8 sizes the limit by how fast a process allocates. Read at every
- * allocation check, so setting it at the start of the process is enough. Probe at 256 sessions
- * (20 s runs, compiled kit, docs/performance.md): p99 pacing deviation 1.7-2.2 ms against 4.4, receive delay
- * p99 2.3-2.4 ms against 10.2, 30 GC pauses against 58, peak RSS +7 MiB.
- */
-export const V8_MARKING_FLAG = '--incremental-marking-soft-trigger=90';
-
 /** Runs `program` as this process's main, then exits with its status (a handle left open cannot keep it alive). */
 export function mainOf(program: CliProgram): void {
   Buffer.poolSize = BUFFER_POOL_BYTES;
-  setFlagsFromString(V8_MARKING_FLAG);
   const argv = process.argv.slice(2);
   runProgram(program, argv, processIo(argv.slice(1))).then((code) => {
     process.exitCode = code;
