@@ -323,25 +323,31 @@ describe('the vllm-omni mock', () => {
 
   it('holds the slot of a session dropped without session.close for the grace, refusing the next with resource_exhausted', async () => {
     const mock = await startMockServer({ ...VLLM, max_sessions: 1, openai: { ...VLLM.openai, disconnect_grace_ms: 300 } });
-    const open = async () => {
+    // Opens a session and waits (at most 5 s) for its first `n` frames, or for the server to close it.
+    const open = async (n: number) => {
       const ws = new WebSocket(mock.url);
       const frames: Array<Record<string, unknown>> = [];
-      ws.on('message', (d) => frames.push(JSON.parse(String(d))));
+      const enough = new Promise<void>((resolve) => {
+        ws.on('message', (d) => frames.push(JSON.parse(String(d))) >= n && resolve());
+        ws.once('close', () => resolve());
+        setTimeout(resolve, 5000).unref();
+      });
       await new Promise((r) => ws.once('open', r));
       ws.send(JSON.stringify({ type: 'session.update', session: {}, event_id: 'u' }));
-      await new Promise((r) => setTimeout(r, 100));
+      await enough;
       return { ws, frames };
     };
     try {
-      const first = await open();
+      const first = await open(2);
       expect(first.frames.map((f) => f.type)).toEqual(['session.created', 'session.updated']);
       first.ws.terminate();
-      await new Promise((r) => setTimeout(r, 50));
-      const refused = await open();
+      // The mock holds the dropped session's slot for its 300 ms grace (waited for, at most 2 s): the next is refused within it.
+      for (let i = 0; i < 200 && mock.stats().sessions.held_after_disconnect !== 1; i++) await new Promise((r) => setTimeout(r, 10));
+      const refused = await open(1);
       expect(refused.frames[0]).toMatchObject({ type: 'error', error: { code: 'resource_exhausted' } });
       expect(mock.stats().sessions).toMatchObject({ held_after_disconnect: 1, refused_full: 1 });
       await new Promise((r) => setTimeout(r, 400));
-      const admitted = await open();
+      const admitted = await open(2);
       expect(admitted.frames.map((f) => f.type)).toEqual(['session.created', 'session.updated']);
       admitted.ws.terminate();
     } finally {
