@@ -4,11 +4,9 @@
 // A late packet is one whose send started over a packet after its schedule; `stallsOf` joins the
 // late packets of a run into stalls and says, for each, which of those took the cores meanwhile.
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import type { SessionSampleColumns } from '@duplex-bench/metrics';
-import { runQuiet } from './processes';
+import { hostCpuSeconds, procCpuSeconds } from './processes';
 
-const CLOCK_TICKS_PER_S = Number(runQuiet('getconf', ['CLK_TCK']) ?? 100) || 100;
 const NS_PER_S = 1e9;
 
 /** One interval: its end on the monotonic clock (s), its length (s), and cores used in it by each. */
@@ -21,7 +19,8 @@ export interface HostSample {
   others: number;
 }
 
-interface Ticks {
+/** CPU seconds so far, read at `t_s`: the host's (busy, steal), the client's and the mock's (0 once gone). */
+interface Reading {
   t_s: number;
   busy: number;
   steal: number;
@@ -29,29 +28,11 @@ interface Ticks {
   mock: number;
 }
 
-/** busy (every state but idle, iowait and steal) and steal, in clock ticks, from /proc/stat's first line. */
-function hostTicks(): { busy: number; steal: number } {
-  const cpu = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
-  const [user, nice, system, , , irq, softirq, steal] = cpu;
-  return { busy: user + nice + system + irq + softirq, steal };
-}
-
-function childTicks(child: ChildProcess | undefined): number {
-  if (child?.pid === undefined) return 0;
-  try {
-    const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
-
 /** Samples until `stop()`; `client` may be set after the start (the kit starts after its mock). */
 export class HostSampler {
   readonly samples: HostSample[] = [];
   client: ChildProcess | undefined;
-  private last: Ticks;
+  private last: Reading;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -66,15 +47,15 @@ export class HostSampler {
     clearInterval(this.timer);
   }
 
-  private read(): Ticks {
-    const host = hostTicks();
-    return { t_s: Number(process.hrtime.bigint()) / NS_PER_S, ...host, client: childTicks(this.client), mock: childTicks(this.mock) };
+  private read(): Reading {
+    const client = this.client ? procCpuSeconds(this.client) : null;
+    return { t_s: Number(process.hrtime.bigint()) / NS_PER_S, ...hostCpuSeconds(), client: client ?? 0, mock: procCpuSeconds(this.mock) ?? 0 };
   }
 
   private sample(): void {
     const now = this.read();
     const span_s = now.t_s - this.last.t_s;
-    const cores = (ticks: number) => Math.max(0, ticks) / CLOCK_TICKS_PER_S / span_s;
+    const cores = (cpu_s: number) => Math.max(0, cpu_s) / span_s;
     const client = cores(now.client - this.last.client);
     const mock = cores(now.mock - this.last.mock);
     this.samples.push({ t_s: now.t_s, span_s, steal: cores(now.steal - this.last.steal), client, mock, others: Math.max(0, cores(now.busy - this.last.busy) - client - mock) });

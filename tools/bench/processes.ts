@@ -75,30 +75,39 @@ export function openLog(file: string): number {
 
 const CLOCK_TICKS_PER_S = Number(runQuiet('getconf', ['CLK_TCK']) ?? 100) || 100;
 
-/** User + system CPU seconds of a live child, from /proc/<pid>/stat; null when unreadable. */
-export function procCpuSeconds(child: ChildProcess): number | null {
+/**
+ * Two fields of /proc/<pid>/stat (numbered as proc(5) numbers them, from 1) added, in CPU seconds;
+ * null when the file cannot be read (the process is gone).
+ */
+function statSeconds(pid: number | 'self' | undefined, a: number, b: number): number | null {
+  if (pid === undefined) return null;
   try {
-    const stat = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3 (state)
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+    return (Number(fields[a - 3]) + Number(fields[b - 3])) / CLOCK_TICKS_PER_S;
   } catch {
     return null;
   }
 }
 
+/** User + system CPU seconds of a live child (utime, stime); null when unreadable. */
+export function procCpuSeconds(child: ChildProcess): number | null {
+  return statSeconds(child.pid, 14, 15);
+}
+
 /**
- * User + system CPU seconds of this process's children that have ended and been reaped, from
- * /proc/self/stat (cutime, cstime): the difference across one child's life is that child's whole
- * CPU, start-up to exit, counted by the kernel the same way for every client. Null when unreadable.
+ * User + system CPU seconds of this process's children that have ended and been reaped (cutime,
+ * cstime): the difference across one child's life is that child's whole CPU, start-up to exit,
+ * counted by the kernel the same way for every client. Null when unreadable.
  */
 export function reapedChildrenCpuSeconds(): number | null {
-  try {
-    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3
-    return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS_PER_S;
-  } catch {
-    return null;
-  }
+  return statSeconds('self', 16, 17);
+}
+
+/** User + system + irq CPU seconds of the whole host, and the seconds the hypervisor took (steal), from /proc/stat's first line. */
+export function hostCpuSeconds(): { busy: number; steal: number } {
+  const [user, nice, system, , , irq, softirq, steal] = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+  return { busy: (user + nice + system + irq + softirq) / CLOCK_TICKS_PER_S, steal: steal / CLOCK_TICKS_PER_S };
 }
 
 export interface Mock {
