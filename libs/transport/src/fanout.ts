@@ -3,10 +3,9 @@ import { Observable, type Subscriber } from 'rxjs';
 /**
  * A connection's frames handed to each of its subscribers, as an RxJS Subject does: a subscriber
  * added after the end gets the end (the error, or completion); one unsubscribed while a frame is
- * handed on gets nothing more, that frame included. A Subject
- * makes a closure and an iterator (ES5 `__values`) for every value: a seventh of a 256-session
- * run's allocation. Here a value is handed on in a plain loop over an array replaced, never changed,
- * when a subscriber comes or goes.
+ * handed on gets nothing more, that frame included. A Subject makes a closure and an iterator (ES5
+ * `__values`) for every value: a seventh of a 256-session run's allocation. Here a value is handed
+ * on in a plain loop over an array replaced, never changed, when a subscriber comes or goes.
  */
 export class Fanout<T> {
   readonly observable: Observable<T>;
