@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -143,30 +143,61 @@ describe('probe run --processes --protocol vllm-omni', () => {
 });
 
 describe('probe run --processes --server-metrics', () => {
-  it("scrapes the server once for the run, in the launcher: the children do not, and the pooled summary has the server's figures", async () => {
-    const mock = await startMockServer({ port: 0, protocol: 'openai', openai: { silence_ms: 200 } });
+  /** A DCGM-like /metrics on 127.0.0.1 whose gauge moves at every scrape, and the run's arguments that scrape it. */
+  async function gaugeServer() {
     let scrapes = 0;
     const metrics = createServer((_req, res) => {
       scrapes++;
       res.writeHead(200, { 'content-type': 'text/plain' }).end(`# TYPE DCGM_FI_DEV_FB_USED gauge\nDCGM_FI_DEV_FB_USED{gpu="0"} ${1000 + scrapes}\n`);
     });
     await new Promise<void>((resolve) => metrics.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(metrics.address() as AddressInfo).port}/metrics`;
+    return {
+      scrapes: () => scrapes,
+      args: ['--server-metrics', url, '--server-metrics-interval-s', '0.5', '--server-gauge', 'DCGM_FI_DEV_FB_USED'],
+      close: () => new Promise((resolve) => metrics.close(resolve)),
+    };
+  }
+  const launched = (mockUrl: string, dir: string, more: string[]) =>
+    probe(['run', '--url', mockUrl, '--protocol', 'openai', '--processes', '2', '--concurrency', '1', '--duration', '2', '--cpu-affinity', 'off', '--output', dir, '--allow-unqualified', ...more]);
+
+  it("scrapes the server once for the run, in the launcher: the children do not, and the pooled summary has the server's figures", async () => {
+    const mock = await startMockServer({ port: 0, protocol: 'openai', openai: { silence_ms: 200 } });
+    const metrics = await gaugeServer();
     try {
       const dir = await mkdtemp(join(tmpdir(), 'probe-launch-scrape-'));
-      const url = `http://127.0.0.1:${(metrics.address() as AddressInfo).port}/metrics`;
-      const { code } = await probe([
-        'run', '--url', mock.url, '--protocol', 'openai', '--processes', '2', '--concurrency', '1', '--duration', '2', '--cpu-affinity', 'off',
-        '--output', dir, '--allow-unqualified', '--server-metrics', url, '--server-metrics-interval-s', '0.5', '--server-gauge', 'DCGM_FI_DEV_FB_USED',
-      ]);
+      const { code } = await launched(mock.url, dir, metrics.args);
       expect(code).toBe(0);
       const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
-      expect(summary.server_metrics.gauges.DCGM_FI_DEV_FB_USED).toMatchObject({ kind: 'gauge', max: 1000 + scrapes });
+      expect(summary.server_metrics.gauges.DCGM_FI_DEV_FB_USED).toMatchObject({ kind: 'gauge', max: 1000 + metrics.scrapes() });
       // Every scrape was the launcher's: its rows are the scrapes the server answered.
       const rows = (await readFile(join(dir, 'server_metrics.jsonl'), 'utf8')).trim().split('\n');
-      expect(rows).toHaveLength(scrapes);
+      expect(rows).toHaveLength(metrics.scrapes());
       for (const p of ['p0', 'p1']) expect(JSON.parse(await readFile(join(dir, p, 'summary.json'), 'utf8')).server_metrics).toBeUndefined();
     } finally {
-      await new Promise((resolve) => metrics.close(resolve));
+      await metrics.close();
+      await mock.close();
+    }
+  });
+
+  it('fails the run (exit 1), naming server_metrics.jsonl, when that file cannot be written, and still gives the figures', async () => {
+    const mock = await startMockServer({ port: 0, protocol: 'openai', openai: { silence_ms: 200 } });
+    const metrics = await gaugeServer();
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'probe-launch-scrape-unwritable-'));
+      // The part file's place taken by a directory: it cannot be written (EISDIR), as on a full disk.
+      await mkdir(join(dir, 'server_metrics.jsonl.part'));
+      const { code, stdout, stderr } = await launched(mock.url, dir, metrics.args);
+      expect(code).toBe(1);
+      const line = /cannot write \S+\/server_metrics\.jsonl \(.*EISDIR.*\); kept the summary's server_metrics block$/;
+      expect(stderr.split('\n').filter((l) => l.startsWith('error: '))).toEqual([expect.stringMatching(line)]);
+      expect(stdout.trimEnd().split('\n').at(-1)).toMatch(new RegExp(`^FAILED: ${line.source}`));
+      const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+      expect(summary.server_metrics.gauges.DCGM_FI_DEV_FB_USED).toMatchObject({ kind: 'gauge', max: 1000 + metrics.scrapes() });
+      expect(summary.sessions.completed).toBe(2);
+      expect((await readdir(dir)).filter((f) => f.startsWith('server_metrics'))).toEqual([]);
+    } finally {
+      await metrics.close();
       await mock.close();
     }
   });

@@ -81,12 +81,14 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
   const scraper = opts.server_metrics ? await serverScraper(opts.server_metrics, opts.output, (line) => io.stderr.write(`${line}\n`)) : null;
   scraper?.scraper.start();
   let result;
+  let scrapeFailure: string | null = null;
   try {
     result = await launcher.run();
   } finally {
     signals.dispose();
-    await scraper?.stop();
+    scrapeFailure = (await scraper?.stop()) ?? null;
   }
+  if (scrapeFailure) io.stderr.write(`error: ${scrapeFailure}\n`);
   if (result.start_failure) {
     io.stderr.write(`error: process ${result.start_failure.index} ${result.start_failure.reason}\n`);
     return EXIT.failed;
@@ -125,7 +127,9 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
     ended_s: monotonicClock.now_s(),
     children: result.children,
   } satisfies RunRecord;
-  const failure = died.length > 0 ? died.map((c) => `process ${c.index} ${c.failure ?? 'left no summary'}`).join('; ') : null;
+  // A process that died, or server_metrics.jsonl not written, fails the run (as a file a single process could not write does).
+  const failures = [...died.map((c) => `process ${c.index} ${c.failure ?? 'left no summary'}`), ...(scrapeFailure ? [scrapeFailure] : [])];
+  const failure = failures.length > 0 ? failures.join('; ') : null;
   const v = verdictOf({ ...summary, unit: 'session', completed: summary.sessions.completed, reasons: summary.sessions.incomplete_reasons, failure });
   // --slo: judged here, on the pooled summary (the children run without it).
   // The pooled summary holds every figure a term reads (duplex, sessions, units, behaviour), under the run's names.

@@ -203,20 +203,26 @@ export async function launchRequests(o: HttpRunOptions, io: RunIo, render: Rende
   const options = { module: o.module, processes: o.processes, argv: withoutFlags(io.argv, SERVER_SCRAPE_FLAGS), output: o.output, model: o.model, api_key: o.api_key, seed: o.seed, rate: o.rate, concurrency: o.concurrency, max_concurrency: o.max_concurrency, requests: o.requests, duration_s: o.duration_s };
   const { launchHttpProcesses } = await import('@duplex-bench/http-load');
   scrape?.scraper.start();
-  const { result, summary, died } = await launchHttpProcesses(
-    {
-      ...options,
-      request_timeout_s: o.request_timeout_s,
-      start_timeout_s: o.start_timeout_s,
-      metrics_port: o.metrics_port,
-      metrics_linger_s: o.metrics_linger_s,
-      onStderr: (i, line) => /^(error|warning|metrics:)/.test(line) && io.stderr.write(`[p${i}] ${line}\n`),
-    },
-    (stop) => (signals = new Interrupts(io, 'stopping every process; each writes its summary', stop)),
-  ).finally(async () => {
-    signals?.dispose();
-    await scrape?.stop();
-  });
+  let launched;
+  let scrapeFailure: string | null = null;
+  try {
+    launched = await launchHttpProcesses(
+      {
+        ...options,
+        request_timeout_s: o.request_timeout_s,
+        start_timeout_s: o.start_timeout_s,
+        metrics_port: o.metrics_port,
+        metrics_linger_s: o.metrics_linger_s,
+        onStderr: (i, line) => /^(error|warning|metrics:)/.test(line) && io.stderr.write(`[p${i}] ${line}\n`),
+      },
+      (stop) => (signals = new Interrupts(io, 'stopping every process; each writes its summary', stop)),
+    );
+  } finally {
+    (signals as Interrupts | null)?.dispose();
+    scrapeFailure = (await scrape?.stop()) ?? null;
+  }
+  if (scrapeFailure) io.stderr.write(`error: ${scrapeFailure}\n`);
+  const { result, summary, died } = launched;
   if (result.start_failure) {
     io.stderr.write(`error: process ${result.start_failure.index} ${result.start_failure.reason}\n`);
     return EXIT.failed;
@@ -225,7 +231,7 @@ export async function launchRequests(o: HttpRunOptions, io: RunIo, render: Rende
   if (!summary) return EXIT.failed;
   summary.interrupted ||= (signals as Interrupts | null)?.interrupted ?? false;
   if (scrape) summary.server_metrics = besideClient(scrape.scraper.summary(), httpClientFigures(summary));
-  const v = verdictOf({ ...summary, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors, failure: died.length > 0 ? died.join('; ') : null });
+  const v = verdictOf({ ...summary, unit: 'request', completed: summary.requests.completed, reasons: summary.requests.errors, failure: [...died, ...(scrapeFailure ? [scrapeFailure] : [])].join('; ') || null });
   const written = withVerdict(summary, v);
   const run = { command: ['duplex-bench', 'http', ...redactArgv(io.typed ?? io.argv)], url: o.url, model: o.model, processes: o.processes, gate_s: result.gate_s, host: await describeHost(), project: await projectRevision(process.cwd()), children: result.children } satisfies RunRecord;
   const unwritten = unwrittenLine(

@@ -10,36 +10,40 @@ export const SERVER_SCRAPE_FLAGS = ['server-metrics', 'server-metrics-interval-s
 /**
  * The run's one scraper of the server's /metrics. Its rows go to server_metrics.jsonl as the run
  * goes, and the file is whole at the end: they are appended to `server_metrics.jsonl.part`, renamed
- * to its name when the scrape stops, so a reader never finds part of it. A failed append (a full
- * disk) is said once, in one line naming the file and what is kept; no more rows are written and
- * the part is removed (the summary's server_metrics block, made from memory, still holds the figures).
+ * to its name when the scrape stops, so a reader never finds part of it. After a failed append (a
+ * full disk) no more rows are written and the part is removed; `stop` gives the one line that names
+ * the file and what is kept (the summary's server_metrics block, made from memory, still holds the
+ * figures), which fails the run as any file it could not write does. `say` takes the scrapes' own
+ * lines (a scrape that failed, a server that answers again).
  */
 export async function serverScraper(o: NonNullable<ServerMetricsOptions['server_metrics']>, output: string, say: (line: string) => void) {
   const path = runFile(output, 'server_metrics');
   const part = `${path}.part`;
-  await writeFile(part, '');
-  let failed = false;
-  let writing = Promise.resolve();
+  let failure: string | null = null;
   const fail = (err: unknown) => {
-    failed = true;
-    say(`${path}: cannot write it (${(err as Error).message}); the server's rows are not kept, the summary's server_metrics block is`);
+    failure ??= `cannot write ${path} (${(err as Error).message}); kept the summary's server_metrics block`;
   };
+  // A part that cannot even be made fails as a row that cannot be written: the run goes on without the file.
+  await writeFile(part, '').catch(fail);
+  let writing = Promise.resolve();
   const scraper = new ServerScrapers(o.urls, {
     interval_s: o.interval_s,
     extra_histograms: o.histograms,
     gauges: o.gauges,
     timers: nodeTimerHost,
     // Rows are small and once a second: appended in order, off the children's way.
-    onRow: (line) => (writing = writing.then(() => (failed ? undefined : appendFile(part, line).catch(fail)))),
+    onRow: (line) => (writing = writing.then(() => (failure ? undefined : appendFile(part, line).catch(fail)))),
     say,
   });
   return {
     scraper,
-    stop: async () => {
+    /** Stops the scrape and puts the file in place: null, or the line saying it could not be written. */
+    stop: async (): Promise<string | null> => {
       await scraper.stop();
       await writing;
-      if (!failed) await rename(part, path).catch(fail);
-      if (failed) await rm(part, { force: true, recursive: true }).catch(() => undefined);
+      if (!failure) await rename(part, path).catch(fail);
+      if (failure) await rm(part, { force: true, recursive: true }).catch(() => undefined);
+      return failure;
     },
   };
 }
