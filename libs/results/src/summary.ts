@@ -62,6 +62,11 @@ export interface RunSummary extends PacingFigures {
    * (only our mocks do, with --stamp-sends).
    */
   receive_delay_ms?: PercentilesMs | null;
+  /**
+   * Times a socket's reads waited for the next timers phase because the loop's reads of one poll
+   * phase had passed their bound (20 ms: a server flooding frames); absent when none did.
+   */
+  reads_paused?: number;
   gc_pause_ms: GcFigures;
   cpu_cores: CpuFigures;
   /** CPU seconds of this process over packets sent, in µs: the cost of one packet cycle (one append out, its answers in). */
@@ -387,6 +392,8 @@ export interface SummaryInputs {
   results: SessionResult[];
   /** Receive delays of stamped frames; none given or none counted: the summary says the server stamped none. */
   receive_delay?: PercentilesMs;
+  /** Times a socket's reads were held back for the deadlines (transport's `ReadBurst`). */
+  reads_paused?: number;
   pacing: PacingFigures;
   steady?: PercentilesMs;
   warmup_s: number;
@@ -440,7 +447,8 @@ export const MEASUREMENT_ORIGIN: Record<string, string> = {
   append_span_ms: 'client: tick due (origin + N x packet_ms) to ws.send() returned',
   buffered_amount_peak_bytes: 'client: largest socket bufferedAmount right after an append',
   event_loop_lag_ms: 'client process: lateness of a 10 ms timer',
-  receive_delay_ms: "client: each frame's receive stamp (taken in the socket's message handler) minus the server's send stamp (duplex_bench_sent_ms, the host's monotonic clock), where the server stamps its frames (our mocks with --stamp-sends); null when it stamps none: then this client's own wait before it stamps a frame is not measured",
+  reads_paused: "client process: times a socket's reads waited for the next timers phase because the loop's socket reads of one poll phase had passed 20 ms; the frames they held were stamped when read, after the wait",
+  receive_delay_ms: "client: each frame's receive stamp (taken when the socket read that held it is handed to the connection) minus the server's send stamp (duplex_bench_sent_ms, the host's monotonic clock), where the server stamps its frames (our mocks with --stamp-sends); null when it stamps none: then this client's own wait before it stamps a frame is not measured",
   gc_pause_ms: 'client process: perf_hooks gc entries',
   cpu_cores: 'client process: CPU seconds per wall second over the run',
   cpu_us_per_packet: 'client process: CPU seconds (user + system) over the run divided by packets sent, in µs: one packet cycle is one append sent and what the server sent back for it',
@@ -498,6 +506,7 @@ export function buildSummary(i: SummaryInputs): RunSummary {
     warmup_s: i.warmup_s,
     event_loop_lag_ms: i.loop,
     receive_delay_ms: i.receive_delay && i.receive_delay.count > 0 ? i.receive_delay : null,
+    ...(i.reads_paused ? { reads_paused: i.reads_paused } : {}),
     gc_pause_ms: i.gc,
     cpu_cores: i.cpu,
     cpu_us_per_packet: i.cpu.cpu_s !== undefined && i.pacing.packets.sent > 0 ? Math.round((i.cpu.cpu_s / i.pacing.packets.sent) * 1e7) / 10 : null,

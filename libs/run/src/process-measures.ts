@@ -16,6 +16,7 @@ import {
 } from '@duplex-bench/metrics';
 import { DeadlineScheduler, timersOn, type Clock } from '@duplex-bench/pacer';
 import type { TraceWriterStats } from '@duplex-bench/tracer';
+import { processReads } from '@duplex-bench/transport';
 import type { SessionContext, SessionResult } from '@duplex-bench/session';
 import { buildSummary, type PacingMode, type RunSummary } from '@duplex-bench/results';
 
@@ -41,6 +42,9 @@ export class ProcessMeasures {
   readonly unknownEvents = new Map<string, number>();
   /** Each stamped frame's receive delay (server send stamp to this client's receive stamp), µs; empty when the server stamps none. */
   readonly receiveDelay = createUsHistogram();
+
+  /** The process's count of held-back reads when this run began: a process may run more than one. */
+  private readonly reads_paused_at_start = processReads.paused;
 
   constructor(
     readonly packet_ms: number,
@@ -125,6 +129,7 @@ export class ProcessMeasures {
       units: this.units.unit_ms > 0 ? { counts: this.units.counts(), lag: this.units.lag, units_per_s: this.units.units_per_s } : undefined,
       pacing_mode: i.pacing_mode ?? 'realtime',
       receive_delay: percentilesMs(this.receiveDelay),
+      reads_paused: processReads.paused - this.reads_paused_at_start,
     });
   }
 }

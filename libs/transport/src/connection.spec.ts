@@ -2,6 +2,7 @@ import { firstValueFrom } from 'rxjs';
 import { ManualTimers } from '@duplex-bench/pacer/testing';
 import { ProtocolError, spliceFrame } from '@duplex-bench/protocol';
 import { WsConnection } from './connection';
+import { ReadBurst } from './read-burst';
 import { TransportError } from './errors';
 import {
   closedPortUrl,
@@ -27,6 +28,24 @@ async function openError(conn: WsConnection): Promise<TransportError> {
   );
   expect(error).toBeInstanceOf(TransportError);
   return error as TransportError;
+}
+
+/** Waits until `done()`, checking every 5 ms, for at most BOUND_MS. */
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !done(); waited += 5) {
+    if (waited >= BOUND_MS) throw new Error(`${what}: not within ${BOUND_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Fires every timer armed so far: a spec's timers phase. */
+function firePending(timers: ManualTimers): void {
+  for (let n = timers.pending.length; n > 0; n--) timers.fire();
+}
+
+/** The net.Socket under a connection's ws. */
+function socketOf(conn: WsConnection): { readableLength: number; destroy(): void } {
+  return (conn as unknown as { ws: { _socket: { readableLength: number; destroy(): void } } }).ws._socket;
 }
 
 describe('WsConnection', () => {
@@ -158,6 +177,54 @@ describe('WsConnection', () => {
       await within(all, BOUND_MS, 'four frames');
       expect(types).toEqual(['one', 'two', 'three', 'four']);
       expect(await within(pong, BOUND_MS, 'pong')).toBe('hb');
+    });
+
+    it('pauses a socket whose read ended past the reads\' bound, until the next timers phase: its frames come then, whole and in order', async () => {
+      server = await startWsTestServer(() => (ws) => {
+        ws.send('{"type":"one"}');
+        ws.once('message', () => ['two', 'three', 'four'].forEach((t) => ws.send(`{"type":"${t}"}`)));
+      });
+      // A bound below zero: every read is past it.
+      const timers = new ManualTimers();
+      const reads = new ReadBurst(timers, -1);
+      conn = WsConnection.open(server.url, { reads });
+      const types: string[] = [];
+      conn.events$.subscribe({ next: (e) => types.push(e.frame.type), error: () => undefined });
+      await within(conn.opened, BOUND_MS, 'opened');
+      await until(() => types.length === 1, 'the first frame');
+      expect(reads.paused).toBe(1);
+      // The server's next frames reach the paused socket and wait in its stream.
+      conn.send('{"type":"more"}');
+      const socket = socketOf(conn);
+      await until(() => socket.readableLength > 0, 'bytes held by the paused socket');
+      expect(types).toEqual(['one']);
+      // Each timers phase resumes it; each read pauses it again, until every frame is in.
+      await until(() => (firePending(timers), types.length === 4), 'every frame');
+      expect(types).toEqual(['one', 'two', 'three', 'four']);
+    });
+
+    it("hands the bytes a paused socket holds when it closes to its own reader, which holds the frame's start, not to ws", async () => {
+      // Frames written as raw bytes, split mid-frame: the first read holds frame one and part of frame two.
+      const frame = (text: string) => Buffer.concat([Buffer.from([0x81, text.length]), Buffer.from(text)]);
+      const two = frame('{"type":"two"}');
+      server = await startWsTestServer(() => (ws) => {
+        const raw = (ws as unknown as { _socket: { write(b: Buffer): void } })._socket;
+        raw.write(Buffer.concat([frame('{"type":"one"}'), two.subarray(0, 5)]));
+        ws.once('message', () => raw.write(Buffer.concat([two.subarray(5), frame('{"type":"three"}')])));
+      });
+      const reads = new ReadBurst(new ManualTimers(), -1);
+      conn = WsConnection.open(server.url, { reads });
+      const ended = streamEnd(conn.events$, BOUND_MS);
+      await within(conn.opened, BOUND_MS, 'opened');
+      const socket = socketOf(conn);
+      await until(() => reads.paused === 1, 'the first read, paused');
+      conn.send('{"type":"more"}');
+      await until(() => socket.readableLength > 0, 'bytes held by the paused socket');
+      // The socket dropped while paused (a reset, or a close bound that terminates it).
+      socket.destroy();
+      const end = await ended;
+      expect(end.values.map((e) => e.frame.type)).toEqual(['one', 'two', 'three']);
+      expect(end.error).toMatchObject({ reason: 'server_closed', info: { close_code: 1006 } });
     });
 
     it('errors events$ with server_closed, code and reason, when the server closes mid-session', async () => {

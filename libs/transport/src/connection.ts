@@ -5,6 +5,7 @@ import { clientFrame, decodeFrameBytes, ProtocolError, type DecodedFrame, sentSt
 import { TransportError } from './errors';
 import { Fanout } from './fanout';
 import { FrameReader } from './frame-reader';
+import { processReads, type ReadBurst } from './read-burst';
 
 // readyState values of the WebSocket standard, which ws uses: constants here, so loading this module
 // reads nothing of ws (the bundle leaves ws unloaded in a process that opens no socket).
@@ -47,6 +48,12 @@ export interface ConnectOptions {
    * the host's monotonic clock.
    */
   on_sent_stamp?: (delay_ms: number) => void;
+  /**
+   * The loop's reads of one poll phase, over every connection of the process (default: the
+   * process's own, on the host's clock and timers): past its bound the socket being read waits
+   * for the next timers phase. A spec gives its own, with timers it fires.
+   */
+  reads?: ReadBurst;
   /** Makes the socket of each attempt (default: a ws WebSocket); the fake server of `./testing` gives its own. */
   socket?: (url: string, options: SocketOptions) => SocketLike;
 }
@@ -107,7 +114,16 @@ interface WsInternals {
 
 /** What of ws's WebSocket internals the direct reading uses (ws 8): its socket's listeners, its receiver's state, its pong. */
 interface WsReadInternals {
-  _socket?: { listeners(event: 'data'): Array<(...args: unknown[]) => void>; removeListener(event: 'data', l: (chunk: Buffer) => void): unknown; on(event: 'data', l: (chunk: Buffer) => void): unknown } | null;
+  _socket?: {
+    listeners(event: 'data'): Array<(...args: unknown[]) => void>;
+    removeListener(event: 'data', l: (chunk: Buffer) => void): unknown;
+    on(event: 'data', l: (chunk: Buffer) => void): unknown;
+    pause(): unknown;
+    resume(): unknown;
+    read(): Buffer | null;
+    readonly readableLength: number;
+    prependListener(event: 'close', l: () => void): unknown;
+  } | null;
   _receiver?: { _state?: number; _bufferedBytes?: number };
   pong?(data: Buffer): void;
 }
@@ -387,6 +403,8 @@ export class WsConnection implements Connection {
    * frames straight to `onMessage`, pings answered through ws. At the first frame the reader does
    * not take (a close, a fragment, anything odd) ws's own reader gets the bytes back, from that
    * frame on, and keeps them. Left to ws when its internals are not as read here (ws 8; a spec's fake).
+   * A read that ends with the loop's reads past their bound (`ReadBurst`) pauses the socket until
+   * the next timers phase; its frames are then stamped when they are read, later.
    */
   private readFramesDirectly(ws: SocketLike): void {
     const w = ws as unknown as WsReadInternals;
@@ -409,12 +427,29 @@ export class WsConnection implements Connection {
     // The frames of one read arrived together: they get the read's stamp, not one each taken as the
     // frames before them are handed on (that would add this client's own work to their times).
     let read_s = 0;
+    const reads = this.options.reads ?? processReads;
     const onData = (chunk: Buffer) => {
       read_s = this.clock.now_s();
+      reads.begin();
       reader.push(chunk);
+      // Reads that have held the loop past the bound: this socket waits for the next timers phase, so
+      // the deadlines due meanwhile are sent first. Its bytes wait in the kernel, and in the stream.
+      if (reads.over() && !reader.gaveUp && !this.ended) {
+        socket.pause();
+        reads.later(() => socket.resume());
+      }
     };
     socket.removeListener('data', wsOnData);
     socket.on('data', onData);
+    // A socket closed while paused (a reset, a dropped socket) still holds bytes read from it: they go
+    // to the reader, which holds the part of a frame before them, ahead of ws's close handler (it
+    // would hand them to ws's receiver, which never saw that part).
+    socket.prependListener('close', () => {
+      if (reader.gaveUp || socket.readableLength === 0) return;
+      socket.removeListener('data', onData);
+      const rest = socket.read();
+      if (rest) onData(rest);
+    });
   }
 
   /** A whole frame, stamped `received_s`: when the socket read that held its last byte was taken. */

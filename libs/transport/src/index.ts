@@ -1,5 +1,6 @@
 export { WsConnection } from './connection';
 export type { Connect, Connection, ConnectOptions, ReceivedEvent } from './connection';
+export { ReadBurst, processReads, READ_BURST_S } from './read-burst';
 export { waitForEvent } from './wait-for';
 export { admissionBackoffMs, admissionRefusal, admitted, NATIVE_ADMISSION } from './admission';
 export type { Admission, AdmissionPolicy, AdmissionRefusal } from './admission';

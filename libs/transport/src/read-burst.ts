@@ -1,0 +1,55 @@
+import { nodeTimerHost, type TimerHost } from '@duplex-bench/pacer';
+
+/**
+ * The longest the loop's reads of one poll phase may run before the socket being read waits for
+ * the next timers phase, s. A poll phase reads up to 32 × 64 KB from each readable socket; a server
+ * that floods small frames (vLLM-Omni's mock, `--fault unknown_event_flood`: 20,000 unknown events
+ * a session, each acked) filled phases of 100 ms and more, and the deadline timer waited behind
+ * them (1–3 packets late, docs/reliability.md). A run's ordinary reads take a fraction of this.
+ */
+export const READ_BURST_S = 0.02;
+
+/**
+ * The socket reads of one poll phase of the loop, over every connection of the process: the first
+ * read opens the burst, and it closes when pending I/O has had its turn (`afterIo`, Node's
+ * `setImmediate`, which runs once the poll phase is over). A read that ends past the bound says
+ * so, and its connection pauses its socket until `later` calls it back, at the next timers phase:
+ * the deadlines due meanwhile go first, and the socket's bytes wait in the kernel.
+ */
+export class ReadBurst {
+  private open = false;
+  private start_s = 0;
+  /** Times each burst was past the bound, a socket paused for it. */
+  paused = 0;
+  private readonly close = (): void => {
+    this.open = false;
+  };
+
+  constructor(
+    /** The host's clock and timers: the burst is the loop's own time, whatever clock a connection stamps with. */
+    private readonly timers: TimerHost = nodeTimerHost,
+    private readonly bound_s = READ_BURST_S,
+  ) {}
+
+  /** A read begins: the first of a poll phase opens the burst. */
+  begin(): void {
+    if (this.open) return;
+    this.open = true;
+    this.start_s = this.timers.now_s();
+    this.timers.afterIo(this.close);
+  }
+
+  /** A read ended: whether the burst has now held the loop past the bound (the reader's socket waits). */
+  over(): boolean {
+    return this.timers.now_s() - this.start_s > this.bound_s;
+  }
+
+  /** Calls `resume` at the next timers phase, after the deadlines due by then. */
+  later(resume: () => void): void {
+    this.paused++;
+    this.timers.arm(0, resume);
+  }
+}
+
+/** The reads of every connection of this process: one loop reads them all. */
+export const processReads = new ReadBurst();
