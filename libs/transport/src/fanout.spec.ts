@@ -50,4 +50,13 @@ describe('Fanout', () => {
     expect(second).toEqual([]);
     expect(late).toEqual(['complete']);
   });
+
+  it.each(MAKERS)('lets go of each subscriber that unsubscribes, however many come and go (%s)', (_name, make) => {
+    const f = make();
+    const kept = watch(f, []);
+    for (let i = 0; i < 1000; i++) watch(f, []).unsubscribe();
+    expect(f.observed).toBe(true);
+    kept.unsubscribe();
+    expect(f.observed).toBe(false);
+  });
 });

@@ -27,6 +27,11 @@ export class Fanout<T> {
     });
   }
 
+  /** Whether anyone subscribes now, as `Subject.observed` says. */
+  get observed(): boolean {
+    return this.subscribers.length > 0;
+  }
+
   next(value: T): void {
     const subscribers = this.subscribers;
     for (let i = 0; i < subscribers.length; i++) subscribers[i].next(value);
