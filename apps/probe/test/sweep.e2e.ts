@@ -36,10 +36,9 @@ describe('sweep against a model mock that holds 12 sessions', () => {
 
   it('names why a count failed to run: the run\'s own error line, in sweep.json and on stderr', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sweep-unreachable-'));
-    // A port that was free a moment ago: nothing listens there.
-    const closed = await startMockServer({ port: 0 });
-    const url = closed.url;
-    await closed.close();
+    // Port 9 (discard), where nothing listens here. (A port freed a moment ago was taken again by a
+    // mock of an e2e file running beside this one, and the sweep passed against it.)
+    const url = 'ws://127.0.0.1:9/v1/realtime';
     const { stderr } = await probe(['sweep', '--url', url, '--sessions', '2:4', '--runs', '1', '--duration', '1', '--output', dir]);
     const file = JSON.parse(await readFile(join(dir, 'sweep.json'), 'utf8')) as SweepFile;
     expect(file.points.map((p) => p.verdict)).toEqual(['failed-to-run']);
