@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -149,5 +149,22 @@ describe('duplex-bench http against the variable-response stub', () => {
     const remerged = JSON.parse(again.stdout.trim().split('\n').pop() as string) as HttpSummary;
     expect(remerged.requests).toEqual(merged.requests);
     expect(remerged.latency_ms).toEqual(merged.latency_ms);
+  });
+
+  it('--processes 2: fails (exit 1), naming server_metrics.jsonl, when the launcher cannot write it, and still pools the figures', async () => {
+    stub ??= await startHttpStub({ kind: 'variable-response', first_chunk_ms: 50, inter_token_ms: 5, output_len_mean: 10 });
+    const dir = await mkdtemp(join(tmpdir(), 'http-p2-unwritable-'));
+    // The part file's place taken by a directory: it cannot be written (EISDIR), as on a full disk.
+    await mkdir(join(dir, 'server_metrics.jsonl.part'));
+    const scrape = ['--server-metrics', `${stub.url}/metrics`, '--server-metrics-interval-s', '0.5'];
+    const { code, stdout, stderr } = await probe(['--url', stub.url, '--concurrency', '2', '--requests', '6', '--processes', '2', '--output', dir, '--allow-unqualified', ...scrape]);
+    expect(code).toBe(1);
+    const line = /cannot write \S+\/server_metrics\.jsonl \(.*EISDIR.*\); kept the summary's server_metrics block$/;
+    expect(stderr.split('\n').filter((l) => l.startsWith('error: '))).toEqual([expect.stringMatching(line)]);
+    expect(stdout.split('\n').filter((l) => l.startsWith('FAILED: '))).toEqual([expect.stringMatching(new RegExp(`^FAILED: ${line.source}`))]);
+    const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as HttpSummary;
+    expect(summary.requests.completed).toBe(6);
+    expect(summary.server_metrics?.histograms['vllm:time_to_first_token_seconds']?.count).toBe(6);
+    expect((await readdir(dir)).filter((f) => f.startsWith('server_metrics'))).toEqual([]);
   });
 });
