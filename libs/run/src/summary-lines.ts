@@ -27,7 +27,7 @@ export function renderRunSummary(s: RunSummary, output: string, v: RunVerdict): 
     s.receive_delay_ms
       ? `client receive delay (server send stamp to client receive stamp, one host's monotonic clock): p50 ${ms(s.receive_delay_ms.p50)}  p99 ${ms(s.receive_delay_ms.p99)}  max ${ms(s.receive_delay_ms.max)} (n ${s.receive_delay_ms.count})`
       : 'client receive delay: not measured (the server stamps no frame; our mocks do with --stamp-sends)',
-    ...(s.reads_paused ? [`client socket reads held back ${s.reads_paused} times: the socket reads of one loop turn passed 20 ms (a flood of frames, a GC pause among them), and the socket being read waited for the deadlines`] : []),
+    ...(s.reads_paused ? [`client socket reads held back ${s.reads_paused} times: the socket reads of one loop turn passed 50 ms (a flood of frames, a GC pause among them), and the socket being read waited for the deadlines`] : []),
     `client CPU: ${s.cpu_cores.total.toFixed(2)} cores (user ${s.cpu_cores.user.toFixed(2)}, system ${s.cpu_cores.system.toFixed(2)})${s.cpu_us_per_packet ? `, ${s.cpu_us_per_packet.toFixed(1)} µs per packet cycle` : ''}; peak RSS ${(s.peak_rss_bytes / 2 ** 20).toFixed(0)} MiB${rssGrowthText(s.rss)}; peak overlapping streams ${s.peak_overlapping_streams}`,
     `written to ${output}`,
   );
