@@ -100,19 +100,24 @@ describe('probe run --processes --protocol openai', () => {
 
 describe('probe run --processes --slo', () => {
   it('judges the SLO once, on the pooled summary: the children run without it, and a failed term exits 4 naming it', async () => {
-    const mock = await startMockServer({ port: 0, protocol: 'openai', openai: { silence_ms: 200 } });
+    const mock = await startMockServer({ port: 0, protocol: 'openai', openai: { silence_ms: 200 }, stamp_sends: true });
     try {
       const dir = await mkdtemp(join(tmpdir(), 'probe-launch-slo-'));
       const { code, stdout } = await probe([
         'run', '--url', mock.url, '--protocol', 'openai', '--processes', '2', '--concurrency', '1', '--duration', '0.8',
-        '--cpu-affinity', 'off', '--output', dir, '--allow-unqualified', '--slo', 'stream_ttfp_p99_ms<=0.001,incomplete=0',
+        '--cpu-affinity', 'off', '--output', dir, '--allow-unqualified', '--slo', 'stream_ttfp_p99_ms<=0.001,incomplete=0,receive_delay_p99_ms<=60000',
       ]);
       // The stream-window TTFP runs from input start, so it is never under a µs. (TTFP from
       // response.created can be 0: the mock's first audio often arrives in the same read.)
       expect(code).toBe(4);
       expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^SLO FAILED: stream_ttfp_p99_ms<=0\.001 \(stream TTFP p99 [\d.]+\)$/);
       const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
-      expect(summary.slo).toMatchObject({ passed: false, terms: [{ term: 'stream_ttfp_p99_ms<=0.001', ok: false }, { term: 'incomplete=0', value: 0, ok: true }] });
+      expect(summary.slo).toMatchObject({ passed: false, terms: [{ term: 'stream_ttfp_p99_ms<=0.001', ok: false }, { term: 'incomplete=0', value: 0, ok: true }, { term: 'receive_delay_p99_ms<=60000', ok: true }] });
+      // The stamping mock's frames: each child's receive delay pooled into the launcher's summary, and said.
+      const children = await Promise.all(['p0', 'p1'].map(async (p) => JSON.parse(await readFile(join(dir, p, 'summary.json'), 'utf8')).receive_delay_ms.count as number));
+      expect(children.every((n) => n > 0)).toBe(true);
+      expect(summary.receive_delay_ms.count).toBe(children[0] + children[1]);
+      expect(stdout).toMatch(new RegExp(`^client receive delay \\(server send stamp to client receive stamp.*\\(n ${summary.receive_delay_ms.count}\\)$`, 'm'));
       // Each child ran without the terms: its own summary has no slo block.
       expect(JSON.parse(await readFile(join(dir, 'p0', 'summary.json'), 'utf8')).slo).toBeUndefined();
     } finally {

@@ -22,7 +22,15 @@ export interface SamplesFile {
   version: 1;
   packet_ms: number;
   /** The process's histograms (µs), HDR compressed base64, so runs merge without re-recording. */
-  histograms: { deviation: string; send: string; append_span: string; /** Native: unit lag (µs), when the server granted units. */ unit_lag?: string };
+  histograms: {
+    deviation: string;
+    send: string;
+    append_span: string;
+    /** Native: unit lag (µs), when the server granted units. */
+    unit_lag?: string;
+    /** Receive delay (µs, server send stamp to client receive stamp), when the server stamped a frame. */
+    receive_delay?: string;
+  };
   sessions: SessionSampleColumns[];
   /** `--conversation`: the process's behaviour recorder, for merging. */
   behaviour?: BehaviourParts;
@@ -158,13 +166,14 @@ export class SampleStore {
   }
 
   /** The file (or with `spillTo`, its last value): the histograms, and the sessions still in memory. */
-  toFile(pacing: PacingRecorder, unitLag?: Histogram, behaviour?: BehaviourParts): SamplesFile {
+  toFile(pacing: PacingRecorder, unitLag?: Histogram, behaviour?: BehaviourParts, receiveDelay?: Histogram): SamplesFile {
     const sessions = [...this.sessions.keys()].map((id) => this.sessionColumns(id) as SessionSampleColumns);
     const histograms: SamplesFile['histograms'] = {
       deviation: encodeHistogram(pacing.deviation),
       send: encodeHistogram(pacing.send),
       append_span: encodeHistogram(pacing.appendSpan),
       ...(unitLag ? { unit_lag: encodeHistogram(unitLag) } : {}),
+      ...(receiveDelay && receiveDelay.totalCount > 0 ? { receive_delay: encodeHistogram(receiveDelay) } : {}),
     };
     return { format: 'duplex-bench.samples', version: 1, packet_ms: this.packet_ms, histograms, sessions, ...(behaviour ? { behaviour } : {}) };
   }

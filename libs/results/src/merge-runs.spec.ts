@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createUsHistogram, decodeSamples, encodeHistogram, encodeSamples, PacingRecorder, SampleStore, unitLagMs, unitMissRate } from '@duplex-bench/metrics';
+import { createUsHistogram, decodeHistogram, decodeSamples, encodeHistogram, encodeSamples, PacingRecorder, percentilesMs, recordMs, SampleStore, unitLagMs, unitMissRate } from '@duplex-bench/metrics';
 import { buildMergedSummary, mergeChildren, mergedLegacy, mergeLegacy, pooledDuplexSessions, readRunForMerge, steadyFrom } from './merge-runs';
 import { legacyFigures, type RunSummary } from './summary';
 
@@ -62,6 +62,43 @@ describe('buildMergedSummary: unit lag', () => {
     const merged = buildMergedSummary(['p0', 'p1'], [run, run]);
     expect(own.unit_lag_ms).toMatchObject({ p95: 202.413, max: 202.413 });
     expect(merged.unit_lag_ms).toMatchObject({ count: 52, p50: own.unit_lag_ms?.p50, p95: own.unit_lag_ms?.p95, p99: own.unit_lag_ms?.p99, max: 202.413 });
+  });
+});
+
+describe('buildMergedSummary: the client receive delay', () => {
+  /** A run whose server stamped frames that waited `delays_ms` before this client stamped them, its reads held back `paused` times. */
+  function stamped(delays_ms: number[], paused: number) {
+    const h = createUsHistogram();
+    for (const d of delays_ms) recordMs(h, d);
+    const own = { ...summary({ server_errors: 0, unknown: {} }), receive_delay_ms: percentilesMs(h), ...(paused ? { reads_paused: paused } : {}) } as RunSummary;
+    const file = samples(5);
+    return { samples: { ...file, histograms: { ...file.histograms, receive_delay: encodeHistogram(h) } }, summary: own };
+  }
+
+  it("pools every process's stamped frames (histograms merged, the exact max kept) and sums the held-back reads", () => {
+    const a = Array.from({ length: 300 }, (_, i) => 0.2 + i * 0.01);
+    const b = [...Array.from({ length: 99 }, (_, i) => 1 + i * 0.05), 41.337];
+    const merged = buildMergedSummary(['p0', 'p1'], [stamped(a, 3), stamped(b, 0)]);
+    const all = createUsHistogram();
+    for (const d of [...a, ...b]) recordMs(all, d);
+    expect(merged.receive_delay_ms).toMatchObject({ count: 400, p50: percentilesMs(all).p50, p99: percentilesMs(all).p99, max: 41.337 });
+    expect(merged.reads_paused).toBe(3);
+    expect(merged.measurement_origin.receive_delay_ms).toMatch(/pooled over every stamped frame of every process/);
+  });
+
+  it('no process stamped: null, as one process says it, and no held-back reads', () => {
+    const merged = buildMergedSummary(['p0', 'p1'], [{ samples: samples(5), summary: summary({ server_errors: 0, unknown: {} }) }, { samples: samples(5), summary: null }]);
+    expect(merged.receive_delay_ms).toBeNull();
+    expect(merged.reads_paused).toBeUndefined();
+  });
+
+  it('a run written by SampleStore keeps its receive delay histogram, and none when nothing was stamped', () => {
+    const h = createUsHistogram();
+    recordMs(h, 2.5);
+    const store = new SampleStore(80);
+    const withStamps = decodeSamples(encodeSamples(store.toFile(new PacingRecorder(80), undefined, undefined, h)));
+    expect(percentilesMs(decodeHistogram(withStamps.histograms.receive_delay as string)).count).toBe(1);
+    expect(decodeSamples(encodeSamples(store.toFile(new PacingRecorder(80), undefined, undefined, createUsHistogram()))).histograms.receive_delay).toBeUndefined();
   });
 });
 

@@ -2,7 +2,7 @@ import { readRunRecord } from './run-record';
 import { writeDuplexMetrics } from './duplex-metrics-file';
 import type { StallsSummary } from '@duplex-bench/telemetry';
 import { readFile } from 'node:fs/promises';
-import { behaviourSummary, decodeHistogram, decodeSamples, mergeHistograms, mergeSamples, type BehaviourParts, type BehaviourSummary, type MergedPacing, type SamplesFile, type UnitCounts } from '@duplex-bench/metrics';
+import { behaviourSummary, decodeHistogram, decodeSamples, mergeHistograms, mergeSamples, percentilesMs, type BehaviourParts, type BehaviourSummary, type MergedPacing, type SamplesFile, type UnitCounts } from '@duplex-bench/metrics';
 import { ResultsInputError } from './input-error';
 import { type DuplexAggregate, duplexMetrics, type DuplexSession, legacyFigures, type LegacyFigures, MEASUREMENT_ORIGIN, type RunSummary, UNIT_ORIGIN, unitSummary } from './summary';
 import type { SessionResult } from './session-result';
@@ -36,6 +36,10 @@ export interface MergedSummary extends Omit<MergedPacing, 'late_times_s'> {
   duplex?: DuplexAggregate;
   /** Native: unit lag and misses (realtime) or the lockstep pace, pooled over every process's units. */
   unit_lag_ms?: RunSummary['unit_lag_ms'];
+  /** Every process's stamped frames' receive delay pooled (HDR histograms merged); absent when no server stamped a frame. */
+  receive_delay_ms?: RunSummary['receive_delay_ms'];
+  /** Times a socket's reads waited for the next timers phase, summed over processes; absent when none did. */
+  reads_paused?: number;
   unit_miss_rate?: RunSummary['unit_miss_rate'];
   units?: RunSummary['units'];
   lockstep?: RunSummary['lockstep'];
@@ -127,6 +131,7 @@ export function buildMergedSummary(dirs: string[], runs: RunForMerge[]): MergedS
     }
   }
   const units = mergedUnits(runs);
+  const received = mergedReceiveDelay(runs);
   const lagMaxes = summaries.map((s) => s?.event_loop_lag_ms.max ?? null).filter((v): v is number => v !== null);
   const interrupted = summaries.some((s) => s === null || s.interrupted);
   return {
@@ -154,10 +159,13 @@ export function buildMergedSummary(dirs: string[], runs: RunForMerge[]): MergedS
     warmup_s: Math.max(0, ...summaries.map((s) => s?.warmup_s ?? 0)),
     events,
     ...units,
+    ...received,
     ...mergedBehaviour(runs),
     sources: dirs,
     measurement_origin: {
       ...MEASUREMENT_ORIGIN,
+      receive_delay_ms: `${MEASUREMENT_ORIGIN.receive_delay_ms}; pooled over every stamped frame of every process (HDR histograms merged)`,
+      reads_paused: `${MEASUREMENT_ORIGIN.reads_paused}; summed over processes`,
       ...(units.unit_lag_ms ? { ...UNIT_ORIGIN, unit_lag_ms: `${UNIT_ORIGIN.unit_lag_ms}; pooled over every unit of every process (HDR histograms merged)` } : {}),
       pacing_deviation_ms: `${MEASUREMENT_ORIGIN.pacing_deviation_ms}; pooled over every packet of every process (HDR histograms merged)`,
       peak_overlapping_streams: 'all processes on the host monotonic clock: most sessions between first append and one packet after the last',
@@ -208,6 +216,26 @@ function mergedUnits(runs: RunForMerge[]): Pick<MergedSummary, 'unit_lag_ms' | '
     merged.unit_lag_ms = { ...f, p50: clamp(f.p50), p95: clamp(f.p95), p99: clamp(f.p99), max: clamp(f.max) };
   }
   return merged;
+}
+
+/**
+ * The receive delay of every process's stamped frames (their samples.msgpack histograms merged) and
+ * the held-back reads summed; nothing for a figure no process has.
+ */
+function mergedReceiveDelay(runs: RunForMerge[]): Pick<MergedSummary, 'receive_delay_ms' | 'reads_paused'> {
+  const stamped = runs.filter((r) => r.samples.histograms.receive_delay);
+  const paused = runs.reduce((a, r) => a + (r.summary?.reads_paused ?? 0), 0);
+  const out: Pick<MergedSummary, 'receive_delay_ms' | 'reads_paused'> = paused > 0 ? { reads_paused: paused } : {};
+  if (stamped.length === 0) return { ...out, receive_delay_ms: null };
+  const f = percentilesMs(mergeHistograms(stamped.map((r) => decodeHistogram(r.samples.histograms.receive_delay as string))));
+  // As for unit lag: the file's histogram knows its max only as its bucket's top; each summary states the exact max.
+  const exact = stamped.map((r) => r.summary?.receive_delay_ms?.max);
+  if (f.max !== null && exact.every((m): m is number => typeof m === 'number')) {
+    const max = Math.max(...exact);
+    const clamp = (v: number | null) => (v === null ? v : Math.min(v, max));
+    return { ...out, receive_delay_ms: { ...f, p50: clamp(f.p50), p90: clamp(f.p90), p99: clamp(f.p99), p99_9: clamp(f.p99_9), max: clamp(f.max) } };
+  }
+  return { ...out, receive_delay_ms: f };
 }
 
 type DuplexSessions = DuplexSession[];

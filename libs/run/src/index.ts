@@ -83,7 +83,7 @@ export type { HttpFlagValues } from './lifecycle/run-http';
 export { exitOf } from './lifecycle/exit-status';
 export { mibPerMin, Progress, rssLive } from './lifecycle/progress';
 export type { ProgressFigures } from './lifecycle/progress';
-export { renderArrivals, renderBehaviour, renderDuplex, renderRunSummary, renderServerMetrics, renderStalls, renderUnits, rssGrowthText } from './summary-lines';
+export { renderArrivals, renderBehaviour, renderDuplex, renderReceiveDelay, renderRunSummary, renderServerMetrics, renderStalls, renderUnits, rssGrowthText } from './summary-lines';
 
 /* Error types */
 export { RunInputError } from './input-error';

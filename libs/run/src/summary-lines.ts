@@ -6,6 +6,17 @@ import { verdictLine, type RunVerdict } from './verdict';
 
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : `${v.toFixed(2)} ms`);
 
+/** The client's receive delay, stated or said unmeasured, and its held-back reads when there were any: one process's or pooled. */
+export function renderReceiveDelay(s: Pick<RunSummary, 'receive_delay_ms' | 'reads_paused'>): string[] {
+  const d = s.receive_delay_ms;
+  return [
+    d
+      ? `client receive delay (server send stamp to client receive stamp, one host's monotonic clock): p50 ${ms(d.p50)}  p99 ${ms(d.p99)}  max ${ms(d.max)} (n ${d.count})`
+      : 'client receive delay: not measured (the server stamps no frame; our mocks do with --stamp-sends)',
+    ...(s.reads_paused ? [`client socket reads held back ${s.reads_paused} times: the socket reads of one loop turn passed 50 ms (a flood of frames, a GC pause among them), and the socket being read waited for the deadlines`] : []),
+  ];
+}
+
 /** The short human summary printed at the end of `probe run`. The last line is the verdict (`verdictOf`). */
 export function renderRunSummary(s: RunSummary, output: string, v: RunVerdict): string {
   const d = s.pacing_deviation_ms;
@@ -24,10 +35,7 @@ export function renderRunSummary(s: RunSummary, output: string, v: RunVerdict): 
   lines.push(
     `ws.send() call (client): p99 ${ms(s.websocket_send_ms.p99)}  max ${ms(s.websocket_send_ms.max)}; append span (due to sent): p99 ${ms(s.append_span_ms.p99)}`,
     `client event loop lag (10 ms timer): p99 ${ms(s.event_loop_lag_ms.p99)}  max ${ms(s.event_loop_lag_ms.max)}  over 80 ms: ${s.event_loop_lag_ms.over_80ms}; GC pauses ${s.gc_pause_ms.count}, max ${ms(s.gc_pause_ms.max)}`,
-    s.receive_delay_ms
-      ? `client receive delay (server send stamp to client receive stamp, one host's monotonic clock): p50 ${ms(s.receive_delay_ms.p50)}  p99 ${ms(s.receive_delay_ms.p99)}  max ${ms(s.receive_delay_ms.max)} (n ${s.receive_delay_ms.count})`
-      : 'client receive delay: not measured (the server stamps no frame; our mocks do with --stamp-sends)',
-    ...(s.reads_paused ? [`client socket reads held back ${s.reads_paused} times: the socket reads of one loop turn passed 50 ms (a flood of frames, a GC pause among them), and the socket being read waited for the deadlines`] : []),
+    ...renderReceiveDelay(s),
     `client CPU: ${s.cpu_cores.total.toFixed(2)} cores (user ${s.cpu_cores.user.toFixed(2)}, system ${s.cpu_cores.system.toFixed(2)})${s.cpu_us_per_packet ? `, ${s.cpu_us_per_packet.toFixed(1)} µs per packet cycle` : ''}; peak RSS ${(s.peak_rss_bytes / 2 ** 20).toFixed(0)} MiB${rssGrowthText(s.rss)}; peak overlapping streams ${s.peak_overlapping_streams}`,
     `written to ${output}`,
   );

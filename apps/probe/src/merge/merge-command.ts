@@ -1,6 +1,6 @@
 import { parseFlags } from '@duplex-bench/cli';
 import type { MergedSummary } from '@duplex-bench/results';
-import { mergeRuns, verdictLine, type RunVerdict, renderBehaviour, renderDuplex, renderStalls } from '@duplex-bench/run';
+import { mergeRuns, verdictLine, type RunVerdict, renderBehaviour, renderDuplex, renderReceiveDelay, renderStalls } from '@duplex-bench/run';
 import { renderHttpSummary } from '../http/http-command';
 import { MERGE_FLAGS } from './merge-flags';
 
@@ -14,6 +14,7 @@ export function renderMerged(s: MergedSummary, output: string, v: RunVerdict, mo
     ...(s.duplex ? renderDuplex(s.duplex) : []),
     ...(s.behaviour ? renderBehaviour(s.behaviour) : []),
     ...(s.stalls ? [renderStalls(s.stalls)] : []),
+    ...renderReceiveDelay(s),
     `client CPU per process (cores): ${s.cpu_cores.per_process.map((c) => c.toFixed(2)).join(', ')}${s.cpu_us_per_packet ? `; ${s.cpu_us_per_packet.toFixed(1)} µs per packet cycle` : ''}; written to ${output}`,
     ...more,
     s.pacing === 'lockstep' && v.verdict === 'unqualified'

@@ -346,7 +346,7 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
     }
     // Every file but the summary, each whole or not at all, each tried whatever the others do (a
     // full disk); the summary last, with the verdict that knows what could not be written.
-    const samplesBytes = () => encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined, behaviour?.parts));
+    const samplesBytes = () => encodeSamples(samples.toFile(pacing, measures.units.unit_ms > 0 ? measures.units.lag : undefined, behaviour?.parts, measures.receiveDelay));
     const files = await writeEvery([
       ...(duplex ? [{ path: runFile(opts.output, 'duplex_metrics'), write: () => (ended ? ended.duplex.close(opts.output, duplex.aggregate) : writeDuplexMetrics(opts.output, duplex.file)) }] : []),
       ...(behaviour
