@@ -1,5 +1,5 @@
 import { VirtualTime } from '@duplex-bench/pacer/testing';
-import { FrameTimes } from './camera';
+import { FrameTimes, vllmUnitClosesAt } from './camera';
 import { FakeServer } from './fake-server';
 import type { CameraFrames } from './flow';
 import { NativeFlow } from './native-flow';
@@ -10,6 +10,15 @@ const camera = (n: number, fps: number | null = null, bytes = 100): CameraFrames
 const PACKET = Buffer.from(Buffer.alloc(2560).toString('base64'), 'latin1');
 
 describe('FrameTimes', () => {
+  it('closedBy: each frame once, when the audio sent has closed the unit it was captured in', () => {
+    const t = new FrameTimes(camera(2), 500);
+    expect(t.closedBy(1000, vllmUnitClosesAt)).toEqual([]);
+    expect(t.closedBy(1030, vllmUnitClosesAt).map((f) => f.t_ms)).toEqual([0, 500]);
+    expect(t.closedBy(2029.9, vllmUnitClosesAt)).toEqual([]);
+    expect(t.closedBy(3040, vllmUnitClosesAt).map((f) => f.t_ms)).toEqual([1000, 1500, 2000, 2500]);
+    expect([vllmUnitClosesAt(0), vllmUnitClosesAt(999.9), vllmUnitClosesAt(1000), vllmUnitClosesAt(2500)]).toEqual([1030, 1030, 2030, 3030]);
+  });
+
   it('hands out each frame once, at k x period, its image looped over the frames', () => {
     const frames = camera(2);
     const t = new FrameTimes(frames, 1000);
@@ -81,27 +90,30 @@ async function vllmSession(video: CameraFrames, capabilities: Record<string, unk
 }
 
 describe('VllmOmniFlow with camera frames', () => {
-  it('puts one frame a second in video_frames on the append whose audio reaches it, when the capabilities state no modality contract', async () => {
+  it("puts frame k in video_frames on the append that closes model unit k (1030 + k x 1000 ms of audio, their client's duplex_unit_boundary_ms), when the capabilities state no modality contract", async () => {
     const { time, conn, flow, side } = await vllmSession(camera(3), {});
-    for (let seq = 0; seq < 26; seq++) conn.send(flow.append(`s0_a${seq}`, seq, seq * 80, PACKET));
+    for (let seq = 0; seq < 38; seq++) conn.send(flow.append(`s0_a${seq}`, seq, seq * 80, PACKET));
     await time.advance(1);
     const appends = side.received.filter((e) => e.type === 'input_audio_buffer.append');
-    // The append whose audio holds the frame's time: [960, 1040) holds 1 s, [2000, 2080) holds 2 s.
-    expect(appends.map((e, i) => (e.video_frames ? i : -1)).filter((i) => i >= 0)).toEqual([0, 12, 25]);
-    expect(appends[0]).toMatchObject({ audio_end_ms: 80, event_id: 's0_a0', video_frames: [expect.any(String)] });
+    // 80 ms packets: the first to reach 1030 ms ends at 1040 (packet 12), 2030 at 2080 (25), 3030 at 3040 (37).
+    // Frame 0 never rides the first append: it would sit on an append that closes no unit, and every later frame one unit ahead of its audio.
+    const carrying = appends.filter((e) => e.video_frames);
+    expect(carrying.map((e) => [e.event_id, e.audio_end_ms])).toEqual([['s0_a12', 1040], ['s0_a25', 2080], ['s0_a37', 3040]]);
+    expect(carrying.map((e) => (e.video_frames as string[]).map((f) => Buffer.from(f, 'base64')[3]))).toEqual([[0], [1], [2]]);
     expect(flow.dialectEvents()).toMatchObject({ frames_sent: 3, frame_bytes: 300, image_items_deleted: 0 });
   });
 
-  it('never puts more than 2 frames on one append (vLLM-Omni refuses the append whole): frames due beyond them go on the next appends, and only frames sent are counted', async () => {
-    // 50 a second: 4 due by the end of each 80 ms packet.
-    const { time, conn, flow, side } = await vllmSession(camera(4, 50), {});
-    for (let seq = 0; seq < 5; seq++) conn.send(flow.append(`s0_a${seq}`, seq, seq * 80, PACKET));
+  it('at 2 frames a second both frames of a unit ride its closing append; more frames a unit than an append takes are refused at the handshake', async () => {
+    const { time, conn, flow, side } = await vllmSession(camera(4, 2), {});
+    for (let seq = 0; seq < 26; seq++) conn.send(flow.append(`s0_a${seq}`, seq, seq * 80, PACKET));
     await time.advance(1);
-    const appends = side.received.filter((e) => e.type === 'input_audio_buffer.append');
-    expect(appends.map((e) => (e.video_frames as string[]).length)).toEqual([2, 2, 2, 2, 2]);
-    // In order: the frames of 0, 20, 40, 60, 80… ms, the k-th image of the run's 4 (looped).
-    expect(appends.flatMap((e) => e.video_frames as string[]).map((f) => Buffer.from(f, 'base64')[3])).toEqual([0, 1, 2, 3, 0, 1, 2, 3, 0, 1]);
-    expect(flow.dialectEvents()).toMatchObject({ frames_sent: 10, frame_bytes: 1000 });
+    const carrying = side.received.filter((e) => e.type === 'input_audio_buffer.append' && e.video_frames);
+    // Frames of 0 and 500 ms close with unit 0 (1040 ms), those of 1000 and 1500 ms with unit 1 (2080 ms).
+    expect(carrying.map((e) => [e.audio_end_ms, (e.video_frames as string[]).map((f) => Buffer.from(f, 'base64')[3])])).toEqual([[1040, [0, 1]], [2080, [2, 3]]]);
+    expect(flow.dialectEvents()).toMatchObject({ frames_sent: 4, frame_bytes: 400 });
+    expect(String((await vllmSession(camera(4, 2.5), {})).shaken)).toMatch(/^.*--video-fps 2\.5: 3 frames per 1000 ms unit; an append takes at most 2 video_frames$/);
+    // As items (no append to ride) a faster camera is taken.
+    expect((await vllmSession(camera(4, 4), { optional_input_modalities: ['image'], supports_image_input: true })).shaken).not.toBeInstanceOf(Error);
   });
 
   it('refuses at the handshake a frame over the 4,000,000 base64 characters of one video_frames entry', async () => {

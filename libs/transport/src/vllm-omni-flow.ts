@@ -6,7 +6,7 @@ import { waitForEvent } from './wait-for';
 import { waitForQuiet } from './wait-quiet';
 import { TransportError } from './errors';
 import { ItemPlayout } from './item-playout';
-import { FrameTimes, framePeriodMs } from './camera';
+import { FrameTimes, framePeriodMs, VLLM_UNITS, vllmUnitClosesAt } from './camera';
 import { FLOW_TIMEOUTS, sendTraced, type CameraFrames, type EndReport, type FlowOptions, type ServerEventSeqFigures, type SessionFlow, type SessionGrant, type VllmOmniFlowConfig, VLLM_TIMEOUTS } from './flow';
 
 interface Playback {
@@ -28,14 +28,20 @@ const HEARTBEAT_MS = 30_000;
 
 /**
  * How a session sends `video`'s frames given its capabilities (`vllmFrameTransport`): on the
- * appends, one a second unless `fps` says otherwise; or as image items, each within its share of
+ * appends, one a model unit (1 s) unless `fps` says otherwise, at most 2 a unit; or as image items, each within its share of
  * the window's 4 MiB (their client shrinks a larger frame; we ask for smaller ones). Checked at the
  * handshake, before any packet.
  */
 export function vllmFramePlan(video: CameraFrames, capabilities: Record<string, unknown> | undefined): { transport: VllmFrameTransport; times: FrameTimes } {
   const transport = vllmFrameTransport(capabilities);
   if (!transport) throw new TransportError('input_not_granted', `--video: the session takes neither video_frames on appends nor input_image items (capabilities: ${JSON.stringify(capabilities ?? null)})`);
-  const times = new FrameTimes(video, framePeriodMs(video, 1000));
+  const times = new FrameTimes(video, framePeriodMs(video, VLLM_UNITS.unit_ms));
+  // One frame a unit rides its closing append, and their client adds at most the unit's composite:
+  // more frames a unit than an append takes would queue behind the units for ever.
+  const per_unit = Math.ceil(VLLM_UNITS.unit_ms / times.period_ms - 1e-9);
+  if (transport === 'append' && per_unit > VLLM_APPEND_FRAMES.max_frames) {
+    throw new TransportError('input_not_granted', `--video-fps ${video.fps}: ${per_unit} frames per ${VLLM_UNITS.unit_ms} ms unit; an append takes at most ${VLLM_APPEND_FRAMES.max_frames} video_frames`);
+  }
   const share = Math.floor(VLLM_IMAGE_WINDOW.max_bytes / (VLLM_IMAGE_WINDOW.max_items + 1));
   const b64 = Math.ceil((times.largest() * 4) / 3);
   if (transport === 'image_items' && b64 > share) {
@@ -362,9 +368,9 @@ export class VllmOmniFlow implements SessionFlow {
   }
 
   /**
-   * The append of a packet. Camera frames due by the end of its audio go with it: in its
-   * `video_frames` (at most 2 an append, the rest on the next ones), or before it as `input_image`
-   * items, the oldest deleted first once 8 are live. Frames are sent and counted, not traced.
+   * The append of a packet. Camera frames go with it: in its `video_frames` when it closes their
+   * model unit (at most 2 an append, the rest on the next ones), or before it as `input_image` items
+   * when its audio reaches their time, the oldest deleted first once 8 are live. Frames are sent and counted, not traced.
    */
   append(event_id: string, _seq: number, _t_start_ms: number, audio_b64: Uint8Array): Buffer {
     const ms = base64ByteLength(audio_b64) / ((this.input_rate * 2) / 1000);
@@ -372,14 +378,16 @@ export class VllmOmniFlow implements SessionFlow {
     this.uncommitted++;
     const camera = this.camera;
     if (camera) {
-      const due = camera.times.upTo(this.sent_ms);
       if (camera.transport === 'append') {
-        // At most 2 frames ride one append (more and the server refuses the append whole); frames
-        // due beyond them go on the next appends, in order.
+        // A frame rides the append that closes its model unit (their client's stream_pcm: frame k on
+        // the append that reaches 1030 + k × 1000 ms of audio), so the server binds it to that unit's
+        // audio. At most 2 ride one append (more and the server refuses the append whole): frames due
+        // beyond them (an append longer than a unit) go on the next appends, in order.
+        const due = camera.times.closedBy(this.sent_ms, vllmUnitClosesAt);
         camera.held.push(...due.map((f) => f.image));
         const frames = camera.held.splice(0, VLLM_APPEND_FRAMES.max_frames);
         if (frames.length > 0) return vllmAppendWithFrames(event_id, audio_b64, this.input_rate, ms, this.sent_ms, frames);
-      } else for (const f of due) this.sendImageItem(camera, f.image);
+      } else for (const f of camera.times.upTo(this.sent_ms)) this.sendImageItem(camera, f.image);
     }
     return vllmAppend(event_id, audio_b64, this.input_rate, ms, this.sent_ms);
   }

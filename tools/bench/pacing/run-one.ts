@@ -41,6 +41,8 @@ export interface RunResult {
   client_loop_lag_max_ms: number | null;
   /** The probe's receive delay p99, ms (server send stamp to client receive stamp), with `--stamp-sends`. */
   receive_delay_p99_ms: number | null;
+  /** The probe's held-back socket reads (`reads_paused`: its reads of one poll phase passed their bound); 0 when there were none. */
+  reads_paused: number | null;
   /** Probe trace writer (probe-full; zero or null for the others). MB are 10^6 bytes; MB/s is over duration_s. */
   trace_mb_written: number | null;
   trace_mb_per_s: number | null;
@@ -113,7 +115,7 @@ function emptyResult(run: number, sessions: number, client: ClientName, position
     run, sessions, client, position, status: 'failed', exit_code: null, exit_signal: null, wall_s: 0, dir,
     qualified: null, sessions_started: null, sessions_incomplete: null, packets_sent: null, late_packets: null,
     p50_deviation_ms: null, p99_deviation_ms: null, max_deviation_ms: null,
-    client_cpu_cores: null, client_cpu_s: null, client_cpu_us_per_packet: null, client_peak_rss_bytes: null, client_loop_lag_max_ms: null, receive_delay_p99_ms: null,
+    client_cpu_cores: null, client_cpu_s: null, client_cpu_us_per_packet: null, client_peak_rss_bytes: null, client_loop_lag_max_ms: null, receive_delay_p99_ms: null, reads_paused: null,
     trace_mb_written: null, trace_mb_per_s: null, trace_backlog_peak_mb: null, trace_max_batch_write_ms: null,
     mock_cpu_cores: null, mock_cpu_s_during_client: null, mock_cpu_cores_load: null, mock_cpu_us_per_append: null, mock_arrival_p99_ms: null, mock_arrival_max_ms: null, mock_loop_lag_max_ms: null,
     notes: [],
@@ -153,6 +155,8 @@ function applyClientSummary(result: RunResult, s: ClientSummary, duration_s: num
   result.client_peak_rss_bytes = finite(s.peak_rss_bytes);
   result.client_loop_lag_max_ms = finite(s.event_loop_lag_ms?.max);
   result.receive_delay_p99_ms = finite(s.receive_delay_ms?.p99);
+  // The probe states it only when there were any; the Python baseline has no such figure.
+  result.reads_paused = result.client === 'python' ? null : (finite(s.reads_paused) ?? 0);
   result.trace_mb_written = megabytes(finite(s.trace?.bytes_written));
   result.trace_mb_per_s = result.trace_mb_written === null ? null : round(result.trace_mb_written / duration_s, 3);
   result.trace_backlog_peak_mb = megabytes(finite(s.trace_backlog_peak_bytes));

@@ -46,6 +46,7 @@ function mainTable(options: Options, results: RunResult[]): string {
     'max deviation ms, median [min–max]', 'client CPU cores (median)', 'client CPU µs per packet cycle, median [min–max]',
     'mock CPU cores (median)', 'mock CPU cores under load (median)', 'mock CPU µs per append, median [min–max]', 'client peak RSS MiB (median)',
     ...(options.stamp_sends ? ['receive delay p99 ms, median [min–max]'] : []),
+    'held-back reads, median [min–max]',
   ];
   const rows: string[][] = [];
   for (const client of options.clients) {
@@ -60,6 +61,7 @@ function mainTable(options: Options, results: RunResult[]): string {
         fmtSpread(present(ok.map((r) => r.mock_cpu_us_per_append)), fmtUs),
         rss_mib === null ? '–' : rss_mib.toFixed(0),
         ...(options.stamp_sends ? [fmtSpread(present(ok.map((r) => r.receive_delay_p99_ms)), fmtMs)] : []),
+        fmtSpread(present(ok.map((r) => r.reads_paused)), String),
       ]);
     }
   }
@@ -89,14 +91,17 @@ const p99 = (r: RunResult) => r.p99_deviation_ms;
 function baselineTable(options: Options, results: RunResult[]): string {
   const header = [
     'sessions', 'client µs per packet cycle: this / baseline, median [min–max]', 'mock µs per append: this / baseline, median [min–max]',
-    'p99 deviation: this / baseline, median [min–max]', 'pairs', 'qualified runs this', 'qualified runs baseline',
+    'p99 deviation: this / baseline, median [min–max]',
+    ...(options.stamp_sends ? ['receive delay p99: this / baseline, median [min–max]'] : []),
+    'pairs', 'qualified runs this', 'qualified runs baseline',
   ];
   const rows = options.sessions.map((sessions) => {
     const cpu = pairRatios(options, results, sessions, 'probe', 'baseline', (r) => r.client_cpu_us_per_packet);
     return [
       String(sessions), fmtSpread(cpu, fmtRatio), fmtSpread(pairRatios(options, results, sessions, 'probe', 'baseline', (r) => r.mock_cpu_us_per_append), fmtRatio),
-      fmtSpread(pairRatios(options, results, sessions, 'probe', 'baseline', p99), fmtRatio), String(cpu.length),
-      qualifiedCell(results, sessions, 'probe'), qualifiedCell(results, sessions, 'baseline'),
+      fmtSpread(pairRatios(options, results, sessions, 'probe', 'baseline', p99), fmtRatio),
+      ...(options.stamp_sends ? [fmtSpread(pairRatios(options, results, sessions, 'probe', 'baseline', (r) => r.receive_delay_p99_ms), fmtRatio)] : []),
+      String(cpu.length), qualifiedCell(results, sessions, 'probe'), qualifiedCell(results, sessions, 'baseline'),
     ];
   });
   return markdownTable(header, rows);
