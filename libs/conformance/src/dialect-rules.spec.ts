@@ -37,6 +37,21 @@ describe('checkVllmOmniTrace', () => {
     const raced = [...goodVllm().slice(0, 7), receive({ type: 'error', error: { code: 'playback_ack_too_late' } }), ...goodVllm().slice(7)];
     expect(checkVllmOmniTrace(raced)).toMatchObject({ status: 'pass', violations: [], metrics: { playback_ack_too_late: 1 } });
   });
+
+  it("passes a first ack refused as playback_item_not_found when it was sent before its response's end came and the response had no audio; fails one sent after the end, or of a response with audio", () => {
+    const notFound = receive({ type: 'error', error: { code: 'playback_item_not_found', message: 'No assistant response item is registered for r.' }, server_event_seq: 4 });
+    const end = [receive({ type: 'response.listen', response_id: 'r', server_event_seq: 3 }), send({ type: 'session.event_ack', server_event_seq: 3 })];
+    const acked = send({ type: 'session.event_ack', server_event_seq: 4 });
+    const close = goodVllm().slice(7);
+    const overtaken = [...goodVllm().slice(0, 7), ...end, notFound, acked, ...close];
+    expect(checkVllmOmniTrace(overtaken)).toMatchObject({ status: 'pass', violations: [], metrics: { playback_ack_after_end: 1 } });
+    // The ack went after the client had read the end: its fault.
+    const late = [...goodVllm().slice(0, 6), ...end, ...goodVllm().slice(6, 7), notFound, acked, ...close];
+    expect(checkVllmOmniTrace(late).violations).toEqual(['the server refused what the client sent: playback_item_not_found']);
+    // The response had audio: it had something to play, and an item.
+    const audio = receive({ type: 'response.output_audio.delta', response_id: 'r', delta: 'AAAA' });
+    expect(checkVllmOmniTrace([...goodVllm().slice(0, 7), audio, ...end, notFound, acked, ...close]).violations).toEqual(['the server refused what the client sent: playback_item_not_found']);
+  });
 });
 
 describe('checkOpenAITrace', () => {

@@ -1,4 +1,4 @@
-import { VLLM_ACK_RACE_CODE, VLLM_CLIENT_PROTOCOL_CODES } from '@duplex-bench/protocol';
+import { VLLM_ACK_AFTER_END_CODE, VLLM_ACK_RACE_CODE, VLLM_CLIENT_PROTOCOL_CODES, vllmNotFoundResponseId } from '@duplex-bench/protocol';
 
 /**
  * The rules we know of the vllm-omni and openai flows, for `check`: what their own clients do,
@@ -41,6 +41,20 @@ function errorCode(event: Record<string, unknown>): string | undefined {
   return typeof event.code === 'string' ? event.code : undefined;
 }
 
+function errorMessage(event: Record<string, unknown>): string {
+  const error = event.error;
+  const message = error !== null && typeof error === 'object' ? (error as { message?: unknown }).message : event.message;
+  return typeof message === 'string' ? message : '';
+}
+
+/** The response an event names: `response_id`, or its `response.id`. */
+function responseIdOf(event: Record<string, unknown>): string | undefined {
+  if (typeof event.response_id === 'string' && event.response_id) return event.response_id;
+  const response = event.response;
+  const id = response !== null && typeof response === 'object' ? (response as { id?: unknown }).id : undefined;
+  return typeof id === 'string' && id ? id : undefined;
+}
+
 /** The client ended the session on its side: the trace's `error` record says why. */
 function clientErrors(all: Line[], violations: string[]): void {
   for (const l of all) if (l.direction === 'error') violations.push(`client error: ${String(l.event.message ?? '')}`);
@@ -50,7 +64,8 @@ function clientErrors(all: Line[], violations: string[]): void {
  * vLLM-Omni's duplex flow: the client speaks first with `session.update`; every numbered event
  * received before `session.closed` is acknowledged by a later `session.event_ack` at or past its
  * number; no error refuses what the client sent (playback acks among them, but a first ack that
- * raced a later commit: counted, as their runner ignores it); `session.close` is
+ * raced a later commit, or the end of a response that had nothing to play: counted, as their
+ * runner ignores the one and the other refuses nothing the response needed); `session.close` is
  * answered with `session.closed` before the trace ends, and nothing follows `session.closed`.
  */
 export function checkVllmOmniTrace(records: readonly unknown[]): DialectRulesResult {
@@ -70,6 +85,12 @@ export function checkVllmOmniTrace(records: readonly unknown[]): DialectRulesRes
   let numbered = 0;
   let playbackAcks = 0;
   let raced = 0;
+  let afterEnd = 0;
+  // Per response: its end received, audio of it received, its first ack sent before its end was.
+  const ended = new Set<string>();
+  const withAudio = new Set<string>();
+  const ackedBeforeEnd = new Set<string>();
+  const acked = new Set<string>();
   for (const l of wire) {
     const type = String(l.event.type ?? '');
     if (closed) {
@@ -81,7 +102,14 @@ export function checkVllmOmniTrace(records: readonly unknown[]): DialectRulesRes
         acks++;
         const n = l.event.server_event_seq;
         if (typeof n === 'number') ackedUpTo = Math.max(ackedUpTo, n);
-      } else if (type === 'playback.ack') playbackAcks++;
+      } else if (type === 'playback.ack') {
+        playbackAcks++;
+        const id = responseIdOf(l.event);
+        if (id !== undefined && !acked.has(id)) {
+          acked.add(id);
+          if (!ended.has(id)) ackedBeforeEnd.add(id);
+        }
+      }
       else if (type === 'session.close') closeSent = true;
       continue;
     }
@@ -91,9 +119,14 @@ export function checkVllmOmniTrace(records: readonly unknown[]): DialectRulesRes
       numbered++;
       numbers.push(n);
     }
+    const id = responseIdOf(l.event);
+    if (id !== undefined && (type === 'response.done' || type === 'response.listen')) ended.add(id);
+    if (id !== undefined && (type === 'response.output_audio.delta' || type === 'response.audio.delta')) withAudio.add(id);
     if (type === 'error') {
       const code = errorCode(l.event);
+      const refused = code === VLLM_ACK_AFTER_END_CODE ? vllmNotFoundResponseId(errorMessage(l.event)) : null;
       if (code === VLLM_ACK_RACE_CODE) raced++;
+      else if (refused !== null && ackedBeforeEnd.has(refused) && ended.has(refused) && !withAudio.has(refused)) afterEnd++;
       else if (code !== undefined && VLLM_CLIENT_PROTOCOL_CODES.has(code)) violations.push(`the server refused what the client sent: ${code}`);
     }
     if (type === 'session.closed') {
@@ -106,7 +139,7 @@ export function checkVllmOmniTrace(records: readonly unknown[]): DialectRulesRes
   if (never.length > 0) violations.push(`${never.length} numbered server event(s) never acknowledged with session.event_ack (first: server_event_seq ${never[0]})`);
   if (closeSent && !closed) violations.push('session.close was not answered with session.closed');
   if (!closeSent) violations.push('the session never sent session.close (a plain disconnect holds the server\'s slot for its grace)');
-  return { status: violations.length === 0 ? 'pass' : 'fail', violations, metrics: { numbered_events: numbered, event_acks: acks, playback_acks: playbackAcks, playback_ack_too_late: raced } };
+  return { status: violations.length === 0 ? 'pass' : 'fail', violations, metrics: { numbered_events: numbered, event_acks: acks, playback_acks: playbackAcks, playback_ack_too_late: raced, playback_ack_after_end: afterEnd } };
 }
 
 /**

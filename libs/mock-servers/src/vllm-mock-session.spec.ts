@@ -227,6 +227,10 @@ describe('VllmMockSession', () => {
       expect(s.types().slice(-4)).toEqual(['response.created', 'response.listen', 'response.done', 'rate_limits.updated']);
       expect(s.of('response.done')[0].response).toMatchObject({ status: 'completed', status_details: { reason: 'listen' }, output: [] });
       expect(s.of('response.output_audio.delta')).toEqual([]);
+      // It ended with no assistant text: the server keeps no item for it, so an ack of it now is not found.
+      s.send({ type: 'playback.ack', response_id: 'resp_mock_0_0', played_ms: 0 });
+      expect(s.codes()).toEqual(['playback_item_not_found']);
+      expect(s.of('error')[0]).toMatchObject({ error: { message: 'No assistant response item is registered for resp_mock_0_0.' } });
     });
   });
 

@@ -609,8 +609,10 @@ export class VllmMockSession {
   private maybeForget(r: Response): void {
     if (r.done && r.acked_ms >= r.sent_ms) {
       this.responses.delete(r.id);
-      // Its assistant item stays in history: later acks of it are answered, not refused as unknown.
-      this.forgotten.set(r.id, r);
+      // A response with assistant text keeps its item (or snapshot) in history: later acks of it are
+      // answered. One that ended with none (a listen) leaves nothing: end_response discards its
+      // placeholder, so an ack of it from now on is playback_item_not_found (engine_session.py).
+      if (r.transcript) this.forgotten.set(r.id, r);
     }
     if (this.pendingTurn && !this.busy()) {
       if (this.behaviour) {

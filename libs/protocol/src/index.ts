@@ -82,6 +82,8 @@ export {
   mergeFields,
   wavDataUrl,
   VLLM_ACK_RACE_CODE,
+  VLLM_ACK_AFTER_END_CODE,
+  vllmNotFoundResponseId,
   VLLM_CLIENT_PROTOCOL_CODES,
   VLLM_CAPACITY_CODE,
 } from './vllm-omni';

@@ -304,6 +304,22 @@ export const VLLM_CLIENT_PROTOCOL_CODES: ReadonlySet<string> = new Set([
 export const VLLM_ACK_RACE_CODE = 'playback_ack_too_late';
 
 /**
+ * The ledger's answer to an ack of a response it holds no assistant item for. The server ends a
+ * response that produced no assistant text by discarding its history placeholder and keeping no
+ * snapshot (engine/duplex/session/engine_session.py `end_response`), so from then on
+ * `has_assistant_response_item` is false for it. A first (0 ms) ack the client sent as the
+ * response's `response.created` arrived, before its end did, races that end: refused, harmless (the
+ * response has nothing to play). Any other `playback_item_not_found` is the client's fault.
+ */
+export const VLLM_ACK_AFTER_END_CODE = 'playback_item_not_found';
+
+/** The response a `playback_item_not_found` names ("No assistant response item is registered for R."), or null. */
+export function vllmNotFoundResponseId(message: string): string | null {
+  const m = /registered for (\S+?)\.?$/.exec(message);
+  return m ? m[1] : null;
+}
+
+/**
  * The response an event belongs to, as their clients read it (`DuplexEvent.response_id`,
  * clients/duplex.py): the top-level `response_id` (newer servers put it on `response.created` and
  * `response.done` too), else the nested `response.id`. Empty when neither is a non-empty string.

@@ -341,6 +341,8 @@ export interface VllmOmniFigures {
   duplex_stream_rtf: Stat | null;
   /** First playback acks the ledger refused because a later commit overtook them, over every session: counted, harmless. */
   playback_ack_too_late: number;
+  /** First (0 ms) playback acks refused as playback_item_not_found because the server had ended their response with nothing to play first: counted, harmless. */
+  playback_ack_after_end: number;
   measurement_origin: Record<string, string>;
 }
 
@@ -369,6 +371,7 @@ export function vllmOmniFigures(results: Array<DuplexSession & Pick<SessionResul
     duplex_stream_ttfp_ms: distribution(stream.map((m) => m.stream_ttfp_ms), 3),
     duplex_stream_rtf: distribution(stream.map((m) => m.stream_rtf), 6),
     playback_ack_too_late: results.reduce((n, r) => n + (r.dialect_events?.playback_ack_too_late ?? 0), 0),
+    playback_ack_after_end: results.reduce((n, r) => n + (r.dialect_events?.playback_ack_after_end ?? 0), 0),
     measurement_origin: {
       names: "vLLM-Omni's duplex benchmark's (duplex_metrics.json): distributions {count, mean, p50, p99} by nearest rank over the complete sessions' responses with audio (duplex_stream_*: over sessions)",
       ttft: serverFirst
@@ -381,6 +384,7 @@ export function vllmOmniFigures(results: Array<DuplexSession & Pick<SessionResul
       tpot: 'Stage-0 engine mean time per output token (metadata.vllm_omni.stage_metrics["0"].vllm_tpot_ms)',
       duplex_stream: 'client: input stream start (send of packet 0) to first text / first audio / last audio over all emitted audio; includes concurrent realtime input',
       playback_ack_too_late: "server error events playback_ack_too_late over every session: a response's first playback.ack refused because a later commit reached the server first; ignored, as vLLM-Omni's own runner ignores them",
+      playback_ack_after_end: "server error events playback_item_not_found over every session that refused a response's first (0 ms) playback.ack, sent as its response.created arrived, because the server had already ended that response with no audio and no text (it keeps no item for it); ignored: the response had nothing to play",
     },
   };
 }

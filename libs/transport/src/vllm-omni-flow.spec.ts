@@ -209,4 +209,39 @@ describe('VllmOmniFlow playback acknowledgements', () => {
     expect(acks).toEqual([['r1', 0], ['r2', 0], ['r1', 250]]);
     expect(sent.filter((f) => f.includes('"session.close"'))).toHaveLength(0);
   });
+
+  it("counts a first ack that its response's end overtook (a listen with nothing to play: playback_item_not_found naming it) and goes on; the same refusal of a response that had audio fails the session", async () => {
+    const { started, flow, c, onFrame } = await ackSession({ turn_detection: 'none', commit_every_packets: Infinity });
+    await within(flow.handshake(c, 16_000, {}), BOUND_MS, 'handshake');
+    const ws = await started.socket;
+    let failure: { reason?: string; info?: { server_code?: string } } | null = null;
+    c.events$.subscribe({ error: (e) => (failure = e as typeof failure) });
+    // r1 is created and ends in a listen at once: its 0 ms ack, sent as response.created arrived, reaches a server that kept no item for it.
+    const acked = new Promise<void>((resolve) => onFrame(resolve));
+    ws.send(JSON.stringify({ type: 'response.created', response: { id: 'r1' } }));
+    ws.send(JSON.stringify({ type: 'response.listen', response_id: 'r1' }));
+    ws.send(JSON.stringify({ type: 'response.done', response_id: 'r1', response: { id: 'r1', status: 'completed' } }));
+    await within(acked, BOUND_MS, 'the 0 ms ack of r1');
+    const read = new Promise<void>((resolve) => {
+      const sub = c.events$.subscribe((e) => {
+        if (e.frame.type === 'response.output_audio.delta') {
+          sub.unsubscribe();
+          resolve();
+        }
+      });
+    });
+    ws.send(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', code: 'playback_item_not_found', message: 'No assistant response item is registered for r1.' }, server_event_seq: 7 }));
+    ws.send(JSON.stringify({ type: 'response.created', response: { id: 'r2' } }));
+    ws.send(JSON.stringify({ type: 'response.output_audio.delta', response_id: 'r2', delta: Buffer.alloc(RATE).toString('base64') }));
+    await within(read, BOUND_MS, 'the refusal and r2 read');
+    expect(flow.dialectEvents()).toMatchObject({ playback_ack_after_end: 1, playback_ack_too_late: 0 });
+    expect(failure).toBeNull();
+    // r2 had audio: a refusal naming it is the client's fault.
+    const failed = new Promise<void>((resolve) => c.events$.subscribe({ error: () => resolve() }));
+    ws.send(JSON.stringify({ type: 'response.done', response_id: 'r2', response: { id: 'r2', status: 'completed' } }));
+    ws.send(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', code: 'playback_item_not_found', message: 'No assistant response item is registered for r2.' }, server_event_seq: 8 }));
+    await within(failed, BOUND_MS, 'the session to fail');
+    expect(failure).toMatchObject({ reason: 'client_protocol_error', info: { server_code: 'playback_item_not_found' } });
+    expect(flow.dialectEvents()).toMatchObject({ playback_ack_after_end: 1 });
+  });
 });

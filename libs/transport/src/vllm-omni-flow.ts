@@ -1,6 +1,6 @@
 import { every, monotonicClock } from '@duplex-bench/pacer';
 import type { Subscription } from 'rxjs';
-import { audioDeltaInfo, base64ByteLength, chunkPeriodMs, gaEventName, isKnownOpenAIType, isKnownVllmType, OpenAIEvent, serverError, ServerEventSeqTracker, serverEventSeq, VLLM_ACK_RACE_CODE, VLLM_CLIENT_PROTOCOL_CODES, VllmEvent, vllmAppend, vllmCommit, vllmEventAck, vllmHeartbeat, vllmPlaybackAck, vllmSessionClose, vllmResponseId, vllmSessionRates, vllmSessionUpdate, VLLM_TURN_SETTLE_MS, vllmAppendWithFrames, vllmFrameTransport, vllmImageItem, vllmItemDelete, VLLM_APPEND_FRAMES, VLLM_IMAGE_WINDOW, type VllmFrameTransport, type DecodedFrame } from '@duplex-bench/protocol';
+import { audioDeltaInfo, base64ByteLength, chunkPeriodMs, gaEventName, isKnownOpenAIType, isKnownVllmType, OpenAIEvent, serverError, ServerEventSeqTracker, serverEventSeq, VLLM_ACK_RACE_CODE, VLLM_ACK_AFTER_END_CODE, vllmNotFoundResponseId, VLLM_CLIENT_PROTOCOL_CODES, VllmEvent, vllmAppend, vllmCommit, vllmEventAck, vllmHeartbeat, vllmPlaybackAck, vllmSessionClose, vllmResponseId, vllmSessionRates, vllmSessionUpdate, VLLM_TURN_SETTLE_MS, vllmAppendWithFrames, vllmFrameTransport, vllmImageItem, vllmItemDelete, VLLM_APPEND_FRAMES, VLLM_IMAGE_WINDOW, type VllmFrameTransport, type DecodedFrame } from '@duplex-bench/protocol';
 import type { Connection } from './connection';
 import { waitForEvent } from './wait-for';
 import { waitForQuiet } from './wait-quiet';
@@ -79,9 +79,13 @@ export function vllmFramePlan(video: CameraFrames, capabilities: Record<string, 
  * interval): the refusal is counted (`playback_ack_too_late`), the response is not acked again,
  * and the session goes on, as their runner ignores exactly this error. The server answers acks in
  * order, so the refused one is the oldest first ack not yet answered by `playback.acknowledged`.
+ * The 0 ms ack can also race the response's end: a response the server ends with no assistant
+ * text (a listen) leaves no item, and an ack taken after that is `playback_item_not_found`
+ * naming it. When the response ended with no audio received and that was its first ack, it is
+ * that race: counted (`playback_ack_after_end`), not the client's fault.
  *
  * Errors carry no fatal flag: one before the session opened ends it; one that refuses what this
- * client sent (`playback_*` but the race above, `invalid_event_ack`, `unknown_event`, `input_audio_buffer_empty`)
+ * client sent (`playback_*` but the races above, `invalid_event_ack`, `unknown_event`, `input_audio_buffer_empty`)
  * means the client broke the contract and ends the session as `client_protocol_error`; others are
  * counted (the server closes the socket when an error ends its session). A session that fails
  * with its socket open says `session.close` before the close frame: a plain disconnect holds the
@@ -130,7 +134,7 @@ export class VllmOmniFlow implements SessionFlow {
   /** Output audio deltas by the rate each states (`sample_rate_hz`), for run.json. */
   private readonly deltaRates = new Map<number, number>();
   /** Counted events of vLLM-Omni's own that say something about the session. */
-  private readonly counts = { listen: 0, resync_required: 0, expired: 0, playback_acknowledged: 0, playback_ack_too_late: 0 };
+  private readonly counts = { listen: 0, resync_required: 0, expired: 0, playback_acknowledged: 0, playback_ack_too_late: 0, playback_ack_after_end: 0 };
   /** Responses whose first ack went and is not yet answered, oldest first. */
   private readonly firstAcks: string[] = [];
   /** With camera frames: how they travel, their schedule, and the live image items (oldest first). */
@@ -252,6 +256,7 @@ export class VllmOmniFlow implements SessionFlow {
           conn.fail(error);
         }
         else if (code === VLLM_ACK_RACE_CODE) this.ackRefused();
+        else if (code === VLLM_ACK_AFTER_END_CODE && this.ackAfterEnd(error.message)) break;
         else if (code !== undefined && VLLM_CLIENT_PROTOCOL_CODES.has(code)) {
           conn.fail(new TransportError('client_protocol_error', `server refused what the client sent (${code}): ${error.message}`, { url: conn.url, session_id: this.session_id, server_code: code }));
         }
@@ -304,6 +309,23 @@ export class VllmOmniFlow implements SessionFlow {
     if (p) p.refused = true;
   }
 
+  /**
+   * A `playback_item_not_found` of a response's first ack that its end overtook: the server ended it
+   * with nothing to play (no audio reached the client) before it took the 0 ms ack sent as its
+   * `response.created` arrived, and keeps no item for it. Counted, never acked again; true when it
+   * was that race, false when the refusal is the client's fault.
+   */
+  private ackAfterEnd(message: string): boolean {
+    const id = vllmNotFoundResponseId(message);
+    const p = id === null ? undefined : this.playback.get(id);
+    const at = id === null ? -1 : this.firstAcks.indexOf(id);
+    if (!p || !p.done || p.received_ms > 0 || at < 0) return false;
+    this.firstAcks.splice(at, 1);
+    p.refused = true;
+    this.counts.playback_ack_after_end++;
+    return true;
+  }
+
   /** Response `id`'s audio played by now on the playout clock, ms (all of it once it has played out). */
   private playedMs(id: string): number {
     const now_s = this.conn?.timers.now_s() ?? (this.options.clock ?? monotonicClock).now_s();
@@ -327,7 +349,8 @@ export class VllmOmniFlow implements SessionFlow {
     for (const [id, p] of this.playback) {
       const played_ms = this.playedMs(id);
       if (!p.acked ? !(p.done && p.received_ms === 0) : Math.floor(played_ms) > Math.floor(p.acked_ms)) this.ackOne(id, p, played_ms);
-      if (p.done && (p.refused || (p.acked ? p.acked_ms >= p.received_ms : p.received_ms === 0 || this.commits > p.commits_before))) {
+      // A first ack not answered yet keeps its response: its refusal, if it comes, is judged by it.
+      if (p.done && (p.refused || (p.acked ? p.acked_ms >= p.received_ms : p.received_ms === 0 || this.commits > p.commits_before)) && !this.firstAcks.includes(id)) {
         this.playback.delete(id);
         this.playout.forget(id);
       }

@@ -61,8 +61,12 @@ describe('probe run --protocol vllm-omni against a vLLM-Omni-like server', () =>
     // Each session's third turn is a listen decision, and one more ends its silent last commit.
     expect(summary.events.dialect).toMatchObject({ listen: 4, resync_required: 0, expired: 0 });
     expect(summary.events.dialect?.playback_acknowledged).toBeGreaterThan(0);
-    // No acknowledgement raced the last commit (the mock refuses those as playback_ack_too_late).
-    expect(summary.events.server_error_codes).toEqual({});
+    // Each session's listen turn ends (no text, so the server keeps no item for it) before its 0 ms ack,
+    // sent as its response.created arrived, reaches the mock: refused as playback_item_not_found, counted
+    // as that race, not the client's fault. No acknowledgement raced the last commit (playback_ack_too_late).
+    expect(summary.events.dialect).toMatchObject({ playback_ack_after_end: 2, playback_ack_too_late: 0 });
+    expect(summary.events.server_error_codes).toEqual({ playback_item_not_found: 2 });
+    expect(summary.vllm_omni).toMatchObject({ playback_ack_after_end: 2 });
     for (const id of ['s0', 's1']) {
       const lines = await trace(dir, id);
       const sent = lines.filter((l) => l.direction === 'send').map((l) => l.event.type);

@@ -22,7 +22,7 @@ export interface RenderMerge {
 
 type MergeIo = { stdout: { write(s: string): unknown }; stderr?: { write(s: string): unknown }; emit?(summary: unknown): void };
 
-type PartBlocks = { video?: VideoFigures; legacy?: LegacyFigures; vllm_omni?: { playback_ack_too_late?: number } };
+type PartBlocks = { video?: VideoFigures; legacy?: LegacyFigures; vllm_omni?: { playback_ack_too_late?: number; playback_ack_after_end?: number } };
 
 /**
  * The dialect's own blocks of runs pooled (`merge`, and `run --processes` over its children): the
@@ -36,7 +36,10 @@ export async function pooledDialectBlocks(dirs: string[], parts?: PartBlocks[]):
   if (protocols.length > 0 && protocols.every((p) => p === 'vllm-omni')) {
     const vllm = vllmOmniFigures(await pooledDuplexSessions(dirs));
     // The refused acks are counted per session from its events, which duplex_metrics.json does not keep: the parts' counts, summed.
-    if (vllm) out.vllm_omni = { ...vllm, playback_ack_too_late: read.reduce((n, p) => n + (p.vllm_omni?.playback_ack_too_late ?? 0), 0) };
+    if (vllm) {
+      const sum = (pick: (b: NonNullable<PartBlocks['vllm_omni']>) => number | undefined) => read.reduce((n, p) => n + ((p.vllm_omni && pick(p.vllm_omni)) ?? 0), 0);
+      out.vllm_omni = { ...vllm, playback_ack_too_late: sum((b) => b.playback_ack_too_late), playback_ack_after_end: sum((b) => b.playback_ack_after_end) };
+    }
   }
   if (protocols.length > 0 && protocols.every((p) => p === 'sglang-legacy')) {
     const legacy = await mergeLegacy(dirs, read.map((p) => p.legacy));
@@ -58,7 +61,7 @@ export async function mergeRuns(given: string[], flags: MergeOptions, io: MergeI
     if (err instanceof RunDirError) throw new UsageError(err.message);
     throw err;
   }
-  const parts = await Promise.all(dirs.map(async (d) => (await readJsonFile<{ kind?: string; video?: VideoFigures; legacy?: LegacyFigures; vllm_omni?: { playback_ack_too_late?: number } }>(runFile(d, 'summary'))) ?? {}));
+  const parts = await Promise.all(dirs.map(async (d) => (await readJsonFile<{ kind?: string; video?: VideoFigures; legacy?: LegacyFigures; vllm_omni?: { playback_ack_too_late?: number; playback_ack_after_end?: number } }>(runFile(d, 'summary'))) ?? {}));
   const kinds = parts.map((p) => p.kind);
   if (kinds.some((k) => k === 'http')) {
     if (!kinds.every((k) => k === 'http')) throw new UsageError('probe merge takes runs of one kind: these mix http runs with realtime runs');
