@@ -95,7 +95,7 @@ function vllmSession(image_items: boolean) {
 describe('the vllm-omni mock takes camera frames as vLLM-Omni does', () => {
   it('states image input without video in its capabilities only with image_items', () => {
     expect(vllmSession(true).ws.frames[0].event.session).toMatchObject({ capabilities: { optional_input_modalities: ['image'], supports_image_input: true } });
-    expect((vllmSession(false).ws.frames[0].event.session as { capabilities: Record<string, unknown> }).capabilities).toEqual({ chunk_period_ms: 80 });
+    expect((vllmSession(false).ws.frames[0].event.session as { capabilities: Record<string, unknown> }).capabilities).toEqual({ chunk_period_ms: 80, required_input_modalities: ['audio'], optional_input_modalities: ['video'], supports_image_input: false });
   });
 
   it('takes up to 8 live input_image items, refuses the 9th (input_backpressure) until one is deleted, and checks role and data URL', () => {

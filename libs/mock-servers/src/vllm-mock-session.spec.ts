@@ -68,7 +68,7 @@ describe('VllmMockSession', () => {
         model: 'minicpm-o',
         modalities: ['audio', 'text'],
         playback_commit_policy: 'ack_only',
-        capabilities: { chunk_period_ms: 80 },
+        capabilities: { chunk_period_ms: 80, required_input_modalities: ['audio'], optional_input_modalities: ['video'], supports_image_input: false },
         audio: { input: { sample_rate_hz: 16000 }, output: { sample_rate_hz: 22050 } },
         turn_detection: { type: 'server_vad' },
       });

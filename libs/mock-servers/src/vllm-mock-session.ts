@@ -341,7 +341,8 @@ export class VllmMockSession {
       playback_commit_policy: 'ack_only',
       capabilities: this.options.image_items
         ? { chunk_period_ms: this.options.unit_ms, required_input_modalities: ['audio'], optional_input_modalities: ['image'], supports_image_input: true }
-        : { chunk_period_ms: this.options.unit_ms },
+        : // DuplexCapabilities' defaults (engine/duplex/config.py), as an audio-primary model states them: video rides the appends.
+          { chunk_period_ms: this.options.unit_ms, required_input_modalities: ['audio'], optional_input_modalities: ['video'], supports_image_input: false },
       audio: { input: { sample_rate_hz: this.in_rate }, output: { sample_rate_hz: typeof asked === 'number' ? asked : this.output_rate } },
       turn_detection: session.turn_detection ?? null,
     };

@@ -129,7 +129,7 @@ describe('run --video: camera frames as each server takes them', () => {
     }
   });
 
-  it('vllm-omni: frames (from a video file) on the appends when the session states no modality contract, and as at most 8 live input_image items when it lists image input', async () => {
+  it("vllm-omni: frames (from a video file) on the appends when the session lists video (the server's default capabilities), and as at most 8 live input_image items when it lists image input", async () => {
     for (const image_items of [false, true]) {
       const mock = await startMockServer({ ...VLLM, openai: { ...VLLM.openai, image_items } });
       try {
