@@ -451,7 +451,7 @@ export const MEASUREMENT_ORIGIN: Record<string, string> = {
   append_span_ms: 'client: tick due (origin + N x packet_ms) to ws.send() returned',
   buffered_amount_peak_bytes: 'client: largest socket bufferedAmount right after an append',
   event_loop_lag_ms: 'client process: lateness of a 10 ms timer',
-  reads_paused: "client process: times a socket's reads waited for the next timers phase because the loop's socket reads of one poll phase had passed 50 ms; the frames they held were stamped when read, after the wait",
+  reads_paused: "client process: times a socket's reads waited for the next timers phase because a read filled the 64 KiB read buffer (more was waiting: a flood) after the loop's socket reads of one poll phase had passed 50 ms; the frames they held were stamped when read, after the wait",
   receive_delay_ms: "client: each frame's receive stamp (taken when the socket read that held it is handed to the connection) minus the server's send stamp (duplex_bench_sent_ms, the host's monotonic clock), where the server stamps its frames (our mocks with --stamp-sends); null when it stamps none: then this client's own wait before it stamps a frame is not measured",
   gc_pause_ms: 'client process: perf_hooks gc entries',
   cpu_cores: 'client process: CPU seconds per wall second over the run',

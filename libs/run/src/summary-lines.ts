@@ -13,7 +13,7 @@ export function renderReceiveDelay(s: Pick<RunSummary, 'receive_delay_ms' | 'rea
     d
       ? `client receive delay (server send stamp to client receive stamp, one host's monotonic clock): p50 ${ms(d.p50)}  p99 ${ms(d.p99)}  max ${ms(d.max)} (n ${d.count})`
       : 'client receive delay: not measured (the server stamps no frame; our mocks do with --stamp-sends)',
-    ...(s.reads_paused ? [`client socket reads held back ${s.reads_paused} times: the socket reads of one loop turn passed 50 ms (a flood of frames, a GC pause among them), and the socket being read waited for the deadlines`] : []),
+    ...(s.reads_paused ? [`client socket reads held back ${s.reads_paused} times: a socket that kept filling 64 KiB reads (a flood of frames) after the socket reads of one loop turn passed 50 ms waited for the deadlines`] : []),
   ];
 }
 

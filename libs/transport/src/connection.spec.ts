@@ -184,9 +184,9 @@ describe('WsConnection', () => {
         ws.send('{"type":"one"}');
         ws.once('message', () => ['two', 'three', 'four'].forEach((t) => ws.send(`{"type":"${t}"}`)));
       });
-      // A bound below zero: every read is past it.
+      // A bound below zero and no least size: every read is past it.
       const timers = new ManualTimers();
-      const reads = new ReadBurst(timers, -1);
+      const reads = new ReadBurst(timers, -1, 0);
       conn = WsConnection.open(server.url, { reads });
       const types: string[] = [];
       conn.events$.subscribe({ next: (e) => types.push(e.frame.type), error: () => undefined });
@@ -212,7 +212,7 @@ describe('WsConnection', () => {
         raw.write(Buffer.concat([frame('{"type":"one"}'), two.subarray(0, 5)]));
         ws.once('message', () => raw.write(Buffer.concat([two.subarray(5), frame('{"type":"three"}')])));
       });
-      const reads = new ReadBurst(new ManualTimers(), -1);
+      const reads = new ReadBurst(new ManualTimers(), -1, 0);
       conn = WsConnection.open(server.url, { reads });
       const ended = streamEnd(conn.events$, BOUND_MS);
       await within(conn.opened, BOUND_MS, 'opened');

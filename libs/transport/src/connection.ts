@@ -403,7 +403,7 @@ export class WsConnection implements Connection {
    * frames straight to `onMessage`, pings answered through ws. At the first frame the reader does
    * not take (a close, a fragment, anything odd) ws's own reader gets the bytes back, from that
    * frame on, and keeps them. Left to ws when its internals are not as read here (ws 8; a spec's fake).
-   * A read that ends with the loop's reads past their bound (`ReadBurst`) pauses the socket until
+   * A full read that ends with the loop's reads past their bound (`ReadBurst`) pauses the socket until
    * the next timers phase; its frames are then stamped when they are read, later.
    */
   private readFramesDirectly(ws: SocketLike): void {
@@ -432,9 +432,10 @@ export class WsConnection implements Connection {
       read_s = this.clock.now_s();
       reads.begin();
       reader.push(chunk);
-      // Reads that have held the loop past the bound: this socket waits for the next timers phase, so
-      // the deadlines due meanwhile are sent first. Its bytes wait in the kernel, and in the stream.
-      if (reads.over() && !reader.gaveUp && !this.ended) {
+      // A full read (more waiting: a flood) after reads that have held the loop past the bound: this
+      // socket waits for the next timers phase, so the deadlines due meanwhile are sent first. Its
+      // bytes wait in the kernel, and in the stream.
+      if (reads.holds(chunk.length) && !reader.gaveUp && !this.ended) {
         socket.pause();
         reads.later(() => socket.resume());
       }

@@ -33,6 +33,19 @@ describe('ReadBurst', () => {
     expect(reads.over()).toBe(true);
   });
 
+  it('holds back only a full read (64 KiB: more is waiting, a flood) once the burst is past the bound', () => {
+    const timers = new ManualTimers();
+    const reads = new ReadBurst(timers, 0.02);
+    reads.begin();
+    timers.now += 30;
+    expect([reads.holds(8 * 1024), reads.holds(65_535), reads.holds(65_536)]).toEqual([false, false, true]);
+    // Within the bound even a full read goes on.
+    timers.fire(30);
+    reads.begin();
+    timers.now += 5;
+    expect(reads.holds(65_536)).toBe(false);
+  });
+
   it('calls a paused reader back on a timer of its own, and counts the pauses', () => {
     const timers = new ManualTimers();
     const reads = new ReadBurst(timers, 0.02);

@@ -13,6 +13,17 @@ import { nodeTimerHost, type TimerHost } from '@duplex-bench/pacer';
 export const READ_BURST_S = 0.05;
 
 /**
+ * A socket read this long filled the read buffer libuv asks Node for (64 KiB): the kernel holds
+ * more for that socket, and the poll phase reads it again at once, up to 32 times. That is a
+ * flood. An ordinary read holds the few frames one session got since the last turn (a 512-session
+ * run's are a few KB), and only such full reads are held back: a poll phase made long by a GC
+ * pause or by many sockets each read once is left alone. With every read held back past the bound,
+ * 512-session runs waited 46–243 times in 30 s and were late in 2 of 4 runs (611 packets), against
+ * 0 of 4 without the bound (docs/performance.md, "The bounded reads").
+ */
+export const FULL_READ_BYTES = 64 * 1024;
+
+/**
  * The socket reads of one poll phase of the loop, over every connection of the process: the first
  * read opens the burst, and it closes when pending I/O has had its turn (`afterIo`, Node's
  * `setImmediate`, which runs once the poll phase is over). A read that ends past the bound says
@@ -32,6 +43,7 @@ export class ReadBurst {
     /** The host's clock and timers: the burst is the loop's own time, whatever clock a connection stamps with. */
     private readonly timers: TimerHost = nodeTimerHost,
     private readonly bound_s = READ_BURST_S,
+    private readonly full_read_bytes = FULL_READ_BYTES,
   ) {}
 
   /** A read begins: the first of a poll phase opens the burst. */
@@ -42,9 +54,14 @@ export class ReadBurst {
     this.timers.afterIo(this.close);
   }
 
-  /** A read ended: whether the burst has now held the loop past the bound (the reader's socket waits). */
+  /** A read ended: whether the burst has now held the loop past the bound. */
   over(): boolean {
     return this.timers.now_s() - this.start_s > this.bound_s;
+  }
+
+  /** A read of `bytes` ended: whether its socket waits (a full read, more waiting in the kernel, with the burst past the bound). */
+  holds(bytes: number): boolean {
+    return bytes >= this.full_read_bytes && this.over();
   }
 
   /** Calls `resume` at the next timers phase, after the deadlines due by then. */
