@@ -75,10 +75,12 @@ describe('probe run interrupted by SIGINT', () => {
   it('stops sending, drains, flushes every trace, writes an interrupted summary and exits 130', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'probe-sigint-'));
     const child = await start(dir);
-    // The interrupt lands mid-stream (60 s long), once a trace batch with packets in it is on disk.
+    // The interrupt lands mid-stream (60 s long), once every session has a trace batch with packets
+    // in it on disk: the sessions start spread over a packet, so s0's first batch can come before
+    // s3 has sent anything.
     await until(async () => {
-      const text = await readFile(join(dir, 'sessions', 's0', 'trace.jsonl'), 'utf8').catch(() => '');
-      return text.includes('input_audio_buffer.append');
+      const texts = await Promise.all(['s0', 's1', 's2', 's3'].map((id) => readFile(join(dir, 'sessions', id, 'trace.jsonl'), 'utf8').catch(() => '')));
+      return texts.every((text) => text.includes('input_audio_buffer.append'));
     }, 10_000);
     child.kill('SIGINT');
     expect(await exitOf(child, 30_000)).toBe(130);
