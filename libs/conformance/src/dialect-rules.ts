@@ -1,4 +1,4 @@
-import { VLLM_ACK_AFTER_END_CODE, VLLM_ACK_RACE_CODE, VLLM_CLIENT_PROTOCOL_CODES, vllmNotFoundResponseId } from '@duplex-bench/protocol';
+import { VLLM_ACK_AFTER_END_CODE, VLLM_ACK_RACE_CODE, VLLM_CLIENT_PROTOCOL_CODES, vllmNotFoundResponseId, vllmResponseId } from '@duplex-bench/protocol';
 
 /**
  * The rules we know of the vllm-omni and openai flows, for `check`: what their own clients do,
@@ -47,12 +47,9 @@ function errorMessage(event: Record<string, unknown>): string {
   return typeof message === 'string' ? message : '';
 }
 
-/** The response an event names: `response_id`, or its `response.id`. */
+/** The response an event names (`response_id`, or its `response.id`), as the client reads it; undefined for none. */
 function responseIdOf(event: Record<string, unknown>): string | undefined {
-  if (typeof event.response_id === 'string' && event.response_id) return event.response_id;
-  const response = event.response;
-  const id = response !== null && typeof response === 'object' ? (response as { id?: unknown }).id : undefined;
-  return typeof id === 'string' && id ? id : undefined;
+  return vllmResponseId(event) || undefined;
 }
 
 /** The client ended the session on its side: the trace's `error` record says why. */

@@ -64,7 +64,7 @@ export interface RunSummary extends PacingFigures {
   receive_delay_ms?: PercentilesMs | null;
   /**
    * Times a socket's reads waited for the next timers phase because the loop's reads of one poll
-   * phase had passed their bound (50 ms: a flood of frames, a GC pause among the reads); absent when none did.
+   * phase had passed their bound (50 ms) and the read filled its 64 KiB buffer (a flood of frames); absent when none did.
    */
   reads_paused?: number;
   gc_pause_ms: GcFigures;

@@ -61,7 +61,7 @@ export async function mergeRuns(given: string[], flags: MergeOptions, io: MergeI
     if (err instanceof RunDirError) throw new UsageError(err.message);
     throw err;
   }
-  const parts = await Promise.all(dirs.map(async (d) => (await readJsonFile<{ kind?: string; video?: VideoFigures; legacy?: LegacyFigures; vllm_omni?: { playback_ack_too_late?: number; playback_ack_after_end?: number } }>(runFile(d, 'summary'))) ?? {}));
+  const parts = await Promise.all(dirs.map(async (d) => (await readJsonFile<PartBlocks & { kind?: string }>(runFile(d, 'summary'))) ?? {}));
   const kinds = parts.map((p) => p.kind);
   if (kinds.some((k) => k === 'http')) {
     if (!kinds.every((k) => k === 'http')) throw new UsageError('probe merge takes runs of one kind: these mix http runs with realtime runs');
