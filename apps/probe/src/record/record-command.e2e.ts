@@ -303,18 +303,6 @@ describe('probe record --conversation against the native mock with behaviour kno
     why?: string;
     means?: string;
   }
-  /** The mock's own answer delays: the end of each turn it heard → the answer it started after it. */
-  const mockResponseMs = (sessions: Array<{ events: MockEvent[] }>) =>
-    sessions.flatMap(({ events }) => {
-      let turnEnd: number | null = null;
-      const out: number[] = [];
-      for (const e of events) {
-        if (e.kind === 'speech_end' && e.means === 'turn_end') turnEnd = e.t_ms;
-        if (e.kind === 'answer_start' && e.why === 'turn_end' && turnEnd !== null) out.push(e.t_ms - turnEnd);
-      }
-      return out;
-    });
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
   const mockSessions = () => (mock.stats() as unknown as { behaviour: { sessions: Array<{ events: MockEvent[] }> } }).behaviour.sessions;
   const turnsOf = async (dir: string) =>
     (await readFile(join(dir, 'turns.jsonl'), 'utf8'))
@@ -359,8 +347,9 @@ describe('probe record --conversation against the native mock with behaviour kno
     expect(b.stop_latency_ms.count).toBeGreaterThanOrEqual(stops.length);
     expect(b.stop_latency_ms.count).toBeGreaterThanOrEqual(2);
     expect(b.outcomes.answered).toBe(b.response_latency_ms.count);
-    // The VAD's spans, not a guess: within 60 ms of the delay the mock says it answered with (as run --conversation).
-    expect(Math.abs((b.response_latency_ms.p50 as number) - median(mockResponseMs(mockSessions())))).toBeLessThan(60);
+    // How close the figure is to the mock's own delay is judged alone (record-conversation.alone.e2e.ts):
+    // here the mock shares its loop and the cores with two other files' runs.
+    expect(b.response_latency_ms.p50).toBeGreaterThan(0);
     expect(Object.keys(b.measurement_origin)).toEqual(expect.arrayContaining(['response_latency_ms', 'stop_latency_ms', 'pause_takeover_rate']));
     const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
     expect(run.conversation).toMatchObject({ name: 'default', max_stop_s: 3, takeover_min_ms: 500, voice_activity: { engine: expect.any(String) } });

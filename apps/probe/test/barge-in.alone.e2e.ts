@@ -6,6 +6,9 @@ import { behaviourDelays, startMockServer, type MockServer, type MockServerOptio
 import type { BehaviourSummary } from '@duplex-bench/metrics';
 import { runBounded } from './spawn.spec-helpers';
 
+// The client's acks and stop latency against the mock's own log, within 60–200 ms: the mock runs in
+// this test's process, so another file's work beside it shows as a difference (a clean clone's CI read
+// an ack 216.7 ms off, three files at a time). Run alone, with nothing beside it (jest.e2e-alone.config.ts).
 jest.setTimeout(90_000);
 
 /** The executable a user runs: the compiled kit. */
@@ -98,7 +101,7 @@ describe('barge-in against the model mocks: what the probe sends is what was hea
       const sessions = mockLog(mock);
       const acks = sessions.flat().filter((e) => e.kind === 'playback_ack' && (e.played_ms as number) > 0);
       expect(acks.length).toBeGreaterThanOrEqual(20);
-      // Within 200 ms of what played (received ms would be up to a whole 1 s unit ahead); a clean clone's CI, its cores shared with the other e2e files, read 129.
+      // Within 200 ms of what played (received ms would be up to a whole 1 s unit ahead).
       for (const a of acks) expect(Math.abs((a.played_ms as number) - (a.heard_ms as number))).toBeLessThan(200);
       const b = summary.behaviour;
       expect(b.stop_latency_ms.count).toBeGreaterThanOrEqual(4);
