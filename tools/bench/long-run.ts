@@ -19,10 +19,16 @@
  *                                             [--sessions 512] [--steady-s 3600]
  *                                             [--http-rate 2000] [--http-s 300] [--warmup-s 60] [--out DIR]
  *                                             [--bin dist/duplex-bench.js] [--node-flags=--min-semi-space-size=16]
+ *                                             [--pin CLIENT_CPU:MOCK_CPU] [--sampler]
+ *
+ * `--pin 0:1` binds every thread of the client to CPU 0 and of the mock to CPU 1 (`taskset -a -cp`),
+ * so neither preempts the other; `--sampler` runs the kit's own `--sampler` (steady load), whose
+ * summary gives each loop stall over 50 ms its cause (busy, cpu_wait, gc, unaccounted ...).
  *
  * Every process is bounded in time and stopped by its PID; traffic stays on 127.0.0.1.
  */
-import { createReadStream } from 'node:fs';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { createReadStream, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -50,14 +56,44 @@ const { values } = parseArgs({
     out: { type: 'string', default: join('out', 'long-run') },
     bin: { type: 'string', default: CHECKOUT_BIN },
     'node-flags': { type: 'string', default: '' },
+    pin: { type: 'string' },
+    sampler: { type: 'boolean', default: false },
   },
 });
+/** `--pin C:M`: the client's CPU and the mock's, or none. */
+const PIN = (() => {
+  if (values.pin === undefined) return null;
+  const m = /^(\d+):(\d+)$/.exec(values.pin);
+  if (!m) throw new Error(`long-run.ts: --pin takes CLIENT_CPU:MOCK_CPU (0:1), not ${values.pin}`);
+  return { client: m[1], mock: m[2] };
+})();
+
+/** Binds the processes `parent` started (its main thread's children, /proc) to `cpu`. */
+function pinChildren(parent: ChildProcess, cpu: string): void {
+  let kids: string[] = [];
+  try {
+    kids = readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  } catch {
+    return;
+  }
+  for (const kid of kids) spawnSync('taskset', ['-a', '-cp', cpu, kid]);
+}
+
+/** Binds every thread of `child` (and those it starts later, which inherit it) to `cpu`. */
+function pin(child: ChildProcess, cpu: string): void {
+  const r = spawnSync('taskset', ['-a', '-cp', cpu, String(child.pid)], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`long-run.ts: taskset -a -cp ${cpu} ${child.pid} failed: ${r.stderr.trim()}`);
+}
 /** The kit's bundle under test: a copy of an older build's `dist/` compares two commits on one mock build. */
 const BIN = values.bin;
 /** Node's own flags for the kit's process (`--node-flags=--min-semi-space-size=16`): V8 reads its heap's sizes only at start. */
 const NODE_FLAGS = values['node-flags'].split(' ').filter((f) => f !== '');
 /** What ran, for the first line of each load's table: the bundle when it is not this checkout's, and Node's flags. */
-const UNDER_TEST = [BIN === CHECKOUT_BIN ? '' : `; ${BIN}`, NODE_FLAGS.length > 0 ? `; node ${NODE_FLAGS.join(' ')}` : ''].join('');
+const UNDER_TEST = [
+  BIN === CHECKOUT_BIN ? '' : `; ${BIN}`,
+  NODE_FLAGS.length > 0 ? `; node ${NODE_FLAGS.join(' ')}` : '',
+  PIN ? `; client on CPU ${PIN.client}, mock on CPU ${PIN.mock}` : '',
+].join('');
 const warmup_s = Number(values['warmup-s']);
 const interrupted = { now: false, stop: (): void => undefined };
 installInterrupts(() => {
@@ -70,9 +106,13 @@ async function kit(dir: string, args: string[], bound_s: number, sampler?: HostS
   const out = openLog(join(dir, 'probe.stdout.log'));
   const err = openLog(join(dir, 'probe.stderr.log'));
   const child = spawnTracked('client', process.execPath, [...NODE_FLAGS, BIN, ...args], out, err);
+  // The kit's --sampler, a child it starts at once, would inherit the client's CPU: it goes to the mock's.
+  const repin = PIN ? setTimeout(() => pinChildren(child, PIN.mock), 5000) : undefined;
+  if (PIN) pin(child, PIN.client);
   if (sampler) sampler.client = child;
   interrupted.stop = () => signalChild(child, 'SIGINT');
   const code = await exited(child, bound_s * 1000);
+  clearTimeout(repin);
   sampler?.stop();
   return code;
 }
@@ -170,15 +210,27 @@ async function steady(out: string): Promise<string> {
   const dir = join(out, 'steady');
   await mkdir(dir, { recursive: true });
   const mock = await startMock(dir, ['--profile', 'nemotron'], ROOT);
+  if (PIN) pin(mock.child, PIN.mock);
   const sampler = new HostSampler(mock.child);
   const code = await kit(
     dir,
-    ['run', '--url', mock.url, '--concurrency', String(sessions), '--duration', String(seconds), '--max-session-s', String(seconds + 60), '--warmup-s', String(warmup_s), '--trace', 'off', '--output', join(dir, 'run'), '--quiet', '--allow-unqualified'],
+    [
+      ...['run', '--url', mock.url, '--concurrency', String(sessions), '--duration', String(seconds), '--max-session-s', String(seconds + 60), '--warmup-s', String(warmup_s)],
+      ...['--trace', 'off', '--output', join(dir, 'run'), '--quiet', '--allow-unqualified', ...(values.sampler ? ['--sampler'] : [])],
+    ],
     seconds + 300,
     sampler,
   );
   const note = await stopMock(mock);
-  const s = JSON.parse(await readFile(join(dir, 'run', 'summary.json'), 'utf8')) as { qualified: boolean; packets: { sent: number; late: number }; rss: Rss; cpu_us_per_packet: number; cpu_cores: { total: number }; sessions: { completed: number; incomplete: number } };
+  const s = JSON.parse(await readFile(join(dir, 'run', 'summary.json'), 'utf8')) as {
+    qualified: boolean;
+    packets: { sent: number; late: number };
+    rss: Rss;
+    cpu_us_per_packet: number;
+    cpu_cores: { total: number };
+    sessions: { completed: number; incomplete: number };
+    stalls?: { count: number; by_cause: Record<string, number>; list: Array<{ t_s: number; ms: number; cause: string }> };
+  };
   const samples = decodeSamples(await readFile(join(dir, 'run', 'samples.msgpack')));
   const [second, last] = p99By(samples, [
     [60, 120],
@@ -190,8 +242,22 @@ async function steady(out: string): Promise<string> {
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     `| ${s.qualified ? 'yes' : 'no'} | ${s.packets.late} of ${s.packets.sent} | ${s.sessions.completed} / ${s.sessions.incomplete} | ${s.cpu_cores.total} cores, ${s.cpu_us_per_packet} µs/packet | ${growth(s.rss)} | ${s.rss.peak_mib?.toFixed(0)} MiB | ${second.toFixed(2)} ms | ${last.toFixed(2)} ms | ${(last / second).toFixed(2)} |`,
     '',
+    ...(s.stalls ? [loopStalls(s.stalls), ''] : []),
     await stallsAfter(dir, samples, sampler),
   ].join('\n');
+}
+
+/** The kit's `--sampler` account: how many loop stalls, by cause, and the longest ten. */
+function loopStalls(st: { count: number; by_cause: Record<string, number>; list: Array<{ t_s: number; ms: number; cause: string }> }): string {
+  const causes = Object.entries(st.by_cause)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  const longest = [...st.list]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 10)
+    .map((x) => `${x.ms.toFixed(0)} ms ${x.cause} at ${x.t_s} s`);
+  return `loop stalls over 50 ms (the kit's --sampler): ${st.count}${causes ? ` (${causes})` : ''}${longest.length ? `; longest: ${longest.join(', ')}` : ''}`;
 }
 
 async function lines(file: string): Promise<number> {
