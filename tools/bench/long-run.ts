@@ -19,16 +19,19 @@
  *                                             [--sessions 512] [--steady-s 3600]
  *                                             [--http-rate 2000] [--http-s 300] [--warmup-s 60] [--out DIR]
  *                                             [--bin dist/duplex-bench.js] [--node-flags=--min-semi-space-size=16]
- *                                             [--pin CLIENT_CPU:MOCK_CPU] [--sampler]
+ *                                             [--pin CLIENT_CPU:MOCK_CPU] [--pin-threads main|all] [--sampler]
  *
- * `--pin 0:1` binds every thread of the client to CPU 0 and of the mock to CPU 1 (`taskset -a -cp`),
- * so neither preempts the other; `--sampler` runs the kit's own `--sampler` (steady load), whose
- * summary gives each loop stall over 50 ms its cause (busy, cpu_wait, gc, unaccounted ...).
+ * `--pin 0:1` gives the client's main thread CPU 0 to itself: its other threads (the collector's
+ * helpers, the trace writer), the processes it starts (the sampler) and the mock go to CPU 1
+ * (`taskset`), so nothing of this run preempts the loop. `--pin-threads all` binds the client's
+ * every thread to CPU 0 instead (its helpers then queue behind its loop). `--sampler` runs the kit's
+ * own `--sampler` (steady load), whose summary gives each loop stall over 50 ms its cause (busy,
+ * cpu_wait, gc, unaccounted ...).
  *
  * Every process is bounded in time and stopped by its PID; traffic stays on 127.0.0.1.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { createReadStream, readFileSync } from 'node:fs';
+import { createReadStream, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -57,6 +60,7 @@ const { values } = parseArgs({
     bin: { type: 'string', default: CHECKOUT_BIN },
     'node-flags': { type: 'string', default: '' },
     pin: { type: 'string' },
+    'pin-threads': { type: 'string', default: 'main' },
     sampler: { type: 'boolean', default: false },
   },
 });
@@ -65,18 +69,40 @@ const PIN = (() => {
   if (values.pin === undefined) return null;
   const m = /^(\d+):(\d+)$/.exec(values.pin);
   if (!m) throw new Error(`long-run.ts: --pin takes CLIENT_CPU:MOCK_CPU (0:1), not ${values.pin}`);
-  return { client: m[1], mock: m[2] };
+  const threads = values['pin-threads'];
+  if (threads !== 'main' && threads !== 'all') throw new Error(`long-run.ts: --pin-threads takes main or all, not ${threads}`);
+  return { client: m[1], mock: m[2], threads };
 })();
 
-/** Binds the processes `parent` started (its main thread's children, /proc) to `cpu`. */
-function pinChildren(parent: ChildProcess, cpu: string): void {
+/** Binds one thread (a TID) to `cpu`. */
+function pinThread(tid: number | string, cpu: string): void {
+  spawnSync('taskset', ['-cp', cpu, String(tid)]);
+}
+
+/**
+ * The processes the client started go to the mock's CPU; with `main`, so do its threads but the main
+ * one. Each is pinned once (`done` holds the ones pinned), so a poll with nothing new starts no process.
+ */
+function settlePins(client: ChildProcess, p: NonNullable<typeof PIN>, done: Set<string>): void {
+  const pid = client.pid as number;
   let kids: string[] = [];
+  let tids: string[] = [];
   try {
-    kids = readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    tids = p.threads === 'main' ? readdirSync(`/proc/${pid}/task`).filter((tid) => tid !== String(pid)) : [];
   } catch {
     return;
   }
-  for (const kid of kids) spawnSync('taskset', ['-a', '-cp', cpu, kid]);
+  for (const kid of kids) {
+    if (done.has(`process ${kid}`)) continue;
+    done.add(`process ${kid}`);
+    spawnSync('taskset', ['-a', '-cp', p.mock, kid]);
+  }
+  for (const tid of tids) {
+    if (done.has(tid)) continue;
+    done.add(tid);
+    pinThread(tid, p.mock);
+  }
 }
 
 /** Binds every thread of `child` (and those it starts later, which inherit it) to `cpu`. */
@@ -92,7 +118,7 @@ const NODE_FLAGS = values['node-flags'].split(' ').filter((f) => f !== '');
 const UNDER_TEST = [
   BIN === CHECKOUT_BIN ? '' : `; ${BIN}`,
   NODE_FLAGS.length > 0 ? `; node ${NODE_FLAGS.join(' ')}` : '',
-  PIN ? `; client on CPU ${PIN.client}, mock on CPU ${PIN.mock}` : '',
+  PIN ? (PIN.threads === 'all' ? `; client on CPU ${PIN.client}, mock on CPU ${PIN.mock}` : `; the client's main thread alone on CPU ${PIN.client}; its other threads, the sampler and the mock on CPU ${PIN.mock}`) : '',
 ].join('');
 const warmup_s = Number(values['warmup-s']);
 const interrupted = { now: false, stop: (): void => undefined };
@@ -106,13 +132,17 @@ async function kit(dir: string, args: string[], bound_s: number, sampler?: HostS
   const out = openLog(join(dir, 'probe.stdout.log'));
   const err = openLog(join(dir, 'probe.stderr.log'));
   const child = spawnTracked('client', process.execPath, [...NODE_FLAGS, BIN, ...args], out, err);
-  // The kit's --sampler, a child it starts at once, would inherit the client's CPU: it goes to the mock's.
-  const repin = PIN ? setTimeout(() => pinChildren(child, PIN.mock), 5000) : undefined;
-  if (PIN) pin(child, PIN.client);
+  // Threads and processes the client starts inherit its main thread's CPU: each new one (the writer
+  // thread, the kit's --sampler) goes to the mock's within 50 ms. Pinned once at 5 s, the session
+  // opens' second on CPU 0 had them beside the loop: 2,624 packets late in the first 1.3 s.
+  const pinned = new Set<string>();
+  const repin = PIN ? setInterval(() => settlePins(child, PIN, pinned), 50) : undefined;
+  if (PIN) pin(child, PIN.threads === 'all' ? PIN.client : PIN.mock);
+  if (PIN?.threads === 'main') pinThread(child.pid as number, PIN.client);
   if (sampler) sampler.client = child;
   interrupted.stop = () => signalChild(child, 'SIGINT');
   const code = await exited(child, bound_s * 1000);
-  clearTimeout(repin);
+  clearInterval(repin);
   sampler?.stop();
   return code;
 }
