@@ -21,17 +21,13 @@
  *                                             [--bin dist/duplex-bench.js] [--node-flags=--min-semi-space-size=16]
  *                                             [--pin CLIENT_CPU:MOCK_CPU] [--pin-threads main|all] [--sampler]
  *
- * `--pin 0:1` gives the client's main thread CPU 0 to itself: its other threads (the collector's
- * helpers, the trace writer), the processes it starts (the sampler) and the mock go to CPU 1
- * (`taskset`), so nothing of this run preempts the loop. `--pin-threads all` binds the client's
- * every thread to CPU 0 instead (its helpers then queue behind its loop). `--sampler` runs the kit's
- * own `--sampler` (steady load), whose summary gives each loop stall over 50 ms its cause (busy,
- * cpu_wait, gc, unaccounted ...).
+ * `--pin 0:1` gives the client's loop CPU 0 to itself and puts everything else on CPU 1 (pins.ts);
+ * `--sampler` runs the kit's own `--sampler` (steady load), whose summary gives each loop stall over
+ * 50 ms its cause (busy, cpu_wait, gc, unaccounted ...).
  *
  * Every process is bounded in time and stopped by its PID; traffic stays on 127.0.0.1.
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { createReadStream, readdirSync, readFileSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -39,6 +35,7 @@ import { parseArgs } from 'node:util';
 import { decodeSamples } from '@duplex-bench/metrics';
 import { hostInfo, hostLine } from './host';
 import { HostSampler, stallsOf, stallTable } from './host-sampler';
+import { parsePins, pinBench, pinClient, pinProcess, pinsLine } from './pins';
 import { exited, HTTP_LISTENING, installInterrupts, openLog, ROOT, signalChild, spawnTracked, startMock, stopMock } from './processes';
 
 /** This checkout's compiled kit, the bundle run unless `--bin` names another. */
@@ -64,52 +61,9 @@ const { values } = parseArgs({
     sampler: { type: 'boolean', default: false },
   },
 });
-/** `--pin C:M`: the client's CPU and the mock's, or none. */
-const PIN = (() => {
-  if (values.pin === undefined) return null;
-  const m = /^(\d+):(\d+)$/.exec(values.pin);
-  if (!m) throw new Error(`long-run.ts: --pin takes CLIENT_CPU:MOCK_CPU (0:1), not ${values.pin}`);
-  const threads = values['pin-threads'];
-  if (threads !== 'main' && threads !== 'all') throw new Error(`long-run.ts: --pin-threads takes main or all, not ${threads}`);
-  return { client: m[1], mock: m[2], threads };
-})();
-
-/** Binds one thread (a TID) to `cpu`. */
-function pinThread(tid: number | string, cpu: string): void {
-  spawnSync('taskset', ['-cp', cpu, String(tid)]);
-}
-
-/**
- * The processes the client started go to the mock's CPU; with `main`, so do its threads but the main
- * one. Each is pinned once (`done` holds the ones pinned), so a poll with nothing new starts no process.
- */
-function settlePins(client: ChildProcess, p: NonNullable<typeof PIN>, done: Set<string>): void {
-  const pid = client.pid as number;
-  let kids: string[] = [];
-  let tids: string[] = [];
-  try {
-    kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-    tids = p.threads === 'main' ? readdirSync(`/proc/${pid}/task`).filter((tid) => tid !== String(pid)) : [];
-  } catch {
-    return;
-  }
-  for (const kid of kids) {
-    if (done.has(`process ${kid}`)) continue;
-    done.add(`process ${kid}`);
-    spawnSync('taskset', ['-a', '-cp', p.mock, kid]);
-  }
-  for (const tid of tids) {
-    if (done.has(tid)) continue;
-    done.add(tid);
-    pinThread(tid, p.mock);
-  }
-}
-
-/** Binds every thread of `child` (and those it starts later, which inherit it) to `cpu`. */
-function pin(child: ChildProcess, cpu: string): void {
-  const r = spawnSync('taskset', ['-a', '-cp', cpu, String(child.pid)], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`long-run.ts: taskset -a -cp ${cpu} ${child.pid} failed: ${r.stderr.trim()}`);
-}
+/** `--pin C:M`: the client's CPU and the mock's, or none (pins.ts). */
+const PIN = parsePins('long-run.ts', values.pin, values['pin-threads']);
+if (PIN) pinBench(PIN);
 /** The kit's bundle under test: a copy of an older build's `dist/` compares two commits on one mock build. */
 const BIN = values.bin;
 /** Node's own flags for the kit's process (`--node-flags=--min-semi-space-size=16`): V8 reads its heap's sizes only at start. */
@@ -118,7 +72,7 @@ const NODE_FLAGS = values['node-flags'].split(' ').filter((f) => f !== '');
 const UNDER_TEST = [
   BIN === CHECKOUT_BIN ? '' : `; ${BIN}`,
   NODE_FLAGS.length > 0 ? `; node ${NODE_FLAGS.join(' ')}` : '',
-  PIN ? (PIN.threads === 'all' ? `; client on CPU ${PIN.client}, mock on CPU ${PIN.mock}` : `; the client's main thread alone on CPU ${PIN.client}; its other threads, the sampler and the mock on CPU ${PIN.mock}`) : '',
+  PIN ? `; ${pinsLine(PIN)}` : '',
 ].join('');
 const warmup_s = Number(values['warmup-s']);
 const interrupted = { now: false, stop: (): void => undefined };
@@ -132,17 +86,11 @@ async function kit(dir: string, args: string[], bound_s: number, sampler?: HostS
   const out = openLog(join(dir, 'probe.stdout.log'));
   const err = openLog(join(dir, 'probe.stderr.log'));
   const child = spawnTracked('client', process.execPath, [...NODE_FLAGS, BIN, ...args], out, err);
-  // Threads and processes the client starts inherit its main thread's CPU: each new one (the writer
-  // thread, the kit's --sampler) goes to the mock's within 50 ms. Pinned once at 5 s, the session
-  // opens' second on CPU 0 had them beside the loop: 2,624 packets late in the first 1.3 s.
-  const pinned = new Set<string>();
-  const repin = PIN ? setInterval(() => settlePins(child, PIN, pinned), 50) : undefined;
-  if (PIN) pin(child, PIN.threads === 'all' ? PIN.client : PIN.mock);
-  if (PIN?.threads === 'main') pinThread(child.pid as number, PIN.client);
+  const unpin = PIN ? pinClient(child, PIN) : () => undefined;
   if (sampler) sampler.client = child;
   interrupted.stop = () => signalChild(child, 'SIGINT');
   const code = await exited(child, bound_s * 1000);
-  clearInterval(repin);
+  unpin();
   sampler?.stop();
   return code;
 }
@@ -210,6 +158,7 @@ async function churn(out: string): Promise<string> {
   const dir = join(out, 'churn');
   await mkdir(dir, { recursive: true });
   const mock = await startMock(dir, ['--profile', 'nemotron'], ROOT);
+  if (PIN) pinProcess(mock.child.pid, PIN.mock);
   const sampler = new HostSampler(mock.child);
   const code = await kit(
     dir,
@@ -240,7 +189,7 @@ async function steady(out: string): Promise<string> {
   const dir = join(out, 'steady');
   await mkdir(dir, { recursive: true });
   const mock = await startMock(dir, ['--profile', 'nemotron'], ROOT);
-  if (PIN) pin(mock.child, PIN.mock);
+  if (PIN) pinProcess(mock.child.pid, PIN.mock);
   const sampler = new HostSampler(mock.child);
   const code = await kit(
     dir,
@@ -302,6 +251,7 @@ async function http(out: string): Promise<string> {
   const dir = join(out, 'http');
   await mkdir(dir, { recursive: true });
   const stub = await startMock(dir, ['--protocol', 'http', '--stub', 'max-throughput', '--output-length', '100', '--stream-interval', '10'], ROOT, HTTP_LISTENING);
+  if (PIN) pinProcess(stub.child.pid, PIN.mock);
   const code = await kit(dir, ['http', '--url', stub.url, '--rate', String(rate), '--duration', String(seconds), '--warmup-s', String(warmup_s), '--output', join(dir, 'run'), '--quiet', '--allow-unqualified'], seconds + 120);
   const note = await stopMock(stub);
   const s = JSON.parse(await readFile(join(dir, 'run', 'summary.json'), 'utf8')) as { qualified: boolean; requests: { sent: number; completed: number; failed: number }; client: { rss: Rss; late_sends: number; cpu_cores: { total: number }; cpu_us_per_request: number } };

@@ -19,6 +19,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { commandLine, docSection, writeDoc } from './doc';
 import { findPython, hostInfo, hostLine, type HostInfo } from './host';
+import { pinBench } from './pins';
 import { installInterrupts, liveChildren, signalChild } from './processes';
 import { parseOptions, UsageError, type Options } from './pacing/options';
 import { sweep, type RunResult } from './pacing/run-one';
@@ -44,6 +45,7 @@ function checkPrerequisites(options: Options, host: HostInfo): void {
 
 async function main(argv: string[]): Promise<number> {
   const options = parseOptions(argv);
+  if (options.pins) pinBench(options.pins);
   if (options.clients.includes('python')) options.python_bin = findPython(options.python_bin);
   const host = hostInfo(options.python_bin);
   checkPrerequisites(options, host);

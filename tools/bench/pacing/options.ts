@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { parsePins, type Pins } from '../pins';
 import { ROOT } from '../processes';
 
 const DEFAULT_PYTHON_CLIENT = path.resolve(ROOT, '..', 'shared/anchors/python_baseline_client.py');
@@ -25,12 +26,14 @@ export interface Options {
   settle_s: number;
   /** `--stamp-sends`: every mock stamps each frame it sends, and the probe's receive delay (server send stamp to client receive stamp) is in the table. */
   stamp_sends: boolean;
+  /** `--pin C:M`: every client's main thread alone on CPU C, the rest and the mock on CPU M (pins.ts); null without it. */
+  pins: Pins | null;
 }
 
 const USAGE =
   'usage: node --import tsx tools/bench/pacing.ts [--sessions 64,256,512,1024] [--runs 3] [--duration 30] ' +
   '[--clients probe,probe-full,probe-openai,probe-talk,probe-conversation,python] [--out out/bench] [--write-doc docs/performance.md] [--doc-section pacing] ' +
-  '[--python BIN] [--python-client FILE] [--settle 2] [--baseline DIR, with client baseline] [--stamp-sends]';
+  '[--python BIN] [--python-client FILE] [--settle 2] [--baseline DIR, with client baseline] [--stamp-sends] [--pin CLIENT_CPU:MOCK_CPU] [--pin-threads main|all]';
 
 function positiveInt(name: string, text: string, max: number): number {
   const value = Number(text);
@@ -75,6 +78,8 @@ export function parseOptions(argv: string[]): Options {
         baseline: { type: 'string' },
         settle: { type: 'string', default: '2' },
         'stamp-sends': { type: 'boolean', default: false },
+        pin: { type: 'string' },
+        'pin-threads': { type: 'string', default: 'main' },
         help: { type: 'boolean', default: false },
       },
     }));
@@ -89,6 +94,12 @@ export function parseOptions(argv: string[]): Options {
   if ((values.baseline === undefined) !== !values.clients.split(',').map((c) => c.trim()).includes('baseline')) {
     throw new UsageError('client baseline and --baseline DIR (a checkout of the commit to compare with, e.g. a git worktree) go together');
   }
+  let pins: Pins | null;
+  try {
+    pins = parsePins('pacing.ts', values.pin, values['pin-threads']);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   return {
     sessions: [...new Set(sessions)],
     runs: positiveInt('runs', values.runs, 100),
@@ -102,6 +113,7 @@ export function parseOptions(argv: string[]): Options {
     baseline_root: values.baseline === undefined ? undefined : path.resolve(values.baseline),
     settle_s: positiveNumber('settle', values.settle, 60, true),
     stamp_sends: values['stamp-sends'] === true,
+    pins,
   };
 }
 

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { MockStats } from '@duplex-bench/mock-servers';
 import type { RunSummary } from '@duplex-bench/results';
+import { pinClient, pinProcess } from '../pins';
 import { entryOf, killChild, openLog, procCpuSeconds, reapedChildrenCpuSeconds, ROOT, spawnTracked, startMock, stopMock, waitForExit, type Exit, type Mock } from '../processes';
 import type { ClientName, Options } from './options';
 import { fmtCores, fmtMb, fmtMs, round } from './format';
@@ -98,9 +99,11 @@ async function runClient(client: ClientName, options: Options, url: string, sess
   const started_ns = process.hrtime.bigint();
   const reaped_before_s = reapedChildrenCpuSeconds();
   const child = spawnTracked('client', file, args, stdout_fd, stderr_fd, client === 'baseline' ? options.baseline_root : ROOT);
+  const unpin = options.pins ? pinClient(child, options.pins) : () => undefined;
   fs.closeSync(stdout_fd);
   fs.closeSync(stderr_fd);
   let exit = await waitForExit(child, options.duration_s + CLIENT_TIMEOUT_MARGIN_S);
+  unpin();
   const timed_out = exit === null;
   if (timed_out) exit = await killChild(child);
   const wall_s = Number(process.hrtime.bigint() - started_ns) / 1e9;
@@ -190,6 +193,7 @@ async function benchOne(options: Options, run: number, sessions: number, client:
   let mock: Mock;
   try {
     mock = await startMock(dir, mockArgs(client, options.stamp_sends), client === 'baseline' ? options.baseline_root : ROOT);
+    if (options.pins) pinProcess(mock.child.pid, options.pins.mock);
   } catch (err) {
     result.failure = `mock: ${(err as Error).message}`;
     return result;
