@@ -2,10 +2,12 @@
 // of the client, of the mock, and of everything else, sampled from /proc every `every_ms`, on the
 // monotonic clock the kit stamps its packets with (CLOCK_MONOTONIC, the same in every process).
 // A late packet is one whose send started over a packet after its schedule; `stallsOf` joins the
-// late packets of a run into stalls and says, for each, which of those took the cores meanwhile.
+// late packets of a run into stalls and says, for each, which of those took the cores meanwhile,
+// and which other processes of the host (by name) took the most.
 import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { SessionSampleColumns } from '@duplex-bench/metrics';
-import { hostCpuSeconds, procCpuSeconds } from './processes';
+import { CLOCK_TICKS_PER_S, hostCpuSeconds, procCpuSeconds } from './processes';
 
 const NS_PER_S = 1e9;
 
@@ -17,6 +19,8 @@ export interface HostSample {
   client: number;
   mock: number;
   others: number;
+  /** The other processes that took at least 0.05 cores in the interval, by name: `name pid` → cores. */
+  busiest?: Record<string, number>;
 }
 
 /** CPU seconds so far, read at `t_s`: the host's (busy, steal), the client's and the mock's (0 once gone). */
@@ -33,6 +37,8 @@ export class HostSampler {
   readonly samples: HostSample[] = [];
   client: ChildProcess | undefined;
   private last: Reading;
+  /** Every other process's CPU seconds at the last look, by `name pid`. */
+  private lastOthers = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -58,9 +64,39 @@ export class HostSampler {
     const cores = (cpu_s: number) => Math.max(0, cpu_s) / span_s;
     const client = cores(now.client - this.last.client);
     const mock = cores(now.mock - this.last.mock);
-    this.samples.push({ t_s: now.t_s, span_s, steal: cores(now.steal - this.last.steal), client, mock, others: Math.max(0, cores(now.busy - this.last.busy) - client - mock) });
+    const others = otherProcesses(new Set([this.client?.pid, this.mock.pid]));
+    const busiest: Record<string, number> = {};
+    for (const [key, cpu_s] of others) {
+      const before = this.lastOthers.get(key);
+      const c = before === undefined ? 0 : cores(cpu_s - before);
+      if (c >= 0.05) busiest[key] = Math.round(c * 100) / 100;
+    }
+    this.lastOthers = others;
+    const sample: HostSample = { t_s: now.t_s, span_s, steal: cores(now.steal - this.last.steal), client, mock, others: Math.max(0, cores(now.busy - this.last.busy) - client - mock) };
+    this.samples.push(Object.keys(busiest).length > 0 ? { ...sample, busiest } : sample);
     this.last = now;
   }
+}
+
+/**
+ * CPU seconds so far of every process on the host but `skip` (the client and the mock), by
+ * `name pid`; the kernel's own threads are processes here too. 73 stat files take well under a
+ * millisecond to read.
+ */
+function otherProcesses(skip: Set<number | undefined>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || skip.has(Number(entry))) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3 (state)
+      out.set(`${name} ${entry}`, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S);
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return out;
 }
 
 /** A stretch of time in which some packet's send was waiting over a packet past its schedule. */
@@ -73,6 +109,8 @@ export interface Stall {
   client: number;
   mock: number;
   others: number;
+  /** The other processes that took the most in the samples over the stall: `name pid` and mean cores, the top 3. */
+  busiest: string;
 }
 
 /**
@@ -95,12 +133,19 @@ export function stallsOf(sessions: SessionSampleColumns[], samples: HostSample[]
       open.to_s = Math.max(open.to_s, to_s);
       open.late++;
       open.worst_ms = Math.max(open.worst_ms, ms);
-    } else stalls.push({ from_s, to_s, late: 1, worst_ms: ms, steal: 0, client: 0, mock: 0, others: 0 });
+    } else stalls.push({ from_s, to_s, late: 1, worst_ms: ms, steal: 0, client: 0, mock: 0, others: 0, busiest: '' });
   }
   for (const stall of stalls) {
     const over = samples.filter((h) => h.t_s > stall.from_s && h.t_s - h.span_s < stall.to_s);
     const mean = (k: 'steal' | 'client' | 'mock' | 'others') => over.reduce((sum, h) => sum + h[k], 0) / Math.max(1, over.length);
-    Object.assign(stall, { steal: mean('steal'), client: mean('client'), mock: mean('mock'), others: mean('others') });
+    const by = new Map<string, number>();
+    for (const h of over) for (const [key, c] of Object.entries(h.busiest ?? {})) by.set(key, (by.get(key) ?? 0) + c / over.length);
+    const busiest = [...by]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([key, c]) => `${key} ${c.toFixed(2)}`)
+      .join(', ');
+    Object.assign(stall, { steal: mean('steal'), client: mean('client'), mock: mean('mock'), others: mean('others'), busiest });
   }
   return stalls;
 }
@@ -115,11 +160,11 @@ export function meanOf(samples: HostSample[]): Omit<HostSample, 't_s' | 'span_s'
 export function stallTable(stalls: Stall[], samples: HostSample[], first_s: number): string {
   const all = meanOf(samples);
   const f = (x: number) => x.toFixed(2);
-  const rows = stalls.map((s) => `| ${(s.from_s - first_s).toFixed(1)} | ${((s.to_s - s.from_s) * 1000).toFixed(0)} | ${s.late} | ${s.worst_ms.toFixed(0)} | ${f(s.steal)} | ${f(s.client)} | ${f(s.mock)} | ${f(s.others)} |`);
+  const rows = stalls.map((s) => `| ${(s.from_s - first_s).toFixed(1)} | ${((s.to_s - s.from_s) * 1000).toFixed(0)} | ${s.late} | ${s.worst_ms.toFixed(0)} | ${f(s.steal)} | ${f(s.client)} | ${f(s.mock)} | ${f(s.others)} | ${s.busiest || '-'} |`);
   return [
     `stalls (packets over a packet late, joined where their waits overlap), with the cores each took meanwhile (/proc every 100 ms); whole run: steal ${f(all.steal)}, client ${f(all.client)}, mock ${f(all.mock)}, others ${f(all.others)}`,
-    '| from s | ms | late packets | worst ms | steal | client | mock | others |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| from s | ms | late packets | worst ms | steal | client | mock | others | busiest others (name pid cores) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
   ].join('\n');
 }

@@ -73,7 +73,7 @@ export function openLog(file: string): number {
   return fs.openSync(file, 'w');
 }
 
-const CLOCK_TICKS_PER_S = Number(runQuiet('getconf', ['CLK_TCK']) ?? 100) || 100;
+export const CLOCK_TICKS_PER_S = Number(runQuiet('getconf', ['CLK_TCK']) ?? 100) || 100;
 
 /**
  * Two fields of /proc/<pid>/stat (numbered as proc(5) numbers them, from 1) added, in CPU seconds;
