@@ -61,8 +61,19 @@ const { values } = parseArgs({
     sampler: { type: 'boolean', default: false },
   },
 });
+/** Bad usage: one line, exit 2. */
+function usage(message: string): never {
+  process.stderr.write(`error: ${message}\n`);
+  process.exit(2);
+}
 /** `--pin C:M`: the client's CPU and the mock's, or none (pins.ts). */
-const PIN = parsePins('long-run.ts', values.pin, values['pin-threads']);
+const PIN = (() => {
+  try {
+    return parsePins('long-run.ts', values.pin, values['pin-threads']);
+  } catch (err) {
+    return usage((err as Error).message);
+  }
+})();
 if (PIN) pinBench(PIN);
 /** The kit's bundle under test: a copy of an older build's `dist/` compares two commits on one mock build. */
 const BIN = values.bin;
@@ -154,7 +165,7 @@ async function churn(out: string): Promise<string> {
   const run_for = Number(values['run-for']);
   const process_ = values.arrivals;
   const duration = `${values.durations}:${mean_s}`;
-  if (!['poisson', 'constant'].includes(process_) || !['exp', 'fixed'].includes(values.durations)) throw new Error('long-run.ts: --arrivals poisson|constant, --durations exp|fixed');
+  if (!['poisson', 'constant'].includes(process_) || !['exp', 'fixed'].includes(values.durations)) usage('long-run.ts: --arrivals poisson|constant, --durations exp|fixed');
   const dir = join(out, 'churn');
   await mkdir(dir, { recursive: true });
   const mock = await startMock(dir, ['--profile', 'nemotron'], ROOT);
@@ -270,7 +281,7 @@ async function main(): Promise<void> {
   const report = [`host: ${hostLine(hostInfo(undefined))}`];
   const loads = values.load === 'both' ? ['churn', 'http'] : values.load.split(',');
   const known: Record<string, (out: string) => Promise<string>> = { steady, churn, http };
-  for (const load of loads) if (!(load in known)) throw new Error(`long-run.ts: --load takes ${Object.keys(known).join(', ')}, both, or a comma list, not ${load}`);
+  for (const load of loads) if (!(load in known)) usage(`long-run.ts: --load takes ${Object.keys(known).join(', ')}, both, or a comma list, not ${load}`);
   for (const load of loads) {
     if (interrupted.now) break;
     report.push(await known[load](out));
@@ -279,4 +290,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${report.join('\n\n')}\n`);
 }
 
-void main();
+main().catch((err: Error) => {
+  process.stderr.write(`error: long-run.ts: ${err.message}\n`);
+  process.exit(1);
+});
