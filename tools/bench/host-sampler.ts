@@ -5,9 +5,9 @@
 // late packets of a run into stalls and says, for each, which of those took the cores meanwhile,
 // and which other processes of the host (by name) took the most.
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import type { SessionSampleColumns } from '@duplex-bench/metrics';
-import { CLOCK_TICKS_PER_S, hostCpuSeconds, procCpuSeconds } from './processes';
+import { CLOCK_TICKS_PER_S, hostCpuSeconds, procCpuSeconds, readStat } from './processes';
 
 const NS_PER_S = 1e9;
 
@@ -78,23 +78,13 @@ export class HostSampler {
   }
 }
 
-/**
- * CPU seconds so far of every process on the host but `skip` (the client and the mock), by
- * `name pid`; the kernel's own threads are processes here too. 73 stat files take well under a
- * millisecond to read.
- */
+/** CPU seconds so far of every process on the host but `skip` (the client and the mock), by `name pid`; the kernel's own threads are processes here too. */
 function otherProcesses(skip: Set<number | undefined>): Map<string, number> {
   const out = new Map<string, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || skip.has(Number(entry))) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3 (state)
-      out.set(`${name} ${entry}`, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S);
-    } catch {
-      // Gone between the listing and the read.
-    }
+    const stat = readStat(entry); // null: gone between the listing and the read
+    if (stat) out.set(`${stat.name} ${entry}`, (Number(stat.fields[11]) + Number(stat.fields[12])) / CLOCK_TICKS_PER_S);
   }
   return out;
 }

@@ -33,6 +33,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { decodeSamples } from '@duplex-bench/metrics';
+import type { RunSummary } from '@duplex-bench/results';
 import { hostInfo, hostLine } from './host';
 import { HostSampler, stallsOf, stallTable } from './host-sampler';
 import { parsePins, pinBench, pinClient, pinProcess, pinsLine } from './pins';
@@ -219,7 +220,7 @@ async function steady(out: string): Promise<string> {
     cpu_us_per_packet: number;
     cpu_cores: { total: number };
     sessions: { completed: number; incomplete: number };
-    stalls?: { count: number; by_cause: Record<string, number>; list: Array<{ t_s: number; ms: number; cause: string }> };
+    stalls?: RunSummary['stalls'];
   };
   const samples = decodeSamples(await readFile(join(dir, 'run', 'samples.msgpack')));
   const [second, last] = p99By(samples, [
@@ -238,7 +239,7 @@ async function steady(out: string): Promise<string> {
 }
 
 /** The kit's `--sampler` account: how many loop stalls, by cause, and the longest ten. */
-function loopStalls(st: { count: number; by_cause: Record<string, number>; list: Array<{ t_s: number; ms: number; cause: string }> }): string {
+function loopStalls(st: NonNullable<RunSummary['stalls']>): string {
   const causes = Object.entries(st.by_cause)
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${k} ${n}`)
@@ -247,7 +248,7 @@ function loopStalls(st: { count: number; by_cause: Record<string, number>; list:
     .sort((a, b) => b.ms - a.ms)
     .slice(0, 10)
     .map((x) => `${x.ms.toFixed(0)} ms ${x.cause} at ${x.t_s} s`);
-  return `loop stalls over 50 ms (the kit's --sampler): ${st.count}${causes ? ` (${causes})` : ''}${longest.length ? `; longest: ${longest.join(', ')}` : ''}`;
+  return `loop stalls over ${st.threshold_ms} ms (the kit's --sampler): ${st.count}${causes ? ` (${causes})` : ''}${longest.length ? `; longest: ${longest.join(', ')}` : ''}`;
 }
 
 async function lines(file: string): Promise<number> {

@@ -35,15 +35,7 @@ export function parsePins(tool: string, pin: string | undefined, threads = 'main
  */
 export function pinBench(p: Pins): void {
   pinProcess(process.pid, p.mock);
-  for (const tid of threadsOf(process.pid)) {
-    let kids: string[] = [];
-    try {
-      kids = readFileSync(`/proc/${process.pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-    } catch {
-      continue;
-    }
-    for (const kid of kids) pinProcess(Number(kid), p.mock);
-  }
+  for (const tid of threadsOf(process.pid)) for (const kid of childrenOf(process.pid, tid)) pinProcess(Number(kid), p.mock);
 }
 
 /** What a table's heading says of the pins. */
@@ -66,30 +58,37 @@ export function pinProcess(pid: number | undefined, cpu: string): void {
 export function pinClient(child: ChildProcess, p: Pins): () => void {
   const pid = child.pid as number;
   pinProcess(pid, p.threads === 'all' ? p.client : p.mock);
-  if (p.threads === 'main') spawnSync('taskset', ['-cp', p.client, String(pid)]);
+  if (p.threads === 'main') pinThread(pid, p.client);
   const done = new Set<string>(threadsOf(pid));
   const timer = setInterval(() => {
-    let kids: string[] = [];
-    let tids: string[] = [];
-    try {
-      kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-      tids = p.threads === 'main' ? threadsOf(pid) : [];
-    } catch {
-      return;
-    }
-    for (const kid of kids) {
+    for (const kid of childrenOf(pid, pid)) {
       if (done.has(`process ${kid}`)) continue;
       done.add(`process ${kid}`);
-      spawnSync('taskset', ['-a', '-cp', p.mock, kid]);
+      pinProcess(Number(kid), p.mock);
     }
+    if (p.threads === 'all') return;
     // The threads there at the start were moved with the process; each later one is moved once.
-    for (const tid of tids) {
+    for (const tid of threadsOf(pid)) {
       if (done.has(tid)) continue;
       done.add(tid);
-      spawnSync('taskset', ['-cp', p.mock, tid]);
+      pinThread(tid, p.mock);
     }
   }, 50);
   return () => clearInterval(timer);
+}
+
+/** Binds one thread (its id) to `cpu`. */
+function pinThread(tid: number | string, cpu: string): void {
+  spawnSync('taskset', ['-cp', cpu, String(tid)]);
+}
+
+/** The processes one thread of `pid` started (/proc/PID/task/TID/children); none once it is gone. */
+function childrenOf(pid: number, tid: number | string): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  } catch {
+    return [];
+  }
 }
 
 /** A process's thread ids (/proc/PID/task); none once it is gone. */

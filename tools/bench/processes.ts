@@ -76,18 +76,22 @@ export function openLog(file: string): number {
 export const CLOCK_TICKS_PER_S = Number(runQuiet('getconf', ['CLK_TCK']) ?? 100) || 100;
 
 /**
- * Two fields of /proc/<pid>/stat (numbered as proc(5) numbers them, from 1) added, in CPU seconds;
- * null when the file cannot be read (the process is gone).
+ * A process's /proc/<pid>/stat: its name (the command, in parentheses there) and the fields after it,
+ * `fields[0]` being field 3 (state) as proc(5) numbers them; null when it cannot be read (gone).
  */
-function statSeconds(pid: number | 'self' | undefined, a: number, b: number): number | null {
-  if (pid === undefined) return null;
+export function readStat(pid: number | string): { name: string; fields: string[] } | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3 (state)
-    return (Number(fields[a - 3]) + Number(fields[b - 3])) / CLOCK_TICKS_PER_S;
+    return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
   } catch {
     return null;
   }
+}
+
+/** Two fields of /proc/<pid>/stat (numbered from 1, as proc(5) does) added, in CPU seconds; null when the process is gone. */
+function statSeconds(pid: number | 'self' | undefined, a: number, b: number): number | null {
+  const stat = pid === undefined ? null : readStat(pid);
+  return stat === null ? null : (Number(stat.fields[a - 3]) + Number(stat.fields[b - 3])) / CLOCK_TICKS_PER_S;
 }
 
 /** User + system CPU seconds of a live child (utime, stime); null when unreadable. */

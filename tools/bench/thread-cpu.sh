@@ -1,47 +1,49 @@
-#!/usr/bin/env bash
-# The client's CPU split by thread, and how often its loop's thread was preempted, over a window of
-# one pacing run: the main thread (the loop) against all the others (the collector's helpers, the
-# trace writer), from /proc/PID/task/*/stat, and the main thread's context switches from
-# /proc/PID/status. Every other argument goes to pacing.ts (one run of one client).
+#!/bin/bash
+# CPU of each thread of the probe in one run: a nemotron model mock that answers the built-in
+# conversation, then `run --concurrency N --duration S [probe args]` of this checkout's compiled kit
+# (`npm run build` first), its threads' utime + stime read from /proc/PID/task every 0.5 s and the
+# last reading of each printed: the main thread (the loop), the threads at nice 10 (the voice
+# activity thread and the trace writer) and V8's and libuv's helpers; then CPU per packet cycle.
 #
-#   tools/bench/thread-cpu.sh [--from S] [--window S] -- --sessions 512 --duration 30 --clients probe [--pin 0:1]
+#   tools/bench/thread-cpu.sh SESSIONS DURATION_S [probe args, e.g. --conversation default]
 #
-# Prints one line: main and other threads in cores over the window, and context switches a second.
+# The mock is stopped by its PID; everything talks on 127.0.0.1; the run is bounded by `timeout`.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-from=8
-window=20
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --from) from=$2; shift 2 ;;
-    --window) window=$2; shift 2 ;;
-    --) shift; break ;;
-    *) echo "thread-cpu.sh: unknown option $1 (options before --: --from S --window S)" >&2; exit 2 ;;
-  esac
+N=${1:?usage: thread-cpu.sh SESSIONS DURATION_S [probe args]}
+DURATION=${2:?duration}
+shift 2
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=$(mktemp -d)
+cd "$ROOT"
+node dist/duplex-bench.js serve --profile nemotron --conversation default --respond-after-ms 400 --stop-after-ms 200 --port 0 > "$OUT/mock.log" 2>&1 &
+MOCK=$!
+trap 'kill $MOCK 2>/dev/null || true' EXIT
+URL=
+for _ in $(seq 100); do URL=$(grep -o 'ws://[^ ]*' "$OUT/mock.log" | head -1 || true); [ -n "$URL" ] && break; sleep 0.1; done
+[ -n "$URL" ] || { echo "thread-cpu.sh: the mock did not listen" >&2; exit 1; }
+timeout $((DURATION + 120)) node dist/duplex-bench.js run --url "$URL" --concurrency "$N" --duration "$DURATION" \
+  --output "$OUT/run" --quiet "$@" > /dev/null 2>&1 &
+TIMEOUT=$!
+# The probe is timeout's child.
+PROBE=
+for _ in $(seq 100); do PROBE=$(pgrep -P $TIMEOUT -n || true); [ -n "$PROBE" ] && break; sleep 0.05; done
+[ -n "$PROBE" ] || { echo "thread-cpu.sh: the probe did not start" >&2; exit 1; }
+declare -A last
+while kill -0 $PROBE 2>/dev/null; do
+  for task in /proc/$PROBE/task/*; do
+    stat=$(cat "$task/stat" 2>/dev/null) || continue
+    fields=(${stat##*) })
+    # After the command name: field 12 is utime, 13 stime, 17 nice (stat(5), counted from state = 1).
+    last[${task##*/}]="$(( fields[11] + fields[12] )) ${fields[16]}"
+  done
+  sleep 0.5
 done
-out=$(mktemp -d)
-node --import tsx tools/bench/pacing.ts --runs 1 --out "$out" "$@" > "$out/pacing.md" 2>&1 &
-bench=$!
-trap 'kill -INT $bench 2>/dev/null || true' INT TERM
-pid=""
-for _ in $(seq 300); do
-  pid=$(pgrep -P "$bench" -f "duplex-bench.js run" | head -1 || true)
-  [ -n "$pid" ] && break
-  sleep 0.1
-done
-[ -n "$pid" ] || { echo "thread-cpu.sh: no client process started within 30 s (see $out/pacing.md)" >&2; wait $bench || true; exit 1; }
-sleep "$from"
-ticks() { for t in /proc/"$pid"/task/*; do awk -v tid="$(basename "$t")" '{ print tid, $14 + $15 }' "$t/stat" 2>/dev/null || true; done; }
-switches() { awk '/^voluntary_ctxt_switches/ { v = $2 } /^nonvoluntary_ctxt_switches/ { n = $2 } END { print v, n }' /proc/"$pid"/status; }
-a=$(ticks); sa=$(switches)
-sleep "$window"
-b=$(ticks); sb=$(switches)
-wait $bench || true
-hz=$(getconf CLK_TCK)
-awk -v pid="$pid" -v hz="$hz" -v w="$window" -v sa="$sa" -v sb="$sb" -v out="$out" '
-  FNR == NR { before[$1] = $2; next }
-  { d = $2 - before[$1]; if ($1 == pid) main += d; else rest += d }
-  END {
-    split(sa, x, " "); split(sb, y, " ")
-    printf "main thread %.2f cores, other threads %.2f cores, main thread switches %.0f/s voluntary, %.0f/s involuntary (over %s s; pacing output in %s)\n", main / hz / w, rest / hz / w, (y[1] - x[1]) / w, (y[2] - x[2]) / w, w, out
-  }' <(echo "$a") <(echo "$b")
+wait $TIMEOUT || true
+ticks=$(getconf CLK_TCK)
+for tid in "${!last[@]}"; do
+  read -r t nice <<< "${last[$tid]}"
+  [ "$t" -gt 0 ] || continue
+  role=helper; [ "$tid" = "$PROBE" ] && role=main; [ "$nice" -gt 0 ] && role="nice $nice"
+  printf '%7.2f s  %-8s tid %s\n' "$(echo "scale=2; $t / $ticks" | bc)" "$role" "$tid"
+done | sort -nr
+python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print('qualified', s['qualified'], ' ', s['cpu_us_per_packet'], 'us per packet cycle (all threads),', s['packets']['sent'], 'packets')" "$OUT/run/summary.json"
