@@ -92,6 +92,8 @@ if (plan === 'fail') {
 `;
 
 describe('launchHttpProcesses', () => {
+  // These start real Node processes through tsx (1.5 s alone): more than jest's 5 s with the other suites beside them.
+  jest.setTimeout(20_000);
   let dir: string;
   // The children inherit this environment: a key set in it would hide where theirs comes from.
   const key = process.env.OPENAI_API_KEY;
