@@ -1,7 +1,9 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --min-semi-space-size=16
 // `duplex-bench`: every command of the kit, with its exact exit status (0, 1, 2, 3, 130).
 // It runs the compiled JavaScript in dist/ (`npm run build`); inside a checkout that has no dist/
 // yet it builds it first (the build's own lines go to stderr, so stdout stays the command's).
+// The first line's Node flags are the kit's (KIT_NODE_FLAGS in libs/launcher): `node bin/duplex-bench.js`
+// without them runs the same commands, with V8's own sizing of the young generation.
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 

@@ -18,7 +18,7 @@
  *                                             [--arrivals poisson|constant] [--durations exp|fixed]
  *                                             [--sessions 512] [--steady-s 3600]
  *                                             [--http-rate 2000] [--http-s 300] [--warmup-s 60] [--out DIR]
- *                                             [--bin dist/duplex-bench.js] [--node-flags=--min-semi-space-size=16]
+ *                                             [--bin dist/duplex-bench.js] [--node-flags=FLAGS (default: the kit's)]
  *                                             [--pin CLIENT_CPU:MOCK_CPU] [--pin-threads main|all] [--sampler]
  *
  * `--pin 0:1` gives the client's loop CPU 0 to itself and puts everything else on CPU 1 (pins.ts);
@@ -37,7 +37,7 @@ import type { RunSummary } from '@duplex-bench/results';
 import { hostInfo, hostLine } from './host';
 import { HostSampler, stallsOf, stallTable } from './host-sampler';
 import { parsePins, pinBench, pinClient, pinProcess, pinsLine } from './pins';
-import { exited, HTTP_LISTENING, installInterrupts, openLog, ROOT, signalChild, spawnTracked, startMock, stopMock } from './processes';
+import { exited, HTTP_LISTENING, installInterrupts, kitFlagsOf, openLog, ROOT, signalChild, spawnTracked, startMock, stopMock } from './processes';
 
 /** This checkout's compiled kit, the bundle run unless `--bin` names another. */
 const CHECKOUT_BIN = join(ROOT, 'dist', 'duplex-bench.js');
@@ -56,7 +56,8 @@ const { values } = parseArgs({
     'warmup-s': { type: 'string', default: '60' },
     out: { type: 'string', default: join('out', 'long-run') },
     bin: { type: 'string', default: CHECKOUT_BIN },
-    'node-flags': { type: 'string', default: '' },
+    // The kit's own (its executable's first line), as its users run it; `--node-flags=` for none.
+    'node-flags': { type: 'string', default: kitFlagsOf(ROOT).join(' ') },
     pin: { type: 'string' },
     'pin-threads': { type: 'string', default: 'main' },
     sampler: { type: 'boolean', default: false },

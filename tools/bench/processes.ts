@@ -159,7 +159,19 @@ function awaitListening(child: ChildProcess, log_fd: number, listening: RegExp):
  */
 export function entryOf(root: string, source: string): string[] {
   const built = path.join(root, 'dist', 'duplex-bench.js');
-  return fs.existsSync(built) ? [built] : ['--import', 'tsx', path.join(root, source)];
+  return [...kitFlagsOf(root), ...(fs.existsSync(built) ? [built] : ['--import', 'tsx', path.join(root, source)])];
+}
+
+/**
+ * The Node flags a checkout's executable starts with (its first line, `#!/usr/bin/env -S node
+ * FLAGS`), so each build runs as its users run it; none for a checkout from before it had any.
+ */
+export function kitFlagsOf(root: string): string[] {
+  const bin = path.join(root, 'bin', 'duplex-bench.js');
+  if (!fs.existsSync(bin)) return [];
+  const first = fs.readFileSync(bin, 'utf8').split('\n')[0];
+  const m = /^#!\/usr\/bin\/env -S node\s+(.*)$/.exec(first);
+  return m ? m[1].trim().split(/\s+/) : [];
 }
 
 export async function startMock(dir: string, args: string[] = [], root = ROOT, listening = WS_LISTENING): Promise<Mock> {

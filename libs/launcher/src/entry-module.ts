@@ -12,7 +12,18 @@ export function entryModule(dir: string, source: string, built: string): string 
   return FROM_SOURCES ? join(dir, `${source}.ts`) : join(__dirname, `${built}.js`);
 }
 
-/** Node flags a child process needs to run `module`: tsx for a `.ts` source, none for built JavaScript. */
+/**
+ * V8 flags every process of the kit starts with: the young generation fixed at its largest size
+ * (16 MiB semi-spaces, V8's default maximum) instead of grown and shrunk by V8. With V8's sizing a
+ * 256-session run marked its old generation about every half second (37 mark-compacts in 30 s
+ * against 3) and a packet cycle cost 1.12× the CPU (docs/performance.md, "The young generation
+ * fixed at 16 MiB"). Node reads them only at start: the executable's first line
+ * (`bin/duplex-bench.js`), the image's entry point and the nx targets carry them too
+ * (entry-module.spec.ts checks).
+ */
+export const KIT_NODE_FLAGS: readonly string[] = ['--min-semi-space-size=16'];
+
+/** Node flags a child process of the kit starts with to run `module`: the kit's own, and tsx for a `.ts` source. */
 export function nodeFlagsFor(module: string): string[] {
-  return module.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  return module.endsWith('.ts') ? [...KIT_NODE_FLAGS, '--import', 'tsx'] : [...KIT_NODE_FLAGS];
 }

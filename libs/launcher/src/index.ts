@@ -8,7 +8,7 @@ export type { CpuPlan } from './cpu-plan';
 
 export { ProcessPool, serveTasks } from './process-pool';
 export type { ProcessPoolOptions } from './process-pool';
-export { entryModule, nodeFlagsFor } from './entry-module';
+export { entryModule, KIT_NODE_FLAGS, nodeFlagsFor } from './entry-module';
 export { runNodeScript } from './run-process';
 export type { ScriptExit } from './run-process';
 export type { RunningProcess } from './run-process';

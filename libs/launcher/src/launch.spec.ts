@@ -3,6 +3,7 @@ import { execFile, fork } from 'node:child_process';
 import { ManualTimers, settle } from '@duplex-bench/pacer/testing';
 import { CHILD_ENV, decodeMessage, encodeMessage, type FromChild, type ToChild } from './ipc';
 import { Launcher, pinProcess, type LaunchOptions } from './launch';
+import { KIT_NODE_FLAGS } from './entry-module';
 import type { CpuPlan } from './cpu-plan';
 
 // The edge faked: processes. Each forked child is a FakeChild the case drives (its messages, stderr
@@ -90,7 +91,7 @@ describe('Launcher', () => {
     for (const [i, [module, args, options]] of forkMock.mock.calls.entries()) {
       expect(module).toBe('/kit/libs/run/src/child.ts');
       expect(args).toEqual(['run', '--shard', `${i}/2`]);
-      expect(options).toMatchObject({ execArgv: ['--import', 'tsx'], serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+      expect(options).toMatchObject({ execArgv: [...KIT_NODE_FLAGS, '--import', 'tsx'], serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
       // The launcher's environment, with the options' added over it.
       expect(options.env).toMatchObject({ ...process.env, OPENAI_API_KEY: 'sk-secret', PATH: '/opt/kit/bin', [CHILD_ENV]: String(i) });
     }
@@ -103,10 +104,10 @@ describe('Launcher', () => {
     await running;
   });
 
-  it('needs no flag for a built child module', async () => {
+  it("starts a built child module with the kit's flags alone", async () => {
     const { l } = launcher(1, { module: '/kit/dist/child.js' });
     const running = l.run();
-    expect(forkMock.mock.calls[0][2].execArgv).toEqual([]);
+    expect(forkMock.mock.calls[0][2].execArgv).toEqual([...KIT_NODE_FLAGS]);
     children[0].exit(1);
     await running;
   });
