@@ -1,4 +1,4 @@
-import { parseShard, shardSessions, startAtGate } from './shard';
+import { clockPair, parseShard, shardSessions, startAtGate } from './shard';
 
 describe('shards', () => {
   it('parses I/N and refuses an index past the count', () => {
@@ -22,5 +22,17 @@ describe('shards', () => {
     const clock = { now_s: () => 500 };
     expect(startAtGate(10_250, clock, () => 10_000)).toEqual({ gate_s: 500.25, late_ms: 0, pair: { monotonic_s: 500, epoch_ms: 10_000 } });
     expect(startAtGate(10_000, clock, () => 10_040)).toMatchObject({ late_ms: 40 });
+  });
+
+  it('pairs the monotonic clock with the middle of the narrowest wall readings around it', () => {
+    // Monotonic reads 10, 11, 12 s…; the first try is preempted (2 ms between its wall reads), the second is not.
+    let t = 10;
+    const clock = { now_s: () => t++ };
+    const walls = [1000, 1002, 2000.1, 2000.3, 3000, 3000.5, 4000, 4001, 5000, 5000.4];
+    let w = 0;
+    const pair = clockPair(clock, () => walls[w++]);
+    expect(pair.monotonic_s).toBe(11);
+    expect(pair.epoch_ms).toBeCloseTo(2000.2, 9);
+    expect(w).toBe(10);
   });
 });
