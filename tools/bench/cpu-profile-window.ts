@@ -8,6 +8,8 @@
  *
  * MARKER `-` takes the whole profile; --by-package adds self time by where the code lives
  * (node internals, ws, rxjs, hdr-histogram-js, each of our libs), idle and GC apart.
+ * --gc-by-window S adds, for every S seconds of the whole profile from its start, the samples'
+ * time in the garbage collector and out of idle (ms): how GC moves over a run.
  */
 import { readFileSync } from 'node:fs';
 
@@ -23,11 +25,18 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const args = process.argv.slice(2).filter((a) => a !== '--by-package');
-const byPackage = process.argv.includes('--by-package');
+const argv = process.argv.slice(2);
+const gcAt = argv.indexOf('--gc-by-window');
+const gcWindow_s = gcAt >= 0 ? Number(argv[gcAt + 1]) : null;
+if (gcWindow_s !== null && !(gcWindow_s > 0)) {
+  process.stderr.write(`--gc-by-window must be a number of seconds > 0, got "${argv[gcAt + 1] ?? ''}"\n`);
+  process.exit(2);
+}
+const args = argv.filter((a, i) => a !== '--by-package' && !(gcAt >= 0 && (i === gcAt || i === gcAt + 1)));
+const byPackage = argv.includes('--by-package');
 const [file, marker, windowArg] = args;
 if (!file || !marker) {
-  process.stderr.write('usage: cpu-profile-window.ts FILE.cpuprofile MARKER [WINDOW_MS=600]\n');
+  process.stderr.write('usage: cpu-profile-window.ts FILE.cpuprofile MARKER [WINDOW_MS=600] [--by-package] [--gc-by-window S]\n');
   process.exit(2);
 }
 const window_us = marker === '-' ? Infinity : Number(windowArg ?? 600) * 1000;
@@ -78,3 +87,18 @@ const pkgRows = byPackage
   ? ['', `by package, of ${(busy_us / 1000).toFixed(1)} ms busy:`, ...[...packages].sort((a, b) => b[1] - a[1]).map(([k, us]) => `${(us / 1000).toFixed(1).padStart(8)} ms  ${k === '(idle)' ? '' : `${((100 * us) / busy_us).toFixed(1).padStart(5)}%  `}${k}`)]
   : [];
 console.log([`${span}; ${(total_us / 1000).toFixed(1)} ms sampled (idle included)`, ...rows, ...pkgRows].join('\n'));
+
+if (gcWindow_s !== null) {
+  const gc: number[] = [];
+  const busy: number[] = [];
+  for (let i = 0; i < profile.samples.length; i++) {
+    const dt = (times[i + 1] ?? times[i]) - times[i];
+    const w = Math.floor((times[i] - profile.startTime) / (gcWindow_s * 1e6));
+    const name = (byId.get(profile.samples[i]) as ProfileNode).callFrame.functionName;
+    if (name === '(garbage collector)') gc[w] = (gc[w] ?? 0) + dt;
+    if (name !== '(idle)') busy[w] = (busy[w] ?? 0) + dt;
+  }
+  const lines = ['', `by ${gcWindow_s} s window from the profile's start: GC ms, busy ms (idle left out)`];
+  for (let w = 0; w < busy.length; w++) lines.push(`${(w * gcWindow_s).toFixed(1).padStart(7)} s  ${((gc[w] ?? 0) / 1000).toFixed(1).padStart(8)} ms GC  ${((busy[w] ?? 0) / 1000).toFixed(1).padStart(8)} ms busy`);
+  console.log(lines.join('\n'));
+}

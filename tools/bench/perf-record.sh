@@ -13,6 +13,7 @@
 # Needs Linux perf (Debian: linux-perf) and permission to sample (root, or perf_event_paranoid <= 1).
 # Only processes this script starts are sampled or signalled, by PID; everything talks on 127.0.0.1.
 set -euo pipefail
+. "$(dirname "$0")/kit.sh"
 OUT=${1:?usage: perf-record.sh OUT_DIR [SESSIONS] [DURATION_S] [FROM_S] [WINDOW_S] [CHECKOUT]}
 N=${2:-512}
 DURATION=${3:-16}
@@ -23,17 +24,12 @@ if (( $(echo "$FROM + $WINDOW >= $DURATION" | bc) )); then echo "error: FROM_S +
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 cd "$ROOT"
-# A checkout's compiled kit when it has one (npm run build), else its sources through tsx.
-if [ -f dist/duplex-bench.js ]; then KIT=(dist/duplex-bench.js); MOCK_KIT=(dist/duplex-bench.js); else KIT=(--import tsx apps/probe/src/main.ts); MOCK_KIT=(--import tsx apps/mock/src/main.ts); fi
-
-node --perf-basic-prof "${MOCK_KIT[@]}" serve --host 127.0.0.1 --port 0 --stats-output "$OUT/mock-stats.json" >"$OUT/mock.out" 2>"$OUT/mock.err" &
-MOCK=$!
+start_mock "$OUT" "$ROOT" --perf-basic-prof -- --stats-output "$OUT/mock-stats.json" || exit 1
+MOCK=$MOCK_PID
 trap 'kill -INT $MOCK 2>/dev/null || true' EXIT
-for _ in $(seq 100); do grep -q 'ws://' "$OUT/mock.out" 2>/dev/null && break; sleep 0.1; done
-URL=$(grep -o 'ws://[^ ]*' "$OUT/mock.out" | head -1)
-[ -n "$URL" ] || { echo "error: the mock did not start (see $OUT/mock.err)" >&2; exit 1; }
 
-node --perf-basic-prof "${KIT[@]}" run --url "$URL" --concurrency "$N" --duration "$DURATION" --output "$OUT/run" --quiet >"$OUT/probe.out" 2>&1 &
+# shellcheck disable=SC2046
+node --perf-basic-prof $(kit_words "$ROOT" probe) run --url "$MOCK_URL" --concurrency "$N" --duration "$DURATION" --output "$OUT/run" --quiet >"$OUT/probe.out" 2>&1 &
 PROBE=$!
 sleep "$FROM"
 perf record -q -e cpu-clock -F 2000 -g -p "$PROBE" -o "$OUT/probe.data" -- sleep "$WINDOW" >/dev/null 2>&1 &

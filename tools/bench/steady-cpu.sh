@@ -7,10 +7,11 @@
 #   tools/bench/steady-cpu.sh SESSIONS PAIRS PROBE_A MOCK_A PROBE_B MOCK_B [DURATION_S=16] [FROM_S=5] [WINDOW_S=8]
 #
 # PROBE_* and MOCK_* are checkouts (a git worktree of another commit, node_modules linked in), each
-# run as its compiled kit when it is built (dist/duplex-bench.js), else through tsx; the
-# same checkout on both sides of one process compares the other. Only processes started here are
-# signalled, by PID; everything talks on 127.0.0.1.
+# run as its compiled kit when it is built (dist/duplex-bench.js), else through tsx, with the Node
+# flags of its own executable (kit.sh); the same checkout on both sides of one process compares the
+# other. Only processes started here are signalled, by PID; everything talks on 127.0.0.1.
 set -euo pipefail
+. "$(dirname "$0")/kit.sh"
 N=${1:?usage: steady-cpu.sh SESSIONS PAIRS PROBE_A MOCK_A PROBE_B MOCK_B [DURATION_S] [FROM_S] [WINDOW_S]}
 PAIRS=${2:?}
 PROBE_A=$(cd "${3:?}" && pwd)
@@ -25,21 +26,12 @@ TICK_US=$((1000000 / $(getconf CLK_TCK)))
 
 ticks() { awk '{ s += $14 + $15 } END { print s }' /proc/"$1"/task/*/stat 2>/dev/null; }
 
-# A checkout's compiled kit when it is built (npm run build), else its sources through tsx.
-kit() { # root app(probe|mock) -> the command's words
-  if [ -f "$1/dist/duplex-bench.js" ]; then echo "node $1/dist/duplex-bench.js"; else echo "node --import tsx $1/apps/$2/src/main.ts"; fi
-}
-
 run_one() { # probe_root mock_root -> "probe_us mock_us"
   local probe=$1 mock=$2
+  start_mock "$OUT" "$mock" || exit 1
+  local m=$MOCK_PID url=$MOCK_URL
   # shellcheck disable=SC2046
-  (cd "$mock" && exec $(kit "$mock" mock) serve --host 127.0.0.1 --port 0 >"$OUT/mock.out" 2>"$OUT/mock.err") &
-  local m=$!
-  for _ in $(seq 100); do grep -q 'ws://' "$OUT/mock.out" 2>/dev/null && break; sleep 0.1; done
-  local url
-  url=$(grep -o 'ws://[^ ]*' "$OUT/mock.out" | head -1)
-  # shellcheck disable=SC2046
-  (cd "$probe" && exec $(kit "$probe" probe) run --url "$url" --concurrency "$N" --duration "$DURATION" --output "$OUT/run" --quiet >"$OUT/probe.out" 2>&1) &
+  (cd "$probe" && exec node $(kit_words "$probe" probe) run --url "$url" --concurrency "$N" --duration "$DURATION" --output "$OUT/run" --quiet >"$OUT/probe.out" 2>&1) &
   local p=$!
   sleep "$FROM"
   local p1 m1 p2 m2

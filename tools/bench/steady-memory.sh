@@ -1,6 +1,7 @@
 #!/bin/bash
 # Memory of a steady run: a native nemotron mock and `run --concurrency N --duration S --trace off`
-# from one checkout's compiled kit (`npm run build` there first), then the run's `rss` block (growth
+# from one checkout's compiled kit (`npm run build` there first; both with its executable's Node
+# flags, kit.sh), then the run's `rss` block (growth
 # per minute after --warmup-s, and over its second half), peak RSS, CPU per packet cycle, GC pauses.
 # Two builds are compared by giving two checkouts (a git worktree of another commit, node_modules
 # linked in): they run one after the other, A then B, PAIRS times, alternating which goes first.
@@ -9,6 +10,7 @@
 #
 # The mock is stopped by its PID; everything talks on 127.0.0.1; each run is bounded by `timeout`.
 set -euo pipefail
+. "$(dirname "$0")/kit.sh"
 A=$(cd "${1:?usage: steady-memory.sh CHECKOUT_A [CHECKOUT_B] [SESSIONS] [DURATION_S] [PAIRS]}" && pwd)
 B=${2:-}
 [ -n "$B" ] && B=$(cd "$B" && pwd)
@@ -20,20 +22,10 @@ OUT=$(mktemp -d)
 run_one() { # checkout label
   local root=$1 dir="$OUT/$2"
   mkdir -p "$dir"
-  node "$root/dist/duplex-bench.js" serve --profile nemotron --host 127.0.0.1 --port 0 >"$dir/mock.log" 2>&1 &
-  local mock=$!
-  local url=""
-  for _ in $(seq 1 100); do
-    url=$(grep -o 'ws://[^ ]*' "$dir/mock.log" | head -1 || true)
-    [ -n "$url" ] && break
-    sleep 0.1
-  done
-  if [ -z "$url" ]; then
-    kill "$mock" 2>/dev/null || true
-    echo "$2: the mock did not start" >&2
-    return 1
-  fi
-  timeout $((DURATION + 300)) node "$root/dist/duplex-bench.js" run --url "$url" --concurrency "$N" --duration "$DURATION" \
+  start_mock "$dir" "$root" -- --profile nemotron || { echo "$2: the mock did not start" >&2; return 1; }
+  local mock=$MOCK_PID url=$MOCK_URL
+  # shellcheck disable=SC2046
+  timeout $((DURATION + 300)) node $(kit_words "$root" probe) run --url "$url" --concurrency "$N" --duration "$DURATION" \
     --warmup-s 60 --trace off --output "$dir/run" --quiet --allow-unqualified >"$dir/run.log" 2>&1 || true
   kill "$mock" 2>/dev/null || true
   wait "$mock" 2>/dev/null || true

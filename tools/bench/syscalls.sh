@@ -2,14 +2,15 @@
 # The probe's system calls and context switches per packet cycle, steady state: a probe and its
 # append-echo mock from CHECKOUT, then `perf stat` on the probe's process (all threads) for
 # WINDOW_S seconds from FROM_S after it starts (connects and JIT warm-up left out). Prints each
-# count over the window and per packet cycle (SESSIONS × 12.5 packets a second). The probe starts
-# with the Node flags of the checkout's executable (its first line), as its users run it.
+# count over the window and per packet cycle (SESSIONS × 12.5 packets a second). Both start with
+# the Node flags of the checkout's executable (its first line), as its users run them (kit.sh).
 #
 #   tools/bench/syscalls.sh [SESSIONS=256] [DURATION_S=14] [FROM_S=5] [WINDOW_S=5] [CHECKOUT=.]
 #
 # Needs Linux perf (Debian: linux-perf) with the syscalls tracepoints (root). Only processes this
 # script starts are signalled, by PID; everything talks on 127.0.0.1.
 set -euo pipefail
+. "$(dirname "$0")/kit.sh"
 N=${1:-256}
 DURATION=${2:-14}
 FROM=${3:-5}
@@ -18,14 +19,10 @@ ROOT=$(cd "${5:-.}" && pwd)
 if (( FROM + WINDOW >= DURATION )); then echo "error: FROM_S + WINDOW_S must end before DURATION_S" >&2; exit 2; fi
 [ -f "$ROOT/dist/duplex-bench.js" ] || { echo "error: $ROOT/dist/duplex-bench.js is missing (npm run build)" >&2; exit 2; }
 OUT=$(mktemp -d)
-cd "$ROOT"
-node dist/duplex-bench.js serve --host 127.0.0.1 --port 0 >"$OUT/mock.out" 2>"$OUT/mock.err" &
-MOCK=$!
-trap 'kill -INT $MOCK 2>/dev/null || true; rm -rf "$OUT"' EXIT
-for _ in $(seq 100); do grep -q 'ws://' "$OUT/mock.out" 2>/dev/null && break; sleep 0.1; done
-URL=$(grep -o 'ws://[^ ]*' "$OUT/mock.out" | head -1)
-[ -n "$URL" ] || { echo "error: the mock did not start (see $OUT/mock.err)" >&2; exit 1; }
-node $(head -1 bin/duplex-bench.js | sed -n 's/^#!.*env -S node //p') dist/duplex-bench.js run --url "$URL" --concurrency "$N" --duration "$DURATION" --output "$OUT/run" --quiet >"$OUT/probe.out" 2>&1 &
+start_mock "$OUT" "$ROOT" || exit 1
+trap 'kill -INT $MOCK_PID 2>/dev/null || true; rm -rf "$OUT"' EXIT
+# shellcheck disable=SC2046
+node $(kit_words "$ROOT" probe) run --url "$MOCK_URL" --concurrency "$N" --duration "$DURATION" --output "$OUT/run" --quiet >"$OUT/probe.out" 2>&1 &
 PROBE=$!
 sleep "$FROM"
 EVENTS=syscalls:sys_enter_epoll_pwait,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_read,syscalls:sys_enter_futex,context-switches,task-clock

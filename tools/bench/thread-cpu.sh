@@ -1,7 +1,7 @@
 #!/bin/bash
 # CPU of each thread of the probe in one run: a nemotron model mock that answers the built-in
 # conversation, then `run --concurrency N --duration S [probe args]` of this checkout's compiled kit
-# (`npm run build` first), its threads' utime + stime read from /proc/PID/task every 0.5 s and the
+# (`npm run build` first; both with the executable's Node flags, kit.sh), its threads' utime + stime read from /proc/PID/task every 0.5 s and the
 # last reading of each printed: the main thread (the loop), the threads at nice 10 (the voice
 # activity thread and the trace writer) and V8's and libuv's helpers; then CPU per packet cycle.
 #
@@ -9,19 +9,18 @@
 #
 # The mock is stopped by its PID; everything talks on 127.0.0.1; the run is bounded by `timeout`.
 set -euo pipefail
+. "$(dirname "$0")/kit.sh"
 N=${1:?usage: thread-cpu.sh SESSIONS DURATION_S [probe args]}
 DURATION=${2:?duration}
 shift 2
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$(mktemp -d)
 cd "$ROOT"
-node dist/duplex-bench.js serve --profile nemotron --conversation default --respond-after-ms 400 --stop-after-ms 200 --port 0 > "$OUT/mock.log" 2>&1 &
-MOCK=$!
+start_mock "$OUT" "$ROOT" -- --profile nemotron --conversation default --respond-after-ms 400 --stop-after-ms 200 || exit 1
+MOCK=$MOCK_PID
 trap 'kill $MOCK 2>/dev/null || true' EXIT
-URL=
-for _ in $(seq 100); do URL=$(grep -o 'ws://[^ ]*' "$OUT/mock.log" | head -1 || true); [ -n "$URL" ] && break; sleep 0.1; done
-[ -n "$URL" ] || { echo "thread-cpu.sh: the mock did not listen" >&2; exit 1; }
-timeout $((DURATION + 120)) node dist/duplex-bench.js run --url "$URL" --concurrency "$N" --duration "$DURATION" \
+# shellcheck disable=SC2046
+timeout $((DURATION + 120)) node $(kit_words "$ROOT" probe) run --url "$MOCK_URL" --concurrency "$N" --duration "$DURATION" \
   --output "$OUT/run" --quiet "$@" > /dev/null 2>&1 &
 TIMEOUT=$!
 # The probe is timeout's child.

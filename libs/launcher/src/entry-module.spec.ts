@@ -32,7 +32,7 @@ describe('KIT_NODE_FLAGS', () => {
 
   it("start the image's entry point", () => {
     const entry = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').split('\n').find((l) => l.startsWith('ENTRYPOINT'));
-    expect(entry).toBe(`ENTRYPOINT ${JSON.stringify(['node', ...KIT_NODE_FLAGS, '/app/bin/duplex-bench.js'])}`.replace(/","/g, '", "'));
+    expect(JSON.parse(entry?.slice('ENTRYPOINT'.length) ?? 'null')).toEqual(['node', ...KIT_NODE_FLAGS, '/app/bin/duplex-bench.js']);
   });
 
   it('start every nx target that runs a command of the kit', () => {
