@@ -95,6 +95,24 @@ describe('Timeline', () => {
     expect(file.measurement_origin).toHaveProperty('rss_mib');
   });
 
+  it('counts the stamped frames read in each bin, those read more than 5 ms after their stamp, and the longest delay; none without a stamp', () => {
+    const plain = new Timeline(0.5, new ManualTimers()).toFile();
+    expect(plain).not.toHaveProperty('receive_delay_frames');
+    expect(plain.measurement_origin).not.toHaveProperty('receive_delay_max_ms');
+
+    const timeline = new Timeline(0.5, new ManualTimers());
+    timeline.receiveDelay(0.1, 0.4);
+    timeline.receiveDelay(0.2, 5);
+    timeline.receiveDelay(0.3, 5.01);
+    timeline.receiveDelay(1.2, 12.5);
+    const file = timeline.toFile();
+    expect(file.receive_delay_frames).toEqual([3, 0, 1]);
+    expect(file.receive_delay_over_5ms).toEqual([1, 0, 1]);
+    expect(file.receive_delay_max_ms).toEqual([5.01, 0, 12.5]);
+    expect(file.loop_lag_max_ms).toHaveLength(3);
+    expect(Object.keys(file.measurement_origin)).toEqual(expect.arrayContaining(['receive_delay_frames', 'receive_delay_over_5ms', 'receive_delay_max_ms']));
+  });
+
   it('reads the backlog through the reader given at construction, or the one watched later', () => {
     const timers = new ManualTimers();
     const timeline = new Timeline(0.5, timers, () => 4096).start();

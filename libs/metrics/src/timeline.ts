@@ -16,10 +16,20 @@ export interface TimelineFile {
   active_sessions?: number[];
   /** The process's resident memory at the last sample before each bin's end, MiB (the RSS monitor's, once a second). */
   rss_mib?: number[];
+  /**
+   * A server that stamps its frames: the frames read within each bin that carried a send stamp, how
+   * many of them were read more than 5 ms after the stamp, and the longest receive delay among them.
+   */
+  receive_delay_frames?: number[];
+  receive_delay_over_5ms?: number[];
+  receive_delay_max_ms?: number[];
   /** `--sampler`: each loop stall over 50 ms, its start (monotonic seconds), length and cause. */
   stalls?: Array<{ start_s: number; ms: number; cause: string }>;
   measurement_origin: Record<string, string>;
 }
+
+/** The receive delay each bin counts the frames past: issue 49's bound on a 512-session run's p99. */
+const RECEIVE_DELAY_BOUND_MS = 5;
 
 /**
  * Bins of one process's own measures from `origin_s`: the longest loop lag and the GC pauses that
@@ -35,6 +45,9 @@ export class Timeline {
   private activeNow: (() => number) | null = null;
   private rssNow: (() => number | null) | null = null;
   private readonly rss: number[] = [];
+  private readonly stamped: number[] = [];
+  private readonly stampedLate: number[] = [];
+  private readonly delayMax: number[] = [];
   private cancel: (() => void) | null = null;
   private lastCpu = process.cpuUsage();
   private last_s: number;
@@ -59,6 +72,11 @@ export class Timeline {
     if (v > a[i]) a[i] = v;
   }
 
+  private static addInto(a: number[], i: number, v: number): void {
+    while (a.length <= i) a.push(0);
+    a[i] += v;
+  }
+
   /** A loop lag of `ms` measured at `t_s`. */
   loopLag(t_s: number, ms: number): void {
     Timeline.maxInto(this.lag, this.bin(t_s), ms);
@@ -68,8 +86,15 @@ export class Timeline {
   gcPause(t_s: number, ms: number): void {
     const i = this.bin(t_s);
     Timeline.maxInto(this.gcMax, i, ms);
-    while (this.gcTotal.length <= i) this.gcTotal.push(0);
-    this.gcTotal[i] += ms;
+    Timeline.addInto(this.gcTotal, i, ms);
+  }
+
+  /** A frame read at `t_s` whose server stamped it `ms` before (its receive delay). */
+  receiveDelay(t_s: number, ms: number): void {
+    const i = this.bin(t_s);
+    Timeline.addInto(this.stamped, i, 1);
+    if (ms > RECEIVE_DELAY_BOUND_MS) Timeline.addInto(this.stampedLate, i, 1);
+    Timeline.maxInto(this.delayMax, i, ms);
   }
 
   /** Where the trace writer's backlog is read from at each bin's end. */
@@ -123,7 +148,7 @@ export class Timeline {
   }
 
   toFile(): TimelineFile {
-    const n = Math.max(this.lag.length, this.gcTotal.length, this.cpu.length, this.backlog.length, this.active.length);
+    const n = Math.max(this.lag.length, this.gcTotal.length, this.cpu.length, this.backlog.length, this.active.length, this.stamped.length);
     const fill = (a: number[]) => Array.from({ length: n }, (_, i) => Math.round((a[i] ?? 0) * 1000) / 1000);
     return {
       format: 'duplex-bench.timeline',
@@ -137,7 +162,15 @@ export class Timeline {
       trace_backlog_bytes: fill(this.backlog),
       ...(this.activeNow ? { active_sessions: fill(this.active) } : {}),
       ...(this.rssNow ? { rss_mib: fill(this.rss) } : {}),
+      ...(this.stamped.length > 0 ? { receive_delay_frames: fill(this.stamped), receive_delay_over_5ms: fill(this.stampedLate), receive_delay_max_ms: fill(this.delayMax) } : {}),
       measurement_origin: {
+        ...(this.stamped.length > 0
+          ? {
+              receive_delay_frames: "client: frames read within the bin that carried the server's send stamp (duplex_bench_sent_ms)",
+              receive_delay_over_5ms: "client: of those, the frames whose receive stamp came more than 5 ms after the server's send stamp",
+              receive_delay_max_ms: "client: the longest receive delay (receive stamp minus the server's send stamp, the host's monotonic clock) of a frame read within the bin",
+            }
+          : {}),
         ...(this.rssNow ? { rss_mib: 'client process: resident set size (process.memoryUsage.rss), its latest once-a-second sample at the end of each bin' } : {}),
         ...(this.activeNow ? { active_sessions: 'client, arrival runs: the most sessions in flight at once within the bin, from its arrival timer firing to the end of the session' } : {}),
         loop_lag_max_ms: 'client process: the longest lateness of its 10 ms timer within the bin',

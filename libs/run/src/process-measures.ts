@@ -76,7 +76,11 @@ export class ProcessMeasures {
       onStreamStart: () => this.overlap.open(),
       onStreamEnd: () => this.overlap.close(),
       // One host's monotonic clock on both sides: a reading under 0 is the clocks' resolution, counted as 0.
-      on_sent_stamp: (delay_ms) => recordMs(this.receiveDelay, delay_ms > 0 ? delay_ms : 0),
+      on_sent_stamp: (delay_ms, received_s) => {
+        const ms = delay_ms > 0 ? delay_ms : 0;
+        recordMs(this.receiveDelay, ms);
+        this.timeline.receiveDelay(received_s, ms);
+      },
     };
   }
 

@@ -25,7 +25,7 @@ export interface SessionContext {
   /** The largest frame taken from the server, bytes (`frame_too_large` past it; the connection's default when not given). */
   max_frame_bytes?: number;
   /** Each stamped frame's receive delay, ms (transport `on_sent_stamp`). */
-  on_sent_stamp?: (delay_ms: number) => void;
+  on_sent_stamp?: (delay_ms: number, received_s: number) => void;
   /** Bytes a session may queue unsent (`send_backpressure` past it; the connection's default when not given). */
   max_send_buffer_bytes?: number;
   /** Bound on the dialect's handshake (their clients': native 10 s, vllm-omni 30 s). */

@@ -47,7 +47,7 @@ export interface ConnectOptions {
    * (protocol `stampSent`, our mocks with --stamp-sends): this client's receive stamp minus it, on
    * the host's monotonic clock.
    */
-  on_sent_stamp?: (delay_ms: number) => void;
+  on_sent_stamp?: (delay_ms: number, received_s: number) => void;
   /**
    * The loop's reads of one poll phase, over every connection of the process (default: the
    * process's own, on the host's clock and timers): past its bound the socket being read waits
@@ -470,7 +470,7 @@ export class WsConnection implements Connection {
     const onStamp = this.options.on_sent_stamp;
     if (onStamp) {
       const sent_ms = sentStampOf(data);
-      if (sent_ms !== null) onStamp(received_s * 1000 - sent_ms);
+      if (sent_ms !== null) onStamp(received_s * 1000 - sent_ms, received_s);
     }
     this.frames.next({ frame, raw: data, received_s });
   }
