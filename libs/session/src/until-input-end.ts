@@ -27,7 +27,7 @@ export async function untilInputEnd(o: InputEnd): Promise<void> {
   const { ctx } = o;
   const played_s = o.origin_s === null ? null : o.origin_s + o.input_bytes / pcm16BytesPerMs(o.sample_rate) / 1000;
   if (ctx.allSent && !ctx.lockstep) {
-    await unlessStopped(ctx.allSent.passed, o);
+    await unlessStopped(ctx.allSent.turn(ctx.scheduler), o);
     if (played_s !== null) o.responses?.excludeInputEndHold(played_s, ctx.clock.now_s());
   }
   o.throwIfEnded();
