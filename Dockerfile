@@ -17,4 +17,4 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY bin ./bin
 COPY --from=build /src/dist ./dist
-ENTRYPOINT ["node", "--min-semi-space-size=16", "/app/bin/duplex-bench.js"]
+ENTRYPOINT ["node", "--min-semi-space-size=16", "--initial-old-space-size=128", "/app/bin/duplex-bench.js"]

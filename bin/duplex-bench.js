@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --min-semi-space-size=16
+#!/usr/bin/env -S node --min-semi-space-size=16 --initial-old-space-size=128
 // `duplex-bench`: every command of the kit, with its exact exit status (0, 1, 2, 3, 130).
 // It runs the compiled JavaScript in dist/ (`npm run build`); inside a checkout that has no dist/
 // yet it builds it first (the build's own lines go to stderr, so stdout stays the command's).

@@ -21,8 +21,9 @@ describe('KIT_NODE_FLAGS', () => {
   // Node reads V8's heap sizes only at start: every way the kit is started must carry the flags.
   const flags = KIT_NODE_FLAGS.join(' ');
 
-  it('fixes the young generation', () => {
+  it("fixes the young generation and floors the old generation's limit", () => {
     expect(KIT_NODE_FLAGS).toContain('--min-semi-space-size=16');
+    expect(KIT_NODE_FLAGS).toContain('--initial-old-space-size=128');
   });
 
   it("are on the executable's first line", () => {

@@ -13,15 +13,23 @@ export function entryModule(dir: string, source: string, built: string): string 
 }
 
 /**
- * V8 flags every process of the kit starts with: the young generation fixed at its largest size
- * (16 MiB semi-spaces, V8's default maximum) instead of grown and shrunk by V8. With V8's sizing a
- * 256-session run marked its old generation about every half second (37 mark-compacts in 30 s
- * against 3) and a packet cycle cost 1.12× the CPU (docs/performance.md, "The young generation
- * fixed at 16 MiB"). Node reads them only at start: the executable's first line
- * (`bin/duplex-bench.js`), the image's entry point and the nx targets carry them too
- * (entry-module.spec.ts checks).
+ * V8 flags every process of the kit starts with, read by Node only at start: the executable's
+ * first line (`bin/duplex-bench.js`), the image's entry point and the nx targets carry them too
+ * (entry-module.spec.ts checks). See docs/performance.md, "The young generation fixed at 16 MiB"
+ * and "The old generation's floor".
+ *
+ * - `--min-semi-space-size=16`: the young generation fixed at its largest size (16 MiB
+ *   semi-spaces, V8's default maximum) instead of grown and shrunk by V8. With V8's sizing a
+ *   256-session run marked its old generation about every half second (37 mark-compacts in 30 s
+ *   against 3) and a packet cycle cost 1.12× the CPU.
+ * - `--initial-old-space-size=128`: the old generation's limit starts at 128 MiB and is never set
+ *   below it. V8 starts marking when the room under that limit, less the buffers allocated since
+ *   the last mark-compact (a socket read's bytes are one), is under a young generation's worth. At
+ *   512 sessions the reads alone allocate about 35 MB a second, so once V8 had set the limit from a
+ *   30 MB heap the process marked after nearly every scavenge, 3 times a second, each marking
+ *   holding the loop 20 to 50 ms in steps: the frames read meanwhile waited.
  */
-export const KIT_NODE_FLAGS: readonly string[] = ['--min-semi-space-size=16'];
+export const KIT_NODE_FLAGS: readonly string[] = ['--min-semi-space-size=16', '--initial-old-space-size=128'];
 
 /** Node flags a child process of the kit starts with to run `module`: the kit's own, and tsx for a `.ts` source. */
 export function nodeFlagsFor(module: string): string[] {
