@@ -1,4 +1,5 @@
 import { firstValueFrom } from 'rxjs';
+import { WebSocket } from 'ws';
 import { ManualTimers } from '@duplex-bench/pacer/testing';
 import { ProtocolError, spliceFrame } from '@duplex-bench/protocol';
 import { WsConnection } from './connection';
@@ -14,6 +15,9 @@ import {
 } from './test-servers.spec-helpers';
 
 const BOUND_MS = 3000;
+
+/** A ws socket as ws makes it, reading through Node's stream: a wss: connection's, or any without a read buffer of its own. */
+const streamSocket = (url: string, options: object) => new WebSocket(url, options as never);
 
 async function openError(conn: WsConnection): Promise<TransportError> {
   const error = await within(
@@ -187,7 +191,7 @@ describe('WsConnection', () => {
       // A bound below zero and no least size: every read is past it.
       const timers = new ManualTimers();
       const reads = new ReadBurst(timers, -1, 0);
-      conn = WsConnection.open(server.url, { reads });
+      conn = WsConnection.open(server.url, { reads, socket: streamSocket });
       const types: string[] = [];
       conn.events$.subscribe({ next: (e) => types.push(e.frame.type), error: () => undefined });
       await within(conn.opened, BOUND_MS, 'opened');
@@ -203,6 +207,35 @@ describe('WsConnection', () => {
       expect(types).toEqual(['one', 'two', 'three', 'four']);
     });
 
+    it('pauses a socket that reads into its own buffer by stopping its reads: the frames wait in the kernel, and come whole and in order once resumed', async () => {
+      let written!: () => void;
+      const allWritten = new Promise<void>((r) => (written = r));
+      server = await startWsTestServer(() => (ws) => {
+        ws.send('{"type":"one"}');
+        ws.once('message', () => {
+          let left = 3;
+          for (const t of ['two', 'three', 'four']) ws.send(`{"type":"${t}"}`, () => --left === 0 && written());
+        });
+      });
+      const timers = new ManualTimers();
+      const reads = new ReadBurst(timers, -1, 0);
+      conn = WsConnection.open(server.url, { reads });
+      const types: string[] = [];
+      conn.events$.subscribe({ next: (e) => types.push(e.frame.type), error: () => undefined });
+      await within(conn.opened, BOUND_MS, 'opened');
+      await until(() => types.length === 1, 'the first frame');
+      expect(reads.paused).toBe(1);
+      conn.send('{"type":"more"}');
+      // Written to the client's socket; a turn of the loop later the client has polled it, and read nothing.
+      await within(allWritten, BOUND_MS, 'the server wrote its frames');
+      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setImmediate(r));
+      expect(types).toEqual(['one']);
+      expect(socketOf(conn).readableLength).toBe(0);
+      await until(() => (firePending(timers), types.length === 4), 'every frame');
+      expect(types).toEqual(['one', 'two', 'three', 'four']);
+    });
+
     it("hands the bytes a paused socket holds when it closes to its own reader, which holds the frame's start, not to ws", async () => {
       // Frames written as raw bytes, split mid-frame: the first read holds frame one and part of frame two.
       const frame = (text: string) => Buffer.concat([Buffer.from([0x81, text.length]), Buffer.from(text)]);
@@ -213,7 +246,7 @@ describe('WsConnection', () => {
         ws.once('message', () => raw.write(Buffer.concat([two.subarray(5), frame('{"type":"three"}')])));
       });
       const reads = new ReadBurst(new ManualTimers(), -1, 0);
-      conn = WsConnection.open(server.url, { reads });
+      conn = WsConnection.open(server.url, { reads, socket: streamSocket });
       const ended = streamEnd(conn.events$, BOUND_MS);
       await within(conn.opened, BOUND_MS, 'opened');
       const socket = socketOf(conn);

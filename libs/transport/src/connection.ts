@@ -1,9 +1,11 @@
+import type { createConnection } from 'node:net';
 import { Observable, Subject } from 'rxjs';
 import WebSocket from 'ws';
 import { monotonicClock, timersOn, type Clock, type TimerHost } from '@duplex-bench/pacer';
 import { clientFrame, decodeFrameBytes, ProtocolError, type DecodedFrame, sentStampOf } from '@duplex-bench/protocol';
 import { TransportError } from './errors';
 import { Fanout } from './fanout';
+import { connectDirect, directReadsOf } from './direct-reads';
 import { FrameReader } from './frame-reader';
 import { processReads, type ReadBurst } from './read-burst';
 
@@ -88,7 +90,8 @@ export interface SocketLike {
 }
 
 function wsSocket(url: string, options: SocketOptions): SocketLike {
-  return new WebSocket(url, options);
+  // A ws: socket reads into a buffer of its own (`DirectReads`); a TLS one as Node reads.
+  return new WebSocket(url, url.startsWith('ws:') ? { ...options, createConnection: connectDirect as unknown as typeof createConnection } : options);
 }
 
 const DEFAULTS = { connect_timeout_ms: 10_000, close_timeout_ms: 2000, max_frame_bytes: 8 * 2 ** 20, max_send_buffer_bytes: 2 ** 20 };
@@ -412,14 +415,18 @@ export class WsConnection implements Connection {
     const receiver = w._receiver;
     const wsOnData = socket?.listeners('data').find((l) => l.name === 'socketOnData') as ((this: unknown, chunk: Buffer) => void) | undefined;
     if (!socket || !receiver || !wsOnData || receiver._state !== 0 || receiver._bufferedBytes !== 0) return;
+    // The socket's own read buffer, when it has one: a read comes as a view of it, overwritten by the next.
+    const direct = directReadsOf(socket);
     const reader = new FrameReader(
       {
         message: (payload, isBinary) => this.onMessage(payload, isBinary, read_s),
         ping: (payload) => w.pong?.(payload),
         handOff: (rest) => {
+          direct?.giveBack();
           socket.removeListener('data', onData);
           socket.on('data', wsOnData);
-          wsOnData.call(socket, rest);
+          // ws's reader may keep the bytes: a view of the socket's own buffer is copied first.
+          wsOnData.call(socket, direct ? Buffer.from(rest) : rest);
         },
       },
       this.options.max_frame_bytes ?? DEFAULTS.max_frame_bytes,
@@ -436,12 +443,19 @@ export class WsConnection implements Connection {
       // socket waits for the next timers phase, so the deadlines due meanwhile are sent first. Its
       // bytes wait in the kernel, and in the stream.
       if (reads.holds(chunk.length) && !reader.gaveUp && !this.ended) {
-        socket.pause();
-        reads.later(() => socket.resume());
+        if (direct) {
+          direct.pause();
+          reads.later(() => direct.resume());
+        } else {
+          socket.pause();
+          reads.later(() => socket.resume());
+        }
       }
     };
     socket.removeListener('data', wsOnData);
+    // Bytes already in the stream (those read with the upgrade's response), and every read of a socket without its own buffer.
     socket.on('data', onData);
+    direct?.take(onData);
     // A socket closed while paused (a reset, a dropped socket) still holds bytes read from it: they go
     // to the reader, which holds the part of a frame before them, ahead of ws's close handler (it
     // would hand them to ws's receiver, which never saw that part).
