@@ -5,6 +5,13 @@ export const END_STEP_S = 0.002;
 
 type Releases = Pick<DeadlineScheduler, 'schedule' | 'now_s'>;
 
+/** A session waiting for its turn: the `k`th to ask, released through its scheduler. */
+interface Waiter {
+  k: number;
+  releases: Releases;
+  resolve: () => void;
+}
+
 /**
  * Holds each session's end of input until `count` sessions have each reported that they are done
  * sending. At 512 sessions the end flows of the first sessions to finish (frames, socket closes,
@@ -22,7 +29,7 @@ export class SendBarrier {
   private left = Infinity;
   private passed_s: number | null = null;
   private asked = 0;
-  private readonly waiting: Array<{ k: number; releases: Releases; resolve: () => void }> = [];
+  private readonly waiting: Waiter[] = [];
 
   /** Sets how many sessions will report; call once, before streaming. */
   expect(count: number): void {
@@ -37,7 +44,7 @@ export class SendBarrier {
   /** Resolves once every session reported, on this caller's step after that. */
   turn(releases: Releases): Promise<void> {
     return new Promise<void>((resolve) => {
-      const w = { k: this.asked++, releases, resolve };
+      const w: Waiter = { k: this.asked++, releases, resolve };
       if (this.passed_s === null) this.waiting.push(w);
       else this.release(w);
     });
@@ -49,7 +56,7 @@ export class SendBarrier {
     for (const w of this.waiting.splice(0)) this.release(w);
   }
 
-  private release(w: { k: number; releases: Releases; resolve: () => void }): void {
+  private release(w: Waiter): void {
     const at_s = (this.passed_s as number) + w.k * END_STEP_S;
     if (at_s <= w.releases.now_s()) w.resolve();
     else w.releases.schedule(at_s, () => w.resolve());

@@ -441,15 +441,10 @@ export class WsConnection implements Connection {
       reader.push(chunk);
       // A full read (more waiting: a flood) after reads that have held the loop past the bound: this
       // socket waits for the next timers phase, so the deadlines due meanwhile are sent first. Its
-      // bytes wait in the kernel, and in the stream.
+      // bytes wait in the kernel (and, read through Node's stream, in the stream).
       if (reads.holds(chunk.length) && !reader.gaveUp && !this.ended) {
-        if (direct) {
-          direct.pause();
-          reads.later(() => direct.resume());
-        } else {
-          socket.pause();
-          reads.later(() => socket.resume());
-        }
+        socket.pause();
+        reads.later(() => socket.resume());
       }
     };
     socket.removeListener('data', wsOnData);

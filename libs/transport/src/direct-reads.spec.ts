@@ -82,10 +82,10 @@ describe('connectDirect: a socket that reads into a buffer of its own', () => {
       got.push({ bytes: String(bytes), resumed });
       arrived();
     });
-    // Paused as the connection pauses it: from a read, the socket reading.
+    // Paused as the connection pauses it (Node's own pause, which stops the handle of an onread socket): from a read.
     await new Promise<void>((r) => ((arrived = r), server.write('read')));
     got.length = 0;
-    reads?.pause();
+    client.pause();
     server.write('held');
     // A round trip the other way: by the time the server reads it, the loop has polled the client's socket.
     client.write('x');
@@ -93,7 +93,7 @@ describe('connectDirect: a socket that reads into a buffer of its own', () => {
     await new Promise((r) => setImmediate(r));
     expect(got).toEqual([]);
     resumed = true;
-    await new Promise<void>((r) => ((arrived = r), reads?.resume()));
+    await new Promise<void>((r) => ((arrived = r), client.resume()));
     expect(got).toEqual([{ bytes: 'held', resumed: true }]);
     reads?.giveBack();
     const back = collect<Buffer>(1);

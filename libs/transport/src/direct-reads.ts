@@ -1,13 +1,5 @@
 import { connect, type NetConnectOpts, type Socket } from 'node:net';
-import { Duplex } from 'node:stream';
 import { FULL_READ_BYTES } from './read-burst';
-
-/** What the socket's handle answers to: Node's own reading switch (net.js sets `reading` beside it). */
-interface ReadingHandle {
-  reading: boolean;
-  readStart(): number;
-  readStop(): number;
-}
 
 /**
  * A plain (ws:) socket that reads into one buffer of its own, allocated once (Node's `onread`), in
@@ -19,7 +11,9 @@ interface ReadingHandle {
  * Until the connection takes the reads (`take`, from the open on), each read's bytes are copied
  * and pushed into the socket's stream, where the HTTP upgrade and ws read them as ever. Once taken,
  * each read goes to the taker as a view of the buffer, which the next read of this socket writes
- * over: the taker must be done with those bytes, or copy them, before the loop turns.
+ * over: the taker must be done with those bytes, or copy them, before the loop turns. Node's own
+ * `socket.pause()` and `resume()` stop and restart the handle of such a socket: a paused socket's
+ * bytes wait in the kernel.
  */
 export class DirectReads {
   /** As large as the buffer Node reads into otherwise: a read that fills it is a full read (`FULL_READ_BYTES`). */
@@ -28,18 +22,12 @@ export class DirectReads {
 
   constructor(private readonly socket: () => Socket) {}
 
-  /** Node's `onread` callback: `false` stops the handle reading (the stream, before the take, is full; or paused). */
+  /** Node's `onread` callback: `false` stops the handle reading (before the take, the stream is full). */
   readonly onread = (nread: number, buf: Buffer): boolean => {
-    if (this.taker === null) return this.socket().push(Buffer.from(buf.subarray(0, nread))) && !this.held;
+    if (this.taker === null) return this.socket().push(Buffer.from(buf.subarray(0, nread)));
     this.taker(buf.subarray(0, nread));
-    return !this.held;
+    return true;
   };
-  private held = false;
-
-  /** Whether the reads are stopped until `resume`. */
-  get paused(): boolean {
-    return this.held;
-  }
 
   /** From now on each read goes to `taker`, as a view of the buffer. */
   take(taker: (bytes: Buffer) => void): void {
@@ -49,27 +37,6 @@ export class DirectReads {
   /** Each read goes back to the socket's stream, copied (ws reads the connection from now on). */
   giveBack(): void {
     this.taker = null;
-  }
-
-  /** Stops reading until `resume` (a read under way still lands): the bytes wait in the kernel. */
-  pause(): void {
-    this.held = true;
-    const handle = this.handle();
-    if (!handle?.reading) return;
-    handle.reading = false;
-    handle.readStop();
-  }
-
-  resume(): void {
-    this.held = false;
-    const handle = this.handle();
-    if (!handle || handle.reading || this.socket().destroyed) return;
-    handle.reading = true;
-    handle.readStart();
-  }
-
-  private handle(): ReadingHandle | null {
-    return (this.socket() as unknown as { _handle?: ReadingHandle | null })._handle ?? null;
   }
 }
 
@@ -87,18 +54,6 @@ export function connectDirect(options: NetConnectOpts & { socketPath?: string })
   const reads = new DirectReads(() => socket as Socket);
   // ws's own `netConnect` sets `path` to the socket path: its `path` is the request's URL path.
   socket = connect({ ...options, path: options.socketPath, onread: { buffer: reads.buffer, callback: reads.onread } } as NetConnectOpts);
-  // net.Socket starts its handle reading again whenever its stream reads or resumes: not while paused.
-  const own = socket as unknown as { read(n?: number): unknown; _read(n: number): void; resume(): unknown };
-  const { read, _read, resume } = own;
-  own.read = function (n?: number) {
-    return (reads.paused ? Duplex.prototype.read : read).call(this, n);
-  };
-  own._read = function (n: number) {
-    if (!reads.paused) _read.call(this, n);
-  };
-  own.resume = function () {
-    return (reads.paused ? Duplex.prototype.resume : resume).call(this);
-  };
   DIRECT.set(socket, reads);
   return socket;
 }
