@@ -86,12 +86,18 @@ describe('probe run --processes --protocol openai', () => {
       const written = await files(dir);
       expect(written.filter((f) => f.endsWith('trace.jsonl'))).toHaveLength(4);
       for (const f of written) expect((await readFile(f)).includes(secret)).toBe(false);
-      // The children's responses are pooled at the top, like their packets.
+      // The children's responses are pooled at the top, like their packets. How many a session gets
+      // is the mock's VAD's to say: a child's sends held up past silence_ms on a busy host end a turn
+      // early and start another, so the top's count is checked against the children's, not a constant.
       const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
-      expect(summary.duplex).toMatchObject({ sessions: 4, responses: 4 });
+      const children = await Promise.all(['p0', 'p1'].map(async (p) => JSON.parse(await readFile(join(dir, p, 'summary.json'), 'utf8'))));
+      const responses = children.reduce((n, c) => n + c.duplex.responses, 0);
+      expect(children.map((c) => c.duplex.sessions)).toEqual([2, 2]);
+      expect(responses).toBeGreaterThanOrEqual(4);
+      expect(summary.duplex).toMatchObject({ sessions: 4, responses });
       const duplex = JSON.parse(await readFile(join(dir, 'duplex_metrics.json'), 'utf8'));
       expect(duplex.duplex_session_metrics.map((s: { session_id: string }) => s.session_id).sort()).toEqual(['p0/s0', 'p0/s1', 'p1/s0', 'p1/s1']);
-      expect(stdout).toMatch(/responses of the 4 complete sessions \(4 answered\): 4 finished/);
+      expect(stdout).toMatch(new RegExp(`responses of the 4 complete sessions \\(4 answered\\): ${responses} finished`));
     } finally {
       await mock.close();
     }
