@@ -10,6 +10,13 @@
 // (their runs get --allow-unqualified). The files that judge it exactly (`*.alone.e2e.ts`: injected
 // stalls, CPU hogs, no loop lag over 80 ms, a qualified run's exit status) run afterwards, one at a
 // time, with nothing beside them (jest.e2e-alone.config.ts).
+// Every socket read of a ws: connection lands in a buffer of its own, and the read before is
+// overwritten with ~ as the next lands (CHECK_READS_ENV in libs/transport/src/direct-reads.ts): a
+// consumer that keeps a received frame's bytes past the next read fails these suites. Set here, in
+// jest's own process, so its workers and the probes they start inherit it; the alone suites, which
+// judge the cadence, read as users' runs do.
+process.env.DUPLEX_BENCH_CHECK_READS ??= '1';
+
 export default {
   displayName: 'probe e2e',
   ...require('../../jest.preset.js'),

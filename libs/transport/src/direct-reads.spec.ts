@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { once } from 'node:events';
-import { connectDirect, directReadsOf } from './direct-reads';
+import { CHECK_READS_ENV, connectDirect, directReadsOf } from './direct-reads';
 import { FULL_READ_BYTES } from './read-burst';
 
 /** A local TCP server whose one accepted socket the test writes to. */
@@ -100,5 +100,33 @@ describe('connectDirect: a socket that reads into a buffer of its own', () => {
     client.on('data', back.take);
     server.write('ws again');
     expect(String((await back.got)[0])).toBe('ws again');
+  });
+
+  it(`under ${CHECK_READS_ENV}, lands each read in a new buffer and overwrites the read before with ~ when the next lands`, async () => {
+    process.env[CHECK_READS_ENV] = '1';
+    const checked = connectDirect({ host: '127.0.0.1', port: p.port } as never);
+    delete process.env[CHECK_READS_ENV];
+    const other = await once(p.server, 'connection').then(([s]) => s as Socket);
+    try {
+      const views: Buffer[] = [];
+      const copies: string[] = [];
+      let next!: () => void;
+      directReadsOf(checked)?.take((bytes) => {
+        views.push(bytes);
+        copies.push(String(bytes));
+        next();
+      });
+      await once(checked, 'connect');
+      await new Promise<void>((r) => ((next = r), other.write('second')));
+      expect(String(views[0])).toBe('second');
+      await new Promise<void>((r) => ((next = r), other.write('third!')));
+      expect(copies).toEqual(['second', 'third!']);
+      // A view kept past the next read reads as ~, whatever the next read held.
+      expect(String(views[0])).toBe('~~~~~~');
+      expect(views[1].buffer).not.toBe(views[0].buffer);
+    } finally {
+      checked.destroy();
+      other.destroy();
+    }
   });
 });

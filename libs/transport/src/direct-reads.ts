@@ -48,12 +48,34 @@ export function directReadsOf(socket: unknown): DirectReads | null {
   return DIRECT.get(socket as Socket) ?? null;
 }
 
+/**
+ * Set in the environment (the e2e suites set it), each read lands in a new buffer and the bytes of
+ * the socket's read before are overwritten with `~` as it lands: a consumer that reads a frame's
+ * bytes after the next read of its socket then fails on them (a malformed frame), where with one
+ * buffer it would read another frame's bytes now and then.
+ */
+export const CHECK_READS_ENV = 'DUPLEX_BENCH_CHECK_READS';
+
+/** `onread` for a socket under CHECK_READS_ENV: a buffer per read, the last one's bytes overwritten when the next lands. */
+function checkedOnread(reads: DirectReads): { buffer: () => Buffer; callback: (nread: number, buf: Buffer) => boolean } {
+  let last: Buffer | null = null;
+  return {
+    buffer: () => Buffer.allocUnsafe(FULL_READ_BYTES),
+    callback: (nread, buf) => {
+      if (last !== null && last !== buf) last.fill(0x7e);
+      last = buf;
+      return reads.onread(nread, buf);
+    },
+  };
+}
+
 /** ws's `createConnection` for a ws: URL: `net.connect` as ws calls it, reading into a buffer of the socket's own. */
 export function connectDirect(options: NetConnectOpts & { socketPath?: string }): Socket {
   let socket: Socket | null = null;
   const reads = new DirectReads(() => socket as Socket);
+  const onread = process.env[CHECK_READS_ENV] ? checkedOnread(reads) : { buffer: reads.buffer, callback: reads.onread };
   // ws's own `netConnect` sets `path` to the socket path: its `path` is the request's URL path.
-  socket = connect({ ...options, path: options.socketPath, onread: { buffer: reads.buffer, callback: reads.onread } } as NetConnectOpts);
+  socket = connect({ ...options, path: options.socketPath, onread } as NetConnectOpts);
   DIRECT.set(socket, reads);
   return socket;
 }
