@@ -25,8 +25,9 @@ run_one() { # checkout label
   start_mock "$dir" "$root" -- --profile nemotron || { echo "$2: the mock did not start" >&2; return 1; }
   local mock=$MOCK_PID url=$MOCK_URL
   # shellcheck disable=SC2046
+  # Our mock ends no session on its own: --max-session-s lets a run pass sglang-omni's 230 s.
   timeout $((DURATION + 300)) node $(kit_words "$root" probe) run --url "$url" --concurrency "$N" --duration "$DURATION" \
-    --warmup-s 60 --trace off --output "$dir/run" --quiet --allow-unqualified >"$dir/run.log" 2>&1 || true
+    --max-session-s "$DURATION" --warmup-s 60 --trace off --output "$dir/run" --quiet --allow-unqualified >"$dir/run.log" 2>&1 || true
   kill "$mock" 2>/dev/null || true
   wait "$mock" 2>/dev/null || true
   node -e '
