@@ -1,8 +1,9 @@
 /**
  * Builds dist/: one CommonJS bundle per kind of process the kit starts, for Node 20, each holding
  * our libs (the tsconfig paths) and rxjs, and requiring the other npm packages of package.json's
- * `dependencies`, which an install brings. Every entry is written flat in dist/, so a module that starts another
- * by path finds it beside itself (libs/launcher's `entryModule`; the trace writer's `.js` sibling).
+ * `dependencies`, which an install brings. Every entry is written flat in dist/, so a module that
+ * starts another by path finds it beside itself (libs/launcher's `entryModule`; the trace writer's
+ * `.js` sibling).
  *
  *   node --import tsx tools/build.ts      (what `npm run build` and `nx run probe:build` run)
  */
@@ -40,16 +41,18 @@ function bundledPackages(meta: Metafile): string[] {
 }
 
 /**
- * The npm dependencies stay outside the bundle (an install brings them), marked free of side effects:
- * a module that imports one for a name the bundle never uses does not load it. So `--version` loads
- * no package, and a command loads only the packages its own code calls.
- *
- * But rxjs: its CommonJS build's index requires each of its 223 modules, about 80 ms of a run's
- * start (a `--cpu-prof` of `run`), so its ES module build goes into the bundle, where only the
- * operators our code calls remain (+57 KiB) and tslib's helpers with them.
+ * The packages the bundles take in. rxjs's CommonJS build's index requires each of its 223 modules,
+ * about 80 ms of a run's start (a `--cpu-prof` of `run`), so its ES module build goes into the
+ * bundle, where only the operators our code calls remain (+57 KiB), and tslib's helpers with them.
  */
 const BUNDLED = ['rxjs', 'tslib'];
 const RXJS_ESM = join(ROOT, 'node_modules/rxjs/dist/esm/index.js');
+
+/**
+ * The other npm dependencies stay outside the bundle (an install brings them), marked free of side
+ * effects: a module that imports one for a name the bundle never uses does not load it. So
+ * `--version` loads no package, and a command loads only the packages its own code calls.
+ */
 function dependenciesOutside(dependencies: string[]): Plugin {
   const top = (path: string): string => path.split('/').slice(0, path.startsWith('@') ? 2 : 1).join('/');
   return {
