@@ -43,10 +43,20 @@ export interface SamplesFile {
  */
 export const SAMPLES_PART_PACKETS = 1024;
 
+/** Float columns of a session's packets, in the order `SessionSampleColumns` lists them. */
+type FloatColumn = 'scheduled_s' | 'start_s' | 'completed_s' | 'send_ms' | 'deviation_ms';
+
+/**
+ * A session's packets as they are sent, one typed array per figure, each packet's deviation from
+ * packet 0 worked out as it comes: a part is handed over as copies of their first `size` entries.
+ * (Interleaved in one array, they were taken apart by a loop per session as it ended: every
+ * session of a run ends within a packet, and at 512 sessions that loop, cold, held the event loop
+ * 40 ms of a 70 ms block.)
+ */
 class Column {
   size = 0;
-  seq = new Int32Array(64);
-  f = new Float64Array(64 * 4);
+  seq: Int32Array;
+  cols: Record<FloatColumn, Float64Array>;
   /** Send start of the session's packet 0 (every part's deviations are from it); NaN before it. */
   origin_s = NaN;
   /** Parts of it that went to the spill. */
@@ -57,36 +67,69 @@ class Column {
    * packets wait, then every SAMPLES_PART_PACKETS (the store may spill them).
    */
   constructor(
+    private readonly packet_ms: number,
     private readonly ended: (column: Column) => void,
     private readonly full: (column: Column) => void,
     private part = SAMPLES_PART_PACKETS,
-  ) {}
+  ) {
+    // Room for the first part at once (at most 45 KiB): sessions that start together grew their
+    // columns at the same packet, and at 512 sessions that held the loop 27-84 ms at 256 packets.
+    this.seq = new Int32Array(part);
+    this.cols = floatColumns(part);
+  }
 
   end(): void {
     this.ended(this);
   }
 
   push(p: PacketTimes): void {
-    if (this.size === this.seq.length) {
-      const seq = new Int32Array(this.seq.length * 2);
-      seq.set(this.seq);
-      const f = new Float64Array(this.f.length * 2);
-      f.set(this.f);
-      this.seq = seq;
-      this.f = f;
-    }
+    if (this.size === this.seq.length) this.grow();
     if (Number.isNaN(this.origin_s)) this.origin_s = p.start_s;
     const i = this.size++;
+    const c = this.cols;
     this.seq[i] = p.seq;
-    this.f[4 * i] = p.scheduled_s;
-    this.f[4 * i + 1] = p.start_s;
-    this.f[4 * i + 2] = p.completed_s;
-    this.f[4 * i + 3] = p.send_ms;
+    c.scheduled_s[i] = p.scheduled_s;
+    c.start_s[i] = p.start_s;
+    c.completed_s[i] = p.completed_s;
+    c.send_ms[i] = p.send_ms;
+    c.deviation_ms[i] = deviationMs(p.start_s, this.origin_s, p.seq, this.packet_ms);
     if (this.size === this.part) {
       this.part = SAMPLES_PART_PACKETS;
       this.full(this);
     }
   }
+
+  /** The first `size` entries of each column: copied, or as views that the next packets write over. */
+  taken(id: string, as: 'copy' | 'view' = 'copy'): SessionSampleColumns {
+    const n = this.size;
+    const c = this.cols;
+    const cut = <T extends Int32Array | Float64Array>(a: T): T => (as === 'copy' ? a.slice(0, n) : a.subarray(0, n)) as T;
+    return {
+      id,
+      seq: cut(this.seq),
+      scheduled_s: cut(c.scheduled_s),
+      start_s: cut(c.start_s),
+      completed_s: cut(c.completed_s),
+      send_ms: cut(c.send_ms),
+      deviation_ms: cut(c.deviation_ms),
+    };
+  }
+
+  /** To a whole part, then (a store that keeps every packet: no spill) to twice as many. */
+  private grow(): void {
+    const seq = new Int32Array(this.seq.length < SAMPLES_PART_PACKETS ? SAMPLES_PART_PACKETS : this.seq.length * 2);
+    seq.set(this.seq);
+    this.seq = seq;
+    const cols = floatColumns(seq.length);
+    for (const k of FLOAT_COLUMNS) cols[k].set(this.cols[k]);
+    this.cols = cols;
+  }
+}
+
+/** The float columns for `n` packets, as views of one array: one allocation, not five. */
+function floatColumns(n: number): Record<FloatColumn, Float64Array> {
+  const all = new Float64Array(n * FLOAT_COLUMNS.length);
+  return Object.fromEntries(FLOAT_COLUMNS.map((k, i) => [k, all.subarray(i * n, (i + 1) * n)])) as Record<FloatColumn, Float64Array>;
 }
 
 /** Where one session's packets go as it sends them; `end` once it sent its last. */
@@ -118,6 +161,7 @@ export class SampleStore {
   open(session_id: string): SampleColumn {
     // Sessions that start together would fill their parts at the same tick: their first parts differ in length.
     const column = new Column(
+      this.packet_ms,
       (ended) => {
         if (!this.spill || this.sessions.get(session_id) !== ended) return;
         // Its last part; a session that sent nothing is one empty value, as before parts.
@@ -136,7 +180,8 @@ export class SampleStore {
   private opened = 0;
 
   private spillPart(id: string, c: Column): void {
-    (this.spill as (bytes: Uint8Array) => void)(encodeSessionColumns(this.sessionColumns(id) as SessionSampleColumns));
+    // Encoded from views: the bytes are copied into the value before the column takes more packets.
+    (this.spill as (bytes: Uint8Array) => void)(encodeSessionColumns(c.taken(id, 'view')));
     c.size = 0;
     c.parts++;
     this.spilled++;
@@ -147,22 +192,7 @@ export class SampleStore {
    * packet's deviation from the session's packet 0; null for a session never opened.
    */
   sessionColumns(id: string): SessionSampleColumns | null {
-    const c = this.sessions.get(id);
-    if (!c) return null;
-    const n = c.size;
-    const pick = (k: number) => Float64Array.from({ length: n }, (_, i) => c.f[4 * i + k]);
-    const start_s = pick(1);
-    const seq = c.seq.slice(0, n);
-    const origin_s = Number.isNaN(c.origin_s) ? 0 : c.origin_s;
-    return {
-      id,
-      seq,
-      scheduled_s: pick(0),
-      start_s,
-      completed_s: pick(2),
-      send_ms: pick(3),
-      deviation_ms: Float64Array.from({ length: n }, (_, i) => deviationMs(start_s[i], origin_s, seq[i], this.packet_ms)),
-    };
+    return this.sessions.get(id)?.taken(id) ?? null;
   }
 
   /** The file (or with `spillTo`, its last value): the histograms, and the sessions still in memory. */
@@ -230,13 +260,67 @@ const typedColumns = (s: RawColumns): SessionSampleColumns => ({
   deviation_ms: floats(s.deviation_ms),
 });
 
-/** One ended session's columns as one msgpack value of a spilled samples file. */
+/**
+ * One session part's columns as one msgpack value of a spilled samples file: `{session: {id, seq,
+ * scheduled_s, …}}`, a map of maps with each column as bin (its raw little-endian bytes), written
+ * in one pass into one buffer. `decodeSamples` reads it as it reads what msgpackr writes. Every
+ * session of a run ends within a packet and spills then: msgpackr, cold, was about a quarter of the
+ * 60 ms those spills held the loop at the end of a 512-session run (a `--cpu-prof`).
+ */
 export function encodeSessionColumns(s: SessionSampleColumns): Buffer {
-  return packr.pack({ session: rawColumns(s) });
+  const id = Buffer.from(s.id, 'utf8');
+  const columns: Array<[string, Buffer]> = [['seq', bytesOf(s.seq)], ...FLOAT_COLUMNS.map((k): [string, Buffer] => [k, bytesOf(s[k])])];
+  let size = 1 + strHeadBytes(SESSION_KEY.length) + SESSION_KEY.length + 1 + strHeadBytes(2) + 2 + strHeadBytes(id.length) + id.length;
+  for (const [key, bytes] of columns) size += strHeadBytes(key.length) + key.length + binHeadBytes(bytes.length) + bytes.length;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  const str = (text: Buffer | string): void => {
+    const b = typeof text === 'string' ? Buffer.from(text, 'latin1') : text;
+    at = writeHead(out, at, b.length, STR_HEADS);
+    at += b.copy(out, at);
+  };
+  out[at++] = 0x81; // a map of one: session
+  str(SESSION_KEY);
+  out[at++] = 0x80 | (1 + columns.length); // id and the columns
+  str('id');
+  str(id);
+  for (const [key, bytes] of columns) {
+    str(key);
+    at = writeHead(out, at, bytes.length, BIN_HEADS);
+    at += bytes.copy(out, at);
+  }
+  return out;
 }
+
+const SESSION_KEY = 'session';
+
+/** msgpack's str and bin heads by length (fixstr only for str): [bound, first byte, length bytes]. */
+const STR_HEADS: Array<[number, number, number]> = [[32, 0xa0, 0], [256, 0xd9, 1], [65536, 0xda, 2], [2 ** 32, 0xdb, 4]];
+const BIN_HEADS: Array<[number, number, number]> = [[256, 0xc4, 1], [65536, 0xc5, 2], [2 ** 32, 0xc6, 4]];
+
+function writeHead(out: Buffer, at: number, n: number, heads: Array<[number, number, number]>): number {
+  const [, first, width] = heads.find(([bound]) => n < bound) as [number, number, number];
+  if (width === 0) {
+    out[at] = first | n;
+    return at + 1;
+  }
+  out[at] = first;
+  out.writeUIntBE(n, at + 1, width);
+  return at + 1 + width;
+}
+
+const headBytes = (n: number, heads: Array<[number, number, number]>): number => 1 + (heads.find(([bound]) => n < bound) as [number, number, number])[2];
+const strHeadBytes = (n: number): number => headBytes(n, STR_HEADS);
+const binHeadBytes = (n: number): number => headBytes(n, BIN_HEADS);
 
 export function encodeSamples(file: SamplesFile): Buffer {
   return packr.pack({ ...file, sessions: file.sessions.map(rawColumns) });
+}
+
+/** A decoded map as an object, its maps too (a Buffer or typed array stays as it is). */
+function objectOf(value: unknown): unknown {
+  if (!(value instanceof Map)) return value;
+  return Object.fromEntries([...value].map(([k, v]) => [k, objectOf(v)]));
 }
 
 /** One session's parts, in order, as one session's columns. */
@@ -270,7 +354,8 @@ function joinParts(parts: SessionSampleColumns[]): SessionSampleColumns {
  * in the order of its first part.
  */
 export function decodeSamples(bytes: Buffer): SamplesFile {
-  const values = packr.unpackMultiple(bytes) as Array<{ session?: RawColumns } & Partial<Omit<SamplesFile, 'sessions'> & { sessions: RawColumns[] }>>;
+  // A session part written by encodeSessionColumns is a plain msgpack map, which msgpackr (records on) reads as a Map.
+  const values = (packr.unpackMultiple(bytes) as unknown[]).map(objectOf) as Array<{ session?: RawColumns } & Partial<Omit<SamplesFile, 'sessions'> & { sessions: RawColumns[] }>>;
   const raw = values[values.length - 1];
   if (raw?.format !== 'duplex-bench.samples') throw new Error('not a duplex-bench samples file');
   const parts = new Map<string, SessionSampleColumns[]>();
