@@ -1,5 +1,5 @@
 #!/bin/bash
-# What a run costs besides its packets: the CPU (user + system, all threads, from `time`) of whole
+# What a run costs besides its packets: the CPU (user + system, all threads, from bash's `time`) of whole
 # `run` processes of each checkout's kit, start-up to exit, at a few session counts and a short
 # duration, the checkouts alternated in every round. Count 0 is a run that cannot connect (nothing
 # listens at its URL): start-up and exit alone. The others run against one append-echo mock (the
@@ -30,10 +30,11 @@ for r in $(seq "$ROUNDS"); do
     for root in "${ROOTS[@]}"; do
       rm -rf "$OUT/run"
       if [ "$n" = 0 ]; then url=ws://127.0.0.1:9/v1/realtime; sessions=1; else url=$MOCK_URL; sessions=$n; fi
+      # Bash's own `time` of the subshell (no exec in it: with one, bash reports nothing): the probe's user and system seconds.
       # shellcheck disable=SC2046 # kit_words's words are split on purpose
-      (cd "$root" && exec /usr/bin/time -f "%U %S" -o "$OUT/time" timeout 120 node $(kit_words "$root" probe) run --url "$url" \
-        --concurrency "$sessions" --duration "$DURATION" --output "$OUT/run" --quiet --allow-unqualified >"$OUT/probe.out" 2>&1) || true
-      echo "$r  $root  $n  $(tail -1 "$OUT/time" | awk '{ printf "%.2f", $1 + $2 }')"
+      cpu=$( { TIMEFORMAT='%U %S'; time (cd "$root" && timeout 120 node $(kit_words "$root" probe) run --url "$url" \
+        --concurrency "$sessions" --duration "$DURATION" --output "$OUT/run" --quiet --allow-unqualified >"$OUT/probe.out" 2>&1); } 2>&1 ) || true
+      echo "$r  $root  $n  $(echo "$cpu" | tail -1 | awk '{ printf "%.2f", $1 + $2 }')"
     done
   done
 done | tee "$OUT/all"
