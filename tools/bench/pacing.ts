@@ -8,7 +8,8 @@
  *
  * Clients: probe (receipts only, --trace off), probe-openai (the same in the openai dialect, against
  * the openai mock), probe-full (the same plus --trace full: every event goes
- * to per-session trace files through the writer thread, deleted after the summary), python (baseline).
+ * to per-session trace files through the writer thread, deleted after the summary), python (baseline),
+ * floor (tools/bench/ws-floor.ts: the least a Node client of the dialect does, the floor under the probe).
  * Writes <out>/results.json (host, command, one record per client run) and prints markdown tables.
  * --write-doc replaces the part of the file between <!-- bench:NAME:start --> and <!-- bench:NAME:end -->
  * (NAME from --doc-section), or appends that section when the markers are missing.
@@ -16,6 +17,7 @@
  * Exit status: 0 all runs finished (qualified or not), 1 a run failed, 2 bad usage, 130 interrupted.
  */
 import * as fs from 'node:fs';
+import { buildSync } from 'esbuild';
 import * as path from 'node:path';
 import { commandLine, docSection, writeDoc } from './doc';
 import { findPython, hostInfo, hostLine, type HostInfo } from './host';
@@ -32,11 +34,20 @@ function writeResults(options: Options, host: HostInfo, command: string, started
   fs.writeFileSync(path.join(options.out_dir, 'results.json'), `${JSON.stringify(body, null, 1)}\n`);
 }
 
+/** tools/bench/ws-floor.ts as one CommonJS file in the output directory: the floor client runs without tsx's load in its CPU. */
+function buildFloor(out_dir: string): string {
+  const outfile = path.join(out_dir, 'ws-floor.js');
+  fs.mkdirSync(out_dir, { recursive: true });
+  buildSync({ entryPoints: [path.join(__dirname, 'ws-floor.ts')], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'error' });
+  return outfile;
+}
+
 function checkPrerequisites(options: Options, host: HostInfo): void {
   if (options.clients.includes('python')) {
     if (!options.python_bin) throw new Error('no Python interpreter with websockets (apt-get install -y python3-websockets, or pass --python BIN)');
     if (!fs.existsSync(options.python_client)) throw new Error(`Python baseline client not found: ${options.python_client}`);
   }
+  if (options.clients.includes('floor')) options.floor_js = buildFloor(options.out_dir);
   const needed_fds = Math.max(...options.sessions) + 64;
   if (host.open_files_limit !== undefined && host.open_files_limit < needed_fds) {
     process.stderr.write(`warning: open-files limit ${host.open_files_limit} is below ${needed_fds}; large runs may fail (ulimit -n)\n`);

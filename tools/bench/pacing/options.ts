@@ -8,8 +8,8 @@ const DEFAULT_DOC_SECTION = 'pacing';
 
 export class UsageError extends Error {}
 
-export type ClientName = 'probe' | 'probe-full' | 'probe-openai' | 'probe-talk' | 'probe-conversation' | 'python' | 'baseline';
-export const CLIENTS: readonly ClientName[] = ['probe', 'probe-full', 'probe-openai', 'probe-talk', 'probe-conversation', 'python', 'baseline'];
+export type ClientName = 'probe' | 'probe-full' | 'probe-openai' | 'probe-talk' | 'probe-conversation' | 'python' | 'floor' | 'baseline';
+export const CLIENTS: readonly ClientName[] = ['probe', 'probe-full', 'probe-openai', 'probe-talk', 'probe-conversation', 'python', 'floor', 'baseline'];
 
 export interface Options {
   sessions: number[];
@@ -21,6 +21,8 @@ export interface Options {
   doc_section: string;
   python_bin?: string;
   python_client: string;
+  /** Client `floor`: tools/bench/ws-floor.ts compiled to one file (set before the first run). */
+  floor_js?: string;
   /** Another checkout (a worktree of an earlier commit): client `baseline` runs its probe against its own mock. */
   baseline_root?: string;
   settle_s: number;
@@ -32,7 +34,7 @@ export interface Options {
 
 const USAGE =
   'usage: node --import tsx tools/bench/pacing.ts [--sessions 64,256,512,1024] [--runs 3] [--duration 30] ' +
-  '[--clients probe,probe-full,probe-openai,probe-talk,probe-conversation,python] [--out out/bench] [--write-doc docs/performance.md] [--doc-section pacing] ' +
+  '[--clients probe,probe-full,probe-openai,probe-talk,probe-conversation,python,floor] [--out out/bench] [--write-doc docs/performance.md] [--doc-section pacing] ' +
   '[--python BIN] [--python-client FILE] [--settle 2] [--baseline DIR, with client baseline] [--stamp-sends] [--pin CLIENT_CPU:MOCK_CPU] [--pin-threads main|all]';
 
 function positiveInt(name: string, text: string, max: number): number {

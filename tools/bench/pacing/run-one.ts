@@ -83,6 +83,7 @@ function clientCommand(client: ClientName, options: Options, url: string, sessio
   if (client === 'probe-conversation') return [process.execPath, [...probe, '--conversation', 'default']];
   if (client === 'baseline') return [process.execPath, [...entryOf(options.baseline_root as string, PROBE_MAIN), 'run', ...common, '--quiet']];
   if (client === 'python') return [options.python_bin as string, [options.python_client, ...common]];
+  if (client === 'floor') return [process.execPath, [options.floor_js as string, ...common]];
   throw new Error(`no command for client ${client}`);
 }
 
@@ -159,7 +160,7 @@ function applyClientSummary(result: RunResult, s: ClientSummary, duration_s: num
   result.client_loop_lag_max_ms = finite(s.event_loop_lag_ms?.max);
   result.receive_delay_p99_ms = finite(s.receive_delay_ms?.p99);
   // The probe states it only when there were any; the Python baseline has no such figure.
-  result.reads_paused = result.client === 'python' ? null : (finite(s.reads_paused) ?? 0);
+  result.reads_paused = result.client === 'python' || result.client === 'floor' ? null : (finite(s.reads_paused) ?? 0);
   result.trace_mb_written = megabytes(finite(s.trace?.bytes_written));
   result.trace_mb_per_s = result.trace_mb_written === null ? null : round(result.trace_mb_written / duration_s, 3);
   result.trace_backlog_peak_mb = megabytes(finite(s.trace_backlog_peak_bytes));

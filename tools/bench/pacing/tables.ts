@@ -117,6 +117,18 @@ function ratioTable(options: Options, results: RunResult[]): string {
   return markdownTable(header, rows);
 }
 
+/** Client CPU per packet cycle of the probe over each other client's that ran (python, floor), each ratio within one run's pair. */
+function cpuTable(options: Options, results: RunResult[]): string {
+  const others = (['python', 'floor'] as ClientName[]).filter((c) => options.clients.includes(c));
+  const cpu = (r: RunResult) => r.client_cpu_us_per_packet;
+  const header = ['sessions', ...others.map((c) => `probe / ${c}, median [min–max]`), 'pairs'];
+  const rows = options.sessions.map((sessions) => {
+    const ratios = others.map((c) => pairRatios(options, results, sessions, 'probe', c, cpu));
+    return [String(sessions), ...ratios.map((r) => fmtSpread(r, fmtRatio)), String(Math.min(...ratios.map((r) => r.length)))];
+  });
+  return markdownTable(header, rows);
+}
+
 /** probe-full against probe (--trace off) in the same run, plus the trace writer's figures from probe-full. */
 function traceTable(options: Options, results: RunResult[]): string {
   const header = [
@@ -186,6 +198,10 @@ export function report(options: Options, results: RunResult[]): string {
     parts.push('### Probe vs Python baseline, same run, same mock build', ratioTable(options, results));
     parts.push('A ratio below 1× means the probe kept tighter pacing than the Python client in the same run.');
   }
+  if (options.clients.includes('probe') && (options.clients.includes('python') || options.clients.includes('floor'))) {
+    parts.push('### The probe\'s CPU per packet cycle over the other clients\', same run', cpuTable(options, results));
+    parts.push('Each ratio is the probe\'s whole-process CPU per packet cycle over the other client\'s in the same run (each against its own mock of the same build); the floor is tools/bench/ws-floor.ts, the least a Node client of the dialect does.');
+  }
   if (options.clients.includes('probe') && options.clients.includes('probe-full')) {
     parts.push('### Full traces vs receipts only (--trace full vs --trace off)', traceTable(options, results));
     parts.push(
@@ -228,6 +244,7 @@ export function report(options: Options, results: RunResult[]): string {
 export function docTitle(clients: ClientName[]): string {
   const topics: string[] = [];
   if (clients.includes('python')) topics.push('probe vs Python baseline');
+  if (clients.includes('floor')) topics.push('probe vs the Node floor');
   if (clients.includes('probe-full')) topics.push('full traces vs receipts only');
   if (clients.includes('probe-openai')) topics.push('openai dialect vs native');
   if (clients.includes('baseline')) topics.push('this checkout vs a baseline commit');
