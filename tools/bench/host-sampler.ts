@@ -158,3 +158,10 @@ export function stallTable(stalls: Stall[], samples: HostSample[], first_s: numb
     ...rows,
   ].join('\n');
 }
+
+/** The stalls' table of a run's samples file (decodeSamples): the stalls measured from its first packet. */
+export function stallReport(file: { sessions: SessionSampleColumns[]; packet_ms: number }, samples: HostSample[]): string {
+  let first = Infinity;
+  for (const s of file.sessions) if (s.start_s.length > 0) first = Math.min(first, s.start_s[0]);
+  return stallTable(stallsOf(file.sessions, samples, file.packet_ms), samples, first);
+}

@@ -35,7 +35,7 @@ import { parseArgs } from 'node:util';
 import { decodeSamples } from '@duplex-bench/metrics';
 import type { RunSummary } from '@duplex-bench/results';
 import { hostInfo, hostLine } from './host';
-import { HostSampler, stallsOf, stallTable } from './host-sampler';
+import { HostSampler, stallReport } from './host-sampler';
 import { parsePins, pinBench, pinClient, pinProcess, pinsLine } from './pins';
 import { exited, HTTP_LISTENING, installInterrupts, kitFlagsOf, openLog, ROOT, signalChild, spawnTracked, startMock, stopMock } from './processes';
 
@@ -156,9 +156,7 @@ function p99By(file: ReturnType<typeof decodeSamples>, windows: Array<[number, n
 async function stallsAfter(dir: string, file: ReturnType<typeof decodeSamples>, sampler: HostSampler): Promise<string> {
   sampler.stop();
   await writeFile(join(dir, 'host.jsonl'), sampler.samples.map((h) => JSON.stringify(h)).join('\n') + '\n');
-  let first = Infinity;
-  for (const s of file.sessions) if (s.start_s.length > 0) first = Math.min(first, s.start_s[0]);
-  return stallTable(stallsOf(file.sessions, sampler.samples, file.packet_ms), sampler.samples, first);
+  return stallReport(file, sampler.samples);
 }
 
 async function churn(out: string): Promise<string> {

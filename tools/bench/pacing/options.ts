@@ -28,6 +28,12 @@ export interface Options {
   settle_s: number;
   /** `--stamp-sends`: every mock stamps each frame it sends, and the probe's receive delay (server send stamp to client receive stamp) is in the table. */
   stamp_sends: boolean;
+  /**
+   * `--host-samples`: /proc every 100 ms during each client run (host-sampler.ts): the run's mean
+   * steal and other processes' cores in the results, and for a probe run with late packets its
+   * stalls (what took the cores while they waited) in the run's stalls.md.
+   */
+  host_samples: boolean;
   /** `--pin C:M`: every client's main thread alone on CPU C, the rest and the mock on CPU M (pins.ts); null without it. */
   pins: Pins | null;
 }
@@ -35,7 +41,7 @@ export interface Options {
 const USAGE =
   'usage: node --import tsx tools/bench/pacing.ts [--sessions 64,256,512,1024] [--runs 3] [--duration 30] ' +
   '[--clients probe,probe-full,probe-openai,probe-talk,probe-conversation,python,floor] [--out out/bench] [--write-doc docs/performance.md] [--doc-section pacing] ' +
-  '[--python BIN] [--python-client FILE] [--settle 2] [--baseline DIR, with client baseline] [--stamp-sends] [--pin CLIENT_CPU:MOCK_CPU] [--pin-threads main|all]';
+  '[--python BIN] [--python-client FILE] [--settle 2] [--baseline DIR, with client baseline] [--stamp-sends] [--host-samples] [--pin CLIENT_CPU:MOCK_CPU] [--pin-threads main|all]';
 
 function positiveInt(name: string, text: string, max: number): number {
   const value = Number(text);
@@ -80,6 +86,7 @@ export function parseOptions(argv: string[]): Options {
         baseline: { type: 'string' },
         settle: { type: 'string', default: '2' },
         'stamp-sends': { type: 'boolean', default: false },
+        'host-samples': { type: 'boolean', default: false },
         pin: { type: 'string' },
         'pin-threads': { type: 'string', default: 'main' },
         help: { type: 'boolean', default: false },
@@ -115,6 +122,7 @@ export function parseOptions(argv: string[]): Options {
     baseline_root: values.baseline === undefined ? undefined : path.resolve(values.baseline),
     settle_s: positiveNumber('settle', values.settle, 60, true),
     stamp_sends: values['stamp-sends'] === true,
+    host_samples: values['host-samples'] === true,
     pins,
   };
 }

@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { decodeSamples } from '@duplex-bench/metrics';
 import type { MockStats } from '@duplex-bench/mock-servers';
 import type { RunSummary } from '@duplex-bench/results';
+import { HostSampler, meanOf, stallReport } from '../host-sampler';
 import { pinClient, pinProcess } from '../pins';
 import { entryOf, killChild, openLog, procCpuSeconds, reapedChildrenCpuSeconds, ROOT, spawnTracked, startMock, stopMock, waitForExit, type Exit, type Mock } from '../processes';
 import type { ClientName, Options } from './options';
@@ -59,6 +61,9 @@ export interface RunResult {
   mock_arrival_p99_ms: number | null;
   mock_arrival_max_ms: number | null;
   mock_loop_lag_max_ms: number | null;
+  /** `--host-samples`: cores the hypervisor took (steal) and other processes took, means over the client's run. */
+  host_steal_cores?: number;
+  host_others_cores?: number;
   notes: string[];
 }
 
@@ -93,13 +98,14 @@ interface ClientExit extends Exit {
   cpu_s: number | null;
 }
 
-async function runClient(client: ClientName, options: Options, url: string, sessions: number, dir: string): Promise<ClientExit> {
+async function runClient(client: ClientName, options: Options, url: string, sessions: number, dir: string, sampler: HostSampler | null): Promise<ClientExit> {
   const [file, args] = clientCommand(client, options, url, sessions, dir);
   const stdout_fd = openLog(path.join(dir, 'client.stdout.log'));
   const stderr_fd = openLog(path.join(dir, 'client.stderr.log'));
   const started_ns = process.hrtime.bigint();
   const reaped_before_s = reapedChildrenCpuSeconds();
   const child = spawnTracked('client', file, args, stdout_fd, stderr_fd, client === 'baseline' ? options.baseline_root : ROOT);
+  if (sampler) sampler.client = child;
   const unpin = options.pins ? pinClient(child, options.pins) : () => undefined;
   fs.closeSync(stdout_fd);
   fs.closeSync(stderr_fd);
@@ -200,7 +206,9 @@ async function benchOne(options: Options, run: number, sessions: number, client:
     return result;
   }
   const mock_cpu_before_s = procCpuSeconds(mock.child);
-  const exit = await runClient(client, options, mock.url, sessions, dir);
+  const sampler = options.host_samples ? new HostSampler(mock.child) : null;
+  const exit = await runClient(client, options, mock.url, sessions, dir, sampler);
+  sampler?.stop();
   const mock_cpu_after_s = procCpuSeconds(mock.child);
   if (mock_cpu_before_s !== null && mock_cpu_after_s !== null) {
     result.mock_cpu_s_during_client = round(mock_cpu_after_s - mock_cpu_before_s, 3);
@@ -215,11 +223,26 @@ async function benchOne(options: Options, run: number, sessions: number, client:
   const summary = readJson<ClientSummary>(runFile(dir, 'summary'));
   if (summary) applyClientSummary(result, summary, options.duration_s, exit.cpu_s);
   classify(result, exit, summary !== undefined);
+  if (sampler) hostFigures(result, sampler, dir);
   const stats = readJson<MockStats>(mock.stats_file);
   if (stats) applyMockStats(result, stats);
   else result.notes.push('no mock stats');
   fs.rmSync(path.join(dir, SESSIONS_DIR), { recursive: true, force: true });
   return result;
+}
+
+/**
+ * `--host-samples`: the run's mean steal and other processes' cores, the samples in host.jsonl, and
+ * for a run with late packets and a samples file (the probe's), its stalls in stalls.md.
+ */
+function hostFigures(result: RunResult, sampler: HostSampler, dir: string): void {
+  const mean = meanOf(sampler.samples);
+  result.host_steal_cores = round(mean.steal, 3);
+  result.host_others_cores = round(mean.others, 3);
+  fs.writeFileSync(path.join(dir, 'host.jsonl'), sampler.samples.map((h) => JSON.stringify(h)).join('\n') + '\n');
+  const samples_file = runFile(dir, 'samples');
+  if (!result.late_packets || !fs.existsSync(samples_file)) return;
+  fs.writeFileSync(path.join(dir, 'stalls.md'), stallReport(decodeSamples(fs.readFileSync(samples_file)), sampler.samples) + '\n');
 }
 
 /** Run r, session count i: the client list rotated left by (r + i), so each client takes its turn going
@@ -237,9 +260,10 @@ function progressLine(done: number, total: number, r: RunResult): string {
   const what = `run ${r.run + 1}, ${r.sessions} sessions, ${r.client}`;
   if (r.status === 'failed') return `[${done}/${total}] ${what}: FAILED (${r.failure})`;
   const trace = r.trace_mb_written ? `, trace ${fmtMb(r.trace_mb_per_s)} MB/s` : '';
+  const host = r.host_steal_cores === undefined ? '' : `, host steal ${fmtCores(r.host_steal_cores)} others ${fmtCores(r.host_others_cores ?? null)}`;
   return (
     `[${done}/${total}] ${what}: ${r.status}, late ${r.late_packets}, p99 ${fmtMs(r.p99_deviation_ms)} ms, ` +
-    `max ${fmtMs(r.max_deviation_ms)} ms, cpu ${fmtCores(r.client_cpu_cores)} (${r.client_cpu_us_per_packet ?? '–'} µs/packet, mock ${r.mock_cpu_us_per_append ?? '–'} µs/append)${trace}, ${r.wall_s.toFixed(1)} s`
+    `max ${fmtMs(r.max_deviation_ms)} ms, cpu ${fmtCores(r.client_cpu_cores)} (${r.client_cpu_us_per_packet ?? '–'} µs/packet, mock ${r.mock_cpu_us_per_append ?? '–'} µs/append)${trace}${host}, ${r.wall_s.toFixed(1)} s`
   );
 }
 
