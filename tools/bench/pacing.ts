@@ -17,8 +17,8 @@
  * Exit status: 0 all runs finished (qualified or not), 1 a run failed, 2 bad usage, 130 interrupted.
  */
 import * as fs from 'node:fs';
-import { buildSync } from 'esbuild';
 import * as path from 'node:path';
+import { buildSync } from 'esbuild';
 import { commandLine, docSection, writeDoc } from './doc';
 import { findPython, hostInfo, hostLine, type HostInfo } from './host';
 import { pinBench } from './pins';
@@ -47,7 +47,6 @@ function checkPrerequisites(options: Options, host: HostInfo): void {
     if (!options.python_bin) throw new Error('no Python interpreter with websockets (apt-get install -y python3-websockets, or pass --python BIN)');
     if (!fs.existsSync(options.python_client)) throw new Error(`Python baseline client not found: ${options.python_client}`);
   }
-  if (options.clients.includes('floor')) options.floor_js = buildFloor(options.out_dir);
   const needed_fds = Math.max(...options.sessions) + 64;
   if (host.open_files_limit !== undefined && host.open_files_limit < needed_fds) {
     process.stderr.write(`warning: open-files limit ${host.open_files_limit} is below ${needed_fds}; large runs may fail (ulimit -n)\n`);
@@ -60,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
   if (options.clients.includes('python')) options.python_bin = findPython(options.python_bin);
   const host = hostInfo(options.python_bin);
   checkPrerequisites(options, host);
+  if (options.clients.includes('floor')) options.floor_js = buildFloor(options.out_dir);
   const command = commandLine(['node', '--import', 'tsx', 'tools/bench/pacing.ts', ...argv]);
   const started_at = new Date().toISOString();
   const started_ns = process.hrtime.bigint();

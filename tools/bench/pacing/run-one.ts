@@ -5,7 +5,7 @@ import type { MockStats } from '@duplex-bench/mock-servers';
 import type { RunSummary } from '@duplex-bench/results';
 import { HostSampler, meanOf, stallReport } from '../host-sampler';
 import { pinClient, pinProcess } from '../pins';
-import { entryOf, killChild, openLog, procCpuSeconds, reapedChildrenCpuSeconds, ROOT, spawnTracked, startMock, stopMock, waitForExit, type Exit, type Mock } from '../processes';
+import { entryOf, killChild, kitFlagsOf, openLog, procCpuSeconds, reapedChildrenCpuSeconds, ROOT, spawnTracked, startMock, stopMock, waitForExit, type Exit, type Mock } from '../processes';
 import type { ClientName, Options } from './options';
 import { fmtCores, fmtMb, fmtMs, round } from './format';
 import { runFile, SESSIONS_DIR } from '@duplex-bench/results';
@@ -61,7 +61,10 @@ export interface RunResult {
   mock_arrival_p99_ms: number | null;
   mock_arrival_max_ms: number | null;
   mock_loop_lag_max_ms: number | null;
-  /** `--host-samples`: cores the hypervisor took (steal) and other processes took, means over the client's run. */
+  /**
+   * `--host-samples`: cores the hypervisor took (steal) and every other process took (this bench's
+   * own /proc walk among them, about 0.01-0.02), means over the client's run.
+   */
   host_steal_cores?: number;
   host_others_cores?: number;
   notes: string[];
@@ -88,7 +91,8 @@ function clientCommand(client: ClientName, options: Options, url: string, sessio
   if (client === 'probe-conversation') return [process.execPath, [...probe, '--conversation', 'default']];
   if (client === 'baseline') return [process.execPath, [...entryOf(options.baseline_root as string, PROBE_MAIN), 'run', ...common, '--quiet']];
   if (client === 'python') return [options.python_bin as string, [options.python_client, ...common]];
-  if (client === 'floor') return [process.execPath, [options.floor_js as string, ...common]];
+  // The floor runs with the kit's Node flags, as the probe does.
+  if (client === 'floor') return [process.execPath, [...kitFlagsOf(ROOT), options.floor_js as string, ...common]];
   throw new Error(`no command for client ${client}`);
 }
 
@@ -207,8 +211,12 @@ async function benchOne(options: Options, run: number, sessions: number, client:
   }
   const mock_cpu_before_s = procCpuSeconds(mock.child);
   const sampler = options.host_samples ? new HostSampler(mock.child) : null;
-  const exit = await runClient(client, options, mock.url, sessions, dir, sampler);
-  sampler?.stop();
+  let exit: ClientExit;
+  try {
+    exit = await runClient(client, options, mock.url, sessions, dir, sampler);
+  } finally {
+    sampler?.stop();
+  }
   const mock_cpu_after_s = procCpuSeconds(mock.child);
   if (mock_cpu_before_s !== null && mock_cpu_after_s !== null) {
     result.mock_cpu_s_during_client = round(mock_cpu_after_s - mock_cpu_before_s, 3);
