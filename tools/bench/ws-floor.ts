@@ -222,13 +222,19 @@ function pct(sorted: Float64Array, p: number): number | null {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { url: { type: 'string' }, concurrency: { type: 'string' }, duration: { type: 'string' }, output: { type: 'string' } } });
+  const usage = (why: string): number => {
+    process.stderr.write(`ws-floor: ${why}\nusage: ws-floor --url ws://HOST:PORT/PATH --concurrency S --duration D --output DIR\n`);
+    return 2;
+  };
+  let values;
+  try {
+    ({ values } = parseArgs({ options: { url: { type: 'string' }, concurrency: { type: 'string' }, duration: { type: 'string' }, output: { type: 'string' } } }));
+  } catch (err) {
+    return usage((err as Error).message.split('\n')[0]);
+  }
   const sessions = Number(values.concurrency);
   const duration_s = Number(values.duration);
-  if (!values.url || !values.output || !(Number.isInteger(sessions) && sessions >= 1) || !(duration_s > 0)) {
-    process.stderr.write('usage: ws-floor --url ws://HOST:PORT/PATH --concurrency S --duration D --output DIR\n');
-    return 2;
-  }
+  if (!values.url || !values.output || !(Number.isInteger(sessions) && sessions >= 1) || !(duration_s > 0)) return usage('--url, --output, --concurrency (1 or more) and --duration (over 0) are needed');
   const url = new URL(values.url);
   const packets = Math.round((duration_s * 1000) / PACKET_MS);
   const floor: Floor = { deviations: new Float64Array(sessions * packets), sent: 0 };
