@@ -5,7 +5,8 @@
 // late packets of a run into stalls and says, for each, which of those took the cores meanwhile,
 // and which other processes of the host (by name) took the most.
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { SessionSampleColumns } from '@duplex-bench/metrics';
 import { CLOCK_TICKS_PER_S, hostCpuSeconds, procCpuSeconds, readStat } from './processes';
 
@@ -164,4 +165,9 @@ export function stallReport(file: { sessions: SessionSampleColumns[]; packet_ms:
   let first = Infinity;
   for (const s of file.sessions) if (s.start_s.length > 0) first = Math.min(first, s.start_s[0]);
   return stallTable(stallsOf(file.sessions, samples, file.packet_ms), samples, first);
+}
+
+/** The samples beside a run, one JSON line each (`DIR/host.jsonl`), for a closer look than the stalls' table. */
+export function writeHostSamples(dir: string, samples: HostSample[]): void {
+  writeFileSync(join(dir, 'host.jsonl'), samples.map((h) => JSON.stringify(h)).join('\n') + '\n');
 }

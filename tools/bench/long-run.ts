@@ -28,14 +28,14 @@
  * Every process is bounded in time and stopped by its PID; traffic stays on 127.0.0.1.
  */
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { decodeSamples } from '@duplex-bench/metrics';
 import type { RunSummary } from '@duplex-bench/results';
 import { hostInfo, hostLine } from './host';
-import { HostSampler, stallReport } from './host-sampler';
+import { HostSampler, stallReport, writeHostSamples } from './host-sampler';
 import { parsePins, pinBench, pinClient, pinProcess, pinsLine } from './pins';
 import { exited, HTTP_LISTENING, installInterrupts, kitFlagsOf, openLog, ROOT, signalChild, spawnTracked, startMock, stopMock } from './processes';
 
@@ -155,7 +155,7 @@ function p99By(file: ReturnType<typeof decodeSamples>, windows: Array<[number, n
 /** The stalls' table, and the host's samples kept beside the run (host.jsonl) for a closer look. */
 async function stallsAfter(dir: string, file: ReturnType<typeof decodeSamples>, sampler: HostSampler): Promise<string> {
   sampler.stop();
-  await writeFile(join(dir, 'host.jsonl'), sampler.samples.map((h) => JSON.stringify(h)).join('\n') + '\n');
+  writeHostSamples(dir, sampler.samples);
   return stallReport(file, sampler.samples);
 }
 

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { decodeSamples } from '@duplex-bench/metrics';
 import type { MockStats } from '@duplex-bench/mock-servers';
 import type { RunSummary } from '@duplex-bench/results';
-import { HostSampler, meanOf, stallReport } from '../host-sampler';
+import { HostSampler, meanOf, stallReport, writeHostSamples } from '../host-sampler';
 import { pinClient, pinProcess } from '../pins';
 import { entryOf, killChild, kitFlagsOf, openLog, procCpuSeconds, reapedChildrenCpuSeconds, ROOT, spawnTracked, startMock, stopMock, waitForExit, type Exit, type Mock } from '../processes';
 import type { ClientName, Options } from './options';
@@ -247,7 +247,7 @@ function hostFigures(result: RunResult, sampler: HostSampler, dir: string): void
   const mean = meanOf(sampler.samples);
   result.host_steal_cores = round(mean.steal, 3);
   result.host_others_cores = round(mean.others, 3);
-  fs.writeFileSync(path.join(dir, 'host.jsonl'), sampler.samples.map((h) => JSON.stringify(h)).join('\n') + '\n');
+  writeHostSamples(dir, sampler.samples);
   const samples_file = runFile(dir, 'samples');
   if (!result.late_packets || !fs.existsSync(samples_file)) return;
   fs.writeFileSync(path.join(dir, 'stalls.md'), stallReport(decodeSamples(fs.readFileSync(samples_file)), sampler.samples) + '\n');
