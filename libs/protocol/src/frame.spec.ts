@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ProtocolError } from './errors';
-import { audioDeltaInfo, base64ByteLength, decodeFrame as decodeText, decodeFrameBytes, frameSent, mentions, spliceFrame, textDeltaInfo, unsignedField, type DecodedFrame } from './frame';
+import { audioDeltaBase64, audioDeltaInfo, base64ByteLength, decodeFrame as decodeText, decodeFrameBytes, frameSent, mentions, spliceFrame, textDeltaInfo, unsignedField, type DecodedFrame } from './frame';
 
 /** Every decoding test runs twice: on the frame's text, and on its bytes as they came off the socket. */
 const DECODERS: [string, (text: string) => DecodedFrame][] = [
@@ -248,6 +248,20 @@ describe('frames read from their bytes', () => {
       for (const call of toString.mock.results) expect(String(call.value).length).toBeLessThan(100);
     } finally {
       toString.mockRestore();
+    }
+  });
+
+  it('finds a key in a delta whose payload was found as a search of the whole frame does, and hands its payload as a view of the bytes', () => {
+    const extras = ['', ', "server_event_seq": 7', ', "metadata": {"vllm_omni": {"response_request_metrics": {"ttfp_ms": 3}}}', ', "delta": "x"'];
+    const keys = ['"server_event_seq":', '"response_request_metrics"', '"metadata"', '"response_id"', '"type"', '"delta":', `"${b64.slice(0, 8)}`, '"absent"', 'no quote first'];
+    for (const extra of extras) {
+      const bytes = delta(b64, extra);
+      const frame = decodeFrameBytes(bytes);
+      expect(audioDeltaInfo(frame).bytes).toBe(3528);
+      const payload = audioDeltaBase64(frame);
+      expect(payload.toString('latin1')).toBe(b64);
+      expect(payload.buffer).toBe(bytes.buffer);
+      for (const key of keys) expect({ extra, key, found: mentions(frame, key) }).toEqual({ extra, key, found: bytes.indexOf(key) >= 0 });
     }
   });
 

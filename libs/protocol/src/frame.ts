@@ -10,6 +10,13 @@ import { checkJsonObject, isJsonSpace, skipJsonSpace } from './json-check';
 export class DecodedFrame {
   /** An audio delta's figures, read once however many readers ask (see `audioDeltaInfo`). */
   deltaInfo: AudioDeltaInfo | undefined = undefined;
+  /**
+   * Where an audio delta's base64 payload lies in `bytes` (`[deltaStart, deltaEnd)`, no quote or
+   * backslash in it), once `audioDeltaInfo` found it there; -1 until then. Its readers after that
+   * (`audioDeltaBase64`, `mentions`) take it from here instead of searching the frame again.
+   */
+  deltaStart = -1;
+  deltaEnd = -1;
   private decoded: string | undefined;
 
   constructor(
@@ -318,7 +325,7 @@ export function audioDeltaInfo(frame: DecodedFrame): AudioDeltaInfo {
 }
 
 function readDeltaInfo(frame: DecodedFrame): AudioDeltaInfo {
-  const info = frame.bytes && frame.undecoded ? deltaInfoFromBytes(frame.bytes) : deltaInfoFromText(frame.text);
+  const info = frame.bytes && frame.undecoded ? deltaInfoFromBytes(frame, frame.bytes) : deltaInfoFromText(frame.text);
   if (info) return info;
   const event = frame.event();
   const parsed: AudioDeltaInfo = { response_id: String(event.response_id ?? ''), bytes: typeof event.delta === 'string' ? base64ByteLength(event.delta) : 0 };
@@ -362,22 +369,6 @@ function deltaInfoFromText(text: string): AudioDeltaInfo | undefined {
 }
 
 const DELTA_BYTES = Buffer.from(DELTA_NAME);
-
-/** The same from the bytes, the payload never copied: its size is where its closing quote is. */
-function deltaInfoFromBytes(b: Buffer): AudioDeltaInfo | undefined {
-  const key = b.indexOf(DELTA_BYTES);
-  if (key < 0) return undefined;
-  const start = skipJsonSpace(b, key + DELTA_BYTES.length) + 1;
-  if (b[start - 1] !== QUOTE) return undefined;
-  const end = b.indexOf(QUOTE, start);
-  if (end < 0) return undefined;
-  const escape = b.indexOf(BACKSLASH, start);
-  if (escape >= 0 && escape < end) return undefined;
-  const n = end - start;
-  const size = n === 0 ? 0 : Math.floor((n * 3) / 4) - (b[end - 1] === 0x3d ? (b[end - 2] === 0x3d ? 2 : 1) : 0);
-  return deltaFiguresFromBytes(b, key, end + 1, size) ?? deltaFigures(b.toString('utf8', 0, key), size, end + 2 < b.length ? b.toString('utf8', end + 1) : null);
-}
-
 const RESPONSE_ID_BYTES = Buffer.from('"response_id"');
 const RATE_BYTES = Buffer.from('"sample_rate_hz"');
 const ITEM_ID_BYTES = Buffer.from('"item_id"');
@@ -385,29 +376,122 @@ const CONTENT_INDEX_BYTES = Buffer.from('"content_index"');
 const METADATA_BYTES = Buffer.from('"metadata"');
 
 /**
- * `deltaFigures` read from the bytes before the payload (`[0, head_end)`) and after it (from
- * `tail_start`), no string made but the ids: a delta's head and tail as text, and four regular
- * expressions over them, were 4 % of a 256-session run's busy loop. Undefined when the frame is not
- * laid out plainly (an id with an escape, a key the head lacks, vLLM-Omni's metadata in the tail):
- * the text path reads those.
+ * Where `key` (its first byte a quote) first starts in `b` at or after `from` and at or before
+ * `last_start`, -1 when it does not: `Buffer.indexOf` read in JavaScript, for a region of a hundred
+ * bytes or so (about 1 ns a byte, against 150 ns a call of `indexOf`, and 270 ns when the key is
+ * missing and the search runs on through an audio delta's payload; tools/bench/delta-read.ts).
+ */
+function keyAt(b: Buffer, key: Buffer, from: number, last_start: number): number {
+  const last = Math.min(last_start, b.length - key.length);
+  const second = key[1];
+  for (let i = from; i <= last; i++) {
+    if (b[i] !== QUOTE || b[i + 1] !== second) continue;
+    let j = 2;
+    while (j < key.length && b[i + j] === key[j]) j++;
+    if (j === key.length) return i;
+  }
+  return -1;
+}
+
+/** The keys an audio delta's figures are read from, by index; each begins with a quote and a letter of its own. */
+const DELTA_KEYS = [DELTA_BYTES, RESPONSE_ID_BYTES, RATE_BYTES, ITEM_ID_BYTES, CONTENT_INDEX_BYTES, METADATA_BYTES];
+const K_DELTA = 0;
+const K_RESPONSE_ID = 1;
+const K_RATE = 2;
+const K_ITEM_ID = 3;
+const K_CONTENT_INDEX = 4;
+const K_METADATA = 5;
+/** The key a letter after a quote may begin, -1 for none: `DELTA_KEYS`'s second bytes. */
+const KEY_BY_LETTER = new Int8Array(128).fill(-1);
+DELTA_KEYS.forEach((key, k) => (KEY_BY_LETTER[key[1]] = k));
+/** Where each key of `DELTA_KEYS` first starts in the region `scanKeys` read last, -1 where it does not: a scratch, so a scan makes no object. */
+const keyStarts = new Int32Array(DELTA_KEYS.length);
+
+/**
+ * One pass over `b[from, to)` for the first start of each key of `DELTA_KEYS` in `wanted` (a bit
+ * per key) that ends within the region, as `Buffer.indexOf` of each would find it, into `keyStarts`;
+ * it stops at the first `stop` key. Returns where that key starts, -1 when it is not there.
+ */
+function scanKeys(b: Buffer, from: number, to: number, wanted: number, stop: number): number {
+  keyStarts.fill(-1);
+  for (let i = from; i < to; i++) {
+    if (b[i] !== QUOTE) continue;
+    const k = KEY_BY_LETTER[b[i + 1] & 0x7f];
+    if (k < 0 || (wanted & (1 << k)) === 0 || keyStarts[k] >= 0 || b[i + 1] >= 0x80) continue;
+    const key = DELTA_KEYS[k];
+    if (i + key.length > to) continue;
+    let j = 2;
+    while (j < key.length && b[i + j] === key[j]) j++;
+    if (j < key.length) continue;
+    keyStarts[k] = i;
+    if (k === stop) return i;
+  }
+  return -1;
+}
+
+/**
+ * The same from the bytes, the payload never copied: its size is where its closing quote is. The
+ * head is read in one pass up to `"delta":`, the payload passed over by two byte searches (its
+ * closing quote, any backslash), and the tail read in one pass; the payload's place stays on the
+ * frame for the readers after this one.
+ */
+function deltaInfoFromBytes(frame: DecodedFrame, b: Buffer): AudioDeltaInfo | undefined {
+  const key = scanKeys(b, 1, b.length, (1 << K_DELTA) | (1 << K_RESPONSE_ID) | (1 << K_RATE) | (1 << K_ITEM_ID) | (1 << K_CONTENT_INDEX), K_DELTA);
+  if (key < 0) return undefined;
+  const start = skipJsonSpace(b, key + DELTA_BYTES.length) + 1;
+  if (b[start - 1] !== QUOTE) return undefined;
+  const end = b.indexOf(QUOTE, start);
+  if (end < 0) return undefined;
+  const escape = b.indexOf(BACKSLASH, start);
+  if (escape >= 0 && escape < end) return undefined;
+  frame.deltaStart = start;
+  frame.deltaEnd = end;
+  const n = end - start;
+  const size = n === 0 ? 0 : Math.floor((n * 3) / 4) - (b[end - 1] === 0x3d ? (b[end - 2] === 0x3d ? 2 : 1) : 0);
+  return deltaFiguresFromBytes(b, key, end + 1, size) ?? deltaFigures(b.toString('utf8', 0, key), size, end + 2 < b.length ? b.toString('utf8', end + 1) : null);
+}
+
+/** Where the value of the key at `at` (`length` bytes) starts: past the key, spaces, the colon and spaces; -1 for a key not there or with no colon after it. */
+function valueOf(b: Buffer, at: number, length: number): number {
+  if (at < 0) return -1;
+  const i = skipJsonSpace(b, at + length);
+  if (b[i] !== 0x3a) return -1;
+  return skipJsonSpace(b, i + 1);
+}
+
+/** A key found before `head_end` by the head's scan, if it ends there too (it does not run into `"delta":`). */
+function inHead(k: number, head_end: number): number {
+  const at = keyStarts[k];
+  return at >= 0 && at + DELTA_KEYS[k].length <= head_end ? at : -1;
+}
+
+/**
+ * `deltaFigures` read from the bytes before the payload (`[0, head_end)`, its keys found by the
+ * scan that found `"delta":`) and after it (from `tail_start`, one more scan), no string made but
+ * the ids: a delta's head and tail as text, and four regular expressions over them, were 4 % of a
+ * 256-session run's busy loop. Undefined when the frame is not laid out plainly (an id with an
+ * escape, a key the head lacks, vLLM-Omni's metadata in the tail): the text path reads those.
  */
 function deltaFiguresFromBytes(b: Buffer, head_end: number, tail_start: number, bytes: number): AudioDeltaInfo | undefined {
-  if (b.indexOf(METADATA_BYTES, tail_start) >= 0) return undefined;
-  const response_id = stringAfter(b, RESPONSE_ID_BYTES, 0, head_end);
+  const response_id = stringFrom(b, valueOf(b, inHead(K_RESPONSE_ID, head_end), RESPONSE_ID_BYTES.length), head_end);
   if (response_id === undefined || response_id === null) return undefined;
+  const head_rate = digitsFrom(b, valueOf(b, inHead(K_RATE, head_end), RATE_BYTES.length));
+  const head_item = stringFrom(b, valueOf(b, inHead(K_ITEM_ID, head_end), ITEM_ID_BYTES.length), head_end);
+  const head_index = digitsFrom(b, valueOf(b, inHead(K_CONTENT_INDEX, head_end), CONTENT_INDEX_BYTES.length));
+  const end = b.length;
+  const tail_keys = (1 << K_METADATA) | (1 << K_RATE) | (head_item === undefined ? 1 << K_ITEM_ID : 0) | (head_index === undefined ? 1 << K_CONTENT_INDEX : 0);
+  scanKeys(b, tail_start, end, tail_keys, -1);
+  if (keyStarts[K_METADATA] >= 0) return undefined;
   const info: AudioDeltaInfo = { response_id, bytes };
   // A rate in the tail wins over one in the head, as the text path reads them.
-  const head_rate = digitsAfter(b, RATE_BYTES, 0, head_end);
-  const tail_rate = digitsAfter(b, RATE_BYTES, tail_start, b.length);
+  const tail_rate = digitsFrom(b, valueOf(b, keyStarts[K_RATE], RATE_BYTES.length));
   if (head_rate === null || tail_rate === null) return undefined;
   const rate = tail_rate !== undefined && tail_rate > 0 ? tail_rate : head_rate;
   if (rate !== undefined && rate > 0) info.sample_rate_hz = rate;
-  const head_item = stringAfter(b, ITEM_ID_BYTES, 0, head_end);
-  const item = head_item === undefined ? stringAfter(b, ITEM_ID_BYTES, tail_start, b.length) : head_item;
+  const item = head_item === undefined ? stringFrom(b, valueOf(b, keyStarts[K_ITEM_ID], ITEM_ID_BYTES.length), end) : head_item;
   if (item === null) return undefined;
   if (item !== undefined) info.item_id = item;
-  const head_index = digitsAfter(b, CONTENT_INDEX_BYTES, 0, head_end);
-  const index = head_index === undefined ? digitsAfter(b, CONTENT_INDEX_BYTES, tail_start, b.length) : head_index;
+  const index = head_index === undefined ? digitsFrom(b, valueOf(b, keyStarts[K_CONTENT_INDEX], CONTENT_INDEX_BYTES.length)) : head_index;
   if (index === null) return undefined;
   if (index !== undefined) info.content_index = index;
   return info;
@@ -415,17 +499,16 @@ function deltaFiguresFromBytes(b: Buffer, head_end: number, tail_start: number, 
 
 /** Where `key`'s value starts in `b[from, to)`: past the key, spaces, the colon and spaces; -1 when the key is not there. */
 function valueAt(b: Buffer, key: Buffer, from: number, to: number): number {
-  const at = b.indexOf(key, from);
-  if (at < 0 || at + key.length > to) return -1;
-  let i = skipJsonSpace(b, at + key.length);
-  if (b[i] !== 0x3a) return -1;
-  i = skipJsonSpace(b, i + 1);
-  return i;
+  return valueOf(b, keyAt(b, key, from, to - key.length), key.length);
 }
 
 /** The plain string value of `key` in `b[from, to)`: undefined when the key is not there, null when its value is not a plain string. */
 function stringAfter(b: Buffer, key: Buffer, from: number, to: number): string | null | undefined {
-  const i = valueAt(b, key, from, to);
+  return stringFrom(b, valueAt(b, key, from, to), to);
+}
+
+/** The plain string whose opening quote is at `i` and which closes before `to`: undefined for no value (`i` < 0), null for a value that is not such a string. */
+function stringFrom(b: Buffer, i: number, to: number): string | null | undefined {
   if (i < 0) return undefined;
   if (b[i] !== QUOTE) return null;
   const end = b.indexOf(QUOTE, i + 1);
@@ -439,9 +522,8 @@ function stringAfter(b: Buffer, key: Buffer, from: number, to: number): string |
   return b.toString(ascii ? 'latin1' : 'utf8', i + 1, end);
 }
 
-/** The unsigned integer value of `key` in `b[from, to)`: undefined when the key is not there, null when its value is not plain digits. */
-function digitsAfter(b: Buffer, key: Buffer, from: number, to: number): number | null | undefined {
-  const i = valueAt(b, key, from, to);
+/** The unsigned integer written from `i`: undefined for no value (`i` < 0), null when it is not plain digits. */
+function digitsFrom(b: Buffer, i: number): number | null | undefined {
   if (i < 0) return undefined;
   const value = digitsIn(b, i);
   const next = b[digitsEnd];
@@ -473,6 +555,7 @@ function digitsIn(src: Buffer | string, i: number): number {
 export function audioDeltaBase64(frame: DecodedFrame): Buffer {
   const b = frame.bytes;
   if (b && frame.undecoded) {
+    if (frame.deltaEnd >= 0) return b.subarray(frame.deltaStart, frame.deltaEnd);
     const key = b.indexOf(DELTA_BYTES);
     if (key >= 0) {
       const start = skipJsonSpace(b, key + DELTA_BYTES.length) + 1;
@@ -535,11 +618,19 @@ const KEY_BYTES = new Map<string, Buffer>();
  * adds beside it (`server_event_seq`, `metadata`) sits before or after the payload, so a large frame
  * is searched only in its first 512 and last 1,024 characters: scanning every delta whole was the
  * most expensive function of a 512-session openai run's first second (11 ms of 86 ms busy). A frame
- * still in bytes is searched whole: keys begin with a quote, which base64 never holds, so the search
- * skips the payload at memchr speed.
+ * still in bytes is searched whole, but for an audio delta whose payload `audioDeltaInfo` found:
+ * its head and its tail are searched, and the payload passed over (a missing key's search through
+ * it cost 410 ns a frame, tools/bench/delta-read.ts).
  */
 export function mentions(frame: DecodedFrame, key: string): boolean {
-  if (frame.bytes && frame.undecoded) return frame.bytes.indexOf(keyBytes(key)) >= 0;
+  const b = frame.bytes;
+  if (b && frame.undecoded) {
+    const bytes = keyBytes(key);
+    // An audio delta whose payload was found: the key is looked for in its head, then after it (a
+    // key that starts with a quote cannot start inside a payload that holds none).
+    if (frame.deltaEnd >= 0 && bytes[0] === QUOTE) return keyAt(b, bytes, 0, frame.deltaStart - 1) >= 0 || b.indexOf(bytes, frame.deltaEnd) >= 0;
+    return b.indexOf(bytes) >= 0;
+  }
   const text = frame.text;
   if (text.length < SCAN_WHOLE_BELOW_CHARS) return text.includes(key);
   // Forward searches only: lastIndexOf of a key from position 512 took 1 µs of a delta's 2.
