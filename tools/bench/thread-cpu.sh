@@ -5,7 +5,7 @@
 # last reading of each printed: the main thread (the loop), the threads at nice 10 (the voice
 # activity thread and the trace writer) and V8's and libuv's helpers; then CPU per packet cycle.
 #
-#   tools/bench/thread-cpu.sh SESSIONS DURATION_S [probe args, e.g. --conversation default]
+#   [MOCK_ARGS="serve args"] tools/bench/thread-cpu.sh SESSIONS DURATION_S [probe args, e.g. --conversation default]
 #
 # The mock is stopped by its PID; everything talks on 127.0.0.1; the run is bounded by `timeout`.
 set -euo pipefail
@@ -16,7 +16,9 @@ shift 2
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$(mktemp -d)
 cd "$ROOT"
-start_mock "$OUT" "$ROOT" -- --profile nemotron --conversation default --respond-after-ms 400 --stop-after-ms 200 || exit 1
+# MOCK_ARGS, when set, replaces the mock's arguments (MOCK_ARGS= : the append-echo mock of `serve`).
+# shellcheck disable=SC2086 # MOCK_ARGS's words are split on purpose
+start_mock "$OUT" "$ROOT" -- ${MOCK_ARGS---profile nemotron --conversation default --respond-after-ms 400 --stop-after-ms 200} || exit 1
 MOCK=$MOCK_PID
 trap 'kill $MOCK 2>/dev/null || true' EXIT
 # shellcheck disable=SC2046
