@@ -202,6 +202,9 @@ describe.each(DECODERS)('decoding from %s', (from, decodeFrame) => {
         `"item_id":"i","delta":"${b64}","response_id":"r"`,
         `"response_id":"r","item_id":7,"delta":"${b64}"`,
         `"response_id":"r","delta":"${b64}","metadata":{"audio_duration_ms":80}`,
+        `"response_id":"r","delta":"${b64}","sample_rate_hz":16000,"sample_rate_hz":24000`,
+        `"response_id":"r","delta":"${b64}""item_id":"t"`,
+        `"response_id":"r","item_id":"delta","note":"response_id","delta":"${b64}","x":{"content_index":3}`,
       ];
       for (const layout of layouts) {
         const text = `{"type":"response.output_audio.delta",${layout}}`;
@@ -253,7 +256,8 @@ describe('frames read from their bytes', () => {
 
   it('finds a key in a delta whose payload was found as a search of the whole frame does, and hands its payload as a view of the bytes', () => {
     const extras = ['', ', "server_event_seq": 7', ', "metadata": {"vllm_omni": {"response_request_metrics": {"ttfp_ms": 3}}}', ', "delta": "x"'];
-    const keys = ['"server_event_seq":', '"response_request_metrics"', '"metadata"', '"response_id"', '"type"', '"delta":', `"${b64.slice(0, 8)}`, '"absent"', 'no quote first'];
+    // Keys that start at the payload's opening quote, at its closing quote ('"}' only there when nothing follows), and a one-byte key.
+    const keys = ['"server_event_seq":', '"response_request_metrics"', '"metadata"', '"response_id"', '"type"', '"delta":', `"${b64.slice(0, 8)}`, '"}', '"', '"absent"', 'no quote first'];
     for (const extra of extras) {
       const bytes = delta(b64, extra);
       const frame = decodeFrameBytes(bytes);
@@ -262,7 +266,22 @@ describe('frames read from their bytes', () => {
       expect(payload.toString('latin1')).toBe(b64);
       expect(payload.buffer).toBe(bytes.buffer);
       for (const key of keys) expect({ extra, key, found: mentions(frame, key) }).toEqual({ extra, key, found: bytes.indexOf(key) >= 0 });
+      // Asked before the figures (no payload found yet), and of a payload with an escape (none kept): the same answers.
+      const early = decodeFrameBytes(bytes);
+      for (const key of keys) expect(mentions(early, key)).toBe(bytes.indexOf(key) >= 0);
+      expect(audioDeltaBase64(early).toString('latin1')).toBe(b64);
+      const escaped = delta(`${b64.slice(0, 40)}\\/${b64.slice(40)}`, extra);
+      const kept = decodeFrameBytes(escaped);
+      audioDeltaInfo(kept);
+      for (const key of keys) expect(mentions(kept, key)).toBe(escaped.indexOf(key) >= 0);
     }
+  });
+
+  it('takes no byte above 0x7f after a quote for a key\'s first letter (0xE4 & 0x7f is "d")', () => {
+    const bytes = Buffer.concat([Buffer.from('{"type":"response.output_audio.delta","response_id":"r","'), Buffer.from([0xe4]), Buffer.from(`elta":"zz","delta":"${b64}"}`)]);
+    const frame = decodeFrameBytes(bytes);
+    expect(audioDeltaInfo(frame)).toEqual({ response_id: 'r', bytes: 3528 });
+    expect(audioDeltaBase64(frame).toString('latin1')).toBe(b64);
   });
 
   it('reads a delta written with spaces after its colons (Python json.dumps defaults) as one written without', () => {

@@ -12,8 +12,9 @@ export class DecodedFrame {
   deltaInfo: AudioDeltaInfo | undefined = undefined;
   /**
    * Where an audio delta's base64 payload lies in `bytes` (`[deltaStart, deltaEnd)`, no quote or
-   * backslash in it), once `audioDeltaInfo` found it there; -1 until then. Its readers after that
-   * (`audioDeltaBase64`, `mentions`) take it from here instead of searching the frame again.
+   * backslash in it), once `audioDeltaInfo` found it there; -1 until then (and for a payload with
+   * an escape). Its readers after that (`audioDeltaBase64`, `mentions`) take it from here instead
+   * of searching the frame again.
    */
   deltaStart = -1;
   deltaEnd = -1;
@@ -383,6 +384,10 @@ const METADATA_BYTES = Buffer.from('"metadata"');
  */
 function keyAt(b: Buffer, key: Buffer, from: number, last_start: number): number {
   const last = Math.min(last_start, b.length - key.length);
+  if (key.length < 2) {
+    const at = b.indexOf(key, from);
+    return at <= last ? at : -1;
+  }
   const second = key[1];
   for (let i = from; i <= last; i++) {
     if (b[i] !== QUOTE || b[i + 1] !== second) continue;
@@ -459,25 +464,19 @@ function valueOf(b: Buffer, at: number, length: number): number {
   return skipJsonSpace(b, i + 1);
 }
 
-/** A key found before `head_end` by the head's scan, if it ends there too (it does not run into `"delta":`). */
-function inHead(k: number, head_end: number): number {
-  const at = keyStarts[k];
-  return at >= 0 && at + DELTA_KEYS[k].length <= head_end ? at : -1;
-}
-
 /**
  * `deltaFigures` read from the bytes before the payload (`[0, head_end)`, its keys found by the
- * scan that found `"delta":`) and after it (from `tail_start`, one more scan), no string made but
+ * scan that found `"delta":`; one that ran into that key has no colon after it, so no value) and after it (from `tail_start`, one more scan), no string made but
  * the ids: a delta's head and tail as text, and four regular expressions over them, were 4 % of a
  * 256-session run's busy loop. Undefined when the frame is not laid out plainly (an id with an
  * escape, a key the head lacks, vLLM-Omni's metadata in the tail): the text path reads those.
  */
 function deltaFiguresFromBytes(b: Buffer, head_end: number, tail_start: number, bytes: number): AudioDeltaInfo | undefined {
-  const response_id = stringFrom(b, valueOf(b, inHead(K_RESPONSE_ID, head_end), RESPONSE_ID_BYTES.length), head_end);
+  const response_id = stringFrom(b, valueOf(b, keyStarts[K_RESPONSE_ID], RESPONSE_ID_BYTES.length), head_end);
   if (response_id === undefined || response_id === null) return undefined;
-  const head_rate = digitsFrom(b, valueOf(b, inHead(K_RATE, head_end), RATE_BYTES.length));
-  const head_item = stringFrom(b, valueOf(b, inHead(K_ITEM_ID, head_end), ITEM_ID_BYTES.length), head_end);
-  const head_index = digitsFrom(b, valueOf(b, inHead(K_CONTENT_INDEX, head_end), CONTENT_INDEX_BYTES.length));
+  const head_rate = digitsFrom(b, valueOf(b, keyStarts[K_RATE], RATE_BYTES.length));
+  const head_item = stringFrom(b, valueOf(b, keyStarts[K_ITEM_ID], ITEM_ID_BYTES.length), head_end);
+  const head_index = digitsFrom(b, valueOf(b, keyStarts[K_CONTENT_INDEX], CONTENT_INDEX_BYTES.length));
   const end = b.length;
   const tail_keys = (1 << K_METADATA) | (1 << K_RATE) | (head_item === undefined ? 1 << K_ITEM_ID : 0) | (head_index === undefined ? 1 << K_CONTENT_INDEX : 0);
   scanKeys(b, tail_start, end, tail_keys, -1);
@@ -618,16 +617,18 @@ const KEY_BYTES = new Map<string, Buffer>();
  * adds beside it (`server_event_seq`, `metadata`) sits before or after the payload, so a large frame
  * is searched only in its first 512 and last 1,024 characters: scanning every delta whole was the
  * most expensive function of a 512-session openai run's first second (11 ms of 86 ms busy). A frame
- * still in bytes is searched whole, but for an audio delta whose payload `audioDeltaInfo` found:
- * its head and its tail are searched, and the payload passed over (a missing key's search through
+ * still in bytes is searched whole, but for an audio delta whose payload `audioDeltaInfo` found: a
+ * key that starts with a quote (as every key does) is searched for in its head and its tail, and
+ * the payload passed over (a missing key's search through
  * it cost 410 ns a frame, tools/bench/delta-read.ts).
  */
 export function mentions(frame: DecodedFrame, key: string): boolean {
   const b = frame.bytes;
   if (b && frame.undecoded) {
     const bytes = keyBytes(key);
-    // An audio delta whose payload was found: the key is looked for in its head, then after it (a
-    // key that starts with a quote cannot start inside a payload that holds none).
+    // An audio delta whose payload was found: a key that starts with a quote is looked for from the
+    // head up to the payload's opening quote, then from its closing quote on (it cannot start
+    // inside a payload that holds no quote). Any other key is looked for in the whole frame.
     if (frame.deltaEnd >= 0 && bytes[0] === QUOTE) return keyAt(b, bytes, 0, frame.deltaStart - 1) >= 0 || b.indexOf(bytes, frame.deltaEnd) >= 0;
     return b.indexOf(bytes) >= 0;
   }
