@@ -213,6 +213,44 @@ describe.each(DECODERS)('decoding from %s', (from, decodeFrame) => {
       }
     });
 
+    it('reads the same from the bytes as from the text over every combination of where the keys stand, how they are spaced and how the ids are written', () => {
+      const b64 = Buffer.alloc(300).toString('base64');
+      const spacings = [
+        (k: string, v: string) => `"${k}":${v}`,
+        (k: string, v: string) => `"${k}": ${v}`,
+        (k: string, v: string) => `"${k}"\n\t:\r\n ${v}`,
+      ];
+      const ids = ['resp_1', 'r\\u0041', 'réponse'];
+      const places = ['head', 'tail', 'none'] as const;
+      let cases = 0;
+      for (const field of spacings)
+        for (const id of ids)
+          for (const response of ['head', 'tail'] as const)
+            for (const item of places)
+              for (const index of places)
+                for (const rate of ['none', 'head', 'tail', 'both'] as const)
+                  for (const metadata of [false, true]) {
+                    const head = [field('type', '"response.output_audio.delta"')];
+                    const tail: string[] = [];
+                    (response === 'head' ? head : tail).push(field('response_id', `"${id}"`));
+                    if (item !== 'none') (item === 'head' ? head : tail).push(field('item_id', `"item_${id}"`));
+                    if (index !== 'none') (index === 'head' ? head : tail).push(field('content_index', '2'));
+                    if (rate === 'head' || rate === 'both') head.push(field('sample_rate_hz', '24000'));
+                    if (rate === 'tail' || rate === 'both') tail.push(field('sample_rate_hz', '16000'), field('sample_rate_hz', '8000'));
+                    if (metadata) tail.push(field('metadata', '{"audio_duration_ms":80,"note":"response_id"}'));
+                    tail.push(field('event_id', '"e1"'));
+                    const text = `{${[...head, field('delta', `"${b64}"`), ...tail].join(',')}}`;
+                    const layout = text.replace(b64, '…');
+                    const bytes = Buffer.from(text);
+                    const frame = decodeFrameBytes(bytes);
+                    expect({ layout, info: audioDeltaInfo(frame) }).toEqual({ layout, info: audioDeltaInfo(decodeText(text)) });
+                    for (const key of ['"sample_rate_hz"', '"metadata"', '"item_id"', '"absent"', '"}'])
+                      expect({ layout, key, found: mentions(frame, key) }).toEqual({ layout, key, found: bytes.indexOf(key) >= 0 });
+                    cases++;
+                  }
+      expect(cases).toBe(3 * 3 * 2 * 3 * 3 * 4 * 2);
+    });
+
     it('falls back to parsing when the layout differs', () => {
       const frame = decodeFrame(JSON.stringify({ type: 'response.audio.delta', delta: Buffer.alloc(30).toString('base64'), response_id: 'r' }, null, 1));
       expect(audioDeltaInfo(frame)).toEqual({ response_id: 'r', bytes: 30 });
