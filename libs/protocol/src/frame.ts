@@ -379,8 +379,8 @@ const METADATA_BYTES = Buffer.from('"metadata"');
 /**
  * Where `key` (its first byte a quote) first starts in `b` at or after `from` and at or before
  * `last_start`, -1 when it does not: `Buffer.indexOf` read in JavaScript, for a region of a hundred
- * bytes or so (about 1 ns a byte, against 150 ns a call of `indexOf`, and 270 ns when the key is
- * missing and the search runs on through an audio delta's payload; tools/bench/delta-read.ts).
+ * bytes or so (about 2.5 ns a byte here, against 150 ns a call of `indexOf`, and 270 ns when the key
+ * is missing and the search runs on through an audio delta's payload; tools/bench/delta-read.ts).
  */
 function keyAt(b: Buffer, key: Buffer, from: number, last_start: number): number {
   const last = Math.min(last_start, b.length - key.length);
@@ -466,10 +466,11 @@ function valueOf(b: Buffer, at: number, length: number): number {
 
 /**
  * `deltaFigures` read from the bytes before the payload (`[0, head_end)`, its keys found by the
- * scan that found `"delta":`; one that ran into that key has no colon after it, so no value) and after it (from `tail_start`, one more scan), no string made but
- * the ids: a delta's head and tail as text, and four regular expressions over them, were 4 % of a
- * 256-session run's busy loop. Undefined when the frame is not laid out plainly (an id with an
- * escape, a key the head lacks, vLLM-Omni's metadata in the tail): the text path reads those.
+ * scan that found `"delta":`; one that ran into that key has no colon after it, so no value) and
+ * after it (from `tail_start`, one more scan), no string made but the ids: a delta's head and tail
+ * as text, and four regular expressions over them, were 4 % of a 256-session run's busy loop.
+ * Undefined when the frame is not laid out plainly (an id with an escape, a key the head lacks,
+ * vLLM-Omni's metadata in the tail): the text path reads those.
  */
 function deltaFiguresFromBytes(b: Buffer, head_end: number, tail_start: number, bytes: number): AudioDeltaInfo | undefined {
   const response_id = stringFrom(b, valueOf(b, keyStarts[K_RESPONSE_ID], RESPONSE_ID_BYTES.length), head_end);
@@ -619,8 +620,8 @@ const KEY_BYTES = new Map<string, Buffer>();
  * most expensive function of a 512-session openai run's first second (11 ms of 86 ms busy). A frame
  * still in bytes is searched whole, but for an audio delta whose payload `audioDeltaInfo` found: a
  * key that starts with a quote (as every key does) is searched for in its head and its tail, and
- * the payload passed over (a missing key's search through
- * it cost 410 ns a frame, tools/bench/delta-read.ts).
+ * the payload passed over (a missing key's search through it cost 270 ns a frame,
+ * tools/bench/delta-read.ts).
  */
 export function mentions(frame: DecodedFrame, key: string): boolean {
   const b = frame.bytes;
