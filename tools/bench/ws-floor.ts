@@ -21,19 +21,17 @@
  * Exit 0; 3, as the Python baseline, when a packet was late (over one packet) or a session failed;
  * 2 on bad usage. Every wait is bounded (STEP_TIMEOUT_MS a step).
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { connect, type NetConnectOpts, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { upgradeAccepted, upgradeKey, upgradeRequest } from './ws-upgrade';
 
 const PACKET_MS = 80;
 const PACKET_BYTES = 2560; // 80 ms of 16 kHz PCM16, silence, as the Python baseline sends
 const STEP_TIMEOUT_MS = 10_000;
 const AUDIO_B64 = Buffer.from(Buffer.alloc(PACKET_BYTES).toString('base64'));
-const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const ERROR_EVENT = Buffer.from('{"type":"error"');
-const ACCEPT = /^sec-websocket-accept:[ \t]*(\S+)[ \t]*$/im;
 
 const now_ms = (): number => Number(process.hrtime.bigint()) / 1e6;
 
@@ -93,7 +91,7 @@ function session(i: number, url: URL, packets: number, start_at_ms: number, floo
   return new Promise<void>((resolve, reject) => {
     let ev = 0;
     const eid = (): string => `c${i}_${++ev}`;
-    const key = randomBytes(16).toString('base64');
+    const key = upgradeKey();
     let upgraded = false;
     let header = '';
     let pending: Buffer | null = null;
@@ -191,8 +189,7 @@ function session(i: number, url: URL, packets: number, start_at_ms: number, floo
       header += bytes.toString('latin1');
       const end = header.indexOf('\r\n\r\n');
       if (end < 0) return true;
-      const accept = createHash('sha1').update(key + WS_GUID).digest('base64');
-      if (!header.startsWith('HTTP/1.1 101') || ACCEPT.exec(header.slice(0, end))?.[1] !== accept) {
+      if (!upgradeAccepted(header.slice(0, end), key)) {
         fail(`upgrade refused: ${header.split('\r\n')[0]}`);
         return false;
       }
@@ -208,10 +205,7 @@ function session(i: number, url: URL, packets: number, start_at_ms: number, floo
     socket.on('close', () => fail('the socket closed'));
     bound = setTimeout(() => fail(`no session.created within ${STEP_TIMEOUT_MS} ms`), STEP_TIMEOUT_MS);
     socket.on('connect', () => {
-      socket.write(
-        `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-          `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
-      );
+      socket.write(upgradeRequest(url, key));
     });
   });
 }

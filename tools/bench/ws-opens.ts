@@ -3,7 +3,7 @@
  * sockets opened at once to URL (an append-echo `serve`), each up to its first frame from the
  * server (`session.created`), then dropped. `ws` is ws's WebSocket as the probe makes it (no
  * compression, the probe's frame bound); `plain` is `net.connect`, the HTTP upgrade written by hand
- * and its accept key checked, as tools/bench/ws-floor.ts opens. Prints the process's CPU (user +
+ * and its accept key checked (ws-upgrade.ts), as tools/bench/ws-floor.ts opens. Prints the process's CPU (user +
  * system) from the first open to the last first frame, ms.
  *
  *   node --import tsx tools/bench/ws-opens.ts URL N ws|plain
@@ -11,11 +11,10 @@
  * Run it at N = 1 and N = 256, each way, alternated, in fresh processes: (cpu(256) - cpu(1)) / 255
  * is one open. Everything talks to URL (127.0.0.1 in our benches); every open is bounded at 10 s.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
+import { upgradeAccepted, upgradeKey, upgradeRequest } from './ws-upgrade';
 
-const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const BOUND_MS = 10_000;
 
 const [url, count, mode] = process.argv.slice(2);
@@ -52,11 +51,10 @@ function openWs(): Promise<WebSocket> {
 
 function openPlain(): Promise<Socket> {
   return bounded((done, fail) => {
-    const key = randomBytes(16).toString('base64');
-    const accept = createHash('sha1').update(key + WS_GUID).digest('base64');
+    const key = upgradeKey();
     const socket = connect(Number(target.port), target.hostname, () => {
       socket.setNoDelay(true);
-      socket.write(`GET ${target.pathname} HTTP/1.1\r\nHost: ${target.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+      socket.write(upgradeRequest(target, key));
     });
     let held = Buffer.alloc(0);
     let upgraded = false;
@@ -66,7 +64,7 @@ function openPlain(): Promise<Socket> {
         const end = held.indexOf('\r\n\r\n');
         if (end < 0) return;
         const head = held.toString('latin1', 0, end);
-        if (!head.startsWith('HTTP/1.1 101') || !head.includes(accept)) return fail(new Error(`upgrade refused: ${head.split('\r\n')[0]}`));
+        if (!upgradeAccepted(head, key)) return fail(new Error(`upgrade refused: ${head.split('\r\n')[0]}`));
         upgraded = true;
         held = held.subarray(end + 4);
       }
