@@ -61,7 +61,7 @@ function bundleModuleOf(file: string, line: number): string | undefined {
   if (!heads) {
     heads = [];
     readFileSync(file, 'utf8').split('\n').forEach((text, i) => {
-      const m = /^\/\/ ((?:libs|apps)\/\S+)$/.exec(text);
+      const m = /^\/\/ ((?:libs|apps|node_modules)\/\S+)$/.exec(text);
       if (m) heads?.push({ line: i + 1, path: m[1] });
     });
     bundleModules.set(file, heads);
@@ -88,6 +88,8 @@ function category(s: Sample): string {
     const source = bundled ? (bundleModuleOf(bundled[1], Number(bundled[2])) ?? '') : sym;
     const lib = /(?:^|\/)(libs|apps)\/([^/]+)\//.exec(source);
     if (lib) return `JavaScript: ${lib[1]}/${lib[2]}`;
+    const pkg = /(?:^|\/)node_modules\/([^/]+)\//.exec(source);
+    if (pkg) return `JavaScript: ${pkg[1]}`;
     return 'JavaScript: other';
   }
   if (sym.startsWith('Builtins_')) return 'V8: built-ins (calls, typed arrays, strings)';
