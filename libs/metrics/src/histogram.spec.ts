@@ -1,4 +1,4 @@
-import { createUsHistogram, decodeHistogram, encodeHistogram, mergeHistograms, percentilesMs, recordMs, type PercentilesMs } from './histogram';
+import { createUsHistogram, decodeHistogram, encodeHistogram, mergeHistograms, percentilesMs, recordMs, type Histogram, type PercentilesMs } from './histogram';
 
 /**
  * A decoded histogram rebuilds its max from the bucket counts (the top of the max's bucket), while
@@ -33,6 +33,32 @@ describe('histograms', () => {
     expect(p.p99_9).toBeCloseTo(99.9, 1);
     expect(p.max).toBeCloseTo(100, 1);
     expect(percentilesMs(withValues([0.004])).max).toBe(0.004);
+  });
+
+  it('puts each value in the bucket hdr-histogram-js puts it in, past its range included', () => {
+    const us = [0, 1, 2, 1023, 1024, 2047, 2048, 2049, 4095, 4096, 80_000, 2 ** 31 - 1, 2 ** 31, 3_600_000_000, 5_000_000_000];
+    for (let k = 1; k < 34; k++) us.push(2 ** k - 1, 2 ** k, 2 ** k + 1);
+    let seed = 7;
+    for (let i = 0; i < 2000; i++) {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      us.push(Math.floor((seed / 2 ** 31) ** 4 * 2 ** 32));
+    }
+    const ours = createUsHistogram();
+    const theirs = createUsHistogram();
+    for (const v of us) {
+      recordMs(ours, v / 1000);
+      theirs.recordValue(v);
+    }
+    const counts = (h: Histogram) => {
+      const js = h as unknown as { countsArrayLength: number; getCountAtIndex(i: number): number };
+      return Array.from({ length: js.countsArrayLength }, (_, i) => js.getCountAtIndex(i));
+    };
+    expect(counts(ours)).toEqual(counts(theirs));
+    expect([ours.totalCount, ours.minNonZeroValue, ours.maxValue]).toEqual([theirs.totalCount, theirs.minNonZeroValue, theirs.maxValue]);
+    expect(encodeHistogram(ours)).toBe(encodeHistogram(theirs));
+    // Within the range every value takes the integer path: its min and max are its own.
+    const small = withValues([0.003, 70, 2.5]);
+    expect([small.totalCount, small.minNonZeroValue, small.maxValue]).toEqual([3, 3, 70_000]);
   });
 
   it('refuses a negative or non-numeric duration', () => {
