@@ -88,19 +88,29 @@ describe('vLLM-Omni client events (as vllm_omni/clients/duplex.py builds them)',
         sample_rate_hz: 16000,
         audio: { input: { sample_rate_hz: 16000 }, output: { sample_rate_hz: 24000 } },
         turn_detection: null,
-        extra_body: { auto_response: true, return_stage_metrics: true },
+        overlap_policy: 'listen_only',
+        playback_commit_policy: 'ack_only',
+        extra_body: { native_duplex: true, force_listen_count: 0, auto_response: true, return_stage_metrics: true },
       },
     });
+  });
+
+  it("asks for barge-in on speech and no responses of the model's own when the server's VAD cuts the turns", () => {
+    const e = JSON.parse(vllmSessionUpdate('u', { input_sample_rate: 16000, output_sample_rate: 24000, turn_detection: 'server_vad' }));
+    expect(e.session.turn_detection).toEqual({ type: 'server_vad' });
+    expect(e.session.overlap_policy).toBe('barge_in_on_speech');
+    expect(e.session.playback_commit_policy).toBe('ack_only');
+    expect(e.session.extra_body).toEqual({ native_duplex: true, force_listen_count: 0, auto_response: false, return_stage_metrics: true });
   });
 
   it('carries the reference voice as session.ref_audio and merges raw session fields over the rest', () => {
     const ref_audio = wavDataUrl(Buffer.from('RIFF'));
     expect(ref_audio).toBe('data:audio/wav;base64,UklGRg==');
     const e = JSON.parse(
-      vllmSessionUpdate('u', { input_sample_rate: 16000, output_sample_rate: 24000, turn_detection: 'none', ref_audio, extra: { extra_body: { native_duplex: true }, temperature: 0.6 } }),
+      vllmSessionUpdate('u', { input_sample_rate: 16000, output_sample_rate: 24000, turn_detection: 'none', ref_audio, extra: { extra_body: { native_duplex: false, seed: 1 }, temperature: 0.6 } }),
     );
     expect(e.session.ref_audio).toBe(ref_audio);
-    expect(e.session.extra_body).toEqual({ auto_response: true, return_stage_metrics: true, native_duplex: true });
+    expect(e.session.extra_body).toEqual({ native_duplex: false, force_listen_count: 0, auto_response: true, return_stage_metrics: true, seed: 1 });
     expect(e.session.temperature).toBe(0.6);
     expect(mergeFields({ a: { b: 1, c: 2 }, d: [1] }, { a: { c: 3 }, d: [2] })).toEqual({ a: { b: 1, c: 3 }, d: [2] });
   });

@@ -165,13 +165,22 @@ export function mergeFields(base: Record<string, unknown>, extra: Record<string,
 }
 
 /**
- * The first `session.update`, shaped as vLLM-Omni's client builds it (`SessionConfig.to_session_payload`):
- * the flat beta keys (`input_audio_format`, `sample_rate_hz` for the input) and the `audio` block
- * holding both rates, `turn_detection` always present, `ref_audio` when given, and `extra_body`
- * with `auto_response` and `return_stage_metrics` (the engine's stage figures on each response, as
- * their benchmarks ask). `auto_response` is false under `server_vad`, as their duplex benchmarks
- * send it (`auto_response=not server_turns`, benchmarks/duplex/omni_duplex_eval_runner.py): the
- * server's turns, not the model's, start the responses.
+ * The first `session.update`, shaped as vLLM-Omni's client builds it for MiniCPM-o 4.5
+ * (`SessionConfig.to_session_payload` with the model's preset, `clients/minicpmo_4_5.py`
+ * `create_duplex_session_config`, the one their API docs give for that model):
+ * - the flat beta keys (`input_audio_format`, `sample_rate_hz` for the input) and the `audio` block
+ *   holding both rates, `turn_detection` always present, `ref_audio` when given;
+ * - `overlap_policy` `listen_only` and `playback_commit_policy` `ack_only`, the preset's. Under
+ *   `server_vad`, `barge_in_on_speech`, as their duplex benchmarks' client asks when the server's
+ *   VAD cuts the turns (`experimental/fullduplex/client.py` `configure`). Left out, the server
+ *   takes its own default (`auto`: short remarks acknowledged, overlap deferred or barged in);
+ * - `extra_body` with `native_duplex` (the preset's: without it MiniCPM-o's session runs the
+ *   chat-fallback lane, not the model-native duplex one; its plugin's `is_enabled`),
+ *   `force_listen_count: 0` (the preset's), `auto_response`, and `return_stage_metrics` (the
+ *   engine's stage figures on each response, as their benchmarks ask). `auto_response` is false
+ *   under `server_vad`, as their duplex benchmarks send it (`auto_response=not server_turns`,
+ *   benchmarks/duplex/omni_duplex_eval_runner.py): the server's turns, not the model's, start the
+ *   responses.
  */
 export function vllmSessionUpdate(event_id: string, r: VllmSessionRequest): string {
   const session: Record<string, unknown> = {
@@ -182,8 +191,10 @@ export function vllmSessionUpdate(event_id: string, r: VllmSessionRequest): stri
     sample_rate_hz: r.input_sample_rate,
     audio: { input: { sample_rate_hz: r.input_sample_rate }, output: { sample_rate_hz: r.output_sample_rate } },
     turn_detection: r.turn_detection === 'server_vad' ? { type: 'server_vad' } : null,
+    overlap_policy: r.turn_detection === 'server_vad' ? 'barge_in_on_speech' : 'listen_only',
+    playback_commit_policy: 'ack_only',
     ...(r.ref_audio !== undefined ? { ref_audio: r.ref_audio } : {}),
-    extra_body: { auto_response: r.turn_detection !== 'server_vad', return_stage_metrics: true },
+    extra_body: { native_duplex: true, force_listen_count: 0, auto_response: r.turn_detection !== 'server_vad', return_stage_metrics: true },
   };
   return JSON.stringify({ type: 'session.update', session: r.extra ? mergeFields(session, r.extra) : session, event_id });
 }

@@ -26,7 +26,7 @@ export const DIALECT_FLAGS = {
     value: 'DIR|FILE',
   },
   'video-fps': { kind: 'number', min: 0, exclusive: true, group: 'input', help: 'frames per second of media time (default: native one per unit, vllm-omni 1; a video file is decoded at this rate, default 1)', value: 'F' },
-  'session-extra': { kind: 'string', group: 'dialect', help: 'vllm-omni: a JSON object merged into session.update.session, objects key by key (e.g. \'{"extra_body":{"native_duplex":true}}\')', value: 'JSON' },
+  'session-extra': { kind: 'string', group: 'dialect', help: 'vllm-omni: a JSON object merged into session.update.session, objects key by key (e.g. \'{"temperature":0.6,"extra_body":{"force_listen_count":2}}\')', value: 'JSON' },
   'admission-retries': { kind: 'int', min: 0, group: 'limits', help: "retries of a session a full server refuses (HTTP 503; vllm-omni: resource_exhausted) (default: native and openai 3, sglang-omni's client; vllm-omni 12, which outlasts the server's 30 s disconnect grace)", value: 'N' },
   'admission-backoff-ms': { kind: 'number', min: 0, group: 'limits', help: 'wait before each admission retry, ms (default 250; native and openai: fixed; vllm-omni: doubling up to 5000)', value: 'MS' },
   'handshake-timeout-s': { kind: 'number', min: 0, exclusive: true, group: 'limits', help: "bound on the dialect's handshake after the upgrade, seconds (default: 30 vllm-omni, as its client; else --connect-timeout-s)", value: 'S' },
