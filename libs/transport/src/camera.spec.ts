@@ -3,7 +3,7 @@ import { FrameTimes, vllmUnitClosesAt } from './camera';
 import { FakeServer } from './fake-server';
 import type { CameraFrames } from './flow';
 import { NativeFlow } from './native-flow';
-import { VllmOmniFlow } from './vllm-omni-flow';
+import { vllmFramePlan, VllmOmniFlow } from './vllm-omni-flow';
 
 const frame = (tag: number, bytes = 100) => Buffer.from(Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, tag]), Buffer.alloc(bytes - 4)]).toString('base64'), 'latin1');
 const camera = (n: number, fps: number | null = null, bytes = 100): CameraFrames => ({ base64: Array.from({ length: n }, (_, i) => frame(i, bytes)), bytes: Array(n).fill(bytes), fps });
@@ -29,6 +29,23 @@ describe('FrameTimes', () => {
     expect(due.map((f) => f.t_ms)).toEqual([1000, 2000]);
     expect([first[0].image, due[0].image, due[1].image]).toEqual([frames.base64[0], frames.base64[1], frames.base64[0]]);
     expect([t.sent, t.bytes]).toEqual([3, 300]);
+  });
+
+  it('holds the last frame once the frames run out, when asked to', () => {
+    const frames = camera(2);
+    const t = new FrameTimes(frames, 1000, 'hold');
+    const due = t.upTo(4000);
+    expect(due.map((f) => f.t_ms)).toEqual([0, 1000, 2000, 3000]);
+    expect(due.map((f) => f.image)).toEqual([frames.base64[0], frames.base64[1], frames.base64[1], frames.base64[1]]);
+    expect([t.sent, t.bytes]).toEqual([4, 400]);
+  });
+
+  it('holds the last frame on vLLM-Omni sessions, as their client does when the audio outlives the clip', () => {
+    const frames = camera(2);
+    for (const capabilities of [undefined, { optional_input_modalities: ['image'], supports_image_input: true }]) {
+      const { times } = vllmFramePlan(frames, capabilities);
+      expect(times.upTo(3001).map((f) => f.image)).toEqual([frames.base64[0], frames.base64[1], frames.base64[1], frames.base64[1]]);
+    }
   });
 });
 

@@ -2,8 +2,9 @@ import type { CameraFrames } from './flow';
 
 /**
  * When a session's camera frames are due: frame k at k × period of media time, its image the k-th
- * of the run's frames (looped). `upTo(ms)` hands out, once each, the frames due before `ms`;
- * `closedBy(ms, closes)` those whose unit `ms` of audio has closed.
+ * of the run's frames. Past the last one the frames loop, or with `hold` the last one repeats (a
+ * camera that outlives its clip shows its last picture). `upTo(ms)` hands out, once each, the
+ * frames due before `ms`; `closedBy(ms, closes)` those whose unit `ms` of audio has closed.
  */
 export class FrameTimes {
   private next_k = 0;
@@ -13,6 +14,7 @@ export class FrameTimes {
   constructor(
     private readonly frames: CameraFrames,
     readonly period_ms: number,
+    private readonly afterLast: 'loop' | 'hold' = 'loop',
   ) {}
 
   /** The frames due before media time `until_ms` not handed out yet: each its time and image. */
@@ -33,9 +35,10 @@ export class FrameTimes {
     const n = this.frames.base64.length;
     while (due(this.next_k * this.period_ms)) {
       const k = this.next_k++;
-      out.push({ t_ms: Math.round(k * this.period_ms * 1000) / 1000, image: this.frames.base64[k % n] });
+      const i = this.afterLast === 'hold' ? Math.min(k, n - 1) : k % n;
+      out.push({ t_ms: Math.round(k * this.period_ms * 1000) / 1000, image: this.frames.base64[i] });
       this.sent++;
-      this.bytes += this.frames.bytes[k % n];
+      this.bytes += this.frames.bytes[i];
     }
     return out;
   }

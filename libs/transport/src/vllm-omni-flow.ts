@@ -35,7 +35,8 @@ const HEARTBEAT_MS = 30_000;
 export function vllmFramePlan(video: CameraFrames, capabilities: Record<string, unknown> | undefined): { transport: VllmFrameTransport; times: FrameTimes } {
   const transport = vllmFrameTransport(capabilities);
   if (!transport) throw new TransportError('input_not_granted', `--video: the session takes neither video_frames on appends nor input_image items (capabilities: ${JSON.stringify(capabilities ?? null)})`);
-  const times = new FrameTimes(video, framePeriodMs(video, VLLM_UNITS.unit_ms));
+  // Past the clip's last frame their client holds it (`DuplexClient.stream_pcm`: `min(frames_sent, len(frames) - 1)`).
+  const times = new FrameTimes(video, framePeriodMs(video, VLLM_UNITS.unit_ms), 'hold');
   // One frame a unit rides its closing append, and their client adds at most the unit's composite:
   // more frames a unit than an append takes would queue behind the units for ever.
   const per_unit = Math.ceil(VLLM_UNITS.unit_ms / times.period_ms - 1e-9);
