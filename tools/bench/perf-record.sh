@@ -6,14 +6,19 @@
 # libs, in µs per packet cycle.
 #
 # A checkout with dist/ runs its compiled kit (perf-categories.ts maps bundle lines to their libs).
+# CLIENT=floor samples tools/bench/ws-floor.ts in the probe's place (compiled by esbuild into
+# OUT_DIR, run with the kit's Node flags, as pacing.ts runs client `floor`): OUT_DIR/floor.data.
 #
-#   tools/bench/perf-record.sh OUT_DIR [SESSIONS=512] [DURATION_S=16] [FROM_S=5] [WINDOW_S=8] [CHECKOUT=.]
+#   [CLIENT=probe|floor] tools/bench/perf-record.sh OUT_DIR [SESSIONS=512] [DURATION_S=16] [FROM_S=5] [WINDOW_S=8] [CHECKOUT=.]
 #   node --import tsx tools/bench/perf-categories.ts OUT_DIR/probe.data --packets-per-s 6400
 #
 # Needs Linux perf (Debian: linux-perf) and permission to sample (root, or perf_event_paranoid <= 1).
 # Only processes this script starts are sampled or signalled, by PID; everything talks on 127.0.0.1.
 set -euo pipefail
 . "$(dirname "$0")/kit.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+CLIENT=${CLIENT:-probe}
+case "$CLIENT" in probe | floor) ;; *) echo "error: CLIENT must be probe or floor, not $CLIENT" >&2; exit 2 ;; esac
 OUT=${1:?usage: perf-record.sh OUT_DIR [SESSIONS] [DURATION_S] [FROM_S] [WINDOW_S] [CHECKOUT]}
 N=${2:-512}
 DURATION=${3:-16}
@@ -28,11 +33,18 @@ start_mock "$OUT" "$ROOT" --perf-basic-prof -- --stats-output "$OUT/mock-stats.j
 MOCK=$MOCK_PID
 trap 'kill -INT $MOCK 2>/dev/null || true' EXIT
 
-# shellcheck disable=SC2046
-node --perf-basic-prof $(kit_words "$ROOT" probe) run --url "$MOCK_URL" --concurrency "$N" --duration "$DURATION" --output "$OUT/run" --quiet >"$OUT/probe.out" 2>&1 &
+if [ "$CLIENT" = floor ]; then
+  node -e "require('esbuild').buildSync({ entryPoints: [process.argv[1]], outfile: process.argv[2], bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'error' })" \
+    "$HERE/ws-floor.ts" "$OUT/ws-floor.js"
+  # shellcheck disable=SC2046
+  node --perf-basic-prof $(kit_flags "$ROOT") "$OUT/ws-floor.js" --url "$MOCK_URL" --concurrency "$N" --duration "$DURATION" --output "$OUT/run" >"$OUT/floor.out" 2>&1 &
+else
+  # shellcheck disable=SC2046
+  node --perf-basic-prof $(kit_words "$ROOT" probe) run --url "$MOCK_URL" --concurrency "$N" --duration "$DURATION" --output "$OUT/run" --quiet >"$OUT/probe.out" 2>&1 &
+fi
 PROBE=$!
 sleep "$FROM"
-perf record -q -e cpu-clock -F 2000 -g -p "$PROBE" -o "$OUT/probe.data" -- sleep "$WINDOW" >/dev/null 2>&1 &
+perf record -q -e cpu-clock -F 2000 -g -p "$PROBE" -o "$OUT/$CLIENT.data" -- sleep "$WINDOW" >/dev/null 2>&1 &
 P1=$!
 perf record -q -e cpu-clock -F 2000 -g -p "$MOCK" -o "$OUT/mock.data" -- sleep "$WINDOW" >/dev/null 2>&1 &
 P2=$!
@@ -42,4 +54,4 @@ wait $PROBE || STATUS=$?
 kill -INT $MOCK
 wait $MOCK || true
 trap - EXIT
-echo "probe exited $STATUS; samples in $OUT/probe.data and $OUT/mock.data ($WINDOW s from $FROM s, $N sessions)"
+echo "$CLIENT exited $STATUS; samples in $OUT/$CLIENT.data and $OUT/mock.data ($WINDOW s from $FROM s, $N sessions)"
