@@ -94,7 +94,7 @@ export function dialectConfig(o: DialectOptions, packet_ms: number, output_sampl
 
 /** What every session of a run shares about its server: where, which dialect, which bounds and rates. */
 export function connectionSettings(
-  o: DialectOptions & { url: string; connect_timeout_ms: number; drain_timeout_ms: number; output_sample_rate: number; output_sample_rate_given: boolean },
+  o: DialectOptions & { url: string; connect_timeout_ms: number; drain_timeout_ms?: number; output_sample_rate: number; output_sample_rate_given: boolean },
   packet_ms: number,
 ) {
   return {
@@ -107,7 +107,7 @@ export function connectionSettings(
     ...(o.handshake_timeout_ms !== undefined ? { handshake_timeout_ms: o.handshake_timeout_ms } : {}),
     close_timeout_ms: o.close_timeout_ms,
     admission: o.admission,
-    drain_timeout_ms: o.drain_timeout_ms,
+    ...(o.drain_timeout_ms !== undefined ? { drain_timeout_ms: o.drain_timeout_ms } : {}),
     output_sample_rate: o.output_sample_rate,
     output_sample_rate_given: o.output_sample_rate_given,
     ...(o.pacing === 'lockstep' ? { lockstep: { unit_timeout_ms: o.unit_timeout_ms ?? DEFAULT_UNIT_TIMEOUT_MS } } : {}),

@@ -30,7 +30,8 @@ export interface SessionContext {
   max_send_buffer_bytes?: number;
   /** Bound on the dialect's handshake (their clients': native 10 s, vllm-omni 30 s). */
   handshake_timeout_ms?: number;
-  drain_timeout_ms: number;
+  /** Bound on the end of input (`--drain-timeout-s`); not given, each dialect's own (`drainTimeoutMs`). */
+  drain_timeout_ms?: number;
   /** Bound on the dialect's close (`session.closed`; vllm-omni's client: 20 s). */
   close_timeout_ms?: number;
   /** A refused admission (HTTP 503; vLLM-Omni `resource_exhausted`) is retried this often, with a doubling backoff. */

@@ -2,7 +2,7 @@ import { monotonicClock } from '@duplex-bench/pacer';
 import { VirtualTime } from '@duplex-bench/pacer/testing';
 import type { Connection } from './connection';
 import { FakeServer } from './fake-server';
-import { sendTraced } from './flow';
+import { drainTimeoutMs, sendTraced } from './flow';
 
 const UPDATE = '{"type":"session.update","event_id":"s1_update"}';
 
@@ -48,5 +48,15 @@ describe('sendTraced: a control frame, stamped, sent and traced', () => {
     expect(traced[0]).toBeLessThanOrEqual(after_s);
     sendTraced(conn, UPDATE, {});
     expect(sent).toEqual([UPDATE, UPDATE]);
+  });
+});
+
+describe('drainTimeoutMs: the bound on the end of input', () => {
+  it("takes the one given; else 30 s, and for vllm-omni their eval runner's max(20 s, input + 20 s)", () => {
+    expect(drainTimeoutMs('vllm-omni', 5000, 60_000)).toBe(5000);
+    expect(drainTimeoutMs('native', undefined, 60_000)).toBe(30_000);
+    expect(drainTimeoutMs('openai', undefined, 0)).toBe(30_000);
+    expect(drainTimeoutMs('vllm-omni', undefined, 60_000)).toBe(80_000);
+    expect(drainTimeoutMs('vllm-omni', undefined, 0)).toBe(20_000);
   });
 });

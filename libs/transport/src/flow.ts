@@ -47,6 +47,22 @@ export const FLOW_TIMEOUTS = { handshake_timeout_ms: 10_000, drain_timeout_ms: 3
  */
 export const VLLM_TIMEOUTS = { handshake_timeout_ms: 30_000, close_timeout_ms: 20_000 };
 
+/**
+ * vLLM-Omni's bound on the end of input when the user gave none: their eval runner waits for
+ * `response.done` at most `max(20.0, duration + 20.0)` s after the final commit
+ * (benchmarks/duplex/omni_duplex_eval_runner.py), `duration` being the clip's; here the input the
+ * session sent, ms.
+ */
+export function vllmDrainTimeoutMs(input_ms: number): number {
+  return Math.max(20_000, input_ms + 20_000);
+}
+
+/** A session's bound on the end of input, ms: the one given, else its dialect's for an input of `input_ms`. */
+export function drainTimeoutMs(protocol: string, given_ms: number | undefined, input_ms: number): number {
+  if (given_ms !== undefined) return given_ms;
+  return protocol === 'vllm-omni' ? vllmDrainTimeoutMs(input_ms) : FLOW_TIMEOUTS.drain_timeout_ms;
+}
+
 /** Stamps, sends and traces one control frame: the one place a flow sends outside the paced appends. */
 export function sendTraced(conn: Connection, frame: string, options: FlowOptions): void {
   const sent_s = (options.clock ?? monotonicClock).now_s();

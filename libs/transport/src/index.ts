@@ -15,7 +15,7 @@ export { LegacyFlow } from './legacy-flow';
 export { sendCommits } from './send-commits';
 export { createSessionFlow, sendsCameraFrames, trailingSilenceMs, withSessionCamera } from './create-flow';
 export type { CameraFrames, DialectConfig, EndReport, FlowOptions, NativeDrainReport, OpenAIFlowConfig, SentHook, ServerEventSeqFigures, SessionFlow, SessionGrant, VllmOmniFlowConfig } from './flow';
-export { FLOW_TIMEOUTS, VLLM_TIMEOUTS } from './flow';
+export { drainTimeoutMs, FLOW_TIMEOUTS, VLLM_TIMEOUTS, vllmDrainTimeoutMs } from './flow';
 export type { LegacyFlowConfig } from './flow';
 
 /* Error types */

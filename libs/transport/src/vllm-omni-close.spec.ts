@@ -45,6 +45,25 @@ describe('vLLM-Omni: the close after a failed drain', () => {
   });
 });
 
+describe('vLLM-Omni: the drain bound when none is given', () => {
+  it("waits as their eval runner waits for response.done: the input sent plus 20 s, at least 20 s", async () => {
+    for (const [packets, bound_ms] of [
+      [0, 20_000],
+      [50, 24_000],
+    ] as const) {
+      const time = new VirtualTime();
+      const { conn, flow } = await session(time, false);
+      // 50 packets of 80 ms at 16 kHz: 4 s of input, beside the 3 bytes of the session's first append.
+      const packet = new Uint8Array(Buffer.from(Buffer.alloc(2560).toString('base64')));
+      for (let i = 0; i < packets; i++) flow.append(`a${i + 1}`, i + 1, 0, packet);
+      const from = time.now;
+      const err = (await time.run(flow.end(conn, {}).catch((e: unknown) => e))) as TransportError;
+      expect(err).toMatchObject({ reason: 'drain_timeout' });
+      expect(time.now - from).toBeCloseTo(bound_ms, -1);
+    }
+  });
+});
+
 describe('vLLM-Omni: event acks', () => {
   it('acks every numbered event of a read, in order, as their client does; nothing for session.closed, nor after it', async () => {
     const time = new VirtualTime();

@@ -7,7 +7,7 @@ import { waitForQuiet } from './wait-quiet';
 import { TransportError } from './errors';
 import { ItemPlayout } from './item-playout';
 import { FrameTimes, framePeriodMs, VLLM_UNITS, vllmUnitClosesAt } from './camera';
-import { FLOW_TIMEOUTS, sendTraced, type CameraFrames, type EndReport, type FlowOptions, type ServerEventSeqFigures, type SessionFlow, type SessionGrant, type VllmOmniFlowConfig, VLLM_TIMEOUTS } from './flow';
+import { sendTraced, type CameraFrames, type EndReport, type FlowOptions, type ServerEventSeqFigures, type SessionFlow, type SessionGrant, type VllmOmniFlowConfig, vllmDrainTimeoutMs, VLLM_TIMEOUTS } from './flow';
 
 interface Playback {
   /** Output audio received for the response, ms at the rate each delta states. */
@@ -462,10 +462,11 @@ export class VllmOmniFlow implements SessionFlow {
    * ended with the trailing silence (`trailingSilenceMs`), and the session waits, as their eval
    * runner's `_wait_for_server_turns` does, until no speech and no response is open and no
    * `input_audio_buffer.*` or `response.*` event came for 2 s (playback answers do not count);
-   * past the drain bound it ends as `turns_unsettled`.
+   * past the drain bound it ends as `turns_unsettled`. The drain bound, unless given, is their eval
+   * runner's: the input sent plus 20 s, at least 20 s (`vllmDrainTimeoutMs`).
    */
   async end(conn: Connection, options: FlowOptions): Promise<EndReport> {
-    const drain_ms = options.drain_timeout_ms ?? FLOW_TIMEOUTS.drain_timeout_ms;
+    const drain_ms = options.drain_timeout_ms ?? vllmDrainTimeoutMs(this.sent_ms);
     const close_ms = options.close_timeout_ms ?? VLLM_TIMEOUTS.close_timeout_ms;
     this.ackPlayback();
     this.heardDuringEnd = false;

@@ -33,7 +33,7 @@ export const RECORD_FLAGS = {
   trace: { kind: 'enum', values: ['full', 'events', 'off'], default: 'full', group: 'output', help: 'full (every event), events (audio payloads as byte lengths) or off (send receipts only)' },
   postprocess: { kind: 'enum', values: ['pool', 'inline', 'off'], default: 'pool', group: 'output', help: 'replay each finished trace in a process pool (pool), in the recording process (inline), or not at all (off)' },
   'connect-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 10, group: 'limits', help: 'bound on connect plus handshake, seconds', value: 'S' },
-  'drain-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 30, group: 'limits', help: 'bound on the end of input (the server finishing its answer), seconds', value: 'S' },
+  'drain-timeout-s': { kind: 'number', min: 0, exclusive: true, group: 'limits', help: "bound on the end of input (the server finishing its answer), seconds (default 30; vllm-omni: the session's input plus 20, at least 20, as their eval runner waits)", value: 'S' },
   'allow-unqualified': { kind: 'bool', group: 'output', help: 'exit 0 even when a packet was late (else 3)' },
   quiet: { kind: 'bool', group: 'output', help: 'no progress lines' },
   ...TELEMETRY_FLAGS,

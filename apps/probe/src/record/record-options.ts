@@ -48,7 +48,7 @@ export function parseRecordOptions(argv: string[]): RecordOptions {
     trace: f.trace as RecordOptions['trace'],
     postprocess: f.postprocess as RecordOptions['postprocess'],
     connect_timeout_ms: f['connect-timeout-s'] * 1000,
-    drain_timeout_ms: f['drain-timeout-s'] * 1000,
+    ...(f['drain-timeout-s'] !== undefined ? { drain_timeout_ms: f['drain-timeout-s'] * 1000 } : {}),
     allow_unqualified: f['allow-unqualified'],
     quiet: f.quiet,
     ...telemetryOptions(f),

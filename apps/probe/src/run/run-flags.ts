@@ -44,7 +44,7 @@ export const RUN_FLAGS = {
   'start-spread-ms': { kind: 'number', min: 0, group: 'load', help: 'spread of session starts after the start gate, ms (default: one packet, or 2 ms per session when longer)', value: 'MS' },
   'warmup-s': { kind: 'number', min: 0, default: 0, group: 'output', help: 'also report steady-state percentiles of the packets sent this long after the start gate, seconds', value: 'S' },
   'connect-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 10, group: 'limits', help: 'bound on connect plus handshake, seconds', value: 'S' },
-  'drain-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 30, group: 'limits', help: 'bound on the end of input (the server finishing its answer), seconds', value: 'S' },
+  'drain-timeout-s': { kind: 'number', min: 0, exclusive: true, group: 'limits', help: "bound on the end of input (the server finishing its answer), seconds (default 30; vllm-omni: the session's input plus 20, at least 20, as their eval runner waits)", value: 'S' },
   'open-parallel': { kind: 'int', min: 1, default: 64, group: 'limits', help: 'handshakes in flight at once before the start gate', value: 'N' },
   'start-timeout-s': { kind: 'number', min: 0, exclusive: true, default: 60, group: 'limits', help: 'with --processes: bound on every child being connected and ready, seconds', value: 'S' },
   'cpu-affinity': { kind: 'enum', values: ['auto', 'off'], default: 'auto', group: 'load', help: 'with --processes: auto (Linux: pin each child to a physical core) or off' },

@@ -92,7 +92,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     start_spread_ms: f['start-spread-ms'] ?? defaultStartSpreadMs(dialect.packet_ms, concurrency),
     warmup_s: f['warmup-s'],
     connect_timeout_ms: f['connect-timeout-s'] * 1000,
-    drain_timeout_ms: f['drain-timeout-s'] * 1000,
+    ...(f['drain-timeout-s'] !== undefined ? { drain_timeout_ms: f['drain-timeout-s'] * 1000 } : {}),
     open_parallel: f['open-parallel'],
     start_timeout_ms: f['start-timeout-s'] * 1000,
     cpu_affinity: f['cpu-affinity'] as RunOptions['cpu_affinity'],

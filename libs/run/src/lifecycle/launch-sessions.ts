@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describeHost, Launcher, pinProcess, planCpus, projectRevision, readPhysicalCores, withoutFlags } from '@duplex-bench/launcher';
 import { monotonicClock } from '@duplex-bench/pacer';
+import { drainTimeoutMs } from '@duplex-bench/transport';
 import { AudioFormatError, ConversationError } from '@duplex-bench/audio';
 import { EXIT, Interrupts, UsageError, type RunIo } from '@duplex-bench/cli';
 import { besideClient, poolStalls, type StallsSummary } from '@duplex-bench/telemetry';
@@ -37,6 +38,7 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
   const sizeArgs = ['--packet-ms', String(size.packet_ms)];
   // A script played once in each child's sessions lasts at most one pass: the children's time to run is counted from that.
   const session_s = opts.conversation_once ? await onceBoundS(opts, size.packet_ms) : opts.duration_s;
+  const drain_s = drainTimeoutMs(opts.protocol, opts.drain_timeout_ms, session_s * 1000) / 1000;
   await mkdir(opts.output, { recursive: true });
   const cpu = planCpus(opts.cpu_affinity, opts.cpu_affinity === 'auto' && process.platform === 'linux' ? await readPhysicalCores() : null, opts.processes);
   if (opts.cpu_affinity === 'auto' && process.platform !== 'linux') cpu.warning = 'CPU placement is only done on Linux; skipped';
@@ -56,7 +58,7 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
   const onSpawned = (index: number, pid: number) => {
     pids[index] = pid;
     if (opts.sampler && !sampler && pids.filter((p) => p > 0).length === opts.processes) {
-      sampler = new ProcessSampler(pids, runFile(opts.output, 'sampler'), opts.sampler.interval_ms, opts.start_timeout_ms / 1000 + session_s + opts.drain_timeout_ms / 1000 + 120);
+      sampler = new ProcessSampler(pids, runFile(opts.output, 'sampler'), opts.sampler.interval_ms, opts.start_timeout_ms / 1000 + session_s + drain_s + 120);
     }
   };
   const metricsPortOf = (i: number): string[] => (opts.metrics_port === undefined ? [] : ['--metrics-port', String(opts.metrics_port === 0 ? 0 : opts.metrics_port + i)]);
@@ -69,7 +71,7 @@ export async function launchSessions(opts: RunOptions, io: RunIo, render: Render
     args: (i) => ['run', ...childArgs(io.argv), ...sizeArgs, '--processes', '1', '--output', join(opts.output, `p${i}`), '--quiet', ...metricsPortOf(i), ...samplerArgs],
     env: opts.api_key ? { [CHILD_KEY_ENV]: opts.api_key } : undefined,
     start_timeout_ms: opts.start_timeout_ms,
-    run_timeout_ms: (session_s + opts.drain_timeout_ms / 1000 + 60 + (opts.metrics_port === undefined ? 0 : opts.metrics_linger_s)) * 1000,
+    run_timeout_ms: (session_s + drain_s + 60 + (opts.metrics_port === undefined ? 0 : opts.metrics_linger_s)) * 1000,
     cpu,
     onSpawned,
     onStderr: (i, line) => {

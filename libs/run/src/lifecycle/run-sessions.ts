@@ -30,6 +30,7 @@ import { duplexClientFigures, duplexMetrics, videoFigures, vllmOmniFigures, runF
 import { appendRunFile, unwrittenLine, writeEvery } from '@duplex-bench/results';
 import { legacyFigures, withConversationOnce } from '@duplex-bench/results';
 import { RealtimeSession, SendBarrier, type SessionResult } from '@duplex-bench/session';
+import { drainTimeoutMs } from '@duplex-bench/transport';
 import { TraceWriter, type TraceWriterOptions } from '@duplex-bench/tracer';
 import { Progress } from './progress';
 import { runArrivals } from './arrival-sessions';
@@ -216,7 +217,8 @@ export async function runSessions(given: RunOptions, io: RunIo, render: RenderRu
     scraper?.start();
     // The sampler looks from before the first session to after the last.
     const startWait_s = opts.start_at_ms === undefined ? 0 : Math.max(0, (opts.start_at_ms - Date.now()) / 1000);
-    const bound_s = startWait_s + (opts.arrivals ? opts.arrivals.run_for_s : opts.duration_s) + opts.drain_timeout_ms / 1000 + opts.connect_timeout_ms / 1000 + 600;
+    const session_s = opts.arrivals ? opts.arrivals.run_for_s : opts.duration_s;
+    const bound_s = startWait_s + session_s + drainTimeoutMs(opts.protocol, opts.drain_timeout_ms, session_s * 1000) / 1000 + opts.connect_timeout_ms / 1000 + 600;
     // Under a launcher, its one sampler watches every process: this one only reads its looks.
     sampler = opts.sampler && !opts.sampler.shared_dir ? new ProcessSampler([process.pid], runFile(opts.output, 'sampler'), opts.sampler.interval_ms, bound_s) : null;
     let results: SessionResult[];

@@ -66,7 +66,8 @@ export interface RunOptions extends DialectOptions, ConversationOptions, Telemet
   start_spread_ms: number;
   warmup_s: number;
   connect_timeout_ms: number;
-  drain_timeout_ms: number;
+  /** `--drain-timeout-s`; not given, each dialect's own bound (`drainTimeoutMs`). */
+  drain_timeout_ms?: number;
   open_parallel: number;
   start_timeout_ms: number;
   cpu_affinity: 'auto' | 'off';
@@ -112,7 +113,8 @@ export interface RecordOptions extends DialectOptions, ConversationOptions, Tele
   /** Where finished sessions are replayed: a process pool (default), the recording process itself, or nowhere. */
   postprocess: 'pool' | 'inline' | 'off';
   connect_timeout_ms: number;
-  drain_timeout_ms: number;
+  /** `--drain-timeout-s`; not given, each dialect's own bound (`drainTimeoutMs`). */
+  drain_timeout_ms?: number;
   allow_unqualified: boolean;
   quiet: boolean;
 }
