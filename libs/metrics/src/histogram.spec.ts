@@ -56,9 +56,14 @@ describe('histograms', () => {
     expect(counts(ours)).toEqual(counts(theirs));
     expect([ours.totalCount, ours.minNonZeroValue, ours.maxValue]).toEqual([theirs.totalCount, theirs.minNonZeroValue, theirs.maxValue]);
     expect(encodeHistogram(ours)).toBe(encodeHistogram(theirs));
-    // Within the range every value takes the integer path: its min and max are its own.
-    const small = withValues([0.003, 70, 2.5]);
-    expect([small.totalCount, small.minNonZeroValue, small.maxValue]).toEqual([3, 3, 70_000]);
+    // Within the range every value takes the integer path (recordValue is never called); past it, recordValue.
+    const small = createUsHistogram();
+    const slow = jest.spyOn(small, 'recordValue');
+    for (const v of [0.003, 70, 2.5, 0, 2 ** 31 / 1000 - 0.001]) recordMs(small, v);
+    expect(slow).not.toHaveBeenCalled();
+    expect([small.totalCount, small.minNonZeroValue]).toEqual([5, 3]);
+    recordMs(small, 2 ** 31 / 1000);
+    expect(slow).toHaveBeenCalledTimes(1);
   });
 
   it('refuses a negative or non-numeric duration', () => {

@@ -58,7 +58,7 @@ export function vllmDrainTimeoutMs(input_ms: number): number {
 }
 
 /** A session's bound on the end of input, ms: the one given, else its dialect's for an input of `input_ms`. */
-export function drainTimeoutMs(protocol: string, given_ms: number | undefined, input_ms: number): number {
+export function drainTimeoutMs(protocol: DialectConfig['protocol'], given_ms: number | undefined, input_ms: number): number {
   if (given_ms !== undefined) return given_ms;
   return protocol === 'vllm-omni' ? vllmDrainTimeoutMs(input_ms) : FLOW_TIMEOUTS.drain_timeout_ms;
 }

@@ -22,7 +22,7 @@ export const DIALECT_FLAGS = {
   video: {
     kind: 'string',
     group: 'input',
-    help: "native and vllm-omni: camera frames, a directory of JPEG files (in name order, looped) or a video file (decoded by ffmpeg at --video-fps); sent as the server takes them: native sglang.input_image.append before each unit's first packet when the grant lists image input, vllm-omni video_frames on the append or input_image items as its capabilities say",
+    help: "native and vllm-omni: camera frames, a directory of JPEG files (in name order; past the last, native loops them and vllm-omni holds the last) or a video file (decoded by ffmpeg at --video-fps); sent as the server takes them: native sglang.input_image.append before each unit's first packet when the grant lists image input, vllm-omni video_frames on the append or input_image items as its capabilities say",
     value: 'DIR|FILE',
   },
   'video-fps': { kind: 'number', min: 0, exclusive: true, group: 'input', help: 'frames per second of media time (default: native one per unit, vllm-omni 1; a video file is decoded at this rate, default 1)', value: 'F' },
