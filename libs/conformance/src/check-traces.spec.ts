@@ -97,6 +97,15 @@ describe('a run checked against its contract', () => {
       expect(result.violations[0]).toBe('the grant states no known profile (native_unit_ms and output_audio_format.rate); give --profile');
     });
 
+    it("holds a native trace's admission attempts to the limit its run recorded, and to none without a run.json", async () => {
+      const denied = (attempt: number) => ({ direction: 'admission', time_s: 99, event: { type: 'connection_denied', http_status: 503, attempt } });
+      const text = toJsonl([denied(1), denied(2), ...nativeTrace()]);
+      expect((await checkTraceFile(await trace('s0', text))).status).toBe('pass');
+      await writeFile(join(dir, 'run.json'), JSON.stringify({ command: [], protocol: 'native', dialect: { max_admission_attempts: 1 } }));
+      const result = await checkTraceFile(await trace('s1', text));
+      expect(result).toMatchObject({ status: 'fail', violations: ['admission attempt 2 exceeds the recorded limit 1'] });
+    });
+
     it('says first when the trace kept audio as byte counts (--trace events), which the contract cannot check', async () => {
       const t = nativeTrace();
       eventOf(t, 'input_audio_buffer.append').audio = 2560;

@@ -87,7 +87,7 @@ export async function checkTraceFile(file: string, profile?: NativeProfileName):
   const chosen = profile ? NATIVE_PROFILES[profile] : grantedProfile(records);
   const source = profile ? '--profile' : chosen ? 'grant' : 'none';
   // Without a profile the unit and output rate are unknown; nemotron's are the default, and the grant check says why it fails.
-  const result = checkNativeTrace(records, chosen ?? NATIVE_PROFILES.nemotron, { line_errors: errors });
+  const result = checkNativeTrace(records, chosen ?? NATIVE_PROFILES.nemotron, { line_errors: errors, max_admission_attempts: await recordedAdmissionLimit(file) });
   if (!chosen) result.violations.unshift('the grant states no known profile (native_unit_ms and output_audio_format.rate); give --profile');
   if (withoutPayloads(records)) result.violations.unshift('audio payloads were replaced by their byte counts (--trace events); record with --trace full to check');
   return { trace: file, profile: chosen?.name ?? null, profile_source: source, ...result };

@@ -105,10 +105,11 @@ export class RealtimeSession {
         url: b.ctx.url,
         session_id: this.id,
         timers: () => this.conn.timers,
-        // Each refusal is an admission record in the trace.
-        onRefused: (n, refusal) => {
+        // Each refusal that is retried is an admission record in the trace; the one that spends the
+        // retries is the session's error alone, as sglang-omni's client records them (`admit`).
+        onRefused: (n, refusal, retried) => {
           b.admission_refusals = n;
-          b.sink.admission(n, refusal, b.ctx.clock.now_s());
+          if (retried) b.sink.admission(n, refusal, b.ctx.clock.now_s());
           hooks.refused?.();
         },
         // A refused attempt leaves nothing behind: its connection, its receivers and its counts go.

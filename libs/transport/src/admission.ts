@@ -36,8 +36,11 @@ export interface Admission {
   session_id?: string;
   /** The timers the backoff runs on (asked after each refusal: an attempt may bring its own). */
   timers: () => TimerHost;
-  /** Told of each refusal (its attempt, from 1), before the next attempt or the failure. */
-  onRefused?(attempt: number, refusal: AdmissionRefusal): void;
+  /**
+   * Told of each refusal (its attempt, from 1), before the next attempt or the failure;
+   * `retried`: another attempt follows (false for the refusal that spends the retries).
+   */
+  onRefused?(attempt: number, refusal: AdmissionRefusal, retried: boolean): void;
   /** Forgets what a refused attempt left behind, before the next. */
   reset?(): void;
 }
@@ -55,7 +58,7 @@ export async function admitted<T>(attempt: () => Promise<T>, a: Admission): Prom
     } catch (err) {
       const refusal = admissionRefusal(err);
       if (!refusal) throw err;
-      a.onRefused?.(n, refusal);
+      a.onRefused?.(n, refusal, n <= a.policy.retries);
       const said = refusal.http_status ? `HTTP ${refusal.http_status}` : `${refusal.code}`;
       if (n > a.policy.retries) {
         throw new TransportError('admission_refused', `server refused the session with ${said} ${n} times`, { url: a.url, session_id: a.session_id, attempts: n, status: refusal.http_status, server_code: refusal.code });

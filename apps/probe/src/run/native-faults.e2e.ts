@@ -107,16 +107,16 @@ describe('probe run (native) against a server that misbehaves', () => {
     }
   });
 
-  it('records each refused upgrade as an admission record before the session, then the refusal as its error', async () => {
+  it('records each retried refusal as an admission record before the session, then the last refusal as its error', async () => {
     const server = await startMockServer({ port: 0, max_sessions: 1 });
     try {
       const { summary, dir } = await probe(server.url, [...FLAGS, '--open-parallel', '1']);
       expect(summary.sessions.incomplete_reasons).toEqual({ admission_refused: 1 });
       const trace = await traceOf(dir, 's1');
-      // Three retries: four refusals, each an admission record, the last one also the session's error.
-      expect(trace.map((l) => l.direction)).toEqual(['admission', 'admission', 'admission', 'admission', 'error']);
-      expect(trace.slice(0, 4).map((l) => l.event)).toEqual([1, 2, 3, 4].map((attempt) => ({ type: 'connection_denied', http_status: 503, attempt })));
-      expect(String(trace[4].event.message)).toMatch(/^admission_refused: server refused the session with HTTP 503 4 times/);
+      // Three retries: four refusals, the three retried ones admission records, the fourth the session's error (sglang-omni's client's `admit`).
+      expect(trace.map((l) => l.direction)).toEqual(['admission', 'admission', 'admission', 'error']);
+      expect(trace.slice(0, 3).map((l) => l.event)).toEqual([1, 2, 3].map((attempt) => ({ type: 'connection_denied', http_status: 503, attempt })));
+      expect(String(trace[3].event.message)).toMatch(/^admission_refused: server refused the session with HTTP 503 4 times/);
     } finally {
       await server.close();
     }

@@ -1,6 +1,7 @@
 /**
  * Grades one session's native (sglang-omni duplex) trace the way the sglang-omni trace oracle does
- * (`benchmarks/duplex/oracle.py` and `oracle_models.py`, commit 1035e3ff): a trace passes here
+ * (`benchmarks/duplex/oracle.py` and `oracle_models.py`, commit 1035e3ff; the admission limit as
+ * 3d801fa0 takes it, from the recording run rather than a fixed 3): a trace passes here
  * exactly when it passes there, with the same statuses. The rules are the oracle's; this code and
  * its wording are ours. Rule phrases are kept close to the oracle's so the two reports read alike.
  *
@@ -20,11 +21,13 @@ import { NativeReplay, type NativeCheckResult } from './native-replay';
 export interface NativeCheckOptions {
   /** Lines of the trace file that could not be read (`parseTraceLines().errors`); each fails the trace. */
   line_errors?: readonly string[];
+  /** The retry limit the recording client used (run.json `dialect.max_admission_attempts`); absent: admission attempts need only count up from one. */
+  max_admission_attempts?: number;
 }
 
 /** Grades one session's trace records (parsed JSON lines, in file order) against the native contract of `profile`. */
 export function checkNativeTrace(records: readonly unknown[], profile: NativeProfile, options: NativeCheckOptions = {}): NativeCheckResult {
-  const replay = new NativeReplay(profile);
+  const replay = new NativeReplay(profile, options.max_admission_attempts);
   replay.violations.push(...(options.line_errors ?? []));
   records.forEach((record, index) => replay.record(record, index));
   return replay.finish();

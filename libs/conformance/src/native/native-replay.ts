@@ -118,7 +118,11 @@ export class NativeReplay {
   private drainAfterEos: number | null = null;
   private closeAck: number | null = null;
 
-  constructor(private readonly profile: NativeProfile) {}
+  constructor(
+    private readonly profile: NativeProfile,
+    /** The retry limit the recording client used (run.json `max_admission_attempts`); absent: attempts need only count up from one. */
+    private readonly max_admission_attempts?: number,
+  ) {}
 
   private get unitMs(): number {
     return this.profile.native_unit_ms;
@@ -158,6 +162,8 @@ export class NativeReplay {
     const { attempt } = readAdmission(event);
     this.check(this.eventIds.send.size === 0 && this.eventIds.receive.size === 0, 'admission diagnostic after the session started');
     this.check(attempt === this.admissions + 1, `admission attempts are not contiguous from one: attempt ${attempt} after ${this.admissions}`);
+    const limit = this.max_admission_attempts;
+    this.check(limit === undefined || attempt <= limit, `admission attempt ${attempt} exceeds the recorded limit ${limit}`);
     this.admissions++;
   }
 

@@ -1,4 +1,5 @@
-import { nativeTrace, check, expectFailure, admission, type TraceRecord } from './native-trace.spec-helpers';
+import { checkNativeTrace } from './native-check';
+import { nativeTrace, check, expectFailure, admission, NEMOTRON, type TraceRecord } from './native-trace.spec-helpers';
 
 // ---- bad records and errors ----
 
@@ -64,10 +65,16 @@ describe('checkNativeTrace: admission diagnostics', () => {
   it.each<[string, TraceRecord[], string]>([
     ['a skipped attempt', [admission(1), admission(3)], 'admission attempts are not contiguous from one'],
     ['a first attempt of 2', [admission(2)], 'admission attempts are not contiguous from one'],
-    ['a fourth attempt', [admission(1), admission(2), admission(3), admission(4)], 'admission attempt must be an integer from 1 to 3, got 4'],
     ['HTTP 500', [admission(1, 500)], 'admission http_status must be 503, got 500'],
   ])('fails %s', (_name, records, violation) => {
     expectFailure(check([...records, ...nativeTrace()]), violation);
+  });
+
+  it("holds the attempts to the run's recorded limit, when one is given (oracle.py@3d801fa0)", () => {
+    const four = [admission(1), admission(2), admission(3), admission(4), ...nativeTrace()];
+    expect(check(four).violations).toEqual([]);
+    expect(checkNativeTrace(four, NEMOTRON, { max_admission_attempts: 4 }).violations).toEqual([]);
+    expectFailure(checkNativeTrace(four, NEMOTRON, { max_admission_attempts: 3 }), 'admission attempt 4 exceeds the recorded limit 3');
   });
 
   it('fails a denial after the session started', () => {

@@ -59,7 +59,6 @@ export interface WireEvent {
 }
 
 const DIRECTIONS = ['send', 'receive', 'error', 'admission'] as const;
-const MAX_ADMISSION_ATTEMPTS = 3;
 
 function throwIfAny(problems: readonly string[]): void {
   if (problems.length > 0) throw new RecordError(problems.join('; '));
@@ -114,7 +113,7 @@ export function readAdmission(event: JsonObject): { attempt: number } {
   fields.onlyKeys(['type', 'http_status', 'attempt']);
   fields.literal('type', ['connection_denied']);
   fields.literal('http_status', [503]);
-  const attempt = fields.int('attempt', 'required', 1, MAX_ADMISSION_ATTEMPTS);
+  const attempt = fields.int('attempt', 'required', 1);
   throwIfAny(problems);
   return { attempt: Number(attempt) };
 }
