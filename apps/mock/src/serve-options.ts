@@ -72,7 +72,7 @@ export const SERVE_FLAGS = {
   'image-max-per-unit': { kind: 'int', min: 1, group: 'model', help: 'native, with --grant-image: camera frames a unit takes (default 1)', value: 'N' },
   'frame-cost-ms': { kind: 'number', min: 0, group: 'model', help: 'native, with --grant-image: compute each camera frame adds to its unit, ms (grown with the load past --capacity-sessions), so a sweep shows the knee move with video (default 0)', value: 'MS' },
   'image-items': { kind: 'bool', group: 'model', help: "vllm-omni flavour: the capabilities state image input without video (supports_image_input), so frames come as input_image items, at most 8 live and 4 MiB (input_backpressure past it)" },
-  'created-at-first-audio': { kind: 'bool', group: 'model', help: "vllm-omni flavour: send each response's response.created with its first audio (--ttfp-ms after the turn), so a client committing more often than that sees a later commit overtake it (playback_ack_too_late)" },
+  'created-at-first-audio': { kind: 'bool', group: 'model', help: "vllm-omni flavour: what the mock always does now, as the server does (each response.created goes with the response's first audio, --ttfp-ms after the turn); kept so scripts that give it still run" },
   'turn-based': { kind: 'bool', group: 'model', help: 'vllm-omni flavour: a turn-based model (Qwen3-Omni) that answers only committed turns (by server VAD, or the client without it); clients that leave auto_response on, commit under server VAD or close with a turn open are counted in the stats' },
   'tls-cert': { kind: 'string', group: 'connection', help: 'serve wss:// with this PEM certificate (with --tls-key)', value: 'FILE' },
   'tls-key': { kind: 'string', group: 'connection', help: 'the PEM key of --tls-cert', value: 'FILE' },
@@ -91,7 +91,7 @@ export interface ServeOptions {
   profile: MockProfile;
   /** Unset: the profile's unit (native) or 80 ms (openai). */
   unit_ms?: number;
-  openai: { names: 'ga' | 'beta'; vllm: boolean; silence_ms: number; flavor: 'openai' | 'vllm-omni'; listen_every: number; disconnect_grace_ms: number; require_ref_audio?: boolean; turn_based?: boolean; created_at_first_audio?: boolean; image_items?: boolean };
+  openai: { names: 'ga' | 'beta'; vllm: boolean; silence_ms: number; flavor: 'openai' | 'vllm-omni'; listen_every: number; disconnect_grace_ms: number; require_ref_audio?: boolean; turn_based?: boolean; image_items?: boolean };
   tls?: { cert: string; key: string };
   /** Only what was given: each profile has its own timings. */
   model: Partial<ModelOptions>;
@@ -198,7 +198,6 @@ export function parseServeOptions(argv: string[]): ServeOptions {
       disconnect_grace_ms: f['disconnect-grace-s'] * 1000,
       ...(f['require-ref-audio'] ? { require_ref_audio: true } : {}),
       ...(f['turn-based'] ? { turn_based: true } : {}),
-      ...(f['created-at-first-audio'] ? { created_at_first_audio: true } : {}),
       ...(f['image-items'] ? { image_items: true } : {}),
     },
     tls: f['tls-cert'] !== undefined && f['tls-key'] !== undefined ? { cert: f['tls-cert'], key: f['tls-key'] } : undefined,

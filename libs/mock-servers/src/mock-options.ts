@@ -25,8 +25,6 @@ export interface MockServerOptions {
     require_ref_audio?: boolean;
     /** vllm-omni: a turn-based model (Qwen3-Omni) that answers only committed turns (VllmMockOptions.turn_based). */
     turn_based?: boolean;
-    /** vllm-omni: `response.created` goes with the first audio (VllmMockOptions.created_at_first_audio). */
-    created_at_first_audio?: boolean;
     /** vllm-omni: camera frames as `input_image` items, not on the appends (VllmMockOptions.image_items). */
     image_items?: boolean;
   };

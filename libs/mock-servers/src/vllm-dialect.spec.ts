@@ -208,7 +208,8 @@ describe('vllmDialect', () => {
     h.scheduler.flush();
     const speech_stopped = s.ws.frames.filter((f) => f.event.type === 'input_audio_buffer.speech_stopped').map((f) => f.t_ms);
     expect(speech_stopped).toEqual([160, 1160]);
-    expect(s.ws.frames.filter((f) => f.event.type === 'response.created').map((f) => f.t_ms)).toEqual([160]);
+    // The response begins with its first audio, the model's ttfp_ms after the turn.
+    expect(s.ws.frames.filter((f) => f.event.type === 'response.created').map((f) => f.t_ms)).toEqual([160 + 300]);
     expect(s.ws.frames.find((f) => f.event.type === 'response.output_audio.delta')?.t_ms).toBe(160 + 300);
     expect(h.stats.stats().sessions.blocked_turns).toBe(0);
     s.connection.closed(1006);

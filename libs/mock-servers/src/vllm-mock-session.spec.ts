@@ -178,14 +178,20 @@ describe('VllmMockSession', () => {
       expect(quiet.of('input_audio_buffer.speech_started')).toEqual([]);
     });
 
-    it('answers a turn with a unit of output per unit of speech: first audio ttfp_ms after the turn, the next every unit_ms × rtf, then the terminal events', () => {
+    it('answers a turn with a unit of output per unit of speech: the response begun with its first audio ttfp_ms after the turn, the next every unit_ms × rtf, then the terminal events', () => {
       const s = session();
       s.send({ type: 'session.update', session: {} });
       s.speak(0, [true, true, true, false, false]);
       s.scheduler.flush();
-      // The turn starts when the second silent append arrives (320 ms): 3 units of speech.
+      // The turn starts when the second silent append arrives (320 ms): 3 units of speech. The
+      // response begins with its first output (520 ms), as the server begins one.
       const created = s.ws.frames.filter((f) => f.event.type === 'response.created');
-      expect(created.map((f) => [f.t_ms, f.event.response_id])).toEqual([[320, 'resp_mock_0_0']]);
+      expect(created.map((f) => [f.t_ms, f.event.response_id])).toEqual([[520, 'resp_mock_0_0']]);
+      const begun = s.types().slice(s.types().indexOf('response.created'), s.types().indexOf('response.output_audio.delta') + 2);
+      expect(begun).toEqual(['response.created', 'conversation.item.added', 'conversation.item.created', 'response.output_item.added', 'response.content_part.added', 'response.speak', 'response.output_audio.delta', 'response.output_audio_transcript.delta']);
+      // The response carries its internal event, request metrics and all; the item follows the user's.
+      expect(s.of('response.created')[0].response).toMatchObject({ id: 'resp_mock_0_0', status: 'in_progress', output: [], modalities: ['audio', 'text'], metadata: { duplex_event: { type: 'response.created', response_id: 'resp_mock_0_0', response_request_metrics: { ttfp_ms: 200 } } } });
+      expect(s.of('conversation.item.added')[0]).toMatchObject({ previous_item_id: null, item: { id: 'item_resp_mock_0_0', role: 'assistant', status: 'in_progress', content: [] } });
       expect(s.ws.frames.filter((f) => f.event.type === 'response.output_audio.delta').map((f) => f.t_ms)).toEqual([520, 560, 600]);
       const delta = s.of('response.output_audio.delta')[0];
       expect(delta).toMatchObject({ item_id: 'item_resp_mock_0_0', format: 'pcm16', sample_rate_hz: 24000, metadata: { session_id: 'mock_0', model_speak: true, end_of_turn: false, playback: { sent_ms: 80, played_ms: 0 }, vllm_omni: { response_request_metrics: { ttfp_ms: 200, ttft_ms: 200 } } } });
@@ -214,20 +220,22 @@ describe('VllmMockSession', () => {
       s.speak(1000, [true, false, false]);
       s.at(2000, () => s.send({ type: 'playback.ack', response_id: 'resp_mock_0_0', played_ms: 80 }));
       s.scheduler.flush();
-      expect(s.ws.frames.filter((f) => f.event.type === 'response.created').map((f) => f.t_ms)).toEqual([160, 2000]);
+      // Each begun with its first audio, 200 ms after its turn.
+      expect(s.ws.frames.filter((f) => f.event.type === 'response.created').map((f) => f.t_ms)).toEqual([360, 2200]);
       expect(s.session.blocked_turns).toBe(1);
-      expect(s.of('playback.acknowledged')[0]).toMatchObject({ event: { type: 'playback.acknowledged', session_id: 'mock_0', item_id: 'item_resp_mock_0_0', played_ms: 80, committed_ms: 80 } });
+      expect(s.of('playback.acknowledged')[0]).toMatchObject({ event: { type: 'playback.acknowledged', session_id: 'mock_0', epoch: 0, item_id: 'item_resp_mock_0_0', played_ms: 80, committed_ms: 80, truncate: false, playback: { sent_ms: 80, committed_ms: 80 } } });
     });
 
-    it('keeps listening every listen_every-th turn: response.listen and a done with reason listen, no audio', () => {
+    it('keeps listening every listen_every-th turn: a response.listen of no response, and no response begun', () => {
       const s = session({ listen_every: 1 });
       s.send({ type: 'session.update', session: {} });
       s.speak(0, [true, false, false]);
       s.scheduler.flush();
-      expect(s.types().slice(-4)).toEqual(['response.created', 'response.listen', 'response.done', 'rate_limits.updated']);
-      expect(s.of('response.done')[0].response).toMatchObject({ status: 'completed', status_details: { reason: 'listen' }, output: [] });
-      expect(s.of('response.output_audio.delta')).toEqual([]);
-      // It ended with no assistant text: the server keeps no item for it, so an ack of it now is not found.
+      expect(s.types().slice(-2)).toEqual(['input_audio_buffer.speech_stopped', 'response.listen']);
+      expect(s.of('response.listen')[0]).toEqual({ type: 'response.listen', event_id: expect.any(String), session_id: 'mock_0', epoch: 0, response: { object: 'realtime.response', status: 'listening', metadata: { type: 'response.listen', session_id: 'mock_0', epoch: 0, reason: 'model_listen', model_listen: true } }, server_event_seq: expect.any(Number) });
+      expect(s.of('response.created')).toEqual([]);
+      expect(s.of('response.done')).toEqual([]);
+      // No response began: an ack that names one is not found.
       s.send({ type: 'playback.ack', response_id: 'resp_mock_0_0', played_ms: 0 });
       expect(s.codes()).toEqual(['playback_item_not_found']);
       expect(s.of('error')[0]).toMatchObject({ error: { message: 'No assistant response item is registered for resp_mock_0_0.' } });
@@ -241,11 +249,14 @@ describe('VllmMockSession', () => {
       s.send({ type: 'input_audio_buffer.commit', event_id: 'c0' });
       const empty = s.of('error')[0];
       expect(empty).toMatchObject({ error: { code: 'input_audio_buffer_empty', event_id: 'c0' }, server_event_seq: 2 });
-      expect(empty.event_id).toBeUndefined();
+      // An ErrorEvent of the session (realtime_events.py `resolve_commit`): the server's event_id, the commit's under error.
+      expect(typeof empty.event_id).toBe('string');
       s.send({ type: 'input_audio_buffer.append', audio: pcm(80, false) });
       s.send({ type: 'input_audio_buffer.commit' });
       expect(s.types().slice(-2)).toEqual(['input_audio_buffer.committed', 'response.listen']);
-      expect(s.of('response.listen')[0]).toMatchObject({ reason: 'silence_or_noise', response: { status: 'listening' } });
+      // The reason is the listen's detail, under response.metadata, as the server's Listen event renders it.
+      expect(s.of('response.listen')[0]).toMatchObject({ response: { status: 'listening', metadata: { reason: 'silence_or_noise', model_listen: false } } });
+      expect(s.of('response.listen')[0].reason).toBeUndefined();
     });
 
     it('ends speech in progress and takes the turn on a commit', () => {
@@ -253,8 +264,12 @@ describe('VllmMockSession', () => {
       s.send({ type: 'session.update', session: {} });
       s.send({ type: 'input_audio_buffer.append', audio: pcm(80, true) });
       s.send({ type: 'input_audio_buffer.commit' });
-      expect(s.types().slice(-4)).toEqual(['input_audio_buffer.speech_stopped', 'input_audio_buffer.committed', 'response.created', 'response.speak']);
-      expect(s.of('input_audio_buffer.committed')[0]).toMatchObject({ item_id: 'item_in_0', event: { type: 'input.committed', session_id: 'mock_0' } });
+      expect(s.types().slice(-2)).toEqual(['input_audio_buffer.speech_stopped', 'input_audio_buffer.committed']);
+      expect(s.of('input_audio_buffer.committed')[0]).toMatchObject({ previous_item_id: null, item_id: 'item_in_0', event: { type: 'input.committed', session_id: 'mock_0' } });
+      // The turn is taken: its response begins with its first audio.
+      s.scheduler.flush();
+      expect(s.of('response.created')).toHaveLength(1);
+      expect(s.of('conversation.item.added')[0].previous_item_id).toBe('item_in_0');
     });
   });
 
@@ -268,14 +283,40 @@ describe('VllmMockSession', () => {
       return s;
     }
 
-    it('refuses an ack of a wrong item, of no response, or without played_ms, numbered and without an event_id', () => {
+    it('refuses an ack of a wrong item, of no response, of an item no response owns, or with played_ms not a number: numbered, the server\'s event_id, no client event id', () => {
       const s = played();
-      s.send({ type: 'playback.ack', response_id: 'resp_mock_0_0', item_id: 'item_other', played_ms: 10 });
-      s.send({ type: 'playback.ack', item_id: 'item_resp_nope', played_ms: 10 });
-      s.send({ type: 'playback.ack', played_ms: 10 });
+      s.send({ type: 'playback.ack', event_id: 'a1', response_id: 'resp_mock_0_0', item_id: 'item_other', played_ms: 10 });
+      s.send({ type: 'playback.ack', event_id: 'a2', item_id: 'item_resp_nope', played_ms: 10 });
+      s.send({ type: 'playback.ack', event_id: 'a3', item_id: 'other', played_ms: 10 });
+      s.send({ type: 'playback.ack', event_id: 'a4', response_id: 'resp_mock_0_0', played_ms: '10' });
+      s.send({ type: 'playback.ack', event_id: 'a5', response_id: 'resp_mock_0_0', played_ms: null });
+      expect(s.codes()).toEqual(['playback_item_mismatch', 'playback_item_not_found', 'playback_item_not_found', 'bad_event', 'bad_event']);
+      expect(s.of('error').map((e) => (e.error as { message: string }).message)).toEqual([
+        'playback.ack item_id must match item_<response_id>.',
+        'No assistant response item is registered for resp_nope.',
+        'playback.ack requires a response-owned assistant item.',
+        'playback.ack requires played_ms',
+        'playback.ack requires played_ms',
+      ]);
+      expect(s.of('error').every((e) => typeof seqOf(e) === 'number' && typeof e.event_id === 'string' && (e.error as { event_id?: string }).event_id === undefined)).toBe(true);
+      expect(s.of('playback.acknowledged')).toEqual([]);
+    });
+
+    it('takes an ack that names no response for the one awaiting its playback, an ack without played_ms as 0 ms, and audio_ms for played_ms', () => {
+      const s = played();
+      s.send({ type: 'playback.ack', played_ms: 40 });
       s.send({ type: 'playback.ack', response_id: 'resp_mock_0_0' });
-      expect(s.codes()).toEqual(['playback_item_mismatch', 'playback_item_not_found', 'playback_item_not_found', 'bad_event']);
-      expect(s.of('error').every((e) => typeof seqOf(e) === 'number' && e.event_id === undefined)).toBe(true);
+      s.send({ type: 'playback.ack', item_id: 'item_resp_mock_0_0', audio_ms: 80 });
+      expect(s.codes()).toEqual([]);
+      expect(s.of('playback.acknowledged').map((a) => a.event)).toMatchObject([
+        { item_id: 'item_resp_mock_0_0', played_ms: 40, committed_ms: 40 },
+        { item_id: 'item_resp_mock_0_0', played_ms: 0, committed_ms: 0 },
+        { item_id: 'item_resp_mock_0_0', played_ms: 80, committed_ms: 80 },
+      ]);
+      // Played out, the response no longer holds the turn: an ack naming none now moves nothing, and is still acknowledged.
+      s.send({ type: 'playback.ack', played_ms: 10 });
+      expect(s.codes()).toEqual([]);
+      expect(s.of('playback.acknowledged')[3].event).toMatchObject({ item_id: null, played_ms: 10 });
     });
 
     it('refuses a first ack that comes after a later user input was committed, and answers later acks of one acked before', () => {
@@ -294,8 +335,8 @@ describe('VllmMockSession', () => {
       expect(early.of('playback.acknowledged')).toHaveLength(2);
     });
 
-    it('with created_at_first_audio, announces a response with its first audio, so a commit in between makes its first ack too late', () => {
-      const s = session({ created_at_first_audio: true, ttfp_ms: 600 });
+    it('announces a response with its first audio, so a commit in between makes its first ack too late', () => {
+      const s = session({ ttfp_ms: 600 });
       s.send({ type: 'session.update', session: {} });
       // Speech, then 160 ms of silence: the turn is taken at 240 ms; its first audio is due at 840.
       s.speak(0, [true, true, false, false, false]);

@@ -62,14 +62,6 @@ export interface VllmMockOptions {
    * or a response is still open.
    */
   turn_based?: boolean;
-  /**
-   * Send a response's `response.created` (and `response.speak`) with its first audio, `ttfp_ms`
-   * after the turn took it, instead of at once: a first audio slower than the client's commit
-   * interval then lets a later commit reach the server before the client sees the response, and
-   * the client's first (0 ms) ack of it is refused as `playback_ack_too_late`, the race vLLM-Omni's
-   * runner ignores.
-   */
-  created_at_first_audio?: boolean;
   /** Each response's units, silence then a tone (`--leading-silence-ms`); null or absent: silence. */
   leading?: LeadingSilence | null;
   /**
@@ -97,7 +89,8 @@ interface Response {
   units: number;
   sent_ms: number;
   acked_ms: number;
-  listen: boolean;
+  /** `response.created` went out: with its first audio, as the server begins a response (model_channel.py). */
+  announced: boolean;
   done: boolean;
   timer: (() => void) | null;
   /** Server clock at the turn's start, for its own request metrics. */
@@ -149,6 +142,8 @@ export class VllmMockSession {
   /** Finished, fully played responses: their items are in history. */
   private readonly forgotten = new Map<string, Response>();
   private commits = 0;
+  /** The conversation's last item (a committed user turn, an assistant response): the next one's `previous_item_id`. */
+  private lastItem: string | null = null;
   /** Input appended since the last commit, bytes: an empty commit is refused. */
   private uncommitted_bytes = 0;
   private stageMetrics = false;
@@ -219,9 +214,13 @@ export class VllmMockSession {
     return JSON.stringify({ type: 'error', error: { type, code, message, ...(client_event_id ? { event_id: client_event_id } : {}), ...(param ? { param } : {}) } });
   }
 
-  /** A numbered error of the session runner (the playback ledger, an empty commit). */
+  /**
+   * A numbered error of the session runner (the playback ledger, an empty commit): an `ErrorEvent`
+   * (engine/duplex/events.py), so the server's own `event_id` as every session event has, and the
+   * client event's id under `error.event_id` only where the runner passes one (the ledger does not).
+   */
   private journaledError(code: string, message: string, client_event_id?: string): void {
-    this.send({ type: 'error', error: { type: 'invalid_request_error', code, message, ...(client_event_id ? { event_id: client_event_id } : {}) } }, false);
+    this.send({ type: 'error', error: { type: 'invalid_request_error', code, message, ...(client_event_id ? { event_id: client_event_id } : {}) } });
   }
 
   private sendUnjournaled(frame: string): void {
@@ -230,9 +229,9 @@ export class VllmMockSession {
   }
 
   /** A journaled event: `server_event_seq` goes last; unacknowledged bytes past the bound ask for a resync. */
-  private send(fields: Record<string, unknown>, with_event_id = true): void {
+  private send(fields: Record<string, unknown>): void {
     if (this.closed) return;
-    const head = JSON.stringify(with_event_id ? { type: fields.type, event_id: this.eventId(), ...fields } : fields);
+    const head = JSON.stringify({ type: fields.type, event_id: this.eventId(), ...fields });
     if (this.resyncSent) {
       this.sendUnjournaled(head);
       return;
@@ -274,7 +273,7 @@ export class VllmMockSession {
         this.onCommit(client_event_id);
         break;
       case 'playback.ack':
-        this.onPlaybackAck(event, client_event_id);
+        this.onPlaybackAck(event);
         break;
       case 'conversation.item.create':
         this.onItemCreate(event, client_event_id);
@@ -445,11 +444,10 @@ export class VllmMockSession {
       },
       start: (n) => {
         const id = `resp_${this.id}_${this.turns++}`;
-        const r: Response = { id, units: 0, sent_ms: 0, acked_ms: 0, listen: false, done: false, timer: null, started_s: this.host.clock.now_s(), commit_seq: this.commits, awaits_commit: this.speaking, acked: false, answer: n, transcript: '' };
+        const r: Response = { id, units: 0, sent_ms: 0, acked_ms: 0, announced: false, done: false, timer: null, started_s: this.host.clock.now_s(), commit_seq: this.commits, awaits_commit: this.speaking, acked: false, answer: n, transcript: '' };
         this.responses.set(id, r);
         this.answers.set(n, r);
-        this.send({ type: 'response.created', response_id: id, response: { id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [] } });
-        this.send({ type: 'response.speak', response_id: id, item_id: `item_${id}`, output_index: 0, content_index: 0 });
+        // Announced with its first audio (emitAudio).
       },
       audio: (n, pcm) => {
         const r = this.answers.get(n);
@@ -460,7 +458,7 @@ export class VllmMockSession {
         this.answers.delete(n);
         if (!r) return;
         if (how === 'completed') {
-          this.finish(r, 'completed');
+          this.finish(r);
           return;
         }
         this.cancelled(r);
@@ -530,34 +528,60 @@ export class VllmMockSession {
     const units = Math.max(1, Math.round(this.speech_ms / this.options.unit_ms));
     this.speech_ms = 0;
     const turn = this.turns++;
-    const listen = this.options.listen_every > 0 && turn % this.options.listen_every === this.options.listen_every - 1;
-    const id = `resp_${this.id}_${turn}`;
-    const r: Response = { id, units, sent_ms: 0, acked_ms: 0, listen, done: false, timer: null, started_s: this.host.clock.now_s(), commit_seq: this.commits, awaits_commit: this.speaking, acked: false, transcript: '' };
-    this.responses.set(id, r);
-    if (listen) {
-      this.announce(r);
-      this.send({ type: 'response.listen', session_id: this.id, epoch: this.epoch, response_id: id, response: { id, object: 'realtime.response', status: 'listening' } });
-      this.finish(r, 'listen');
+    if (this.options.listen_every > 0 && turn % this.options.listen_every === this.options.listen_every - 1) {
+      // The model keeps listening with no response begun: a listen of its own, no response at all (model_channel.py `_on_model_listen`).
+      this.listen('model_listen', true);
       return;
     }
-    if (!this.options.created_at_first_audio) this.announce(r);
+    const id = `resp_${this.id}_${turn}`;
+    const r: Response = { id, units, sent_ms: 0, acked_ms: 0, announced: false, done: false, timer: null, started_s: this.host.clock.now_s(), commit_seq: this.commits, awaits_commit: this.speaking, acked: false, transcript: '' };
+    this.responses.set(id, r);
     r.timer = this.host.clock.arm(this.options.ttfp_ms, () => this.emit(r, 0));
   }
 
-  /** `response.created`, then (unless it listens) `response.speak`. */
-  private announce(r: Response): void {
-    this.send({ type: 'response.created', response_id: r.id, response: { id: r.id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [] } });
-    if (!r.listen) this.send({ type: 'response.speak', response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0 });
+  /**
+   * `response.listen` with no response (none is active): the details under `response.metadata`,
+   * as the server's Listen event renders them (engine/duplex/events.py).
+   */
+  private listen(reason: string, model_listen: boolean): void {
+    const details = { type: 'response.listen', session_id: this.id, epoch: this.epoch, reason, model_listen };
+    this.send({ type: 'response.listen', session_id: this.id, epoch: this.epoch, response: { object: 'realtime.response', status: 'listening', metadata: details } });
+  }
+
+  /**
+   * A response begins with its first output, as the server begins one (model_channel.py
+   * `_send_one_model_output_event`: `begin_response` only when text or audio arrives), so
+   * `response.created` comes with the first audio, `ttfp_ms` after the turn: a first audio slower
+   * than the client's commit interval lets a later commit reach the server before the client sees
+   * the response, and the client's first (0 ms) ack of it is refused as `playback_ack_too_late`,
+   * the race vLLM-Omni's runner ignores. The events as realtime_events.py projects them: the
+   * response (its internal event, request metrics and all, as `metadata.duplex_event`), its
+   * assistant item added and created, the output item, the audio content part, then
+   * `response.speak`.
+   */
+  private announce(r: Response, request_metrics: Record<string, unknown>): void {
+    r.announced = true;
+    const item_id = `item_${r.id}`;
+    const modalities = ['audio', 'text'];
+    const duplex_event = { type: 'response.created', session_id: this.id, response_id: r.id, epoch: this.epoch, modalities, response_request_metrics: request_metrics };
+    this.send({ type: 'response.created', response_id: r.id, response: { id: r.id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [], modalities, metadata: { duplex_event } } });
+    const item = { id: item_id, object: 'realtime.item', type: 'message', role: 'assistant', status: 'in_progress', content: [] };
+    const previous_item_id = this.lastItem;
+    this.lastItem = item_id;
+    this.send({ type: 'conversation.item.added', previous_item_id, item });
+    this.send({ type: 'conversation.item.created', previous_item_id, item });
+    this.send({ type: 'response.output_item.added', response_id: r.id, output_index: 0, item });
+    this.send({ type: 'response.content_part.added', response_id: r.id, item_id, output_index: 0, content_index: 0, part: { type: 'audio', transcript: '' } });
+    this.send({ type: 'response.speak', response_id: r.id, item_id, output_index: 0, content_index: 0, metadata: { session_id: this.id, epoch: this.epoch, model_speak: true, vllm_omni: { runtime_impl: 'duplex-bench-mock', response_request_metrics: request_metrics } } });
   }
 
   private emit(r: Response, unit: number): void {
     r.timer = null;
     if (this.closed) return;
-    if (unit === 0 && this.options.created_at_first_audio) this.announce(r);
     const bytes = Math.floor((this.output_rate * this.options.unit_ms) / 1000) * 2;
     this.emitAudio(r, unit, this.options.leading?.payload(unit) ?? silence(bytes), this.options.unit_ms, unit === r.units - 1);
     if (unit + 1 < r.units) r.timer = this.host.clock.arm(this.options.unit_ms * this.options.rtf, () => this.emit(r, unit + 1));
-    else this.finish(r, 'completed');
+    else this.finish(r);
   }
 
   /** One audio delta of response `r` (and its transcript delta): `ms` of audio, `delta` in base64. */
@@ -565,9 +589,11 @@ export class VllmMockSession {
     r.sent_ms += ms;
     const vllm_omni: Record<string, unknown> = { runtime_impl: 'duplex-bench-mock' };
     if (this.stageMetrics) vllm_omni.stage_metrics = { '0': { num_tokens_out: (unit + 1) * 4, vllm_tpot_ms: 20 } };
-    if (unit === 0) {
+    if (!r.announced) {
       const ms = Math.round((this.host.clock.now_s() - r.started_s) * 1e6) / 1000;
-      vllm_omni.response_request_metrics = { source: 'server_monotonic_request_start', ttfp_ms: ms, ttft_ms: ms };
+      const request_metrics = { source: 'server_monotonic_request_start', ttfp_ms: ms, ttft_ms: ms };
+      this.announce(r, request_metrics);
+      vllm_omni.response_request_metrics = request_metrics;
     }
     const metadata = { session_id: this.id, epoch: this.epoch, model_speak: true, end_of_turn, playback: { generated_ms: r.sent_ms, sent_ms: r.sent_ms, played_ms: r.acked_ms, committed_ms: r.acked_ms }, vllm_omni, audio_duration_ms: r.sent_ms };
     this.send({ type: 'response.output_audio.delta', response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0, delta, format: 'pcm16', sample_rate_hz: this.output_rate, metadata });
@@ -575,14 +601,9 @@ export class VllmMockSession {
     r.transcript += 'word ';
   }
 
-  private finish(r: Response, how: 'completed' | 'listen'): void {
+  private finish(r: Response): void {
     r.done = true;
-    if (how === 'completed') {
-      this.terminal(r, 'completed', 'stop', r.sent_ms, { session_id: this.id, response_id: r.id });
-    } else {
-      this.send({ type: 'response.done', response_id: r.id, response: { id: r.id, object: 'realtime.response', status: 'completed', status_details: { type: 'completed', reason: 'listen' }, output: [] } });
-      this.send({ type: 'rate_limits.updated', rate_limits: [] });
-    }
+    this.terminal(r, 'completed', 'stop', r.sent_ms, { session_id: this.id, response_id: r.id });
     this.maybeForget(r);
   }
 
@@ -594,6 +615,8 @@ export class VllmMockSession {
    * item, and `rate_limits.updated`.
    */
   private terminal(r: Response, status: 'completed' | 'cancelled', reason: string, audio_ms: number, metadata: Record<string, unknown>): void {
+    // A response stopped before its first output never began on the wire: nothing to end.
+    if (!r.announced) return;
     const where = { response_id: r.id, item_id: `item_${r.id}`, output_index: 0, content_index: 0 };
     const item = { id: `item_${r.id}`, object: 'realtime.item', type: 'message', role: 'assistant', status, content: [{ type: 'output_audio', transcript: r.transcript, audio_duration_ms: audio_ms }] };
     if (r.sent_ms > 0 || r.transcript) {
@@ -623,38 +646,63 @@ export class VllmMockSession {
     }
   }
 
-  /** The playback ledger's rules (`apply_playback_ack`): item, response, then the too-late rule. */
-  private onPlaybackAck(event: Record<string, unknown>, client_event_id?: string): void {
-    const played = event.played_ms;
+  /**
+   * The playback ledger's rules (engine/duplex/session/playback_ledger.py `apply_playback_ack`):
+   * `played_ms` (or `audio_ms`; 0 when neither is given) must be a number; an ack that names
+   * neither response nor item is taken for the one response awaiting its playback, else the active
+   * one, else for none (acknowledged, nothing moved); then the item, the response and the too-late
+   * rule. Its errors carry no client event id (the ledger raises them without one).
+   */
+  private onPlaybackAck(event: Record<string, unknown>): void {
+    const played = 'played_ms' in event ? event.played_ms : 'audio_ms' in event ? event.audio_ms : 0;
     if (typeof played !== 'number') {
-      this.journaledError('bad_event', 'playback.ack requires played_ms', client_event_id);
+      this.journaledError('bad_event', 'playback.ack requires played_ms');
       return;
     }
-    const item = typeof event.item_id === 'string' && event.item_id ? event.item_id : undefined;
-    const id = typeof event.response_id === 'string' && event.response_id ? event.response_id : item?.startsWith('item_') ? item.slice(5) : undefined;
+    const committed = typeof event.committed_ms === 'number' ? event.committed_ms : played;
+    const named = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+    let item = named(event.item_id);
+    let id = named(event.response_id);
+    if (item === undefined && id !== undefined) item = `item_${id}`;
+    else if (item !== undefined && id === undefined && item.startsWith('item_')) id = item.slice(5);
+    if (item === undefined && id === undefined) id = this.implicitAckTarget();
     if (id === undefined) {
-      this.journaledError('playback_item_not_found', 'playback.ack requires a response-owned assistant item.', client_event_id);
+      if (item !== undefined) this.journaledError('playback_item_not_found', 'playback.ack requires a response-owned assistant item.');
+      else this.acknowledged(null, played, committed, { generated_ms: 0, sent_ms: 0, played_ms: 0, committed_ms: 0 });
       return;
     }
     if (item !== undefined && item !== `item_${id}`) {
-      this.journaledError('playback_item_mismatch', 'playback.ack item_id must match item_<response_id>.', client_event_id);
+      this.journaledError('playback_item_mismatch', 'playback.ack item_id must match item_<response_id>.');
       return;
     }
     const r = this.responses.get(id) ?? this.forgotten.get(id);
-    if (!r) {
-      this.journaledError('playback_item_not_found', `No assistant response item is registered for ${id}.`, client_event_id);
+    if (!r || !r.announced) {
+      this.journaledError('playback_item_not_found', `No assistant response item is registered for ${id}.`);
       return;
     }
     if (!r.acked && this.commits > r.commit_seq) {
-      this.journaledError('playback_ack_too_late', 'playback.ack arrived after a later user input was committed.', client_event_id);
+      this.journaledError('playback_ack_too_late', 'playback.ack arrived after a later user input was committed.');
       return;
     }
     r.acked = true;
-    const committed = typeof event.committed_ms === 'number' ? event.committed_ms : played;
     r.acked_ms = Math.max(r.acked_ms, Math.min(committed, r.sent_ms));
     if (r.answer !== undefined) this.behaviour?.acked(r.answer, played);
-    this.send({ type: 'playback.acknowledged', event: { type: 'playback.acknowledged', session_id: this.id, item_id: `item_${id}`, played_ms: played, committed_ms: committed } });
+    this.acknowledged(`item_${id}`, played, committed, { generated_ms: r.sent_ms, sent_ms: r.sent_ms, played_ms: Math.trunc(played), committed_ms: r.acked_ms });
     this.maybeForget(r);
+  }
+
+  /** The response an ack that names none is for: the one begun response awaiting its playback, else the active one. */
+  private implicitAckTarget(): string | undefined {
+    const begun = [...this.responses.values()].filter((r) => r.announced);
+    const awaiting = begun.filter((r) => r.done && r.acked_ms < r.sent_ms);
+    if (awaiting.length === 1) return awaiting[0].id;
+    return begun.find((r) => !r.done)?.id;
+  }
+
+  /** `playback.acknowledged`: the session's internal event, as the server sends it whole. */
+  private acknowledged(item_id: string | null, played: number, committed: number, playback: Record<string, number>): void {
+    const history_committed = item_id !== null && committed > 0;
+    this.send({ type: 'playback.acknowledged', event: { type: 'playback.acknowledged', session_id: this.id, epoch: this.epoch, item_id, played_ms: Math.trunc(played), committed_ms: committed, truncate: false, playback, history_committed } });
   }
 
   private onCommit(client_event_id?: string): void {
@@ -682,12 +730,14 @@ export class VllmMockSession {
         r.awaits_commit = false;
       }
     }
-    this.send({ type: 'input_audio_buffer.committed', previous_item_id: null, item_id: item, event: { type: 'input.committed', session_id: this.id } });
+    const previous_item_id = this.lastItem;
+    this.lastItem = item;
+    this.send({ type: 'input_audio_buffer.committed', previous_item_id, item_id: item, event: { type: 'input.committed', session_id: this.id } });
     // Behaviour mode: the behaviour decides the turns; a commit only commits.
     if (this.behaviour) return;
     if (this.speech_ms > 0) this.takeTurn();
     // A silent buffer: the model keeps listening.
-    else this.send({ type: 'response.listen', session_id: this.id, epoch: this.epoch, response: { object: 'realtime.response', status: 'listening' }, reason: 'silence_or_noise' });
+    else this.listen('silence_or_noise', false);
   }
 
   /** `session.close`: the responses stop where they are (no `response.done`), then `session.closed`. */
@@ -720,7 +770,7 @@ export class VllmMockSession {
         unknown: () => `{"type":"vendor.keepalive","event_id":"${this.eventId()}","server_event_seq":${++this.seq}}`,
         // The session runner's end on a model error: a numbered error, then session.closed.
         fatal: () => {
-          this.send({ type: 'error', error: { type: 'server_error', code: 'injected_fault', message: 'the test server gave up' } }, false);
+          this.send({ type: 'error', error: { type: 'server_error', code: 'injected_fault', message: 'the test server gave up' } });
           this.send({ type: 'session.closed', session_id: this.id, reason: 'error', event: {} });
           this.closed = true;
           this.slot.released();

@@ -78,7 +78,8 @@ describe('VllmMockSession as a turn-based model (--turn-based)', () => {
     s.at(1700, () => s.send({ type: 'input_audio_buffer.commit' }));
     s.scheduler.flush();
     expect(s.types().filter((t) => t.startsWith('input_audio_buffer.speech'))).toEqual([]);
-    expect(s.of('response.created').map((f) => f.t_ms)).toEqual([1700]);
+    // The committed turn is answered: its response begins with its first audio, ttfp_ms after the commit.
+    expect(s.of('response.created').map((f) => f.t_ms)).toEqual([1900]);
     expect(s.session.violations).toEqual({});
   });
 });
