@@ -221,14 +221,17 @@ function slotServer(time: VirtualTime, slots: number) {
   return { server, seen };
 }
 
-/** Keeps only the admission refusals: the trace record a blocked arrival leaves. */
+/** Keeps only what a refused admission leaves in a trace: its admission records (retried refusals) and errors. */
 class RefusalSink implements SessionTraceSink {
   readonly tracesFrames = false;
   readonly refusals: Array<{ attempt: number; refusal: AdmissionRefusal }> = [];
+  readonly errors: string[] = [];
   readonly sent = (): void => undefined;
   readonly received = (): void => undefined;
   readonly receipt = (): void => undefined;
-  readonly error = (): void => undefined;
+  error(message: string): void {
+    this.errors.push(message);
+  }
   admission(attempt: number, refusal: AdmissionRefusal): void {
     this.refusals.push({ attempt, refusal });
   }
@@ -304,8 +307,10 @@ describe('ArrivalRun of real sessions against a server of 8 slots, in virtual ti
     expect(run.counts).toEqual({ arrived: schedule.length, client_skipped: 0, started: seen.accepted, blocked: seen.refused, failed_to_open: 0 });
     expect(seen.upgrades).toBe(schedule.length);
     expect(ended).toEqual({ completed: seen.accepted, refused: seen.refused, other: 0 });
-    expect(sink.refusals).toHaveLength(seen.refused);
-    expect(sink.refusals.every((r) => r.attempt === 1 && r.refusal.http_status === 503)).toBe(true);
+    // No retries: each refusal spends them, so it is the session's error, never an admission record (sglang-omni's client's `admit`).
+    expect(sink.refusals).toEqual([]);
+    expect(sink.errors).toHaveLength(seen.refused);
+    expect(sink.errors.every((m) => /^admission_refused: server refused the session with HTTP 503 1 times/.test(m))).toBe(true);
     // The server was full, never over, and every slot came back.
     expect(seen.peak_held).toBe(SLOTS);
     expect(seen).toMatchObject({ held: 0, closed: seen.accepted });
