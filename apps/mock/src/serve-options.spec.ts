@@ -64,6 +64,14 @@ describe('mock serve behaviour flags', () => {
     expect(() => parseServeOptions(['--turn-based'])).toThrow('--turn-based is for --protocol openai');
   });
 
+  it('takes --send-lag-ms for the vllm-omni flavour only, and --created-at-first-audio as what it always does', () => {
+    expect(parseServeOptions(['--protocol', 'openai', '--flavor', 'vllm-omni', '--send-lag-ms', '500']).openai.send_lag_ms).toBe(500);
+    expect(parseServeOptions(['--protocol', 'openai', '--flavor', 'vllm-omni']).openai.send_lag_ms).toBeUndefined();
+    expect(() => parseServeOptions(['--protocol', 'openai', '--send-lag-ms', '500'])).toThrow('--send-lag-ms is for --flavor vllm-omni');
+    expect(() => parseServeOptions(['--protocol', 'openai', '--flavor', 'vllm-omni', '--send-lag-ms', '-1'])).toThrow('--send-lag-ms');
+    expect(parseServeOptions(['--protocol', 'openai', '--flavor', 'vllm-omni', '--created-at-first-audio']).openai.flavor).toBe('vllm-omni');
+  });
+
   it('refuses the knobs for append-echo and for the http and time servers', () => {
     expect(() => parseServeOptions(['--respond-after-ms', '400'])).toThrow(/--respond-after-ms is for a model mock/);
     expect(() => parseServeOptions(['--protocol', 'http', '--answer-ms', '400'])).toThrow(/not for --protocol http/);

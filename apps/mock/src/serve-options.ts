@@ -71,6 +71,7 @@ export const SERVE_FLAGS = {
   'grant-image': { kind: 'bool', group: 'model', help: 'native: the grant lists image input (input_modalities audio and image, input_image_format: JPEG, 512 KiB, --image-max-per-unit frames a unit) and sglang.input_image.append is taken as sglang-omni takes it' },
   'image-max-per-unit': { kind: 'int', min: 1, group: 'model', help: 'native, with --grant-image: camera frames a unit takes (default 1)', value: 'N' },
   'frame-cost-ms': { kind: 'number', min: 0, group: 'model', help: 'native, with --grant-image: compute each camera frame adds to its unit, ms (grown with the load past --capacity-sessions), so a sweep shows the knee move with video (default 0)', value: 'MS' },
+  'send-lag-ms': { kind: 'number', min: 0, group: 'model', help: "vllm-omni flavour: every frame (and the close) leaves this many ms after the session made it, in order, as from a server whose outbound queue lags: a commit then crosses a response.created on the wire, and the client's first ack of that response is refused as playback_ack_too_late (default 0)", value: 'MS' },
   'image-items': { kind: 'bool', group: 'model', help: "vllm-omni flavour: the capabilities state image input without video (supports_image_input), so frames come as input_image items, at most 8 live and 4 MiB (input_backpressure past it)" },
   'created-at-first-audio': { kind: 'bool', group: 'model', help: "vllm-omni flavour: what the mock always does now, as the server does (each response.created goes with the response's first audio, --ttfp-ms after the turn); kept so scripts that give it still run" },
   'turn-based': { kind: 'bool', group: 'model', help: 'vllm-omni flavour: a turn-based model (Qwen3-Omni) that answers only committed turns (by server VAD, or the client without it); clients that leave auto_response on, commit under server VAD or close with a turn open are counted in the stats' },
@@ -91,7 +92,7 @@ export interface ServeOptions {
   profile: MockProfile;
   /** Unset: the profile's unit (native) or 80 ms (openai). */
   unit_ms?: number;
-  openai: { names: 'ga' | 'beta'; vllm: boolean; silence_ms: number; flavor: 'openai' | 'vllm-omni'; listen_every: number; disconnect_grace_ms: number; require_ref_audio?: boolean; turn_based?: boolean; image_items?: boolean };
+  openai: { names: 'ga' | 'beta'; vllm: boolean; silence_ms: number; flavor: 'openai' | 'vllm-omni'; listen_every: number; disconnect_grace_ms: number; require_ref_audio?: boolean; turn_based?: boolean; image_items?: boolean; send_lag_ms?: number };
   tls?: { cert: string; key: string };
   /** Only what was given: each profile has its own timings. */
   model: Partial<ModelOptions>;
@@ -124,9 +125,9 @@ export function parseServeOptions(argv: string[]): ServeOptions {
   const f = parseFlags(argv, SERVE_FLAGS);
   if (f._.length > 0) throw new UsageError(`unexpected argument "${f._[0]}"`);
   if (f.port > 65535) throw new UsageError(`--port must be at most 65535, got ${f.port}`);
-  const openaiOnly = (['event-names', 'vllm-extensions', 'vad-silence-ms', 'flavor', 'listen-every', 'disconnect-grace-s', 'turn-based', 'created-at-first-audio', 'image-items'] as const).filter((k) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`)));
+  const openaiOnly = (['event-names', 'vllm-extensions', 'vad-silence-ms', 'flavor', 'listen-every', 'disconnect-grace-s', 'turn-based', 'created-at-first-audio', 'image-items', 'send-lag-ms'] as const).filter((k) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`)));
   if (f.protocol !== 'openai' && openaiOnly.length > 0) throw new UsageError(`--${openaiOnly[0]} is for --protocol openai`);
-  for (const k of ['turn-based', 'created-at-first-audio', 'image-items'] as const) if (f[k] && f.flavor !== 'vllm-omni') throw new UsageError(`--${k} is for --flavor vllm-omni`);
+  for (const k of ['turn-based', 'created-at-first-audio', 'image-items', 'send-lag-ms'] as const) if (f[k] !== undefined && f[k] !== false && f.flavor !== 'vllm-omni') throw new UsageError(`--${k} is for --flavor vllm-omni`);
   if ((f.protocol === 'http' || f.protocol === 'time') && f['metrics-port'] !== undefined) throw new UsageError('--metrics-port is for the realtime mocks (--protocol native or openai)');
   const given = (k: string) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`));
   const httpOnly = HTTP_FLAG_NAMES.filter(given);
@@ -199,6 +200,7 @@ export function parseServeOptions(argv: string[]): ServeOptions {
       ...(f['require-ref-audio'] ? { require_ref_audio: true } : {}),
       ...(f['turn-based'] ? { turn_based: true } : {}),
       ...(f['image-items'] ? { image_items: true } : {}),
+      ...(f['send-lag-ms'] ? { send_lag_ms: f['send-lag-ms'] } : {}),
     },
     tls: f['tls-cert'] !== undefined && f['tls-key'] !== undefined ? { cert: f['tls-cert'], key: f['tls-key'] } : undefined,
     profile,

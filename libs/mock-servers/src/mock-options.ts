@@ -27,6 +27,8 @@ export interface MockServerOptions {
     turn_based?: boolean;
     /** vllm-omni: camera frames as `input_image` items, not on the appends (VllmMockOptions.image_items). */
     image_items?: boolean;
+    /** vllm-omni: every frame and the close leave this many ms late, in order (VllmMockOptions.send_lag_ms). */
+    send_lag_ms?: number;
   };
   /** Serve `wss://` with this key and certificate (PEM). */
   tls?: { key: string | Buffer; cert: string | Buffer };

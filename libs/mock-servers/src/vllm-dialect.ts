@@ -25,6 +25,7 @@ export function vllmDialect(settings: MockSettings, options: MockServerOptions, 
     require_ref_audio: options.openai?.require_ref_audio === true,
     turn_based: options.openai?.turn_based === true,
     image_items: options.openai?.image_items === true,
+    send_lag_ms: options.openai?.send_lag_ms ?? 0,
     behaviour: settings.behaviour,
     leading: settings.leading,
   };

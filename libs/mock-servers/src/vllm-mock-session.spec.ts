@@ -313,10 +313,10 @@ describe('VllmMockSession', () => {
         { item_id: 'item_resp_mock_0_0', played_ms: 0, committed_ms: 0 },
         { item_id: 'item_resp_mock_0_0', played_ms: 80, committed_ms: 80 },
       ]);
-      // Played out, the response no longer holds the turn: an ack naming none now moves nothing, and is still acknowledged.
+      // Played out, the response no longer holds the turn: an ack naming none names the history's one assistant item.
       s.send({ type: 'playback.ack', played_ms: 10 });
       expect(s.codes()).toEqual([]);
-      expect(s.of('playback.acknowledged')[3].event).toMatchObject({ item_id: null, played_ms: 10 });
+      expect(s.of('playback.acknowledged')[3].event).toMatchObject({ item_id: 'item_resp_mock_0_0', played_ms: 10 });
     });
 
     it('refuses a first ack that comes after a later user input was committed, and answers later acks of one acked before', () => {
@@ -335,7 +335,7 @@ describe('VllmMockSession', () => {
       expect(early.of('playback.acknowledged')).toHaveLength(2);
     });
 
-    it('announces a response with its first audio, so a commit in between makes its first ack too late', () => {
+    it('announces a response with its first audio and binds it then: a commit between its turn and its first audio does not make its first ack too late', () => {
       const s = session({ ttfp_ms: 600 });
       s.send({ type: 'session.update', session: {} });
       // Speech, then 160 ms of silence: the turn is taken at 240 ms; its first audio is due at 840.
@@ -346,8 +346,27 @@ describe('VllmMockSession', () => {
       const first = s.ws.frames.find((f) => f.event.type === 'response.output_audio.delta');
       expect(created?.t_ms).toBe(first?.t_ms);
       expect(created?.t_ms).toBe(240 + 600);
-      // The client acks it at 0 ms on seeing it: the commit at 500 ms came after the turn it answers.
+      // The server binds a response to the commits it has when it begins it (begin_response): the
+      // commit at 500 ms came first, so the client's 0 ms ack on seeing it is taken.
       s.send({ type: 'playback.ack', response_id: 'resp_mock_0_0', played_ms: 0 });
+      expect(s.codes()).toEqual([]);
+      expect(s.of('playback.acknowledged')).toHaveLength(1);
+    });
+
+    it('with send_lag_ms, a commit that crosses a response.created on the wire makes that first ack too late', () => {
+      const s = session({ ttfp_ms: 100, send_lag_ms: 300 });
+      s.send({ type: 'session.update', session: {} });
+      // The turn at 240 ms, its first audio (and response.created) made at 340, delivered at 640.
+      s.speak(0, [true, true, false, false, false]);
+      s.at(500, () => s.send({ type: 'input_audio_buffer.commit' }));
+      s.scheduler.flush();
+      const created = s.ws.frames.find((f) => f.event.type === 'response.created');
+      expect(created?.t_ms).toBe(240 + 100 + 300);
+      // Every frame comes in order, the lag behind: the session's first two as well.
+      expect(s.ws.frames.slice(0, 2).map((f) => [f.event.type, f.t_ms])).toEqual([['session.created', 300], ['session.updated', 300]]);
+      // The client acks it as it arrives, after its commit at 500 ms reached the server: too late.
+      s.send({ type: 'playback.ack', response_id: 'resp_mock_0_0', played_ms: 0 });
+      s.scheduler.flush();
       expect(s.codes()).toEqual(['playback_ack_too_late']);
     });
 

@@ -62,6 +62,14 @@ export interface VllmMockOptions {
    * or a response is still open.
    */
   turn_based?: boolean;
+  /**
+   * Every frame (and the close) leaves this many ms after the session produced it, in order: a
+   * server whose outbound queue lags, or a slow network. A client commit can then reach the server
+   * after it began a response and before the client saw its `response.created`: the client's first
+   * (0 ms) ack of it comes after a later commit and is refused as `playback_ack_too_late`, the race
+   * vLLM-Omni's runner ignores. 0 or absent: none.
+   */
+  send_lag_ms?: number;
   /** Each response's units, silence then a tone (`--leading-silence-ms`); null or absent: silence. */
   leading?: LeadingSilence | null;
   /**
@@ -91,6 +99,8 @@ interface Response {
   acked_ms: number;
   /** `response.created` went out: with its first audio, as the server begins a response (model_channel.py). */
   announced: boolean;
+  /** The conversation item before this response's, when it began. */
+  previous_item_id?: string | null;
   done: boolean;
   timer: (() => void) | null;
   /** Server clock at the turn's start, for its own request metrics. */
@@ -164,6 +174,9 @@ export class VllmMockSession {
   /** Behaviour mode: made with the first append, at the input rate the session states. */
   private behaviour: BehaviourSession | null = null;
   private readonly answers = new Map<number, Response>();
+  /** Frames and the close on their way out, `send_lag_ms` behind (`put` delivers each). */
+  private readonly lagged: Array<{ at_s: number; frame?: string; close?: [number, string] }> = [];
+  private lagTimer: (() => void) | null = null;
 
   constructor(
     private readonly ws: WebSocket,
@@ -177,7 +190,7 @@ export class VllmMockSession {
     this.arrivals = host.arrivals();
     this.configTimer = host.clock.arm(options.config_timeout_ms, () => {
       this.sendUnjournaled(this.error('config_timeout', 'invalid_request_error', 'Timeout waiting for session.update'));
-      this.ws.close(1000, 'config_timeout');
+      this.closeSocket(1000, 'config_timeout');
     });
   }
 
@@ -185,11 +198,13 @@ export class VllmMockSession {
   private refuse(limit: number | undefined): void {
     this.sendUnjournaled(this.error('resource_exhausted', 'rate_limit_error', `duplex_session_capacity_exhausted: limit=${limit ?? 0}`));
     this.closed = true;
-    this.ws.close(1000, 'resource_exhausted');
+    this.closeSocket(1000, 'resource_exhausted');
   }
 
   /** The socket closed: a session that was not closed with `session.close` keeps its slot for the grace. */
   onSocketClose(): void {
+    this.lagTimer?.();
+    this.lagTimer = null;
     this.host.arrivalsDone(this.arrivals);
     this.clearConfig();
     this.behaviour?.close();
@@ -225,7 +240,35 @@ export class VllmMockSession {
 
   private sendUnjournaled(frame: string): void {
     if (this.silent) return;
-    if (this.ws.readyState === this.ws.OPEN) this.host.send(this.ws, frame);
+    this.deliver({ frame });
+  }
+
+  private closeSocket(code: number, reason: string): void {
+    this.deliver({ close: [code, reason] });
+  }
+
+  /** A frame or the close, now or `send_lag_ms` behind, after everything before it. */
+  private deliver(out: { frame?: string; close?: [number, string] }): void {
+    const lag_ms = this.options.send_lag_ms ?? 0;
+    if (lag_ms <= 0) return this.put(out);
+    this.lagged.push({ at_s: this.host.clock.now_s() + lag_ms / 1000, ...out });
+    if (!this.lagTimer) this.armLag();
+  }
+
+  private armLag(): void {
+    const head = this.lagged[0];
+    this.lagTimer = this.host.clock.arm(Math.max(0, (head.at_s - this.host.clock.now_s()) * 1000), () => {
+      this.lagTimer = null;
+      const now_s = this.host.clock.now_s();
+      while (this.lagged.length > 0 && this.lagged[0].at_s <= now_s + 1e-9) this.put(this.lagged.shift() as { frame?: string; close?: [number, string] });
+      if (this.lagged.length > 0) this.armLag();
+    });
+  }
+
+  private put(out: { frame?: string; close?: [number, string] }): void {
+    if (out.frame !== undefined) {
+      if (this.ws.readyState === this.ws.OPEN) this.host.send(this.ws, out.frame);
+    } else if (out.close) this.ws.close(...out.close);
   }
 
   /** A journaled event: `server_event_seq` goes last; unacknowledged bytes past the bound ask for a resync. */
@@ -315,7 +358,7 @@ export class VllmMockSession {
     if (this.options.require_ref_audio && !voice && modalities.some((m) => String(m).toLowerCase() === 'audio')) {
       this.sendUnjournaled(this.error('ref_audio_required', 'invalid_request_error', 'Native duplex audio output requires ref_audio', client_event_id, 'ref_audio'));
       this.closed = true;
-      this.ws.close(1000, 'ref_audio_required');
+      this.closeSocket(1000, 'ref_audio_required');
       return;
     }
     if (!this.slot.take()) {
@@ -379,6 +422,7 @@ export class VllmMockSession {
       this.frames.accepted += urls.length;
       this.frames.bytes += urls.reduce((n, u) => n + base64ByteLength(u.slice(u.indexOf(',') + 1)), 0);
     }
+    if (typeof item.id === 'string' && item.id) this.lastItem = item.id;
     this.send({ type: 'conversation.item.created', session_id: this.id, item: event.item, created: true });
   }
 
@@ -561,12 +605,17 @@ export class VllmMockSession {
    */
   private announce(r: Response, request_metrics: Record<string, unknown>): void {
     r.announced = true;
+    // The ledger binds a response to the user's input at begin_response (engine_session.py): the
+    // commits so far, or the next one when the user is speaking as it begins.
+    r.commit_seq = this.commits;
+    r.awaits_commit = this.speaking;
     const item_id = `item_${r.id}`;
     const modalities = ['audio', 'text'];
     const duplex_event = { type: 'response.created', session_id: this.id, response_id: r.id, epoch: this.epoch, modalities, response_request_metrics: request_metrics };
     this.send({ type: 'response.created', response_id: r.id, response: { id: r.id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [], modalities, metadata: { duplex_event } } });
     const item = { id: item_id, object: 'realtime.item', type: 'message', role: 'assistant', status: 'in_progress', content: [] };
     const previous_item_id = this.lastItem;
+    r.previous_item_id = previous_item_id;
     this.lastItem = item_id;
     this.send({ type: 'conversation.item.added', previous_item_id, item });
     this.send({ type: 'conversation.item.created', previous_item_id, item });
@@ -625,7 +674,7 @@ export class VllmMockSession {
     }
     this.send({ type: 'response.content_part.done', ...where, part: { type: 'audio', transcript: r.transcript } });
     this.send({ type: 'response.output_item.done', response_id: r.id, output_index: 0, item });
-    this.send({ type: 'conversation.item.done', previous_item_id: null, item });
+    this.send({ type: 'conversation.item.done', previous_item_id: r.previous_item_id ?? null, item });
     this.send({ type: 'response.done', response_id: r.id, response: { id: r.id, object: 'realtime.response', status, status_details: { type: status, reason }, output: [item], metadata } });
     this.send({ type: 'rate_limits.updated', rate_limits: [] });
   }
@@ -634,8 +683,9 @@ export class VllmMockSession {
     if (r.done && r.acked_ms >= r.sent_ms) {
       this.responses.delete(r.id);
       // A response with assistant text keeps its item (or snapshot) in history: later acks of it are
-      // answered. One that ended with none (a listen) leaves nothing: end_response discards its
-      // placeholder, so an ack of it from now on is playback_item_not_found (engine_session.py).
+      // answered. One that ended with none (a barge-in before its first transcript) leaves nothing:
+      // end_response discards its placeholder, so an ack of it from now on is playback_item_not_found
+      // (engine_session.py).
       if (r.transcript) this.forgotten.set(r.id, r);
     }
     if (this.pendingTurn && !this.busy()) {
@@ -650,8 +700,9 @@ export class VllmMockSession {
    * The playback ledger's rules (engine/duplex/session/playback_ledger.py `apply_playback_ack`):
    * `played_ms` (or `audio_ms`; 0 when neither is given) must be a number; an ack that names
    * neither response nor item is taken for the one response awaiting its playback, else the active
-   * one, else for none (acknowledged, nothing moved); then the item, the response and the too-late
-   * rule. Its errors carry no client event id (the ledger raises them without one).
+   * one, else for no response (acknowledged, naming the history's one assistant item when it holds
+   * just one); then the item, the response and the too-late rule. Its errors carry no client event
+   * id (the ledger raises them without one).
    */
   private onPlaybackAck(event: Record<string, unknown>): void {
     const played = 'played_ms' in event ? event.played_ms : 'audio_ms' in event ? event.audio_ms : 0;
@@ -659,7 +710,7 @@ export class VllmMockSession {
       this.journaledError('bad_event', 'playback.ack requires played_ms');
       return;
     }
-    const committed = typeof event.committed_ms === 'number' ? event.committed_ms : played;
+    const committed = Math.trunc(typeof event.committed_ms === 'number' ? event.committed_ms : played);
     const named = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
     let item = named(event.item_id);
     let id = named(event.response_id);
@@ -668,7 +719,7 @@ export class VllmMockSession {
     if (item === undefined && id === undefined) id = this.implicitAckTarget();
     if (id === undefined) {
       if (item !== undefined) this.journaledError('playback_item_not_found', 'playback.ack requires a response-owned assistant item.');
-      else this.acknowledged(null, played, committed, { generated_ms: 0, sent_ms: 0, played_ms: 0, committed_ms: 0 });
+      else this.acknowledged(this.onlyAssistantItem(), played, committed, { generated_ms: 0, sent_ms: 0, played_ms: 0, committed_ms: 0 });
       return;
     }
     if (item !== undefined && item !== `item_${id}`) {
@@ -699,10 +750,18 @@ export class VllmMockSession {
     return begun.find((r) => !r.done)?.id;
   }
 
-  /** `playback.acknowledged`: the session's internal event, as the server sends it whole. */
+  /** The history's assistant item when it holds just one (the ledger's last fallback, `last_assistant_full_message`), else null. */
+  private onlyAssistantItem(): string | null {
+    const kept = [...this.forgotten.values()];
+    return kept.length === 1 ? `item_${kept[0].id}` : null;
+  }
+
+  /**
+   * `playback.acknowledged`: the ledger's internal event, as the server sends it whole (its
+   * `history_committed` is left out: the engine's history decides it, which this mock does not keep).
+   */
   private acknowledged(item_id: string | null, played: number, committed: number, playback: Record<string, number>): void {
-    const history_committed = item_id !== null && committed > 0;
-    this.send({ type: 'playback.acknowledged', event: { type: 'playback.acknowledged', session_id: this.id, epoch: this.epoch, item_id, played_ms: Math.trunc(played), committed_ms: committed, truncate: false, playback, history_committed } });
+    this.send({ type: 'playback.acknowledged', event: { type: 'playback.acknowledged', session_id: this.id, epoch: this.epoch, item_id, played_ms: Math.trunc(played), committed_ms: committed, truncate: false, playback } });
   }
 
   private onCommit(client_event_id?: string): void {
@@ -755,7 +814,7 @@ export class VllmMockSession {
     this.closed = true;
     this.host.completed();
     this.slot.released();
-    this.ws.close(1000, 'client_close');
+    this.closeSocket(1000, 'client_close');
   }
 
   /** Returns true when the append must not be answered. */

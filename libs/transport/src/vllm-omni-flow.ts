@@ -75,15 +75,17 @@ export function vllmFramePlan(video: CameraFrames, capabilities: Record<string, 
  * never acked before once a later user input was committed (`playback_ack_too_late`); an ack of
  * 0 ms keeps the response's place. So each response is acked at once when it is created, as
  * their `acknowledge_collected_playback` acks a response with no audio yet, and one that was never
- * acked is not acked after a later commit. That 0 ms ack can still race a commit the server took
- * before the response's `response.created` reached us (a first audio slower than the commit
- * interval): the refusal is counted (`playback_ack_too_late`), the response is not acked again,
- * and the session goes on, as their runner ignores exactly this error. The server answers acks in
- * order, so the refused one is the oldest first ack not yet answered by `playback.acknowledged`.
- * The 0 ms ack can also race the response's end: a response the server ends with no assistant
- * text (a listen) leaves no item, and an ack taken after that is `playback_item_not_found`
- * naming it. When the response ended with no audio received and that was its first ack, it is
- * that race: counted (`playback_ack_after_end`), not the client's fault.
+ * acked is not acked after a later commit. That 0 ms ack can still race a commit that reaches
+ * the server after it began the response (with its first output, binding it to the commits it
+ * had) and before the response's `response.created` reached us (a server or network that lags):
+ * the refusal is counted (`playback_ack_too_late`), the response is not acked again, and the
+ * session goes on, as their runner ignores exactly this error. The server answers acks in order,
+ * so the refused one is the oldest first ack not yet answered by `playback.acknowledged`. The 0 ms
+ * ack can also race the response's end, on a server that begins a response before its first
+ * output: a response it ends with no assistant text (a listen) leaves no item, and an ack taken
+ * after that is `playback_item_not_found` naming it. When the response ended with no audio
+ * received and that was its first ack, it is that race: counted (`playback_ack_after_end`), not
+ * the client's fault.
  *
  * Errors carry no fatal flag: one before the session opened ends it; one that refuses what this
  * client sent (`playback_*` but the races above, `invalid_event_ack`, `unknown_event`, `input_audio_buffer_empty`)

@@ -250,8 +250,10 @@ describe('probe run --protocol vllm-omni against the newest endpoint (reference 
     }
   });
 
-  it('exits 0 against a server whose first audio (and response.created) comes later than the next commit: the refused first acks are counted, no session fails', async () => {
-    const mock = await startMockServer({ ...MINICPMO_45, model: { ttfp_ms: 900, rtf: 0.5 } });
+  it("exits 0 against a server whose response.created is crossed on the wire by the client's next commit: the refused first acks are counted, no session fails", async () => {
+    // Its frames leave 500 ms late, and the client commits every 400 ms: a commit reaches the server
+    // after it began each response and before the client saw it begin.
+    const mock = await startMockServer({ ...MINICPMO_45, model: { ttfp_ms: 900, rtf: 0.5 }, openai: { ...MINICPMO_45.openai, send_lag_ms: 500 } });
     try {
       const flags = ['--protocol', 'vllm-omni', '--model', 'm', '--ref-audio', await voiceWav(), '--audio', await talkWav(5), '--concurrency', '2', '--duration', '5', '--commit-every-s', '0.4'];
       const { code, summary, dir } = await probe(mock.url, flags);
