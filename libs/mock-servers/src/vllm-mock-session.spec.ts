@@ -283,13 +283,13 @@ describe('VllmMockSession', () => {
       return s;
     }
 
-    it('refuses an ack of a wrong item, of no response, of an item no response owns, or with played_ms not a number: numbered, the server\'s event_id, no client event id', () => {
+    it('refuses an ack of a wrong item, of no response, of an item no response owns, or without a number of played_ms: numbered, the server\'s event_id, no client event id', () => {
       const s = played();
       s.send({ type: 'playback.ack', event_id: 'a1', response_id: 'resp_mock_0_0', item_id: 'item_other', played_ms: 10 });
       s.send({ type: 'playback.ack', event_id: 'a2', item_id: 'item_resp_nope', played_ms: 10 });
       s.send({ type: 'playback.ack', event_id: 'a3', item_id: 'other', played_ms: 10 });
       s.send({ type: 'playback.ack', event_id: 'a4', response_id: 'resp_mock_0_0', played_ms: '10' });
-      s.send({ type: 'playback.ack', event_id: 'a5', response_id: 'resp_mock_0_0', played_ms: null });
+      s.send({ type: 'playback.ack', event_id: 'a5', response_id: 'resp_mock_0_0' });
       expect(s.codes()).toEqual(['playback_item_mismatch', 'playback_item_not_found', 'playback_item_not_found', 'bad_event', 'bad_event']);
       expect(s.of('error').map((e) => (e.error as { message: string }).message)).toEqual([
         'playback.ack item_id must match item_<response_id>.',
@@ -302,15 +302,15 @@ describe('VllmMockSession', () => {
       expect(s.of('playback.acknowledged')).toEqual([]);
     });
 
-    it('takes an ack that names no response for the one awaiting its playback, an ack without played_ms as 0 ms, and audio_ms for played_ms', () => {
+    it('takes an ack that names no response for the one awaiting its playback, and one naming only its item for its response', () => {
       const s = played();
       s.send({ type: 'playback.ack', played_ms: 40 });
-      s.send({ type: 'playback.ack', response_id: 'resp_mock_0_0' });
-      s.send({ type: 'playback.ack', item_id: 'item_resp_mock_0_0', audio_ms: 80 });
+      s.send({ type: 'playback.ack', response_id: 'resp_mock_0_0', played_ms: 60 });
+      s.send({ type: 'playback.ack', item_id: 'item_resp_mock_0_0', played_ms: 80 });
       expect(s.codes()).toEqual([]);
       expect(s.of('playback.acknowledged').map((a) => a.event)).toMatchObject([
         { item_id: 'item_resp_mock_0_0', played_ms: 40, committed_ms: 40 },
-        { item_id: 'item_resp_mock_0_0', played_ms: 0, committed_ms: 0 },
+        { item_id: 'item_resp_mock_0_0', played_ms: 60, committed_ms: 60 },
         { item_id: 'item_resp_mock_0_0', played_ms: 80, committed_ms: 80 },
       ]);
       // Played out, the response no longer holds the turn: an ack naming none names the history's one assistant item.

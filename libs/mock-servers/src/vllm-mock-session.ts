@@ -698,14 +698,15 @@ export class VllmMockSession {
 
   /**
    * The playback ledger's rules (engine/duplex/session/playback_ledger.py `apply_playback_ack`):
-   * `played_ms` (or `audio_ms`; 0 when neither is given) must be a number; an ack that names
+   * `played_ms` must be a number (realtime_commands.py refuses the wire event without one before
+   * the ledger sees it); an ack that names
    * neither response nor item is taken for the one response awaiting its playback, else the active
    * one, else for no response (acknowledged, naming the history's one assistant item when it holds
    * just one); then the item, the response and the too-late rule. Its errors carry no client event
    * id (the ledger raises them without one).
    */
   private onPlaybackAck(event: Record<string, unknown>): void {
-    const played = 'played_ms' in event ? event.played_ms : 'audio_ms' in event ? event.audio_ms : 0;
+    const played = event.played_ms;
     if (typeof played !== 'number') {
       this.journaledError('bad_event', 'playback.ack requires played_ms');
       return;
