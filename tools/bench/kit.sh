@@ -5,6 +5,11 @@
 #   kit_words ROOT APP        the words after `node` that run ROOT's kit: the Node flags of its
 #                             executable's first line (bin/duplex-bench.js), then its compiled bundle
 #                             when it is built (npm run build), else APP's (probe|mock) sources via tsx
+#   start_client CLIENT DIR ROOT URL N DURATION_S [NODE_FLAGS...]
+#                             CLIENT (probe: ROOT's kit `run`; floor: tools/bench/ws-floor.ts, built by
+#                             esbuild into DIR, with the kit's Node flags, as pacing.ts runs client
+#                             floor) against URL in the background, N sessions for DURATION_S, output
+#                             in DIR/run and DIR/CLIENT.out; sets CLIENT_PID. Returns 2 for another CLIENT.
 #   start_mock DIR ROOT [NODE_FLAGS...] [-- SERVE_ARGS...]
 #                             ROOT's mock on 127.0.0.1 at a free port, output in DIR/mock.out and
 #                             DIR/mock.err; sets MOCK_PID (node's own PID) and MOCK_URL. Returns 1,
@@ -23,6 +28,25 @@ kit_words() {
   else
     echo "$flags --import tsx $root/apps/$app/src/main.ts"
   fi
+}
+
+start_client() {
+  local client=$1 dir=$2 root=$3 url=$4 n=$5 duration=$6
+  shift 6
+  case "$client" in
+    probe)
+      # shellcheck disable=SC2046 # kit_words's words are split on purpose
+      node "$@" $(kit_words "$root" probe) run --url "$url" --concurrency "$n" --duration "$duration" --output "$dir/run" --quiet >"$dir/probe.out" 2>&1 &
+      ;;
+    floor)
+      node -e "require('esbuild').buildSync({ entryPoints: [process.argv[1]], outfile: process.argv[2], bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'error' })" \
+        "$root/tools/bench/ws-floor.ts" "$dir/ws-floor.js"
+      # shellcheck disable=SC2046
+      node "$@" $(kit_flags "$root") "$dir/ws-floor.js" --url "$url" --concurrency "$n" --duration "$duration" --output "$dir/run" >"$dir/floor.out" 2>&1 &
+      ;;
+    *) echo "error: CLIENT must be probe or floor, not $client" >&2; return 2 ;;
+  esac
+  CLIENT_PID=$!
 }
 
 start_mock() {

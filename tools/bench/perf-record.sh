@@ -16,7 +16,6 @@
 # Only processes this script starts are sampled or signalled, by PID; everything talks on 127.0.0.1.
 set -euo pipefail
 . "$(dirname "$0")/kit.sh"
-HERE=$(cd "$(dirname "$0")" && pwd)
 CLIENT=${CLIENT:-probe}
 case "$CLIENT" in probe | floor) ;; *) echo "error: CLIENT must be probe or floor, not $CLIENT" >&2; exit 2 ;; esac
 OUT=${1:?usage: perf-record.sh OUT_DIR [SESSIONS] [DURATION_S] [FROM_S] [WINDOW_S] [CHECKOUT]}
@@ -33,16 +32,8 @@ start_mock "$OUT" "$ROOT" --perf-basic-prof -- --stats-output "$OUT/mock-stats.j
 MOCK=$MOCK_PID
 trap 'kill -INT $MOCK 2>/dev/null || true' EXIT
 
-if [ "$CLIENT" = floor ]; then
-  node -e "require('esbuild').buildSync({ entryPoints: [process.argv[1]], outfile: process.argv[2], bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'error' })" \
-    "$HERE/ws-floor.ts" "$OUT/ws-floor.js"
-  # shellcheck disable=SC2046
-  node --perf-basic-prof $(kit_flags "$ROOT") "$OUT/ws-floor.js" --url "$MOCK_URL" --concurrency "$N" --duration "$DURATION" --output "$OUT/run" >"$OUT/floor.out" 2>&1 &
-else
-  # shellcheck disable=SC2046
-  node --perf-basic-prof $(kit_words "$ROOT" probe) run --url "$MOCK_URL" --concurrency "$N" --duration "$DURATION" --output "$OUT/run" --quiet >"$OUT/probe.out" 2>&1 &
-fi
-PROBE=$!
+start_client "$CLIENT" "$OUT" "$ROOT" "$MOCK_URL" "$N" "$DURATION" --perf-basic-prof
+PROBE=$CLIENT_PID
 sleep "$FROM"
 perf record -q -e cpu-clock -F 2000 -g -p "$PROBE" -o "$OUT/$CLIENT.data" -- sleep "$WINDOW" >/dev/null 2>&1 &
 P1=$!
