@@ -595,10 +595,10 @@ export class VllmMockSession {
   /**
    * A response begins with its first output, as the server begins one (model_channel.py
    * `_send_one_model_output_event`: `begin_response` only when text or audio arrives), so
-   * `response.created` comes with the first audio, `ttfp_ms` after the turn: a first audio slower
-   * than the client's commit interval lets a later commit reach the server before the client sees
-   * the response, and the client's first (0 ms) ack of it is refused as `playback_ack_too_late`,
-   * the race vLLM-Omni's runner ignores. The events as realtime_events.py projects them: the
+   * `response.created` comes with the first audio, `ttfp_ms` after the turn, and the response is
+   * bound to the commits the session has then (a commit that reaches it later, before the client
+   * saw the response begin, makes the client's first ack too late: `send_lag_ms` makes that
+   * race). The events as realtime_events.py projects them: the
    * response (its internal event, request metrics and all, as `metadata.duplex_event`), its
    * assistant item added and created, the output item, the audio content part, then
    * `response.speak`.
