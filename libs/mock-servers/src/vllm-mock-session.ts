@@ -240,7 +240,9 @@ export class VllmMockSession {
 
   private sendUnjournaled(frame: string): void {
     if (this.silent) return;
-    this.deliver({ frame });
+    // Without a lag, straight out: no object per frame on the mock's busiest path.
+    if (!this.options.send_lag_ms) this.putFrame(frame);
+    else this.deliver({ frame });
   }
 
   private closeSocket(code: number, reason: string): void {
@@ -266,9 +268,12 @@ export class VllmMockSession {
   }
 
   private put(out: { frame?: string; close?: [number, string] }): void {
-    if (out.frame !== undefined) {
-      if (this.ws.readyState === this.ws.OPEN) this.host.send(this.ws, out.frame);
-    } else if (out.close) this.ws.close(...out.close);
+    if (out.frame !== undefined) this.putFrame(out.frame);
+    else if (out.close) this.ws.close(...out.close);
+  }
+
+  private putFrame(frame: string): void {
+    if (this.ws.readyState === this.ws.OPEN) this.host.send(this.ws, frame);
   }
 
   /** A journaled event: `server_event_seq` goes last; unacknowledged bytes past the bound ask for a resync. */
