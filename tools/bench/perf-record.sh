@@ -9,7 +9,9 @@
 # CLIENT=floor samples tools/bench/ws-floor.ts in the probe's place (compiled by esbuild into
 # OUT_DIR, run with the kit's Node flags, as pacing.ts runs client `floor`): OUT_DIR/floor.data.
 #
-#   [CLIENT=probe|floor] tools/bench/perf-record.sh OUT_DIR [SESSIONS=512] [DURATION_S=16] [FROM_S=5] [WINDOW_S=8] [CHECKOUT=.]
+# NODE_FLAGS adds Node flags to the client's (e.g. --no-turbo-inlining), beside the kit's own.
+#
+#   [CLIENT=probe|floor] [NODE_FLAGS=...] tools/bench/perf-record.sh OUT_DIR [SESSIONS=512] [DURATION_S=16] [FROM_S=5] [WINDOW_S=8] [CHECKOUT=.]
 #   node --import tsx tools/bench/perf-categories.ts OUT_DIR/probe.data --packets-per-s 6400
 #
 # Needs Linux perf (Debian: linux-perf) and permission to sample (root, or perf_event_paranoid <= 1).
@@ -32,7 +34,8 @@ start_mock "$OUT" "$ROOT" --perf-basic-prof -- --stats-output "$OUT/mock-stats.j
 MOCK=$MOCK_PID
 trap 'kill -INT $MOCK 2>/dev/null || true' EXIT
 
-start_client "$CLIENT" "$OUT" "$ROOT" "$MOCK_URL" "$N" "$DURATION" --perf-basic-prof
+# shellcheck disable=SC2086 # NODE_FLAGS's words are split on purpose
+start_client "$CLIENT" "$OUT" "$ROOT" "$MOCK_URL" "$N" "$DURATION" --perf-basic-prof ${NODE_FLAGS:-}
 PROBE=$CLIENT_PID
 sleep "$FROM"
 perf record -q -e cpu-clock -F 2000 -g -p "$PROBE" -o "$OUT/$CLIENT.data" -- sleep "$WINDOW" >/dev/null 2>&1 &
