@@ -255,7 +255,7 @@ describe('VllmMockSession', () => {
       s.send({ type: 'input_audio_buffer.commit' });
       expect(s.types().slice(-2)).toEqual(['input_audio_buffer.committed', 'response.listen']);
       // The reason is the listen's detail, under response.metadata, as the server's Listen event renders it.
-      expect(s.of('response.listen')[0]).toMatchObject({ response: { status: 'listening', metadata: { reason: 'silence_or_noise', model_listen: false } } });
+      expect(s.of('response.listen')[0].response).toEqual({ object: 'realtime.response', status: 'listening', metadata: { type: 'response.listen', session_id: 'mock_0', epoch: 0, reason: 'silence_or_noise' } });
       expect(s.of('response.listen')[0].reason).toBeUndefined();
     });
 

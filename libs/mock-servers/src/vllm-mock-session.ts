@@ -592,8 +592,8 @@ export class VllmMockSession {
    * `response.listen` with no response (none is active): the details under `response.metadata`,
    * as the server's Listen event renders them (engine/duplex/events.py).
    */
-  private listen(reason: string, model_listen: boolean): void {
-    const details = { type: 'response.listen', session_id: this.id, epoch: this.epoch, reason, model_listen };
+  private listen(reason: string, model_listen?: boolean): void {
+    const details = { type: 'response.listen', session_id: this.id, epoch: this.epoch, reason, ...(model_listen === undefined ? {} : { model_listen }) };
     this.send({ type: 'response.listen', session_id: this.id, epoch: this.epoch, response: { object: 'realtime.response', status: 'listening', metadata: details } });
   }
 
@@ -802,7 +802,8 @@ export class VllmMockSession {
     if (this.behaviour) return;
     if (this.speech_ms > 0) this.takeTurn();
     // A silent buffer: the model keeps listening.
-    else this.listen('silence_or_noise', false);
+    // The runner's own payload for it: type, session, epoch and reason, no model_listen.
+    else this.listen('silence_or_noise');
   }
 
   /** `session.close`: the responses stop where they are (no `response.done`), then `session.closed`. */
