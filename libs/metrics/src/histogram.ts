@@ -19,9 +19,17 @@ export function createUsHistogram(): Histogram {
 
 /** Records a duration in ms at µs resolution; negative values are a caller's bug, so they throw. */
 export function recordMs(histogram: Histogram, value_ms: number): void {
-  if (!(value_ms >= 0)) throw new RangeError(`cannot record ${value_ms} ms`);
+  if (!(value_ms >= 0)) notRecordable(value_ms);
   const us = Math.round(value_ms * 1000);
   if (!recordCounted(histogram as unknown as CountedHistogram, us)) histogram.recordValue(us);
+}
+
+/**
+ * The error for a value `recordMs` cannot record, made apart from it: with the message's template in
+ * its body, the compiled pacing record turned a value into a string for every packet it recorded.
+ */
+function notRecordable(value_ms: number): never {
+  throw new RangeError(`cannot record ${value_ms} ms`);
 }
 
 /** The parts of hdr-histogram-js's JavaScript histogram (`JsHistogram`) that `recordCounted` reads and calls. */

@@ -15,7 +15,8 @@ export function recordPacing<T extends PacketTimes>(recorder: PacingRecorder, co
     origin_s ??= p.start_s; // the first packet is packet 0: ticks start at 0
     column.push(p);
     // The receipt is this pipeline's own (sendOn made it for this packet): marked in place, as a
-    // copy per packet was one more object of eight fields for every append (6,400 a second at 512 sessions).
+    // copy per packet was one more object of eight fields for every append (6,400 a second at 512
+    // sessions). A receipt made with its `late` (sendOn's) takes the mark with no new property.
     const paced = p as PacedPacket<T>;
     paced.late = recorder.record(p, origin_s);
     return paced;

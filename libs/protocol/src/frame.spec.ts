@@ -393,6 +393,19 @@ describe('frames read from their bytes', () => {
       expect(textDeltaInfo(decodeFrameBytes(Buffer.from(text)))).toEqual(expected);
       expect(textDeltaInfo(decodeText(text))).toEqual(expected);
     });
+
+    it('reads each of many ids as itself, ids read before kept by their bytes only', () => {
+      const b64 = Buffer.alloc(960).toString('base64');
+      // More ids than the strings kept, some of the same length and letters, each read twice, in two orders.
+      const ids = Array.from({ length: 2000 }, (_, i) => (i % 3 === 0 ? `resp_${i}` : i % 3 === 1 ? `resp_${String(i).split('').reverse().join('')}x` : `r${i}`));
+      for (const order of [ids, [...ids].reverse()]) {
+        for (const id of order) {
+          const audio = decodeFrameBytes(Buffer.from(`{"type":"response.output_audio.delta","response_id":"${id}","item_id":"item_${id}","delta":"${b64}"}`));
+          expect(audioDeltaInfo(audio)).toEqual({ response_id: id, item_id: `item_${id}`, bytes: 960 });
+          expect(textDeltaInfo(decodeFrameBytes(Buffer.from(transcript({ response_id: id, delta: 'ab' }))))).toEqual({ response_id: id, chars: 2 });
+        }
+      }
+    });
   });
 });
 

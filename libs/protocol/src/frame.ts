@@ -507,20 +507,47 @@ function stringAfter(b: Buffer, key: Buffer, from: number, to: number): string |
   return stringFrom(b, valueAt(b, key, from, to), to);
 }
 
-/** The plain string whose opening quote is at `i` and which closes before `to`: undefined for no value (`i` < 0), null for a value that is not such a string. */
+/**
+ * The plain string whose opening quote is at `i` and which closes before `to`: undefined for no
+ * value (`i` < 0), null for a value that is not such a string. Read in one pass; an ASCII string is
+ * the one made for the same bytes before when it is still kept (`STRINGS_SEEN`), so a server's ids,
+ * the same on every delta of a response, make no string a frame.
+ */
 function stringFrom(b: Buffer, i: number, to: number): string | null | undefined {
   if (i < 0) return undefined;
   if (b[i] !== QUOTE) return null;
-  const end = b.indexOf(QUOTE, i + 1);
-  if (end < 0 || end > to) return null;
+  const stop = Math.min(to, b.length - 1);
   let ascii = true;
-  for (let j = i + 1; j < end; j++) {
-    const c = b[j];
+  let hash = 0;
+  let end = i + 1;
+  for (; end <= stop; end++) {
+    const c = b[end];
+    if (c === QUOTE) break;
     if (c === BACKSLASH) return null;
     if (c > 0x7f) ascii = false;
+    hash = (Math.imul(hash, 31) + c) | 0;
   }
-  return b.toString(ascii ? 'latin1' : 'utf8', i + 1, end);
+  if (end > stop) return null;
+  if (!ascii) return b.toString('utf8', i + 1, end);
+  const slot = (hash ^ (hash >>> 9)) & (STRINGS_SEEN_SLOTS - 1);
+  const seen = STRINGS_SEEN[slot];
+  if (seen !== undefined && seen.length === end - i - 1) {
+    let k = 0;
+    while (k < seen.length && seen.charCodeAt(k) === b[i + 1 + k]) k++;
+    if (k === seen.length) return seen;
+  }
+  const made = b.toString('latin1', i + 1, end);
+  STRINGS_SEEN[slot] = made;
+  return made;
 }
+
+/** Slots of `STRINGS_SEEN`, a power of two. */
+const STRINGS_SEEN_SLOTS = 256;
+/**
+ * ASCII strings read from frames lately, each in the slot of its bytes' hash: a new string takes its
+ * slot from the one there, so a run that sees a new id with every response keeps at most this many.
+ */
+const STRINGS_SEEN: Array<string | undefined> = new Array<string | undefined>(STRINGS_SEEN_SLOTS).fill(undefined);
 
 /** The unsigned integer written from `i`: undefined for no value (`i` < 0), null when it is not plain digits. */
 function digitsFrom(b: Buffer, i: number): number | null | undefined {

@@ -11,6 +11,12 @@ describe('the send stamp', () => {
     expect(sentStampOf(Buffer.from('{"type":"x"}'))).toBeNull();
     const inside = `{"text":",\\"${SENT_STAMP_KEY}\\":5","pad":"${'x'.repeat(100)}"}`;
     expect(sentStampOf(Buffer.from(inside))).toBeNull();
+    // A last field that only ends like the key, one that is the key's tail, and a stamp that is not a number.
+    expect(sentStampOf(Buffer.from(`{"type":"x","x${SENT_STAMP_KEY}":5}`))).toBeNull();
+    expect(sentStampOf(Buffer.from(`{"type":"x","bench_sent_ms":5}`))).toBeNull();
+    expect(sentStampOf(Buffer.from(`{"type":"x","${SENT_STAMP_KEY}":"5"}`))).toBeNull();
+    expect(sentStampOf(Buffer.from(`,"${SENT_STAMP_KEY}":7}`))).toBe(7);
+    expect(sentStampOf(Buffer.from(`"${SENT_STAMP_KEY}":7}`))).toBeNull();
   });
 
   it('reads a large frame by its tail, and the host clock in ms', () => {

@@ -9,17 +9,26 @@ export const SENT_STAMP_KEY = 'duplex_bench_sent_ms';
 const KEY_BYTES = Buffer.from(`,"${SENT_STAMP_KEY}":`);
 /** The key, a number of at most 24 characters and the closing brace: where the stamp is, at the end. */
 const TAIL_BYTES = KEY_BYTES.length + 25;
+const COLON = 0x3a;
 
 /** `frame` (a JSON object's text) with the send stamp as its last field. */
 export function stampSent(frame: string, sent_ms: number): string {
   return `${frame.slice(0, -1)},"${SENT_STAMP_KEY}":${sent_ms}}`;
 }
 
-/** The send stamp of a received frame, ms, or null when it has none; looks only at the frame's last bytes. */
+/**
+ * The send stamp of a received frame, ms, or null when it has none; looks only at the frame's last
+ * bytes, in JavaScript: the last colon within them, and the key just before it. Every frame a probe
+ * receives is looked at, stamped or not, and a `Buffer.indexOf` call cost more than this walk.
+ */
 export function sentStampOf(bytes: Buffer): number | null {
-  const at = bytes.indexOf(KEY_BYTES, Math.max(0, bytes.length - TAIL_BYTES));
-  if (at < 0) return null;
-  const value = Number(bytes.toString('latin1', at + KEY_BYTES.length, bytes.length - 1));
+  const n = bytes.length;
+  const stop = Math.max(KEY_BYTES.length - 1, n - TAIL_BYTES + KEY_BYTES.length - 1);
+  let colon = n - 2;
+  while (colon >= stop && bytes[colon] !== COLON) colon--;
+  if (colon < stop) return null;
+  for (let k = KEY_BYTES.length - 1, i = colon; k >= 0; k--, i--) if (bytes[i] !== KEY_BYTES[k]) return null;
+  const value = Number(bytes.toString('latin1', colon + 1, n - 1));
   return Number.isFinite(value) ? value : null;
 }
 

@@ -29,6 +29,11 @@ export interface SendReceipt {
   buffered_bytes: number;
   /** The frame sent; an append's bytes are written over by the next append once the kernel took them. */
   frame: string | Buffer;
+  /**
+   * Whether the packet was late against its session's schedule: false as sent, set by whoever
+   * measures it (the pacing record). Made with the receipt, so marking it later adds no property.
+   */
+  late: boolean;
 }
 
 /** Sends each frame on `conn` as it comes and emits its receipt. */
@@ -74,5 +79,5 @@ export function sendWithReceipt(conn: Pick<Connection, 'send' | 'bufferedAmount'
   const completed_s = clock.now_s();
   const buffered_bytes = conn.bufferedAmount;
   if (buffered_bytes === 0 && typeof frame !== 'string') frameSent(frame);
-  return { seq, event_id, scheduled_s, start_s, completed_s, send_ms: (completed_s - before_s) * 1000, buffered_bytes, frame };
+  return { seq, event_id, scheduled_s, start_s, completed_s, send_ms: (completed_s - before_s) * 1000, buffered_bytes, frame, late: false };
 }
