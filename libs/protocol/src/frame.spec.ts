@@ -315,6 +315,39 @@ describe('frames read from their bytes', () => {
     }
   });
 
+  it('answers, from the scan that read a delta, whether it holds the keys every delta is asked for, as a search of the whole frame does', () => {
+    const metrics = '"response_request_metrics":{"ttfp_ms":3}';
+    const tokens = '"num_tokens":2';
+    // Each key: before the payload or text, after it, nested, named only inside a string (escaped), or absent.
+    const places = (field: string) => ({
+      head: { head: `${field},`, tail: '' },
+      tail: { head: '', tail: `,${field}` },
+      nested: { head: '', tail: `,"metadata_x":{"o":{${field}}}` },
+      string: { head: `"note":"${field.replace(/"/g, '\\"')}",`, tail: '' },
+      none: { head: '', tail: '' },
+    });
+    const keys = ['"response_request_metrics"', '"num_tokens"', '"absent"', '"response_id"'];
+    let cases = 0;
+    for (const [m, mp] of Object.entries(places(metrics)))
+      for (const [t, tp] of Object.entries(places(tokens))) {
+        const audio = Buffer.from(`{"type":"response.output_audio.delta",${mp.head}${tp.head}"response_id":"r1","delta":"${b64}"${mp.tail}${tp.tail}}`);
+        const text = Buffer.from(`{"type":"response.output_audio_transcript.delta",${mp.head}${tp.head}"response_id":"r1","delta":"a word"${mp.tail}${tp.tail}}`);
+        const a = decodeFrameBytes(audio);
+        expect(audioDeltaInfo(a).response_id).toBe('r1');
+        expect(a.undecoded).toBe(true);
+        const x = decodeFrameBytes(text);
+        expect(textDeltaInfo(x).response_id).toBe('r1');
+        // A text delta with a token count is parsed for it (and then searched as text).
+        expect(x.undecoded).toBe(text.indexOf('"num_tokens"') < 0);
+        for (const [frame, bytes] of [[a, audio], [x, text]] as const) {
+          expect(frame.keysScanned).not.toBe(0);
+          for (const key of keys) expect({ m, t, key, found: mentions(frame, key) }).toEqual({ m, t, key, found: bytes.indexOf(key) >= 0 });
+        }
+        cases++;
+      }
+    expect(cases).toBe(25);
+  });
+
   it('takes no byte above 0x7f after a quote for a key\'s first letter (0xE4 & 0x7f is "d")', () => {
     const bytes = Buffer.concat([Buffer.from('{"type":"response.output_audio.delta","response_id":"r","'), Buffer.from([0xe4]), Buffer.from(`elta":"zz","delta":"${b64}"}`)]);
     const frame = decodeFrameBytes(bytes);

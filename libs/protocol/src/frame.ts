@@ -18,6 +18,13 @@ export class DecodedFrame {
    */
   deltaStart = -1;
   deltaEnd = -1;
+  /**
+   * The keys of `SCANNED_KEYS` that a scan of the whole frame (an audio delta's head and tail, a
+   * text delta whole) looked for, a bit each, and of those the ones it found: `mentions` answers
+   * for them from here instead of searching the frame again. 0 until a scan ran.
+   */
+  keysScanned = 0;
+  keysSeen = 0;
   private decoded: string | undefined;
 
   constructor(
@@ -398,41 +405,74 @@ function keyAt(b: Buffer, key: Buffer, from: number, last_start: number): number
   return -1;
 }
 
-/** The keys an audio delta's figures are read from, by index; each begins with a quote and a letter of its own. */
-const DELTA_KEYS = [DELTA_BYTES, RESPONSE_ID_BYTES, RATE_BYTES, ITEM_ID_BYTES, CONTENT_INDEX_BYTES, METADATA_BYTES];
+const TOKENS_KEY = '"num_tokens"';
+/** vLLM-Omni's request metrics (`responseRequestMetrics`): looked for on every delta. */
+const METRICS_KEY = '"response_request_metrics"';
+
+/**
+ * The keys a delta's figures are read from, by index, each beginning with a quote: the frame
+ * scans (`scanKeys`) find them all in one pass, and `mentions` answers for them from a scan.
+ */
+const SCANNED_KEYS = [DELTA_BYTES, RESPONSE_ID_BYTES, RATE_BYTES, ITEM_ID_BYTES, CONTENT_INDEX_BYTES, METADATA_BYTES, Buffer.from(TOKENS_KEY), Buffer.from(METRICS_KEY)];
 const K_DELTA = 0;
 const K_RESPONSE_ID = 1;
 const K_RATE = 2;
 const K_ITEM_ID = 3;
 const K_CONTENT_INDEX = 4;
 const K_METADATA = 5;
-/** The key a letter after a quote may begin, -1 for none: `DELTA_KEYS`'s second bytes. */
+const K_TOKENS = 6;
+const K_METRICS = 7;
+/** Each key of `SCANNED_KEYS` by its text, for `mentions`. */
+const SCANNED_KEY_INDEX = new Map(SCANNED_KEYS.map((key, k) => [key.toString('latin1'), k]));
+/** The first key a letter after a quote may begin, -1 for none (`SCANNED_KEYS`'s second bytes)... */
 const KEY_BY_LETTER = new Int8Array(128).fill(-1);
-DELTA_KEYS.forEach((key, k) => (KEY_BY_LETTER[key[1]] = k));
-/** Where each key of `DELTA_KEYS` first starts in the region `scanKeys` read last, -1 where it does not: a scratch, so a scan makes no object. */
-const keyStarts = new Int32Array(DELTA_KEYS.length);
+/** ...and the next key after key k that begins with the same letter, -1 for none. */
+const NEXT_KEY_OF_LETTER = new Int8Array(SCANNED_KEYS.length).fill(-1);
+for (let k = SCANNED_KEYS.length - 1; k >= 0; k--) {
+  const letter = SCANNED_KEYS[k][1];
+  NEXT_KEY_OF_LETTER[k] = KEY_BY_LETTER[letter];
+  KEY_BY_LETTER[letter] = k;
+}
+/** Where each key of `SCANNED_KEYS` first starts in the region `scanKeys` read last, -1 where it does not: a scratch, so a scan makes no object. */
+const keyStarts = new Int32Array(SCANNED_KEYS.length);
+
+/** The keys of `wanted` (a bit each) that the last `scanKeys` found. */
+function keysFound(wanted: number): number {
+  let found = 0;
+  for (let k = 0; k < SCANNED_KEYS.length; k++) if ((wanted & (1 << k)) !== 0 && keyStarts[k] >= 0) found |= 1 << k;
+  return found;
+}
 
 /**
- * One pass over `b[from, to)` for the first start of each key of `DELTA_KEYS` in `wanted` (a bit
+ * One pass over `b[from, to)` for the first start of each key of `SCANNED_KEYS` in `wanted` (a bit
  * per key) that ends within the region, as `Buffer.indexOf` of each would find it, into `keyStarts`;
  * it stops at the first `stop` key. Returns where that key starts, -1 when it is not there.
  */
 function scanKeys(b: Buffer, from: number, to: number, wanted: number, stop: number): number {
   keyStarts.fill(-1);
   for (let i = from; i < to; i++) {
-    if (b[i] !== QUOTE) continue;
-    const k = KEY_BY_LETTER[b[i + 1] & 0x7f];
-    if (k < 0 || (wanted & (1 << k)) === 0 || keyStarts[k] >= 0 || b[i + 1] >= 0x80) continue;
-    const key = DELTA_KEYS[k];
-    if (i + key.length > to) continue;
-    let j = 2;
-    while (j < key.length && b[i + j] === key[j]) j++;
-    if (j < key.length) continue;
-    keyStarts[k] = i;
-    if (k === stop) return i;
+    if (b[i] !== QUOTE || b[i + 1] >= 0x80) continue;
+    for (let k = KEY_BY_LETTER[b[i + 1]]; k >= 0; k = NEXT_KEY_OF_LETTER[k]) {
+      if ((wanted & (1 << k)) === 0 || keyStarts[k] >= 0) continue;
+      const key = SCANNED_KEYS[k];
+      if (i + key.length > to) continue;
+      let j = 2;
+      while (j < key.length && b[i + j] === key[j]) j++;
+      if (j < key.length) continue;
+      keyStarts[k] = i;
+      if (k === stop) return i;
+      break;
+    }
   }
   return -1;
 }
+
+/** The keys `mentions` is asked for about a delta, looked for in all of it (both sides of an audio delta's payload). */
+const WHOLE_FRAME_KEYS = (1 << K_TOKENS) | (1 << K_METRICS);
+/** The keys a text delta is scanned for, all of it. */
+const TEXT_DELTA_KEYS = (1 << K_DELTA) | (1 << K_RESPONSE_ID) | WHOLE_FRAME_KEYS;
+/** The keys an audio delta's head is scanned for, up to `"delta":`. */
+const HEAD_KEYS = (1 << K_DELTA) | (1 << K_RESPONSE_ID) | (1 << K_RATE) | (1 << K_ITEM_ID) | (1 << K_CONTENT_INDEX) | WHOLE_FRAME_KEYS;
 
 /**
  * The same from the bytes, the payload never copied: its size is where its closing quote is. The
@@ -441,8 +481,9 @@ function scanKeys(b: Buffer, from: number, to: number, wanted: number, stop: num
  * frame for the readers after this one.
  */
 function deltaInfoFromBytes(frame: DecodedFrame, b: Buffer): AudioDeltaInfo | undefined {
-  const key = scanKeys(b, 1, b.length, (1 << K_DELTA) | (1 << K_RESPONSE_ID) | (1 << K_RATE) | (1 << K_ITEM_ID) | (1 << K_CONTENT_INDEX), K_DELTA);
+  const key = scanKeys(b, 1, b.length, HEAD_KEYS, K_DELTA);
   if (key < 0) return undefined;
+  const head_found = keysFound(HEAD_KEYS);
   const start = skipJsonSpace(b, key + DELTA_BYTES.length) + 1;
   if (b[start - 1] !== QUOTE) return undefined;
   const end = b.indexOf(QUOTE, start);
@@ -453,7 +494,7 @@ function deltaInfoFromBytes(frame: DecodedFrame, b: Buffer): AudioDeltaInfo | un
   frame.deltaEnd = end;
   const n = end - start;
   const size = n === 0 ? 0 : Math.floor((n * 3) / 4) - (b[end - 1] === 0x3d ? (b[end - 2] === 0x3d ? 2 : 1) : 0);
-  return deltaFiguresFromBytes(b, key, end + 1, size) ?? deltaFigures(b.toString('utf8', 0, key), size, end + 2 < b.length ? b.toString('utf8', end + 1) : null);
+  return deltaFiguresFromBytes(frame, head_found, b, key, end + 1, size) ?? deltaFigures(b.toString('utf8', 0, key), size, end + 2 < b.length ? b.toString('utf8', end + 1) : null);
 }
 
 /** Where the value of the key at `at` (`length` bytes) starts: past the key, spaces, the colon and spaces; -1 for a key not there or with no colon after it. */
@@ -472,16 +513,19 @@ function valueOf(b: Buffer, at: number, length: number): number {
  * Undefined when the frame is not laid out plainly (an id with an escape, a key the head lacks,
  * vLLM-Omni's metadata in the tail): the text path reads those.
  */
-function deltaFiguresFromBytes(b: Buffer, head_end: number, tail_start: number, bytes: number): AudioDeltaInfo | undefined {
+function deltaFiguresFromBytes(frame: DecodedFrame, head_found: number, b: Buffer, head_end: number, tail_start: number, bytes: number): AudioDeltaInfo | undefined {
   const response_id = stringFrom(b, valueOf(b, keyStarts[K_RESPONSE_ID], RESPONSE_ID_BYTES.length), head_end);
   if (response_id === undefined || response_id === null) return undefined;
   const head_rate = digitsFrom(b, valueOf(b, keyStarts[K_RATE], RATE_BYTES.length));
   const head_item = stringFrom(b, valueOf(b, keyStarts[K_ITEM_ID], ITEM_ID_BYTES.length), head_end);
   const head_index = digitsFrom(b, valueOf(b, keyStarts[K_CONTENT_INDEX], CONTENT_INDEX_BYTES.length));
   const end = b.length;
-  const tail_keys = (1 << K_METADATA) | (1 << K_RATE) | (head_item === undefined ? 1 << K_ITEM_ID : 0) | (head_index === undefined ? 1 << K_CONTENT_INDEX : 0);
+  const tail_keys = (1 << K_METADATA) | (1 << K_RATE) | WHOLE_FRAME_KEYS | (head_item === undefined ? 1 << K_ITEM_ID : 0) | (head_index === undefined ? 1 << K_CONTENT_INDEX : 0);
   scanKeys(b, tail_start, end, tail_keys, -1);
   if (keyStarts[K_METADATA] >= 0) return undefined;
+  // Head and tail both looked for these; the payload between them holds no quote, so no key.
+  frame.keysScanned = WHOLE_FRAME_KEYS;
+  frame.keysSeen = (head_found | keysFound(tail_keys)) & WHOLE_FRAME_KEYS;
   const info: AudioDeltaInfo = { response_id, bytes };
   // A rate in the tail wins over one in the head, as the text path reads them.
   const tail_rate = digitsFrom(b, valueOf(b, keyStarts[K_RATE], RATE_BYTES.length));
@@ -495,16 +539,6 @@ function deltaFiguresFromBytes(b: Buffer, head_end: number, tail_start: number, 
   if (index === null) return undefined;
   if (index !== undefined) info.content_index = index;
   return info;
-}
-
-/** Where `key`'s value starts in `b[from, to)`: past the key, spaces, the colon and spaces; -1 when the key is not there. */
-function valueAt(b: Buffer, key: Buffer, from: number, to: number): number {
-  return valueOf(b, keyAt(b, key, from, to - key.length), key.length);
-}
-
-/** The plain string value of `key` in `b[from, to)`: undefined when the key is not there, null when its value is not a plain string. */
-function stringAfter(b: Buffer, key: Buffer, from: number, to: number): string | null | undefined {
-  return stringFrom(b, valueAt(b, key, from, to), to);
 }
 
 /**
@@ -602,18 +636,21 @@ export interface TextDeltaInfo {
   tokens?: number;
 }
 
-const TOKENS_KEY = '"num_tokens"';
-
 /**
  * A text delta's response id and length, read from its bytes when it has a plain ASCII delta (no
  * escape) and no token count; parsed otherwise. A transcript delta comes with every packet a
- * native server answers, and parsing each only for these two figures cost an object a frame.
+ * native server answers, and parsing each only for these two figures cost an object a frame. Its
+ * keys are found in one pass over the frame (`scanKeys`; a key's quotes cannot stand unescaped
+ * inside a string), which also answers `mentions` for the keys every delta is asked about.
  */
 export function textDeltaInfo(frame: DecodedFrame): TextDeltaInfo {
   const b = frame.bytes;
-  if (b && frame.undecoded && !mentions(frame, TOKENS_KEY)) {
-    const key = b.indexOf(DELTA_BYTES);
-    if (key >= 0) {
+  if (b && frame.undecoded) {
+    scanKeys(b, 1, b.length, TEXT_DELTA_KEYS, -1);
+    frame.keysScanned = WHOLE_FRAME_KEYS;
+    frame.keysSeen = keysFound(WHOLE_FRAME_KEYS);
+    const key = keyStarts[K_DELTA];
+    if (key >= 0 && keyStarts[K_TOKENS] < 0) {
       const start = skipJsonSpace(b, key + DELTA_BYTES.length) + 1;
       let end = start;
       for (; end < b.length; end++) {
@@ -621,9 +658,8 @@ export function textDeltaInfo(frame: DecodedFrame): TextDeltaInfo {
         if (c === QUOTE || c === BACKSLASH || c >= 0x80) break;
       }
       if (b[start - 1] === QUOTE && b[end] === QUOTE) {
-        // The id read from the bytes before the text, else after it: no string of the frame's head or tail.
-        const head = stringAfter(b, RESPONSE_ID_BYTES, 0, key);
-        const id = typeof head === 'string' ? head : stringAfter(b, RESPONSE_ID_BYTES, end + 1, b.length);
+        // The id read from its bytes, before the text or after it: no string of the frame's head or tail.
+        const id = stringFrom(b, valueOf(b, keyStarts[K_RESPONSE_ID], RESPONSE_ID_BYTES.length), b.length);
         if (typeof id === 'string') return { response_id: id, chars: end - start };
       }
     }
@@ -653,6 +689,11 @@ const KEY_BYTES = new Map<string, Buffer>();
 export function mentions(frame: DecodedFrame, key: string): boolean {
   const b = frame.bytes;
   if (b && frame.undecoded) {
+    // A key the frame was scanned for whole (`textDeltaInfo`, `audioDeltaInfo`): answered from the scan.
+    if (frame.keysScanned !== 0) {
+      const k = SCANNED_KEY_INDEX.get(key);
+      if (k !== undefined && (frame.keysScanned & (1 << k)) !== 0) return (frame.keysSeen & (1 << k)) !== 0;
+    }
     const bytes = keyBytes(key);
     // An audio delta whose payload was found: a key that starts with a quote is looked for from the
     // head up to the payload's opening quote, then from its closing quote on (it cannot start
@@ -671,7 +712,10 @@ export function mentions(frame: DecodedFrame, key: string): boolean {
  * or text without parsing it; undefined when the key is not there (`mentions`) or no digit follows.
  */
 export function unsignedField(frame: DecodedFrame, key: string): number | undefined {
-  if (!mentions(frame, key)) return undefined;
+  // From bytes (but for an audio delta's, whose payload `mentions` passes over) the last
+  // occurrence is looked for at once: a search first for whether there is one found it twice.
+  const bytes = frame.bytes && frame.undecoded && frame.deltaEnd < 0;
+  if (!bytes && !mentions(frame, key)) return undefined;
   const src = frame.bytes && frame.undecoded ? frame.bytes : frame.text;
   const at = typeof src === 'string' ? src.lastIndexOf(key) : src.lastIndexOf(keyBytes(key));
   if (at < 0) return undefined;
