@@ -315,6 +315,11 @@ describe('frames read from their bytes', () => {
     }
   });
 
+  it('reads each type as itself, types whose bytes hash alike (Aa, BB) and more types than are kept included', () => {
+    const types = ['Aa', 'BB', 'x.Aa', 'x.BB', 'AaAa', 'BBBB', 'AaBB', ...Array.from({ length: 600 }, (_, i) => `t.${i}`)];
+    for (const round of [1, 2]) for (const type of types) expect({ round, type: decodeFrameBytes(Buffer.from(`{"type":"${type}","n":1}`)).type }).toEqual({ round, type });
+  });
+
   it('answers, from the scan that read a delta, whether it holds the keys every delta is asked for, as a search of the whole frame does', () => {
     const metrics = '"response_request_metrics":{"ttfp_ms":3}';
     const tokens = '"num_tokens":2';

@@ -130,10 +130,13 @@ function leadingType(b: Buffer): string | undefined {
   if (b[i++] !== QUOTE) return undefined;
   const start = i;
   const stop = Math.min(b.length, start + MAX_TYPE_BYTES);
+  // The type's bytes hashed as they are read, for `typeOf`.
+  let hash = 0;
   for (; i < stop; i++) {
     const c = b[i];
-    if (c === QUOTE) return i > start ? typeOf(b, start, i) : undefined;
+    if (c === QUOTE) return i > start ? typeOf(b, start, i, (hash + i - start) | 0) : undefined;
     if (c === BACKSLASH || c < 0x20 || c >= 0x80) return undefined;
+    hash = (Math.imul(hash, 31) + c) | 0;
   }
   return undefined;
 }
@@ -143,10 +146,8 @@ const TYPES_SEEN = new Map<number, string>();
 /** The most types kept: a server that sends a new type with every frame costs a string a frame, no more. */
 const TYPES_SEEN_MAX = 256;
 
-/** The ASCII type in `b[start, end)`: the string made for it before when there was one, so a frame's type makes no string. */
-function typeOf(b: Buffer, start: number, end: number): string {
-  let hash = end - start;
-  for (let i = start; i < end; i++) hash = (Math.imul(hash, 31) + b[i]) | 0;
+/** The ASCII type in `b[start, end)`, whose bytes hash to `hash`: the string made for it before when there was one, so a frame's type makes no string. */
+function typeOf(b: Buffer, start: number, end: number, hash: number): string {
   const seen = TYPES_SEEN.get(hash);
   if (seen !== undefined && seen.length === end - start) {
     let same = true;
