@@ -10,6 +10,10 @@
  * (node internals, ws, rxjs, hdr-histogram-js, each of our libs), idle and GC apart.
  * --gc-by-window S adds, for every S seconds of the whole profile from its start, the samples'
  * time in the garbage collector and out of idle (ms): how GC moves over a run.
+ * --by-line adds the source lines that took the most samples over the whole profile (V8's
+ * positionTicks: a line of a function, the code inlined there included), as a share of the busy
+ * samples: it found a number made a string for every packet inside the pacing record, in a line
+ * that only builds an error's message (docs/performance.md, issue 49, fourteenth round).
  */
 import { readFileSync } from 'node:fs';
 
@@ -17,6 +21,7 @@ interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
+  positionTicks?: Array<{ line: number; ticks: number }>;
 }
 interface Profile {
   nodes: ProfileNode[];
@@ -32,11 +37,12 @@ if (gcWindow_s !== null && !(gcWindow_s > 0)) {
   process.stderr.write(`--gc-by-window must be a number of seconds > 0, got "${argv[gcAt + 1] ?? ''}"\n`);
   process.exit(2);
 }
-const args = argv.filter((a, i) => a !== '--by-package' && !(gcAt >= 0 && (i === gcAt || i === gcAt + 1)));
+const args = argv.filter((a, i) => a !== '--by-package' && a !== '--by-line' && !(gcAt >= 0 && (i === gcAt || i === gcAt + 1)));
 const byPackage = argv.includes('--by-package');
+const byLine = argv.includes('--by-line');
 const [file, marker, windowArg] = args;
 if (!file || !marker) {
-  process.stderr.write('usage: cpu-profile-window.ts FILE.cpuprofile MARKER [WINDOW_MS=600] [--by-package] [--gc-by-window S]\n');
+  process.stderr.write('usage: cpu-profile-window.ts FILE.cpuprofile MARKER [WINDOW_MS=600] [--by-package] [--by-line] [--gc-by-window S]\n');
   process.exit(2);
 }
 const window_us = marker === '-' ? Infinity : Number(windowArg ?? 600) * 1000;
@@ -101,4 +107,25 @@ if (gcWindow_s !== null) {
   const lines = ['', `by ${gcWindow_s} s window from the profile's start: GC ms, busy ms (idle left out)`];
   for (let w = 0; w < busy.length; w++) lines.push(`${(w * gcWindow_s).toFixed(1).padStart(7)} s  ${((gc[w] ?? 0) / 1000).toFixed(1).padStart(8)} ms GC  ${((busy[w] ?? 0) / 1000).toFixed(1).padStart(8)} ms busy`);
   console.log(lines.join('\n'));
+}
+
+if (byLine) {
+  const ticks = new Map<string, number>();
+  let busyTicks = 0;
+  const counts = new Map<number, number>();
+  for (const id of profile.samples) counts.set(id, (counts.get(id) ?? 0) + 1);
+  for (const n of profile.nodes) {
+    const f = n.callFrame;
+    if (f.functionName === '(idle)') continue;
+    busyTicks += counts.get(n.id) ?? 0;
+    const at = `${f.url.split('/').slice(-2).join('/')}`;
+    // A node without line ticks (native code, the VM's own entries) counts at its function's line.
+    const lines = n.positionTicks ?? [{ line: f.lineNumber + 1, ticks: counts.get(n.id) ?? 0 }];
+    for (const p of lines) {
+      const key = `${f.functionName || '(anonymous)'} ${at}:${p.line}`;
+      ticks.set(key, (ticks.get(key) ?? 0) + p.ticks);
+    }
+  }
+  const rows = [...ticks].sort((a, b) => b[1] - a[1]).slice(0, 30);
+  console.log(['', `by source line, the whole profile, of ${busyTicks} busy samples:`, ...rows.map(([k, n]) => `${n.toString().padStart(8)}  ${((100 * n) / busyTicks).toFixed(1).padStart(5)}%  ${k}`)].join('\n'));
 }

@@ -19,6 +19,16 @@ describe('the send stamp', () => {
     expect(sentStampOf(Buffer.from(`"${SENT_STAMP_KEY}":7}`))).toBeNull();
   });
 
+  it('reads a stamp as Number reads its text, the plain decimals the mock writes and any other', () => {
+    const values = ['25334248.312057', '0.1', '1.', '.5', '-3.25', '7', '123456789012345', '1234567890123456', '1e3', '12.5e-1', '', '-', '1.2.3', ' 4', '0.30000000000000004'];
+    for (let k = 0; k < 2000; k++) values.push((Math.random() * 1e8).toFixed(k % 8), String(Math.random() * 1e7));
+    for (const v of values) {
+      const frame = Buffer.from(`{"type":"x","${SENT_STAMP_KEY}":${v}}`);
+      const expected = Number(v);
+      expect({ v, stamp: sentStampOf(frame) }).toEqual({ v, stamp: Number.isFinite(expected) ? expected : null });
+    }
+  });
+
   it('reads a large frame by its tail, and the host clock in ms', () => {
     const big = stampSent(`{"delta":"${'A'.repeat(200_000)}"}`, 987654321.123);
     expect(sentStampOf(Buffer.from(big))).toBe(987654321.123);

@@ -28,8 +28,39 @@ export function sentStampOf(bytes: Buffer): number | null {
   while (colon >= stop && bytes[colon] !== COLON) colon--;
   if (colon < stop) return null;
   for (let k = KEY_BYTES.length - 1, i = colon; k >= 0; k--, i--) if (bytes[i] !== KEY_BYTES[k]) return null;
+  const plain = plainDecimal(bytes, colon + 1, n - 1);
+  if (plain !== null) return plain;
   const value = Number(bytes.toString('latin1', colon + 1, n - 1));
   return Number.isFinite(value) ? value : null;
+}
+
+/** Powers of ten a double holds exactly. */
+const POW10 = Array.from({ length: 16 }, (_, k) => 10 ** k);
+
+/**
+ * `bytes[from, to)` as a number when they are a plain decimal of at most 15 digits (a sign, digits,
+ * a point): its digits as one whole number over a power of ten, both exact in a double, so the one
+ * division rounds as `Number` of the text does. Null for anything else (`Number` reads that).
+ */
+function plainDecimal(bytes: Buffer, from: number, to: number): number | null {
+  let i = from;
+  const negative = bytes[i] === 0x2d; /* - */
+  if (negative) i++;
+  let whole = 0;
+  let digits = 0;
+  let fraction = -1;
+  for (; i < to; i++) {
+    const c = bytes[i];
+    if (c >= 0x30 && c <= 0x39) {
+      whole = whole * 10 + (c - 0x30);
+      digits++;
+      if (fraction >= 0) fraction++;
+    } else if (c === 0x2e /* . */ && fraction < 0) fraction = 0;
+    else return null;
+  }
+  if (digits === 0 || digits > 15) return null;
+  const value = fraction > 0 ? whole / POW10[fraction] : whole;
+  return negative ? -value : value;
 }
 
 /** The host's monotonic clock, ms: what a stamp is read on. */
