@@ -11,7 +11,9 @@
 # PROBE_* and MOCK_* are checkouts (a git worktree of another commit, node_modules linked in), each
 # run as its compiled kit when it is built (dist/duplex-bench.js), else through tsx, with the Node
 # flags of its own executable (kit.sh); the same checkout on both sides of one process compares the
-# other. Only processes started here are signalled, by PID; everything talks on 127.0.0.1.
+# other. NODE_A and NODE_B name the Node executable each side's probe runs on (default: node on the
+# PATH), so one checkout can be compared with itself on two Node versions; the mocks run on node.
+# Only processes started here are signalled, by PID; everything talks on 127.0.0.1.
 set -euo pipefail
 . "$(dirname "$0")/kit.sh"
 N=${1:?usage: steady-cpu.sh SESSIONS PAIRS PROBE_A MOCK_A PROBE_B MOCK_B [DURATION_S] [FROM_S] [WINDOW_S]}
@@ -28,12 +30,12 @@ TICK_US=$((1000000 / $(getconf CLK_TCK)))
 
 ticks() { awk '{ s += $14 + $15 } END { print s }' /proc/"$1"/task/*/stat 2>/dev/null; }
 
-run_one() { # probe_root mock_root -> "probe_us mock_us"
-  local probe=$1 mock=$2
+run_one() { # probe_root mock_root node -> "probe_us mock_us"
+  local probe=$1 mock=$2 node=$3
   start_mock "$OUT" "$mock" || exit 1
   local m=$MOCK_PID url=$MOCK_URL
   # shellcheck disable=SC2046
-  (cd "$probe" && exec node $(kit_words "$probe" probe) run --url "$url" --concurrency "$N" --duration "$DURATION" --output "$OUT/run" --quiet >"$OUT/probe.out" 2>&1) &
+  (cd "$probe" && exec "$node" $(kit_words "$probe" probe) run --url "$url" --concurrency "$N" --duration "$DURATION" --output "$OUT/run" --quiet >"$OUT/probe.out" 2>&1) &
   local p=$!
   sleep "$FROM"
   local p1 m1 p2 m2
@@ -53,8 +55,8 @@ ratios_probe=()
 ratios_mock=()
 ratios_relative=()
 for pair in $(seq "$PAIRS"); do
-  read -r pa ma <<<"$(run_one "$PROBE_A" "$MOCK_A")"
-  read -r pb mb <<<"$(run_one "$PROBE_B" "$MOCK_B")"
+  read -r pa ma <<<"$(run_one "$PROBE_A" "$MOCK_A" "${NODE_A:-node}")"
+  read -r pb mb <<<"$(run_one "$PROBE_B" "$MOCK_B" "${NODE_B:-node}")"
   printf 'pair %d: A probe %.1f µs/packet, mock %.1f µs/append; B probe %.1f, mock %.1f\n' "$pair" "$pa" "$ma" "$pb" "$mb"
   ratios_probe+=("$(echo "$pb / $pa" | bc -l)")
   ratios_mock+=("$(echo "$mb / $ma" | bc -l)")
