@@ -118,7 +118,7 @@ if (byLine) {
     const f = n.callFrame;
     if (f.functionName === '(idle)') continue;
     busyTicks += counts.get(n.id) ?? 0;
-    const at = `${f.url.split('/').slice(-2).join('/')}`;
+    const at = f.url.split('/').slice(-2).join('/');
     // A node without line ticks (native code, the VM's own entries) counts at its function's line.
     const lines = n.positionTicks ?? [{ line: f.lineNumber + 1, ticks: counts.get(n.id) ?? 0 }];
     for (const p of lines) {

@@ -408,7 +408,7 @@ function keyAt(b: Buffer, key: Buffer, from: number, last_start: number): number
 
 const TOKENS_KEY = '"num_tokens"';
 /** vLLM-Omni's request metrics (`responseRequestMetrics`): looked for on every delta. */
-const METRICS_KEY = '"response_request_metrics"';
+export const METRICS_KEY = '"response_request_metrics"';
 
 /**
  * The keys a delta's figures are read from, by index, each beginning with a quote: the frame

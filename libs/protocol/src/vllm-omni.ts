@@ -1,4 +1,4 @@
-import { mentions, spliceFrame, unsignedField, type DecodedFrame } from './frame';
+import { mentions, METRICS_KEY, spliceFrame, unsignedField, type DecodedFrame } from './frame';
 
 /**
  * vLLM-Omni's extensions of the OpenAI dialect (`/v1/realtime`). Each is read when present and
@@ -34,8 +34,6 @@ export interface ServerRequestMetrics {
   measurement_origin?: Record<string, string>;
   source?: string;
 }
-
-const METRICS_KEY = '"response_request_metrics"';
 
 /**
  * `response_request_metrics` of an event: under `metadata.vllm_omni` (deltas), under
