@@ -93,4 +93,58 @@ describe('DeadlineScheduler', () => {
     host.advanceTo(1);
     expect(scheduler.stats().max_lateness_ms).toBeCloseTo(15, 6);
   });
+
+  it('runs equal deadlines in the order they were armed, a timer armed again moved to its new deadline', () => {
+    const host = new ManualHost();
+    const scheduler = new DeadlineScheduler({ host });
+    const fired: string[] = [];
+    const timers = ['a', 'b', 'c', 'd'].map((name) => ({ name, timer: scheduler.timer(() => fired.push(name)) }));
+    timers[2].timer.at(0.01);
+    timers[0].timer.at(0.01);
+    timers[3].timer.at(0.005);
+    timers[1].timer.at(0.01);
+    timers[3].timer.at(0.02); // moved later while armed: once, at its new deadline
+    timers[1].timer.cancel();
+    timers[1].timer.cancel(); // twice: nothing more
+    expect(scheduler.stats().pending).toBe(3);
+    host.advanceTo(1);
+    expect(fired).toEqual(['c', 'a', 'd']);
+    expect(scheduler.stats().pending).toBe(0);
+  });
+
+  it('fires in deadline order, then arming order, through many timers armed, moved and cancelled', () => {
+    const host = new ManualHost();
+    const scheduler = new DeadlineScheduler({ host, maxFiresPerWake: 1000 });
+    // A reference: every arming's (deadline, arming number), the live one per timer.
+    let armings = 0;
+    const live = new Map<number, { deadline_s: number; n: number }>();
+    const fired: number[] = [];
+    let seed = 7;
+    const random = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const timers = Array.from({ length: 200 }, (_, id) =>
+      scheduler.timer(() => {
+        fired.push(id);
+        live.delete(id);
+      }),
+    );
+    for (let step = 0; step < 2000; step++) {
+      const id = Math.floor(random() * timers.length);
+      if (random() < 0.2) {
+        timers[id].cancel();
+        live.delete(id);
+      } else {
+        // Few distinct deadlines, so ties are many.
+        const deadline_s = 0.001 * (1 + Math.floor(random() * 40));
+        timers[id].at(deadline_s);
+        live.set(id, { deadline_s, n: armings++ });
+      }
+    }
+    const expected = [...live.entries()].sort((x, y) => x[1].deadline_s - y[1].deadline_s || x[1].n - y[1].n).map(([id]) => id);
+    expect(scheduler.stats().pending).toBe(expected.length);
+    host.advanceTo(1);
+    expect(fired).toEqual(expected);
+  });
 });

@@ -3,11 +3,24 @@ import { nodeTimerHost, type TimerHost } from './clock';
 /** Called with the clock reading taken just before the callback runs. */
 export type DeadlineCallback = (fired_s: number) => void;
 
-interface Entry {
+/**
+ * A deadline its owner arms again and again (a session's next packet): one object for all of them.
+ * Arming it while armed moves it; `cancel` takes it out.
+ */
+export interface DeadlineTimer {
+  /** Runs the timer's callback at or after `deadline_s` (a deadline in the past: on the next wake). */
+  at(deadline_s: number): void;
+  cancel(): void;
+}
+
+/** A timer's place in the heap: made once per timer, so arming it makes no object. */
+interface Slot {
   deadline_s: number;
+  /** When it was armed, among all arming: equal deadlines run in that order. */
   order: number;
+  /** Its index in the heap, or -1 when it is not armed. */
+  index: number;
   fn: DeadlineCallback;
-  cancelled: boolean;
 }
 
 export interface DeadlineSchedulerOptions {
@@ -34,11 +47,13 @@ export interface DeadlineSchedulerStats {
 /**
  * One timer for many deadlines: callbacks sit in a min-heap by deadline and a single timer is armed
  * for the earliest. Every wake re-reads the clock, so an early wake re-arms instead of firing early.
+ * The heap holds each `DeadlineTimer`'s slot, made once: a session's packets cost no object each,
+ * and, the slots being as old as their sessions, the heap's moves need no young-to-old bookkeeping.
  */
 export class DeadlineScheduler {
   private readonly host: TimerHost;
   private readonly maxFiresPerWake: number;
-  private readonly heap: Entry[] = [];
+  private readonly heap: Slot[] = [];
   private order = 0;
   private armedFor = Infinity;
   private disarm: (() => void) | null = null;
@@ -63,16 +78,24 @@ export class DeadlineScheduler {
 
   /** Runs `fn` at or after `deadline_s`; a deadline in the past runs on the next wake. Returns a cancel function. */
   schedule(deadline_s: number, fn: DeadlineCallback): () => void {
-    const entry: Entry = { deadline_s, order: this.order++, fn, cancelled: false };
-    this.push(entry);
-    if (!this.running && deadline_s < this.armedFor) this.armFor(deadline_s);
-    return () => {
-      entry.cancelled = true;
+    const timer = this.timer(fn);
+    timer.at(deadline_s);
+    return timer.cancel;
+  }
+
+  /** A timer that runs `fn` at each deadline it is armed for (`at`), until cancelled: no object per arming. */
+  timer(fn: DeadlineCallback): DeadlineTimer {
+    const slot: Slot = { deadline_s: 0, order: 0, index: -1, fn };
+    return {
+      at: (deadline_s) => this.place(slot, deadline_s),
+      cancel: () => {
+        if (slot.index >= 0) this.removeAt(slot.index);
+      },
     };
   }
 
   stats(): DeadlineSchedulerStats {
-    return { ...this.counters, pending: this.heap.filter((e) => !e.cancelled).length };
+    return { ...this.counters, pending: this.heap.length };
   }
 
   private armFor(deadline_s: number): void {
@@ -87,7 +110,6 @@ export class DeadlineScheduler {
     this.disarm = null;
     this.armedFor = Infinity;
     this.counters.wakes++;
-    this.dropCancelled();
     if (this.heap.length === 0) return;
     if (this.heap[0].deadline_s > this.host.now_s()) {
       this.counters.early_wakes++;
@@ -99,13 +121,9 @@ export class DeadlineScheduler {
     try {
       while (this.heap.length > 0 && fired < this.maxFiresPerWake) {
         const top = this.heap[0];
-        if (top.cancelled) {
-          this.pop();
-          continue;
-        }
         const now_s = this.host.now_s();
         if (top.deadline_s > now_s) break;
-        this.pop();
+        this.removeAt(0);
         fired++;
         this.counters.fires++;
         const lateness_ms = (now_s - top.deadline_s) * 1000;
@@ -115,7 +133,6 @@ export class DeadlineScheduler {
     } finally {
       this.running = false;
     }
-    this.dropCancelled();
     if (this.heap.length === 0) return;
     if (fired >= this.maxFiresPerWake && this.heap[0].deadline_s <= this.host.now_s()) {
       this.counters.capped_wakes++;
@@ -126,51 +143,69 @@ export class DeadlineScheduler {
     this.armFor(this.heap[0].deadline_s);
   }
 
-  private dropCancelled(): void {
-    while (this.heap.length > 0 && this.heap[0].cancelled) this.pop();
+  /** Arms `slot` for `deadline_s`: into the heap, or moved within it. */
+  private place(slot: Slot, deadline_s: number): void {
+    slot.deadline_s = deadline_s;
+    slot.order = this.order++;
+    if (slot.index < 0) {
+      slot.index = this.heap.length;
+      this.heap.push(slot);
+      this.up(slot.index);
+    } else {
+      this.down(this.up(slot.index));
+    }
+    if (!this.running && deadline_s < this.armedFor) this.armFor(deadline_s);
   }
 
-  private less(a: Entry, b: Entry): boolean {
+  /** Takes the slot at `i` out of the heap. */
+  private removeAt(i: number): void {
+    const heap = this.heap;
+    const slot = heap[i];
+    const last = heap.pop() as Slot;
+    slot.index = -1;
+    if (last === slot) return;
+    heap[i] = last;
+    last.index = i;
+    this.down(this.up(i));
+  }
+
+  private less(a: Slot, b: Slot): boolean {
     return a.deadline_s < b.deadline_s || (a.deadline_s === b.deadline_s && a.order < b.order);
   }
 
-  private push(entry: Entry): void {
+  /** Moves the slot at `i` up to its place; returns where it ends. */
+  private up(i: number): number {
     const heap = this.heap;
-    heap.push(entry);
-    let i = heap.length - 1;
+    const slot = heap[i];
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.less(heap[i], heap[parent])) break;
-      swap(heap, i, parent);
+      if (!this.less(slot, heap[parent])) break;
+      this.put(heap[parent], i);
       i = parent;
     }
+    this.put(slot, i);
+    return i;
   }
 
-  private pop(): Entry {
+  /** Moves the slot at `i` down to its place. */
+  private down(i: number): void {
     const heap = this.heap;
-    const top = heap[0];
-    const last = heap.pop() as Entry;
-    if (heap.length > 0) {
-      heap[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < heap.length && this.less(heap[l], heap[m])) m = l;
-        if (r < heap.length && this.less(heap[r], heap[m])) m = r;
-        if (m === i) break;
-        swap(heap, i, m);
-        i = m;
-      }
+    const slot = heap[i];
+    const n = heap.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const child = r < n && this.less(heap[r], heap[l]) ? r : l;
+      if (!this.less(heap[child], slot)) break;
+      this.put(heap[child], i);
+      i = child;
     }
-    return top;
+    this.put(slot, i);
   }
-}
 
-/** Swaps two entries in place (a destructuring swap made an array per step: a fifth of a run's allocation outside the frame path). */
-function swap(heap: Entry[], i: number, j: number): void {
-  const t = heap[i];
-  heap[i] = heap[j];
-  heap[j] = t;
+  private put(slot: Slot, i: number): void {
+    this.heap[i] = slot;
+    slot.index = i;
+  }
 }

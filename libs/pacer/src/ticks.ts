@@ -35,15 +35,17 @@ export function ticks(scheduler: DeadlineScheduler, options: TicksOptions): Obse
     }
     let seq = 0;
     let origin_s = NaN;
-    let cancel = scheduler.schedule(start_s, fire);
+    // One timer for the session's every packet, armed again at each: no object per packet.
+    const timer = scheduler.timer(fire);
+    timer.at(start_s);
     function fire(fired_s: number): void {
       if (seq === 0) origin_s = fired_s;
       const due_s = origin_s + seq * period_s;
       subscriber.next({ seq, due_s, fired_s, origin_s });
       seq++;
       if (seq >= count) subscriber.complete();
-      else if (!subscriber.closed) cancel = scheduler.schedule(origin_s + seq * period_s, fire);
+      else if (!subscriber.closed) timer.at(origin_s + seq * period_s);
     }
-    return () => cancel();
+    return timer.cancel;
   });
 }
