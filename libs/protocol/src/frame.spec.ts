@@ -381,6 +381,27 @@ describe('frames read from their bytes', () => {
     expect(unsignedField(decode('{"type":"x"}'), '"seq":')).toBeUndefined();
   });
 
+  it('reads an unsigned field from bytes as from text, over frames full of near misses of its key', () => {
+    const pieces = ['"seq":1', '"seq": 23', '"sseq":9', '"seq":"4"', '"se":"q"', '"q":"seq"', '"s":"\\"seq\\":7"', '"n":{"seq":45}', '"seqs":6', '"x":"seq:8"'];
+    let seed = 11;
+    const pick = (): string => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return pieces[seed % pieces.length];
+    };
+    let found = 0;
+    for (let n = 0; n < 3000; n++) {
+      const members = ['"type":"x"'];
+      for (let k = n % 9; k > 0; k--) members.push(pick());
+      const text = `{${members.join(',')}}`;
+      const fromText = unsignedField(decodeText(text), '"seq":');
+      expect([text, unsignedField(decodeFrameBytes(Buffer.from(text)), '"seq":')]).toEqual([text, fromText]);
+      if (fromText !== undefined) found++;
+    }
+    expect(found).toBeGreaterThan(300);
+    // Its digits the frame's last before the brace.
+    expect(unsignedField(decodeFrameBytes(Buffer.from('{"type":"x","a":{"seq":6},"seq":78}')), '"seq":')).toBe(78);
+  });
+
   it.each([', "sample_rate_hz": 2.4e4', ', "sample_rate_hz": "24000"'])('reads the figures of a delta whose rate is not plain digits (%s) from its bytes as from its text', (extra) => {
     const odd = delta(b64, extra);
     expect(audioDeltaInfo(decodeFrameBytes(odd))).toEqual(audioDeltaInfo(decodeText(odd.toString())));

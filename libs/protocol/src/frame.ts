@@ -718,12 +718,30 @@ export function unsignedField(frame: DecodedFrame, key: string): number | undefi
   const bytes = frame.bytes && frame.undecoded && frame.deltaEnd < 0;
   if (!bytes && !mentions(frame, key)) return undefined;
   const src = frame.bytes && frame.undecoded ? frame.bytes : frame.text;
-  const at = typeof src === 'string' ? src.lastIndexOf(key) : src.lastIndexOf(keyBytes(key));
+  const at = typeof src === 'string' ? src.lastIndexOf(key) : lastKeyAt(src, keyBytes(key));
   if (at < 0) return undefined;
   let i = at + key.length;
   while (codeAt(src, i) === 0x20) i++;
   const value = digitsIn(src, i);
   return value < 0 ? undefined : value;
+}
+
+/**
+ * Where `key` last starts in `b`, or -1: `Buffer.lastIndexOf` in a loop here, as the frames read
+ * this way (an ack, an event of a few hundred bytes) take less to scan than the native search
+ * takes to be called (0.3 µs a frame in a 256-session run's profile, issue 49).
+ */
+function lastKeyAt(b: Buffer, key: Buffer): number {
+  const n = key.length;
+  if (n === 0) return b.length;
+  const first = key[0];
+  for (let i = b.length - n; i >= 0; i--) {
+    if (b[i] !== first) continue;
+    let j = 1;
+    while (j < n && b[i + j] === key[j]) j++;
+    if (j === n) return i;
+  }
+  return -1;
 }
 
 /** `key` as bytes, made once per key. */
