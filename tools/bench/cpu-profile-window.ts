@@ -14,6 +14,10 @@
  * positionTicks: a line of a function, the code inlined there included), as a share of the busy
  * samples: it found a number made a string for every packet inside the pacing record, in a line
  * that only builds an error's message (docs/performance.md, issue 49, fourteenth round).
+ * --tree NAME[:DEPTH] adds the whole profile's samples under every call of function NAME (outermost
+ * calls only), as a tree of its callees merged by name and line, each with its share of the busy
+ * samples (inclusive, and its own): which part of a path its cost is in, down to DEPTH (default 4)
+ * levels (docs/performance.md, issue 49, fifteenth round).
  */
 import { readFileSync } from 'node:fs';
 
@@ -37,12 +41,22 @@ if (gcWindow_s !== null && !(gcWindow_s > 0)) {
   process.stderr.write(`--gc-by-window must be a number of seconds > 0, got "${argv[gcAt + 1] ?? ''}"\n`);
   process.exit(2);
 }
-const args = argv.filter((a, i) => a !== '--by-package' && a !== '--by-line' && !(gcAt >= 0 && (i === gcAt || i === gcAt + 1)));
+const treeAt = argv.indexOf('--tree');
+const treeArg = treeAt >= 0 ? (argv[treeAt + 1] ?? '') : null;
+const [treeName, treeDepthArg] = (treeArg ?? '').split(':');
+const treeDepth = Number(treeDepthArg ?? 4);
+if (treeArg !== null && (!treeName || !(Number.isInteger(treeDepth) && treeDepth >= 1))) {
+  process.stderr.write(`--tree takes NAME[:DEPTH], a function's name and a depth of 1 or more, got "${treeArg}"\n`);
+  process.exit(2);
+}
+const args = argv.filter(
+  (a, i) => a !== '--by-package' && a !== '--by-line' && !(gcAt >= 0 && (i === gcAt || i === gcAt + 1)) && !(treeAt >= 0 && (i === treeAt || i === treeAt + 1)),
+);
 const byPackage = argv.includes('--by-package');
 const byLine = argv.includes('--by-line');
 const [file, marker, windowArg] = args;
 if (!file || !marker) {
-  process.stderr.write('usage: cpu-profile-window.ts FILE.cpuprofile MARKER [WINDOW_MS=600] [--by-package] [--by-line] [--gc-by-window S]\n');
+  process.stderr.write('usage: cpu-profile-window.ts FILE.cpuprofile MARKER [WINDOW_MS=600] [--by-package] [--by-line] [--gc-by-window S] [--tree NAME[:DEPTH]]\n');
   process.exit(2);
 }
 const window_us = marker === '-' ? Infinity : Number(windowArg ?? 600) * 1000;
@@ -128,4 +142,56 @@ if (byLine) {
   }
   const rows = [...ticks].sort((a, b) => b[1] - a[1]).slice(0, 30);
   console.log(['', `by source line, the whole profile, of ${busyTicks} busy samples:`, ...rows.map(([k, n]) => `${n.toString().padStart(8)}  ${((100 * n) / busyTicks).toFixed(1).padStart(5)}%  ${k}`)].join('\n'));
+}
+
+if (treeArg !== null) {
+  const counts = new Map<number, number>();
+  for (const id of profile.samples) counts.set(id, (counts.get(id) ?? 0) + 1);
+  let busy = 0;
+  for (const [id, n] of counts) if (byId.get(id)?.callFrame.functionName !== '(idle)') busy += n;
+  const inclusive = new Map<number, number>();
+  const totalOf = (id: number): number => {
+    let n = inclusive.get(id);
+    if (n === undefined) {
+      n = counts.get(id) ?? 0;
+      for (const c of byId.get(id)?.children ?? []) n += totalOf(c);
+      inclusive.set(id, n);
+    }
+    return n;
+  };
+  interface Branch {
+    total: number;
+    own: number;
+    callees: Map<string, Branch>;
+  }
+  const branch = (): Branch => ({ total: 0, own: 0, callees: new Map() });
+  const label = (n: ProfileNode): string => `${n.callFrame.functionName || '(anonymous)'}:${n.callFrame.lineNumber + 1}`;
+  const merge = (id: number, into: Branch, depth: number): void => {
+    into.total += totalOf(id);
+    into.own += counts.get(id) ?? 0;
+    if (depth >= treeDepth) return;
+    for (const c of byId.get(id)?.children ?? []) {
+      const key = label(byId.get(c) as ProfileNode);
+      let b = into.callees.get(key);
+      if (!b) into.callees.set(key, (b = branch()));
+      merge(c, b, depth + 1);
+    }
+  };
+  const root = branch();
+  const visit = (id: number): void => {
+    const n = byId.get(id) as ProfileNode;
+    if (n.callFrame.functionName === treeName) merge(id, root, 0);
+    else for (const c of n.children ?? []) visit(c);
+  };
+  visit(profile.nodes[0].id);
+  const pct = (n: number): string => `${((100 * n) / busy).toFixed(2)}%`;
+  const lines = ['', `under ${treeName}, the whole profile, share of ${busy} busy samples (inclusive, own):`];
+  const show = (b: Branch, name: string, indent: string): void => {
+    lines.push(`${indent}${pct(b.total).padStart(7)} (${pct(b.own)})  ${name}`);
+    // Callees under 0.2 % of the busy samples are left out.
+    for (const [key, c] of [...b.callees].sort((x, y) => y[1].total - x[1].total)) if (c.total / busy >= 0.002) show(c, key, `${indent}  `);
+  };
+  if (root.total === 0) lines.push(`  no sample under ${treeName}`);
+  else show(root, treeName, '');
+  console.log(lines.join('\n'));
 }
