@@ -3,11 +3,13 @@
  * 49 fourteenth round that no run of the kit gives: what a byte loop costs on this host, a JSON
  * string check by compares against one by a table of stop bytes, an append's head and tail built as
  * strings and written (as `spliceFrame` does) against written as bytes, and 1,024 sessions' receipt
- * columns doubling at once (as tracer's `ReceiptColumns` grows: an Int32Array and a Float64Array of
- * three times its length, copied). Prints each case's median and range over ROUNDS rounds.
+ * columns (tracer's `ReceiptColumns`, holding 256 receipts each) all doubling at once, as their
+ * 257th receipts come within one packet. Prints each case's median and range over ROUNDS rounds.
  *
  *   node --import tsx tools/bench/byte-loops.ts [ROUNDS=5] [N=1000000]
  */
+import { ReceiptColumns } from '@duplex-bench/tracer';
+
 const [rounds, n] = [Number(process.argv[2] ?? 5), Number(process.argv[3] ?? 1_000_000)];
 if (!(Number.isInteger(rounds) && rounds > 0 && Number.isInteger(n) && n > 0)) {
   process.stderr.write('usage: byte-loops.ts [ROUNDS=5] [N=1000000] (whole numbers above 0)\n');
@@ -131,17 +133,16 @@ const cases: Record<string, { unit: string; run: () => number }> = {
   "1,024 sessions' receipt columns doubling from 256, ms": {
     unit: 'ms',
     run: () => {
-      const columns = Array.from({ length: 1024 }, () => ({ seq: new Int32Array(256).fill(1), times: new Float64Array(768).fill(1) }));
+      const columns = Array.from({ length: 1024 }, (_, c) => {
+        const receipts = new ReceiptColumns();
+        for (let seq = 0; seq < 256; seq++) receipts.push(`s${c}_a${seq}`, seq, seq * 0.08, seq * 0.08, seq * 0.08);
+        return receipts;
+      });
       const t0 = process.hrtime.bigint();
-      for (const c of columns) {
-        const seq = new Int32Array(c.seq.length * 2);
-        seq.set(c.seq);
-        const times = new Float64Array(c.times.length * 2);
-        times.set(c.times);
-        c.seq = seq;
-        c.times = times;
-      }
-      return Number(process.hrtime.bigint() - t0) / 1e6;
+      for (let c = 0; c < columns.length; c++) columns[c].push(`s${c}_a256`, 256, 20.48, 20.48, 20.48);
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (columns[0].size !== 257) throw new Error('a receipt column did not take its 257th receipt');
+      return ms;
     },
   },
 };

@@ -3,6 +3,7 @@ export type { AdmissionRefusal, ReceiptTimes, SessionTraceSink, TraceWriterOptio
 export type { TraceLayout, TraceMode } from './messages';
 export { withoutAudio } from './without-audio';
 export { traceReceipts, traceReceived } from './operators';
+export { ReceiptColumns, receiptsJson } from './receipts-json';
 
 /* Error types */
 export { TraceWriteError } from './trace-writer';
