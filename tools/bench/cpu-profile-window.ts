@@ -65,6 +65,10 @@ const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 
+/** Samples per profile node, the whole profile: what --by-line and --tree add up. */
+const counts = new Map<number, number>();
+for (const id of profile.samples) counts.set(id, (counts.get(id) ?? 0) + 1);
+
 function stackHas(id: number, name: string): boolean {
   for (let x: number | undefined = id; x !== undefined; x = parent.get(x)) if (byId.get(x)?.callFrame.functionName === name) return true;
   return false;
@@ -126,8 +130,6 @@ if (gcWindow_s !== null) {
 if (byLine) {
   const ticks = new Map<string, number>();
   let busyTicks = 0;
-  const counts = new Map<number, number>();
-  for (const id of profile.samples) counts.set(id, (counts.get(id) ?? 0) + 1);
   for (const n of profile.nodes) {
     const f = n.callFrame;
     if (f.functionName === '(idle)') continue;
@@ -145,8 +147,6 @@ if (byLine) {
 }
 
 if (treeArg !== null) {
-  const counts = new Map<number, number>();
-  for (const id of profile.samples) counts.set(id, (counts.get(id) ?? 0) + 1);
   let busy = 0;
   for (const [id, n] of counts) if (byId.get(id)?.callFrame.functionName !== '(idle)') busy += n;
   const inclusive = new Map<number, number>();
